@@ -1,0 +1,59 @@
+// Package embed owns sentence embeddings for infmem: the Embedder interface,
+// the default USE-lite model (Universal Sentence Encoder lite, 512-d, run in
+// pure Go from weights embedded in the binary), a weight-free feature-hashing
+// embedder for tiny machines, and the wrappers that load a model in the
+// background (Lazy) and memoise vectors (Cached). Nothing here touches the
+// network or the disk at run time.
+package embed
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Embedder turns text into unit-length vectors. Safe for concurrent use.
+type Embedder interface {
+	// ModelID names the model and its version, e.g. "use-lite-512-v1"; it
+	// is stored with every vector so vectors of different models are never
+	// compared.
+	ModelID() string
+	// Dim is the vector length.
+	Dim() int
+	// Embed returns the vector for text. Text with nothing to embed (the
+	// empty string) yields the zero vector.
+	Embed(ctx context.Context, text string) ([]float32, error)
+	// EmbedBatch returns one vector per text, in order.
+	EmbedBatch(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Model names accepted by New.
+const (
+	ModelUSELite = "use-lite"
+	ModelHash    = "hash"
+	ModelNone    = "none"
+)
+
+// HashDim is the vector length of the hash embedder New builds, equal to
+// USE-lite's so either can fill the same index.
+const HashDim = 512
+
+// New builds the embedder named by model: "use-lite" (also the default for
+// ""), "hash", or "none". For "none" it returns (nil, nil): embeddings are
+// disabled and callers must fall back to keyword search. It loads USE-lite
+// synchronously; wrap the call in NewLazy to keep start-up fast.
+func New(model string) (Embedder, error) {
+	switch strings.ToLower(strings.TrimSpace(model)) {
+	case "", ModelUSELite:
+		m, err := NewUSELite()
+		if err != nil {
+			return nil, err
+		}
+		return m, nil
+	case ModelHash:
+		return NewHash(HashDim), nil
+	case ModelNone:
+		return nil, nil
+	}
+	return nil, fmt.Errorf("unknown embedding model %q: valid values are %q, %q and %q", model, ModelUSELite, ModelHash, ModelNone)
+}

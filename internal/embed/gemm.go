@@ -1,0 +1,153 @@
+package embed
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Matrix products are done by a 6×16 micro-kernel: it adds A·B to a 6-row,
+// 16-column block of C, reading 6 rows of A and one "panel" of B, that is 16
+// consecutive columns of B stored as k rows of 16 contiguous floats. Weight
+// matrices are packed into panels once at load so the kernel streams them;
+// activations keep their plain row-major layout with row counts padded to a
+// multiple of 6 so there is no remainder case.
+const (
+	kernRows = 6
+	kernCols = 16
+)
+
+// kernelFunc adds A·B to C for a 6×16 block: a holds 6 rows of k values with
+// stride lda, b is one packed panel (k×16), c holds 6 rows of 16 with stride
+// ldc.
+type kernelFunc func(k int, a []float32, lda int, b []float32, c []float32, ldc int)
+
+// kernel6x16Go is the portable micro-kernel, also the reference the
+// assembly kernel is tested against.
+func kernel6x16Go(k int, a []float32, lda int, b []float32, c []float32, ldc int) {
+	_ = a[(kernRows-1)*lda+k-1]
+	_ = b[k*kernCols-1]
+	_ = c[(kernRows-1)*ldc+kernCols-1]
+	for r := range kernRows {
+		var acc [kernCols]float32
+		ar := a[r*lda : r*lda+k]
+		for kk, av := range ar {
+			br := b[kk*kernCols : kk*kernCols+kernCols : kk*kernCols+kernCols]
+			acc[0] += av * br[0]
+			acc[1] += av * br[1]
+			acc[2] += av * br[2]
+			acc[3] += av * br[3]
+			acc[4] += av * br[4]
+			acc[5] += av * br[5]
+			acc[6] += av * br[6]
+			acc[7] += av * br[7]
+			acc[8] += av * br[8]
+			acc[9] += av * br[9]
+			acc[10] += av * br[10]
+			acc[11] += av * br[11]
+			acc[12] += av * br[12]
+			acc[13] += av * br[13]
+			acc[14] += av * br[14]
+			acc[15] += av * br[15]
+		}
+		cr := c[r*ldc : r*ldc+kernCols : r*ldc+kernCols]
+		for j := range acc {
+			cr[j] += acc[j]
+		}
+	}
+}
+
+// bestKernel returns the fastest kernel this CPU can run.
+func bestKernel() kernelFunc {
+	if k := asmKernel(); k != nil {
+		return k
+	}
+	return kernel6x16Go
+}
+
+// packPanels lays out the k×n row-major matrix src (row stride lds) as
+// ceil(n/16) panels of k×16, zero-filling columns past n.
+func packPanels(dst, src []float32, k, n, lds int) {
+	np := (n + kernCols - 1) / kernCols
+	for p := range np {
+		panel := dst[p*k*kernCols : (p+1)*k*kernCols]
+		c0 := p * kernCols
+		w := min(kernCols, n-c0)
+		for kk := range k {
+			row := panel[kk*kernCols : (kk+1)*kernCols]
+			copy(row[:w], src[kk*lds+c0:kk*lds+c0+w])
+			clear(row[w:])
+		}
+	}
+}
+
+// packPanelsT packs the transpose of the n×k row-major matrix src (row stride
+// lds), i.e. the k×n matrix srcᵀ, as packPanels would.
+func packPanelsT(dst, src []float32, k, n, lds int) {
+	np := (n + kernCols - 1) / kernCols
+	for p := range np {
+		panel := dst[p*k*kernCols : (p+1)*k*kernCols]
+		c0 := p * kernCols
+		w := min(kernCols, n-c0)
+		for j := range w {
+			s := src[(c0+j)*lds : (c0+j)*lds+k]
+			for kk, v := range s {
+				panel[kk*kernCols+j] = v
+			}
+		}
+		for j := w; j < kernCols; j++ {
+			for kk := range k {
+				panel[kk*kernCols+j] = 0
+			}
+		}
+	}
+}
+
+// parallelMinWork is the multiply-add count below which splitting a product
+// across goroutines costs more in scheduling than it saves.
+const parallelMinWork = 1 << 18
+
+// gemm adds A·B to C, where A is m×k (row stride lda, m a multiple of 6), B
+// is packed as ceil(n/16) panels, and C is m×(16·panels) (row stride ldc).
+// Large products are split by panels across GOMAXPROCS goroutines.
+func gemm(kern kernelFunc, m, k, n int, a []float32, lda int, b []float32, c []float32, ldc int) {
+	np := (n + kernCols - 1) / kernCols
+	workers := min(runtime.GOMAXPROCS(0), np)
+	if m*k*n < parallelMinWork || workers < 2 {
+		gemmPanels(kern, m, k, 0, np, a, lda, b, c, ldc)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		p0, p1 := w*np/workers, (w+1)*np/workers
+		wg.Go(func() { gemmPanels(kern, m, k, p0, p1, a, lda, b, c, ldc) })
+	}
+	wg.Wait()
+}
+
+// rowBlock bounds how many rows of A one pass keeps hot while it sweeps the
+// panels, so A stays in L2 when many sentences are embedded together.
+const rowBlock = 48
+
+func gemmPanels(kern kernelFunc, m, k, p0, p1 int, a []float32, lda int, b []float32, c []float32, ldc int) {
+	for r0 := 0; r0 < m; r0 += rowBlock {
+		r1 := min(m, r0+rowBlock)
+		for p := p0; p < p1; p++ {
+			panel := b[p*k*kernCols : (p+1)*k*kernCols]
+			for r := r0; r < r1; r += kernRows {
+				kern(k, a[r*lda:], lda, panel, c[r*ldc+p*kernCols:], ldc)
+			}
+		}
+	}
+}
+
+// matrix is a weight matrix packed for the kernel.
+type matrix struct {
+	k, n   int
+	panels []float32
+}
+
+func newMatrix(w []float32, k, n int) *matrix {
+	m := &matrix{k: k, n: n, panels: make([]float32, k*((n+kernCols-1)/kernCols)*kernCols)}
+	packPanels(m.panels, w, k, n, n)
+	return m
+}

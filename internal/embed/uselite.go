@@ -1,0 +1,534 @@
+package embed
+
+import (
+	"context"
+	_ "embed"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sync"
+)
+
+//go:generate go run ./gen -out model/use-lite.bin
+
+//go:embed model/use-lite.bin
+var useLiteBlob []byte
+
+// USELiteModelID identifies vectors made by USELite; stored with every vector
+// so that a change of model is detected rather than mixed into search.
+const USELiteModelID = "use-lite-512-v1"
+
+// Network dimensions fixed by the published weights.
+const (
+	useDim     = 512 // output and layer-1 width
+	embDim     = 256 // token embedding and layer-0 width
+	numHeads   = 4
+	ffnDim     = 1536
+	vocabRows  = 8002
+	timingDims = embDim / 2
+)
+
+// maxChunkTokens bounds how many tokens one forward pass stacks, which
+// bounds scratch memory (about 20 KiB per token) and how long a batch runs
+// between context checks.
+const maxChunkTokens = 256
+
+// USELite is the Universal Sentence Encoder lite (512-d) run in pure Go. It
+// is immutable after construction and safe for concurrent use.
+type USELite struct {
+	tok    *Tokenizer
+	kern   kernelFunc
+	emb    []byte    // fp16 [vocabRows][embDim], read in place from the blob
+	timing []float32 // [maxLen][embDim] sinusoid position signal
+	maxLen int
+	lnEps  float32
+	l2Eps  float32
+	layers [2]encoderLayer
+	tanhW  *matrix
+	tanhB  []float32
+
+	scratch sync.Pool // *scratch
+}
+
+type encoderLayer struct {
+	d                       int // input width
+	attnLNScale, attnLNBias []float32
+	qkv                     *matrix
+	qkvBias                 []float32
+	attnScale               float32
+	out                     *matrix
+	outBias                 []float32
+	res                     *matrix // layer 0 only: widens the residual to 512
+	resBias                 []float32
+	ffnLNScale, ffnLNBias   []float32
+	ffn1                    *matrix
+	ffn1Bias                []float32
+	ffn2                    *matrix
+	ffn2Bias                []float32
+}
+
+// NewUSELite decodes the embedded weight blob. It takes tens of
+// milliseconds and about 30 MB of heap (fp32 weights).
+func NewUSELite() (*USELite, error) {
+	return newUSELite(useLiteBlob, bestKernel())
+}
+
+func newUSELite(data []byte, kern kernelFunc) (*USELite, error) {
+	bl, err := parseBlob(data)
+	if err != nil {
+		return nil, fmt.Errorf("failed to load USE-lite weights: %w", err)
+	}
+	m := &USELite{kern: kern}
+	l := loader{bl: bl}
+	m.emb = l.raw("embeddings", dtypeF16, vocabRows, embDim)
+	inv := l.vec("timing.inv", timingDims)
+	m.lnEps = l.scalar("ln.eps")
+	m.l2Eps = l.scalar("l2.eps")
+	if t, err := bl.tensor("max_len", dtypeI32); err == nil {
+		m.maxLen = int(int32(binary.LittleEndian.Uint32(t.data)))
+	} else {
+		l.err = err
+	}
+	m.tanhW = l.mat("tanh.weights", useDim, useDim)
+	m.tanhB = l.vec("tanh.bias", useDim)
+	for i, d := range []int{embDim, useDim} {
+		p := fmt.Sprintf("l%d.", i)
+		L := &m.layers[i]
+		L.d = d
+		L.attnLNScale = l.vec(p+"attn_ln.scale", d)
+		L.attnLNBias = l.vec(p+"attn_ln.bias", d)
+		L.qkv = l.mat(p+"qkv.kernel", d, 3*d)
+		L.qkvBias = l.vec(p+"qkv.bias", 3*d)
+		L.attnScale = l.scalar(p + "attn.scale")
+		L.out = l.mat(p+"out.kernel", d, useDim)
+		L.outBias = l.vec(p+"out.bias", useDim)
+		L.ffnLNScale = l.vec(p+"ffn_ln.scale", useDim)
+		L.ffnLNBias = l.vec(p+"ffn_ln.bias", useDim)
+		L.ffn1 = l.mat(p+"ffn1.kernel", useDim, ffnDim)
+		L.ffn1Bias = l.vec(p+"ffn1.bias", ffnDim)
+		L.ffn2 = l.mat(p+"ffn2.kernel", ffnDim, useDim)
+		L.ffn2Bias = l.vec(p+"ffn2.bias", useDim)
+	}
+	m.layers[0].res = l.mat("l0.res.kernel", embDim, useDim)
+	m.layers[0].resBias = l.vec("l0.res.bias", useDim)
+	if l.err != nil {
+		return nil, fmt.Errorf("failed to load USE-lite weights: %w", l.err)
+	}
+	if len(bl.vocab) != vocabRows-2 {
+		return nil, fmt.Errorf("failed to load USE-lite weights: %w: vocabulary has %d pieces, want %d", errCorruptBlob, len(bl.vocab), vocabRows-2)
+	}
+	if m.maxLen <= 0 || m.maxLen > 4096 {
+		return nil, fmt.Errorf("failed to load USE-lite weights: %w: max length %d", errCorruptBlob, m.maxLen)
+	}
+	m.tok = newTokenizer(bl.vocab)
+
+	// TF computes the signal in float32: position·inv rounded, then sin/cos.
+	m.timing = make([]float32, m.maxLen*embDim)
+	for p := range m.maxLen {
+		row := m.timing[p*embDim : (p+1)*embDim]
+		for j, v := range inv {
+			t := float64(float32(p) * v)
+			row[j] = float32(math.Sin(t))
+			row[timingDims+j] = float32(math.Cos(t))
+		}
+	}
+	return m, nil
+}
+
+// loader collects the first error so the constructor reads straight through.
+type loader struct {
+	bl  *blob
+	err error
+}
+
+func (l *loader) get(name string, dtype byte, shape ...int) blobTensor {
+	if l.err != nil {
+		return blobTensor{}
+	}
+	t, err := l.bl.tensor(name, dtype, shape...)
+	if err != nil {
+		l.err = err
+	}
+	return t
+}
+
+func (l *loader) raw(name string, dtype byte, shape ...int) []byte {
+	return l.get(name, dtype, shape...).data
+}
+
+func (l *loader) vec(name string, n int) []float32 { return l.get(name, dtypeF32, n).floats() }
+
+func (l *loader) scalar(name string) float32 {
+	if v := l.get(name, dtypeF32).floats(); len(v) == 1 {
+		return v[0]
+	}
+	return 0
+}
+
+func (l *loader) mat(name string, k, n int) *matrix {
+	w := l.get(name, dtypeF16, k, n).floats()
+	if w == nil {
+		return nil
+	}
+	return newMatrix(w, k, n)
+}
+
+// ModelID implements Embedder.
+func (m *USELite) ModelID() string { return USELiteModelID }
+
+// Dim implements Embedder.
+func (m *USELite) Dim() int { return useDim }
+
+// Tokenizer returns the model's tokenizer.
+func (m *USELite) Tokenizer() *Tokenizer { return m.tok }
+
+// Tokenize returns the vocabulary ids of text; see Tokenizer.Tokenize.
+func (m *USELite) Tokenize(text string) []int { return m.tok.Tokenize(text) }
+
+// Embed implements Embedder. Text that yields no tokens (the empty string)
+// embeds to the zero vector; everything else to a unit vector. Only the first
+// 128 tokens are read, as in the original model.
+func (m *USELite) Embed(ctx context.Context, text string) ([]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]float32, useDim)
+	if ids := m.clip(m.tok.Tokenize(text)); len(ids) > 0 {
+		m.forward([][]int{ids}, [][]float32{out})
+	}
+	return out, nil
+}
+
+// EmbedBatch implements Embedder. Texts are stacked into shared matrix
+// products, which is faster per text than Embed; ctx is checked between
+// groups of at most 256 tokens.
+func (m *USELite) EmbedBatch(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	var seqs [][]int
+	var dst [][]float32
+	tokens := 0
+	flush := func() error {
+		if len(seqs) == 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		m.forward(seqs, dst)
+		seqs, dst, tokens = seqs[:0], dst[:0], 0
+		return nil
+	}
+	for i, text := range texts {
+		out[i] = make([]float32, useDim)
+		ids := m.clip(m.tok.Tokenize(text))
+		if len(ids) == 0 {
+			continue
+		}
+		if tokens+len(ids) > maxChunkTokens {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+		seqs = append(seqs, ids)
+		dst = append(dst, out[i])
+		tokens += len(ids)
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (m *USELite) clip(ids []int) []int {
+	if len(ids) > m.maxLen {
+		return ids[:m.maxLen]
+	}
+	return ids
+}
+
+// scratch holds one forward pass's activations; pooled because a pass over
+// 256 tokens needs about 5 MB.
+type scratch struct {
+	x0, h, qkv, ctx, a, f1, y []float32
+	pooled                    []float32
+	heads                     [numHeads]headScratch
+}
+
+// headScratch is one attention head's private workspace, so heads can run
+// in parallel.
+type headScratch struct {
+	scores, packK, packV, out []float32
+}
+
+// slackRows lets the 6-row kernel read (never use) rows past a sentence's
+// end in the last block without a bounds failure.
+const slackRows = kernRows
+
+func grow(s []float32, n int) []float32 {
+	if cap(s) < n {
+		return make([]float32, n)
+	}
+	return s[:n]
+}
+
+func (m *USELite) getScratch(rows, seqs, maxSeq int) *scratch {
+	s, _ := m.scratch.Get().(*scratch)
+	if s == nil {
+		s = &scratch{}
+	}
+	r := rows + slackRows
+	s.x0 = grow(s.x0, r*embDim)
+	s.h = grow(s.h, r*useDim)
+	s.qkv = grow(s.qkv, r*3*useDim)
+	s.ctx = grow(s.ctx, r*useDim)
+	s.a = grow(s.a, r*useDim)
+	s.f1 = grow(s.f1, r*ffnDim)
+	s.y = grow(s.y, r*useDim)
+	s.pooled = grow(s.pooled, (roundUp(seqs, kernRows)+slackRows)*useDim)
+	n6, n16 := roundUp(maxSeq, kernRows), roundUp(maxSeq, kernCols)
+	dh := useDim / numHeads
+	for i := range s.heads {
+		hs := &s.heads[i]
+		hs.scores = grow(hs.scores, (n6+slackRows)*n16)
+		hs.packK = grow(hs.packK, dh*n16)
+		hs.packV = grow(hs.packV, maxSeq*dh)
+		hs.out = grow(hs.out, n6*dh)
+	}
+	return s
+}
+
+func roundUp(n, k int) int { return (n + k - 1) / k * k }
+
+// forward embeds each non-empty id sequence into the matching dst vector.
+func (m *USELite) forward(seqs [][]int, dst [][]float32) {
+	total, maxSeq := 0, 0
+	for _, ids := range seqs {
+		total += len(ids)
+		maxSeq = max(maxSeq, len(ids))
+	}
+	rows := roundUp(total, kernRows)
+	s := m.getScratch(rows, len(seqs), maxSeq)
+	defer m.scratch.Put(s)
+
+	// Input: the graph adds the embedding twice (once scattered, once inside
+	// the timing-signal branch), hence 2·E.
+	x0 := s.x0
+	r := 0
+	for _, ids := range seqs {
+		for p, id := range ids {
+			row := x0[r*embDim : (r+1)*embDim]
+			if id < 0 || id >= vocabRows {
+				id = 0
+			}
+			decodeF16(row, m.emb[id*embDim*2:(id+1)*embDim*2])
+			tim := m.timing[p*embDim : (p+1)*embDim]
+			for j := range row {
+				row[j] = 2*row[j] + tim[j]
+			}
+			r++
+		}
+	}
+	// Padding and slack rows must hold finite values; zero is simplest.
+	clear(x0[total*embDim:])
+
+	y := m.layer(&m.layers[0], s, seqs, rows, x0, s.y)
+	y = m.layer(&m.layers[1], s, seqs, rows, y, y)
+
+	// Mean over each sentence's positions, then the tanh layer.
+	pooled := s.pooled
+	clear(pooled)
+	r = 0
+	for i, ids := range seqs {
+		p := pooled[i*useDim : (i+1)*useDim]
+		for range ids {
+			row := y[r*useDim : (r+1)*useDim]
+			for j, v := range row {
+				p[j] += v
+			}
+			r++
+		}
+		inv := 1 / float32(len(ids))
+		for j := range p {
+			p[j] *= inv
+		}
+	}
+	prows := roundUp(len(seqs), kernRows)
+	out := s.h[:prows*useDim]
+	fillRows(out, m.tanhB, prows)
+	gemm(m.kern, prows, useDim, useDim, pooled, useDim, m.tanhW.panels, out, useDim)
+	for i := range seqs {
+		v := out[i*useDim : (i+1)*useDim]
+		var ss float64
+		for j, x := range v {
+			t := float32(math.Tanh(float64(x)))
+			v[j] = t
+			ss += float64(t) * float64(t)
+		}
+		scale := float32(1 / math.Sqrt(max(ss, float64(m.l2Eps))))
+		for j := range v {
+			dst[i][j] = v[j] * scale
+		}
+	}
+}
+
+// layer runs one pre-norm transformer layer over rows×L.d input x and writes
+// the rows×512 result to y, which may alias x when L.d is 512.
+func (m *USELite) layer(L *encoderLayer, s *scratch, seqs [][]int, rows int, x, y []float32) []float32 {
+	d := L.d
+	h := s.h[:rows*d]
+	layerNorm(h, x, d, rows, L.attnLNScale, L.attnLNBias, m.lnEps)
+
+	// The attention kernel's last row block reads up to slackRows rows past
+	// the sentences; those must exist and hold finite values.
+	qkv := s.qkv[:(rows+slackRows)*3*d]
+	fillRows(qkv, L.qkvBias, rows)
+	gemm(m.kern, rows, d, 3*d, h, d, L.qkv.panels, qkv, 3*d)
+	clear(qkv[rows*3*d:])
+
+	ctx := s.ctx[:rows*d]
+	m.attention(L, s, seqs, rows, qkv, ctx)
+
+	// a = attention output + residual (layer 0 widens its input first).
+	a := s.a[:rows*useDim]
+	if L.res != nil {
+		for r := range rows {
+			row := a[r*useDim : (r+1)*useDim]
+			for j := range row {
+				row[j] = L.outBias[j] + L.resBias[j]
+			}
+		}
+		gemm(m.kern, rows, d, useDim, x, d, L.res.panels, a, useDim)
+	} else {
+		for r := range rows {
+			row := a[r*useDim : (r+1)*useDim]
+			xr := x[r*useDim : (r+1)*useDim]
+			for j := range row {
+				row[j] = L.outBias[j] + xr[j]
+			}
+		}
+	}
+	gemm(m.kern, rows, d, useDim, ctx, d, L.out.panels, a, useDim)
+
+	// Feed-forward block: y = a + W2·relu(W1·LN(a) + b1) + b2.
+	f := s.h[:rows*useDim]
+	layerNorm(f, a, useDim, rows, L.ffnLNScale, L.ffnLNBias, m.lnEps)
+	f1 := s.f1[:rows*ffnDim]
+	fillRows(f1, L.ffn1Bias, rows)
+	gemm(m.kern, rows, useDim, ffnDim, f, useDim, L.ffn1.panels, f1, ffnDim)
+	for i, v := range f1 {
+		if v < 0 {
+			f1[i] = 0
+		}
+	}
+	y = y[:rows*useDim]
+	for r := range rows {
+		row := y[r*useDim : (r+1)*useDim]
+		ar := a[r*useDim : (r+1)*useDim]
+		for j := range row {
+			row[j] = ar[j] + L.ffn2Bias[j]
+		}
+	}
+	gemm(m.kern, rows, ffnDim, useDim, f1, ffnDim, L.ffn2.panels, y, useDim)
+	return y
+}
+
+// attention computes multi-head self-attention for each sentence separately
+// (no mask is needed: a sentence attends to all of its own positions).
+func (m *USELite) attention(L *encoderLayer, s *scratch, seqs [][]int, rows int, qkv, ctx []float32) {
+	d := L.d
+	ld := 3 * d
+	// TF scales q before the product, not the scores; same here.
+	for r := range rows {
+		q := qkv[r*ld : r*ld+d]
+		for j := range q {
+			q[j] *= L.attnScale
+		}
+	}
+	r0 := 0
+	for _, ids := range seqs {
+		n := len(ids)
+		if n*n*d >= parallelMinWork/4 {
+			var wg sync.WaitGroup
+			for h := range numHeads {
+				wg.Go(func() { m.attendHead(&s.heads[h], d, h, n, r0, qkv, ctx) })
+			}
+			wg.Wait()
+		} else {
+			for h := range numHeads {
+				m.attendHead(&s.heads[h], d, h, n, r0, qkv, ctx)
+			}
+		}
+		r0 += n
+	}
+	// Padding rows feed the output projection; keep them finite.
+	clear(ctx[r0*d:])
+}
+
+func (m *USELite) attendHead(hs *headScratch, d, h, n, r0 int, qkv, ctx []float32) {
+	ld := 3 * d
+	dh := d / numHeads
+	n6, n16 := roundUp(n, kernRows), roundUp(n, kernCols)
+
+	q := qkv[r0*ld+h*dh:]
+	packPanelsT(hs.packK, qkv[r0*ld+d+h*dh:], dh, n, ld)
+	scores := hs.scores[:n6*n16]
+	clear(scores)
+	gemmPanels(m.kern, n6, dh, 0, n16/kernCols, q, ld, hs.packK, scores, n16)
+
+	for i := range n {
+		row := scores[i*n16 : i*n16+n]
+		mx := row[0]
+		for _, v := range row[1:] {
+			mx = max(mx, v)
+		}
+		var sum float32
+		for j, v := range row {
+			e := float32(math.Exp(float64(v - mx)))
+			row[j] = e
+			sum += e
+		}
+		inv := 1 / sum
+		for j := range row {
+			row[j] *= inv
+		}
+	}
+
+	packPanels(hs.packV, qkv[r0*ld+2*d+h*dh:], n, dh, ld)
+	out := hs.out[:n6*dh]
+	clear(out)
+	gemmPanels(m.kern, n6, n, 0, dh/kernCols, scores, n16, hs.packV, out, dh)
+	for i := range n {
+		copy(ctx[(r0+i)*d+h*dh:(r0+i)*d+(h+1)*dh], out[i*dh:(i+1)*dh])
+	}
+}
+
+// fillRows sets every row of dst (rows×len(bias)) to bias.
+func fillRows(dst, bias []float32, rows int) {
+	n := len(bias)
+	for r := range rows {
+		copy(dst[r*n:(r+1)*n], bias)
+	}
+}
+
+// layerNorm normalises each d-wide row of src over its features, as TF's
+// layer_norm: (x-mean)·scale/sqrt(var+eps) + bias.
+func layerNorm(dst, src []float32, d, rows int, scale, bias []float32, eps float32) {
+	for r := range rows {
+		x := src[r*d : (r+1)*d]
+		o := dst[r*d : (r+1)*d]
+		var sum float64
+		for _, v := range x {
+			sum += float64(v)
+		}
+		mean := float32(sum / float64(d))
+		var vs float64
+		for _, v := range x {
+			dv := float64(v - mean)
+			vs += dv * dv
+		}
+		rs := float32(1 / math.Sqrt(vs/float64(d)+float64(eps)))
+		for j, v := range x {
+			o[j] = (v-mean)*(scale[j]*rs) + bias[j]
+		}
+	}
+}
