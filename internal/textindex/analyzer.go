@@ -1,0 +1,196 @@
+package textindex
+
+import (
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+)
+
+// maxTokenBytes caps a token's length. Longer runs (base64 blobs, hashes) are
+// cut at a rune boundary: they stay searchable by the same prefix while one
+// pasted blob cannot bloat the term dictionary.
+const maxTokenBytes = 64
+
+// analyzer turns text into index terms. It is a value type with no state, so
+// one Index and its queries always agree on the terms.
+type analyzer struct {
+	stopWords bool
+	stemming  bool
+}
+
+// defaultAnalyzer is what Tokens uses: stop words removed and stemming on.
+var defaultAnalyzer = analyzer{stopWords: true, stemming: true}
+
+// Tokens returns the index terms of text with the default analysis: NFKC
+// normalisation and case folding, splitting on anything that is not a letter,
+// digit or combining mark, possessive "'s" removed, stop words removed and
+// the Porter2 stem of every English word.
+//
+// Details: an apostrophe between letters stays inside the token ("don't",
+// "o'neill"); a dot between digits too ("3.5", "1.2.3"); other punctuation,
+// including '#', '@', '-' and '_', splits ("#ProjectAlpha" -> "projectalpha",
+// "e-mail" -> "e", "mail"). Letters and digits written together stay one token
+// ("10am", "mp3", "2023"). Han, Hiragana and Katakana characters become one
+// token each, since those scripts do not separate words with spaces.
+func Tokens(text string) []string {
+	return defaultAnalyzer.tokens(text)
+}
+
+func (a analyzer) tokens(text string) []string {
+	tl := getTokenList()
+	defer putTokenList(tl)
+	a.appendTokens(tl, text)
+	out := make([]string, tl.len())
+	for i := range out {
+		out[i] = string(tl.at(i))
+	}
+	return out
+}
+
+// tokenList holds the terms of one text back to back in a single buffer, so
+// analysing a document allocates nothing once the list has warmed up.
+type tokenList struct {
+	buf  []byte
+	ends []int
+}
+
+func (t *tokenList) reset()   { t.buf, t.ends = t.buf[:0], t.ends[:0] }
+func (t *tokenList) len() int { return len(t.ends) }
+
+func (t *tokenList) at(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = t.ends[i-1]
+	}
+	return t.buf[start:t.ends[i]]
+}
+
+var tokenListPool = sync.Pool{New: func() any { return new(tokenList) }}
+
+func getTokenList() *tokenList { return tokenListPool.Get().(*tokenList) }
+
+func putTokenList(t *tokenList) {
+	if cap(t.buf) > 1<<20 {
+		return // do not keep one huge document's buffer alive
+	}
+	t.reset()
+	tokenListPool.Put(t)
+}
+
+// normalize applies NFKC and Unicode case folding. ASCII text needs neither
+// (the tokenizer lower-cases it byte by byte), which is the common case and
+// saves two passes and allocations.
+func normalize(text string) string {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			return cases.Fold().String(norm.NFKC.String(text))
+		}
+	}
+	return text
+}
+
+func isApostrophe(r rune) bool {
+	return r == '\'' || r == '\u2019' || r == '\u02bc' || r == '\u2018'
+}
+
+func isIdeograph(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
+}
+
+func isASCIIDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// runeAt decodes the rune at s[i], treating ASCII without a table look-up.
+func runeAt(s string, i int) (rune, int) {
+	if i >= len(s) {
+		return -1, 0
+	}
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}
+
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsNumber(r)
+}
+
+// appendTokens analyses text and appends its terms to tl.
+func (a analyzer) appendTokens(tl *tokenList, text string) {
+	s := normalize(text)
+	start := len(tl.buf) // start of the token being built
+	for i := 0; i < len(s); {
+		r, size := runeAt(s, i)
+		i += size
+		switch {
+		case isWordRune(r):
+			if r >= utf8.RuneSelf && isIdeograph(r) {
+				a.finish(tl, start)
+				tl.buf = utf8.AppendRune(tl.buf, r)
+				a.finish(tl, len(tl.buf)-utf8.RuneLen(r))
+				start = len(tl.buf)
+				continue
+			}
+			if r >= 'A' && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			tl.buf = utf8.AppendRune(tl.buf, r)
+		case len(tl.buf) > start && r >= utf8.RuneSelf && unicode.IsMark(r):
+			// Combining marks belong to the letter before them (folding
+			// "İ" yields "i" plus a combining dot).
+			tl.buf = utf8.AppendRune(tl.buf, r)
+		case len(tl.buf) > start && isApostrophe(r):
+			if next, _ := runeAt(s, i); next >= 0 && isWordRune(next) && !isIdeograph(next) {
+				tl.buf = append(tl.buf, '\'')
+				continue
+			}
+			a.finish(tl, start)
+			start = len(tl.buf)
+		case len(tl.buf) > start && r == '.' && isASCIIDigit(tl.buf[len(tl.buf)-1]) && i < len(s) && isASCIIDigit(s[i]):
+			tl.buf = append(tl.buf, '.')
+		default:
+			a.finish(tl, start)
+			start = len(tl.buf)
+		}
+	}
+	a.finish(tl, start)
+}
+
+// finish turns tl.buf[start:] into a term (or drops it): possessive removal,
+// length cap, stop words, stemming.
+func (a analyzer) finish(tl *tokenList, start int) {
+	tok := tl.buf[start:]
+	if len(tok) == 0 {
+		return
+	}
+	if n := len(tok); n >= 2 && tok[n-2] == '\'' && tok[n-1] == 's' {
+		tok = tok[:n-2]
+	}
+	if len(tok) > maxTokenBytes {
+		cut := maxTokenBytes
+		for cut > 0 && !utf8.RuneStart(tok[cut]) {
+			cut--
+		}
+		tok = tok[:cut]
+	}
+	if a.stopWords {
+		if _, ok := stopWords[string(tok)]; ok {
+			tl.buf = tl.buf[:start]
+			return
+		}
+	}
+	if a.stemming && stemmable(tok) {
+		tok = stemBytes(tok[:len(tok):len(tok)])
+	}
+	if len(tok) == 0 {
+		tl.buf = tl.buf[:start]
+		return
+	}
+	tl.buf = tl.buf[:start+len(tok)]
+	tl.ends = append(tl.ends, len(tl.buf))
+}

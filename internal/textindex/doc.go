@@ -1,0 +1,11 @@
+// Package textindex owns the in-memory keyword index of the memory engine:
+// the text analysis (Unicode normalisation, tokenisation, English stop words
+// and the Porter2 stemmer) and a BM25 index over every live memory's text.
+// retrieve_memory ranks keyword matches with it after the caller's pre-filter
+// (scope, tags, time range, flags), which it passes as a predicate over DocIDs.
+//
+// The index holds no document text and knows nothing of scopes or storage: the
+// memory engine maps its memories to dense DocIDs, calls Add on every write and
+// Remove on every delete, and fuses Search or ScoreDocs results with vector
+// similarity.
+package textindex

@@ -1,0 +1,494 @@
+package textindex
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+)
+
+// DocID identifies a document. IDs are dense slot numbers allocated by the
+// caller; the index sizes per-document arrays by the largest ID it has seen.
+type DocID = uint32
+
+// MaxDocID is the largest DocID the index accepts. Postings pack the document
+// ID and the term frequency into one uint32 (26 + 6 bits), which keeps a
+// posting at four bytes.
+const MaxDocID DocID = 1<<docBits - 1
+
+const (
+	docBits = 26
+	docMask = 1<<docBits - 1
+	// maxTF is the largest term frequency a posting records. BM25 saturates
+	// long before this (with K1 = 1.2 the score of tf = 63 is within 0.5 % of
+	// the limit), so a term repeated more often in one memory scores as 63.
+	maxTF = 1<<(32-docBits) - 1
+)
+
+// Hit is one search result.
+type Hit struct {
+	ID    DocID
+	Score float64
+}
+
+// Options configures ranking and analysis. Start from DefaultOptions; the zero
+// value is valid but means K1 = 0 and B = 0 (binary term weights, no length
+// normalisation) with neither stop words nor stemming.
+type Options struct {
+	K1        float64 // term-frequency saturation, >= 0 (default 1.2)
+	B         float64 // length normalisation in [0, 1] (default 0.75)
+	StopWords bool    // drop English stop words (default on)
+	Stemming  bool    // reduce English words to their Porter2 stem (default on)
+}
+
+// DefaultOptions returns the standard BM25 parameters with stop words and
+// stemming on.
+func DefaultOptions() Options {
+	return Options{K1: 1.2, B: 0.75, StopWords: true, Stemming: true}
+}
+
+// Index is an in-memory BM25 keyword index. All methods are safe for
+// concurrent use: searches share a read lock and writers take it exclusively
+// for the few microseconds an update takes.
+//
+// Layout: a term dictionary maps each term to a dense term ID; every term has
+// an unordered posting list of packed (doc, tf) words; every document has a
+// forward list of its term IDs, sorted, one entry per occurrence (so a run's
+// length is the term frequency). The forward list makes Remove and replace
+// touch only the document's own terms and lets ScoreDocs score a document
+// without scanning postings. Removal is eager (swap-delete from each posting
+// list), so document frequencies are exact and no compaction is ever needed.
+type Index struct {
+	opts Options
+	an   analyzer
+
+	mu        sync.RWMutex
+	dict      map[string]uint32
+	terms     []termInfo
+	freeTerms []uint32   // IDs of terms whose last posting was removed
+	docLen    []uint32   // by DocID: number of terms; read on every posting scored
+	fwd       [][]uint32 // by DocID: sorted term IDs, one per occurrence
+	live      []uint64   // bitset of DocIDs present
+	nDocs     int
+	totalLen  uint64 // sum of docLen over live docs
+	nPostings int
+
+	bufs chan *searchBuf // bounded free list of scoring buffers
+}
+
+type termInfo struct {
+	name     string
+	postings []uint32 // doc | min(tf, maxTF)<<docBits, in no particular order
+}
+
+// New returns an empty index. It panics when K1 is negative or B is outside
+// [0, 1], which is a programming error.
+func New(opts Options) *Index {
+	if !(opts.K1 >= 0) || math.IsInf(opts.K1, 0) || !(opts.B >= 0 && opts.B <= 1) {
+		panic(fmt.Sprintf("textindex: invalid BM25 parameters K1=%v B=%v", opts.K1, opts.B))
+	}
+	return &Index{
+		opts: opts,
+		an:   analyzer{stopWords: opts.StopWords, stemming: opts.Stemming},
+		dict: make(map[string]uint32),
+		bufs: make(chan *searchBuf, 4),
+	}
+}
+
+// Options returns the options the index was built with.
+func (ix *Index) Options() Options { return ix.opts }
+
+// Len returns the number of documents in the index.
+func (ix *Index) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.nDocs
+}
+
+// Has reports whether id is in the index.
+func (ix *Index) Has(id DocID) bool {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.isLive(id)
+}
+
+func (ix *Index) isLive(id DocID) bool {
+	w := int(id >> 6)
+	return w < len(ix.live) && ix.live[w]&(1<<(id&63)) != 0
+}
+
+// Add indexes text under id, replacing what id held before. Text that
+// analyses to no terms still counts as a document (it can never match). Add
+// panics if id exceeds MaxDocID.
+func (ix *Index) Add(id DocID, text string) {
+	if id > MaxDocID {
+		panic(fmt.Sprintf("textindex: DocID %d exceeds MaxDocID %d", id, MaxDocID))
+	}
+	tl := getTokenList()
+	defer putTokenList(tl)
+	ix.an.appendTokens(tl, text)
+	var fwd []uint32
+	if n := tl.len(); n > 0 {
+		fwd = make([]uint32, n)
+	}
+
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.removeLocked(id)
+	for i := range fwd {
+		fwd[i] = ix.termIDLocked(tl.at(i))
+	}
+	slices.Sort(fwd)
+	for i := 0; i < len(fwd); {
+		j := i + 1
+		for j < len(fwd) && fwd[j] == fwd[i] {
+			j++
+		}
+		tf := min(j-i, maxTF)
+		t := &ix.terms[fwd[i]]
+		t.postings = append(t.postings, id|uint32(tf)<<docBits)
+		ix.nPostings++
+		i = j
+	}
+	ix.growDocs(id)
+	ix.docLen[id] = uint32(len(fwd))
+	ix.fwd[id] = fwd
+	ix.live[id>>6] |= 1 << (id & 63)
+	ix.nDocs++
+	ix.totalLen += uint64(len(fwd))
+}
+
+func (ix *Index) termIDLocked(tok []byte) uint32 {
+	if id, ok := ix.dict[string(tok)]; ok {
+		return id
+	}
+	name := string(tok)
+	var id uint32
+	if n := len(ix.freeTerms); n > 0 {
+		id = ix.freeTerms[n-1]
+		ix.freeTerms = ix.freeTerms[:n-1]
+		ix.terms[id] = termInfo{name: name}
+	} else {
+		id = uint32(len(ix.terms))
+		ix.terms = append(ix.terms, termInfo{name: name})
+	}
+	ix.dict[name] = id
+	return id
+}
+
+func (ix *Index) growDocs(id DocID) {
+	n := int(id) + 1
+	if n > len(ix.docLen) {
+		ix.docLen = slices.Grow(ix.docLen, n-len(ix.docLen))[:n]
+		ix.fwd = slices.Grow(ix.fwd, n-len(ix.fwd))[:n]
+	}
+	if w := int(id>>6) + 1; w > len(ix.live) {
+		ix.live = slices.Grow(ix.live, w-len(ix.live))[:w]
+	}
+}
+
+// Remove deletes id from the index; removing an absent id does nothing.
+func (ix *Index) Remove(id DocID) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.removeLocked(id)
+}
+
+func (ix *Index) removeLocked(id DocID) {
+	if !ix.isLive(id) {
+		return
+	}
+	fwd := ix.fwd[id]
+	for i := 0; i < len(fwd); i++ {
+		if i > 0 && fwd[i] == fwd[i-1] {
+			continue
+		}
+		ix.removePosting(fwd[i], id)
+	}
+	ix.totalLen -= uint64(len(fwd))
+	ix.nDocs--
+	ix.fwd[id] = nil
+	ix.docLen[id] = 0
+	ix.live[id>>6] &^= 1 << (id & 63)
+}
+
+func (ix *Index) removePosting(termID uint32, id DocID) {
+	t := &ix.terms[termID]
+	p := t.postings
+	for i, v := range p {
+		if v&docMask != id {
+			continue
+		}
+		last := len(p) - 1
+		p[i] = p[last]
+		p = p[:last]
+		ix.nPostings--
+		break
+	}
+	switch {
+	case len(p) == 0:
+		delete(ix.dict, t.name)
+		*t = termInfo{}
+		ix.freeTerms = append(ix.freeTerms, termID)
+		return
+	case cap(p) > 32 && len(p) < cap(p)/4:
+		// Give memory back after mass removals.
+		p = slices.Clip(slices.Clone(p))
+	}
+	t.postings = p
+}
+
+// Query is an analysed query: its distinct terms in order of first
+// occurrence and how often each occurred. Analyse a query once with
+// Index.Analyze and pass it to SearchQuery and ScoreQuery to score the same
+// query against the keyword index and, say, vector-search candidates.
+type Query struct {
+	terms  []string
+	counts []int
+}
+
+// Terms returns the distinct analysed terms of the query.
+func (q Query) Terms() []string { return slices.Clone(q.terms) }
+
+// Empty reports whether the query has no terms (for example, only stop
+// words), in which case it matches nothing.
+func (q Query) Empty() bool { return len(q.terms) == 0 }
+
+// Analyze turns query text into a Query using this index's analysis options.
+func (ix *Index) Analyze(text string) Query {
+	tl := getTokenList()
+	defer putTokenList(tl)
+	ix.an.appendTokens(tl, text)
+	var q Query
+outer:
+	for i := 0; i < tl.len(); i++ {
+		tok := tl.at(i)
+		for j, t := range q.terms {
+			if t == string(tok) {
+				q.counts[j]++
+				continue outer
+			}
+		}
+		q.terms = append(q.terms, string(tok))
+		q.counts = append(q.counts, 1)
+	}
+	return q
+}
+
+// scorer holds one query's per-term weights resolved against the index
+// state under a read lock. The BM25 contribution of a term with frequency tf
+// in a document of length dl is
+//
+//	w * tf / (tf + k1*(1 - b + b*dl/avgdl)),  w = qtf * idf * (k1 + 1),
+//	idf = ln(1 + (N - df + 0.5) / (df + 0.5)),
+//
+// the non-negative idf variant Lucene uses, so a term in most documents still
+// counts a little instead of going negative.
+type scorer struct {
+	ids     []uint32
+	weights []float64
+	c1, c2  float64 // k1*(1-b) and k1*b/avgdl
+}
+
+func (ix *Index) newScorer(q Query) scorer {
+	var sc scorer
+	if ix.nDocs == 0 {
+		return sc
+	}
+	n := float64(ix.nDocs)
+	for i, t := range q.terms {
+		id, ok := ix.dict[t]
+		if !ok {
+			continue
+		}
+		df := float64(len(ix.terms[id].postings))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		sc.ids = append(sc.ids, id)
+		sc.weights = append(sc.weights, float64(q.counts[i])*idf*(ix.opts.K1+1))
+	}
+	avgdl := float64(ix.totalLen) / n
+	sc.c1 = ix.opts.K1 * (1 - ix.opts.B)
+	if avgdl > 0 {
+		sc.c2 = ix.opts.K1 * ix.opts.B / avgdl
+	}
+	return sc
+}
+
+// contribution is the one place the per-term score is computed, so Search and
+// ScoreDocs produce bit-identical sums. The explicit conversion stops the
+// compiler from fusing the multiply-add, which it may do on some CPUs.
+func (sc *scorer) contribution(w, tf float64, dl uint32) float64 {
+	norm := sc.c1 + float64(sc.c2*float64(dl))
+	return w * tf / (tf + norm)
+}
+
+// searchBuf is per-search scratch: a dense score accumulator indexed by DocID
+// (kept all zero between uses) and the list of DocIDs it touched.
+type searchBuf struct {
+	acc     []float64
+	touched []uint32
+	hits    []Hit
+}
+
+func (ix *Index) getBuf(n int) *searchBuf {
+	var b *searchBuf
+	select {
+	case b = <-ix.bufs:
+	default:
+		b = new(searchBuf)
+	}
+	if len(b.acc) < n {
+		b.acc = make([]float64, n+n/8)
+	}
+	return b
+}
+
+func (ix *Index) putBuf(b *searchBuf) {
+	for _, d := range b.touched {
+		b.acc[d] = 0
+	}
+	b.touched = b.touched[:0]
+	b.hits = b.hits[:0]
+	select {
+	case ix.bufs <- b:
+	default:
+	}
+}
+
+// Search returns up to k documents matching query (k <= 0: all of them),
+// ordered by descending BM25 score and then by ascending ID, keeping only
+// documents for which allow returns true (allow may be nil). allow runs after
+// the index lock is released, so it may call back into the index. The first
+// hit's score is the maximum over the allowed documents, which is what a
+// max-normalised BM25 divides by.
+func (ix *Index) Search(query string, k int, allow func(DocID) bool) []Hit {
+	return ix.SearchQuery(ix.Analyze(query), k, allow)
+}
+
+// SearchQuery is Search for an analysed query.
+func (ix *Index) SearchQuery(q Query, k int, allow func(DocID) bool) []Hit {
+	if q.Empty() {
+		return nil
+	}
+	ix.mu.RLock()
+	sc := ix.newScorer(q)
+	if len(sc.ids) == 0 {
+		ix.mu.RUnlock()
+		return nil
+	}
+	buf := ix.getBuf(len(ix.docLen))
+	acc, touched, docLen := buf.acc, buf.touched, ix.docLen
+	for i, tid := range sc.ids {
+		w := sc.weights[i]
+		for _, p := range ix.terms[tid].postings {
+			d := p & docMask
+			s := sc.contribution(w, float64(p>>docBits), docLen[d])
+			if acc[d] == 0 {
+				touched = append(touched, d)
+			}
+			acc[d] += s
+		}
+	}
+	ix.mu.RUnlock()
+	buf.touched = touched
+
+	hits := buf.hits
+	if k <= 0 {
+		for _, d := range touched {
+			if allow == nil || allow(d) {
+				hits = append(hits, Hit{ID: d, Score: acc[d]})
+			}
+		}
+		slices.SortFunc(hits, compareHits)
+	} else {
+		hits = topK(hits, touched, acc, k, allow)
+	}
+	out := slices.Clone(hits)
+	buf.hits = hits
+	ix.putBuf(buf)
+	return out
+}
+
+// compareHits orders by descending score, then ascending ID.
+func compareHits(a, b Hit) int {
+	switch {
+	case a.Score > b.Score:
+		return -1
+	case a.Score < b.Score:
+		return 1
+	case a.ID < b.ID:
+		return -1
+	case a.ID > b.ID:
+		return 1
+	}
+	return 0
+}
+
+// ScoreDocs returns the BM25 score of each document in ids for query, 0 for
+// documents that do not match or are not in the index. Scores are identical to
+// the ones Search reports for the same documents, so both can be normalised by
+// one maximum when fusing keyword and vector results.
+func (ix *Index) ScoreDocs(query string, ids []DocID) []float64 {
+	return ix.ScoreQuery(ix.Analyze(query), ids)
+}
+
+// ScoreQuery is ScoreDocs for an analysed query.
+func (ix *Index) ScoreQuery(q Query, ids []DocID) []float64 {
+	out := make([]float64, len(ids))
+	if q.Empty() {
+		return out
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	sc := ix.newScorer(q)
+	if len(sc.ids) == 0 {
+		return out
+	}
+	for i, id := range ids {
+		if !ix.isLive(id) {
+			continue
+		}
+		fwd, dl := ix.fwd[id], ix.docLen[id]
+		var sum float64
+		for j, tid := range sc.ids {
+			lo, found := slices.BinarySearch(fwd, tid)
+			if !found {
+				continue
+			}
+			hi := lo + 1
+			for hi < len(fwd) && fwd[hi] == tid {
+				hi++
+			}
+			sum += sc.contribution(sc.weights[j], float64(min(hi-lo, maxTF)), dl)
+		}
+		out[i] = sum
+	}
+	return out
+}
+
+// Stats describes the index size.
+type Stats struct {
+	Docs     int   // documents
+	Terms    int   // distinct terms
+	Postings int   // (term, document) pairs
+	Bytes    int64 // estimate of the heap the index holds
+}
+
+// Stats returns the index size. Bytes is an estimate from slice capacities and
+// typical map overhead; measure with runtime.MemStats for exact figures.
+func (ix *Index) Stats() Stats {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var b int64
+	for _, t := range ix.terms {
+		// posting array, string bytes, and the dictionary entry (key header,
+		// value, hash-table slack)
+		b += int64(cap(t.postings))*4 + int64(len(t.name)) + 48
+	}
+	b += int64(cap(ix.terms)) * 40
+	for _, f := range ix.fwd {
+		b += int64(cap(f)) * 4
+	}
+	b += int64(cap(ix.fwd))*24 + int64(cap(ix.docLen))*4 + int64(cap(ix.live))*8
+	return Stats{Docs: ix.nDocs, Terms: len(ix.dict), Postings: ix.nPostings, Bytes: b}
+}

@@ -1,0 +1,54 @@
+package textindex
+
+// stopWords is a compact list of English function words (articles, pronouns,
+// auxiliaries, prepositions, conjunctions, a few conversational fillers) and
+// their common contractions. They carry almost no weight in BM25 anyway; dropping
+// them keeps posting lists short and stops a question's "what did we" from
+// matching every memory. Words are compared after case folding and after a
+// possessive "'s" has been removed, so "it's" is already "it" here.
+var stopWords = makeSet(
+	// articles, conjunctions, prepositions
+	"a", "an", "the", "and", "or", "but", "nor", "so", "if", "then", "than",
+	"because", "as", "while", "until", "of", "at", "by", "for", "with", "about",
+	"against", "between", "into", "through", "during", "before", "after",
+	"above", "below", "to", "from", "up", "down", "in", "out", "on", "off",
+	"over", "under", "again", "further", "once", "here", "there",
+	// question words
+	"when", "where", "why", "how", "what", "which", "who", "whom",
+	// determiners and quantifiers
+	"all", "any", "both", "each", "few", "more", "most", "other", "some",
+	"such", "no", "not", "only", "own", "same", "too", "very", "this", "that",
+	"these", "those", "just", "also",
+	// pronouns
+	"i", "me", "my", "myself", "we", "us", "our", "ours", "ourselves", "you",
+	"your", "yours", "yourself", "yourselves", "he", "him", "his", "himself",
+	"she", "her", "hers", "herself", "it", "its", "itself", "they", "them",
+	"their", "theirs", "themselves",
+	// auxiliaries and modals
+	"am", "is", "are", "was", "were", "be", "been", "being", "have", "has",
+	"had", "having", "do", "does", "did", "doing", "will", "would", "shall",
+	"should", "can", "could", "may", "might", "must", "ought", "cannot",
+	// contractions (with and without the apostrophe)
+	"i'm", "im", "i've", "ive", "i'd", "i'll", "you're", "you've", "you'd",
+	"you'll", "he'd", "he'll", "she'd", "she'll", "we're", "we've", "we'd",
+	"we'll", "they're", "they've", "they'd", "they'll", "isn't", "aren't",
+	"wasn't", "weren't", "hasn't", "haven't", "hadn't", "doesn't", "don't",
+	"dont", "didn't", "didnt", "won't", "wouldn't", "shan't", "shouldn't",
+	"can't", "cant", "couldn't", "mustn't",
+	// conversational fillers
+	"oh", "ok", "okay", "yeah", "yes", "hey", "hi", "um", "uh",
+)
+
+func makeSet(words ...string) map[string]struct{} {
+	m := make(map[string]struct{}, len(words))
+	for _, w := range words {
+		m[w] = struct{}{}
+	}
+	return m
+}
+
+// IsStopWord reports whether the case-folded word is on the stop-word list.
+func IsStopWord(word string) bool {
+	_, ok := stopWords[word]
+	return ok
+}
