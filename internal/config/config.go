@@ -1,0 +1,161 @@
+// Package config owns infmem's configuration: its keys and defaults, where the
+// file is looked up, and strict validation that names the offending key and file.
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Config is the whole configuration. Every key is documented, with its
+// default, in config.example.json at the repository root.
+type Config struct {
+	// DataDir is the data root; empty means the OS default (see dataroot).
+	DataDir string `json:"data_dir"`
+	// Database is the MongoDB database holding the memory.
+	Database string `json:"database"`
+
+	Mongo Mongo `json:"mongo"`
+
+	// MaxMemoryItems and MaxMemorySizeMB are soft limits that trigger
+	// summarization and archival when exceeded.
+	MaxMemoryItems  int `json:"max_memory_items"`
+	MaxMemorySizeMB int `json:"max_memory_size_mb"`
+
+	Backup    Backup    `json:"backup"`
+	Embedding Embedding `json:"embedding"`
+	Scopes    Scopes    `json:"scopes"`
+	Logging   Logging   `json:"logging"`
+}
+
+// Mongo selects and reaches the database engine.
+type Mongo struct {
+	// Mode is auto, embedded, managed or external.
+	Mode string `json:"mode"`
+	// URI is used by the external mode only.
+	URI string `json:"uri"`
+	// MongodPath is the mongod binary for the managed mode; empty means PATH.
+	MongodPath string `json:"mongod_path"`
+}
+
+// Backup configures scheduled backups.
+type Backup struct {
+	Enabled bool `json:"enabled"`
+	// DailySchedule and WeeklySchedule are five-field cron expressions, or "off".
+	DailySchedule  string `json:"daily_schedule"`
+	KeepDaily      int    `json:"keep_daily"`
+	WeeklySchedule string `json:"weekly_schedule"`
+	KeepWeekly     int    `json:"keep_weekly"`
+	// Encryption is auto (encrypt when recipients are set), required, or off.
+	Encryption string `json:"encryption"`
+	// Recipients are age X25519 public keys ("age1...") scheduled backups are encrypted to.
+	Recipients []string `json:"recipients"`
+}
+
+// Embedding configures the sentence embedder.
+type Embedding struct {
+	// Model is use-lite, hash or none.
+	Model string `json:"model"`
+	// CacheEntries bounds the LRU cache of query embeddings.
+	CacheEntries int `json:"cache_entries"`
+}
+
+// Scopes configures scope behaviour.
+type Scopes struct {
+	// Default is the scope used when a request names none and the session has no active scope.
+	Default string `json:"default"`
+	// AutoCreate creates a scope on its first use instead of rejecting the request.
+	AutoCreate bool `json:"auto_create"`
+}
+
+// Logging configures the service log.
+type Logging struct {
+	// Level is debug, info, warn or error.
+	Level string `json:"level"`
+}
+
+// Defaults returns the built-in configuration; zero config runs on it.
+func Defaults() Config {
+	return Config{
+		Database: "claude_memory",
+		Mongo: Mongo{
+			Mode: "auto",
+			URI:  "mongodb://localhost:27017/claude_memory",
+		},
+		MaxMemoryItems:  100000,
+		MaxMemorySizeMB: 500,
+		Backup: Backup{
+			Enabled:        true,
+			DailySchedule:  "0 3 * * *",
+			KeepDaily:      7,
+			WeeklySchedule: "0 0 * * 0",
+			KeepWeekly:     4,
+			Encryption:     "auto",
+			Recipients:     []string{},
+		},
+		Embedding: Embedding{Model: "use-lite", CacheEntries: 1024},
+		Scopes:    Scopes{Default: "Global", AutoCreate: true},
+		Logging:   Logging{Level: "info"},
+	}
+}
+
+// EnvConfig names the environment variable that points at a config file.
+const EnvConfig = "INFMEM_CONFIG"
+
+// Source says where a configuration came from.
+type Source struct {
+	// Path is the file read, or empty when the built-in defaults are used.
+	Path string
+	// How is "--config", EnvConfig, "default location" or "built-in defaults".
+	How string
+}
+
+// Locate applies the lookup order: the --config flag, INFMEM_CONFIG, the
+// user config dir, then the built-in defaults. A file named by the flag or
+// the variable must exist; the default location may be absent.
+func Locate(flagPath string, getenv func(string) string, userConfigDir func() (string, error)) (Source, error) {
+	if flagPath != "" {
+		return Source{Path: flagPath, How: "--config"}, nil
+	}
+	if p := getenv(EnvConfig); p != "" {
+		return Source{Path: p, How: EnvConfig}, nil
+	}
+	dir, err := userConfigDir()
+	if err != nil {
+		return Source{How: "built-in defaults"}, nil
+	}
+	p := filepath.Join(dir, "infmem", "config.json")
+	if _, err := os.Stat(p); err == nil {
+		return Source{Path: p, How: "default location"}, nil
+	} else if !os.IsNotExist(err) {
+		return Source{}, fmt.Errorf("cannot read config %s: %w", p, err)
+	}
+	return Source{How: "built-in defaults"}, nil
+}
+
+// Load locates, reads and validates the configuration.
+func Load(flagPath string) (Config, Source, error) {
+	src, err := Locate(flagPath, os.Getenv, os.UserConfigDir)
+	if err != nil {
+		return Config{}, src, err
+	}
+	if src.Path == "" {
+		return Defaults(), src, nil
+	}
+	cfg, err := ReadFile(src.Path)
+	return cfg, src, err
+}
+
+// ReadFile reads and validates one config file on top of the defaults.
+func ReadFile(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("cannot read config %s: %w", path, err)
+	}
+	cfg, err := Parse(data)
+	if err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,125 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"filippo.io/age"
+	"github.com/robfig/cron/v3"
+
+	"github.com/infmem/infmem/scopes"
+)
+
+// Modes lists the valid values of mongo.mode.
+var Modes = []string{"auto", "embedded", "managed", "external"}
+
+// Validate checks every value and returns an error naming the first bad key.
+func (c Config) Validate() error {
+	if err := ValidDatabaseName(c.Database); err != nil {
+		return fmt.Errorf("key %q: %w", "database", err)
+	}
+	if err := oneOf("mongo.mode", c.Mongo.Mode, Modes...); err != nil {
+		return err
+	}
+	if c.Mongo.Mode == "external" || c.Mongo.URI != "" {
+		if err := validURI(c.Mongo.URI); err != nil {
+			return fmt.Errorf("key %q: %w", "mongo.uri", err)
+		}
+	}
+	if c.MaxMemoryItems <= 0 {
+		return fmt.Errorf("key %q must be a positive number, not %d", "max_memory_items", c.MaxMemoryItems)
+	}
+	if c.MaxMemorySizeMB <= 0 {
+		return fmt.Errorf("key %q must be a positive number, not %d", "max_memory_size_mb", c.MaxMemorySizeMB)
+	}
+	if err := validSchedule("backup.daily_schedule", c.Backup.DailySchedule); err != nil {
+		return err
+	}
+	if err := validSchedule("backup.weekly_schedule", c.Backup.WeeklySchedule); err != nil {
+		return err
+	}
+	if c.Backup.KeepDaily < 1 {
+		return fmt.Errorf("key %q must be at least 1, not %d", "backup.keep_daily", c.Backup.KeepDaily)
+	}
+	if c.Backup.KeepWeekly < 1 {
+		return fmt.Errorf("key %q must be at least 1, not %d", "backup.keep_weekly", c.Backup.KeepWeekly)
+	}
+	if err := oneOf("backup.encryption", c.Backup.Encryption, "auto", "required", "off"); err != nil {
+		return err
+	}
+	for i, r := range c.Backup.Recipients {
+		if _, err := age.ParseX25519Recipient(r); err != nil {
+			return fmt.Errorf("key \"backup.recipients[%d]\" is not an age X25519 recipient (age1...): %q; hint: run 'infmem backup keygen' to make one", i, r)
+		}
+	}
+	if err := oneOf("embedding.model", c.Embedding.Model, "use-lite", "hash", "none"); err != nil {
+		return err
+	}
+	if c.Embedding.CacheEntries < 0 {
+		return fmt.Errorf("key %q must not be negative", "embedding.cache_entries")
+	}
+	if err := scopes.ValidateName(c.Scopes.Default); err != nil {
+		return fmt.Errorf("key %q: %w", "scopes.default", err)
+	}
+	return oneOf("logging.level", c.Logging.Level, "debug", "info", "warn", "error")
+}
+
+func oneOf(key, v string, valid ...string) error {
+	for _, ok := range valid {
+		if v == ok {
+			return nil
+		}
+	}
+	return fmt.Errorf("key %q is %q; use one of: %s", key, v, strings.Join(valid, ", "))
+}
+
+// ValidDatabaseName applies MongoDB's database naming rules.
+func ValidDatabaseName(name string) error {
+	if name == "" {
+		return fmt.Errorf("database name must not be empty")
+	}
+	if len(name) > 63 {
+		return fmt.Errorf("database name %q is longer than 63 bytes", name)
+	}
+	if i := strings.IndexAny(name, "/\\. \"$*<>:|?\x00"); i >= 0 {
+		return fmt.Errorf("database name %q contains %q, which MongoDB does not allow", name, string(name[i]))
+	}
+	return nil
+}
+
+func validURI(s string) error {
+	if s == "" {
+		return fmt.Errorf("must be set for mongo.mode external")
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		// url errors quote the input, which may hold a password.
+		return fmt.Errorf("is not a valid URI")
+	}
+	if u.Scheme != "mongodb" && u.Scheme != "mongodb+srv" {
+		return fmt.Errorf("must start with mongodb:// or mongodb+srv://")
+	}
+	if u.Host == "" {
+		return fmt.Errorf("names no host")
+	}
+	return nil
+}
+
+var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// ParseSchedule parses a five-field cron expression; "off", "0" and "" disable the job (nil, nil).
+func ParseSchedule(expr string) (cron.Schedule, error) {
+	switch strings.TrimSpace(expr) {
+	case "", "off", "0":
+		return nil, nil
+	}
+	return cronParser.Parse(expr)
+}
+
+func validSchedule(key, expr string) error {
+	if _, err := ParseSchedule(expr); err != nil {
+		return fmt.Errorf("key %q is not a cron schedule (minute hour day month weekday, or \"off\"): %v", key, err)
+	}
+	return nil
+}

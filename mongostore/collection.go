@@ -1,0 +1,173 @@
+package mongostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// ErrNotFound is returned when no document has the requested _id.
+var ErrNotFound = errors.New("not found")
+
+// ErrDuplicate is returned when a write breaks a unique index.
+var ErrDuplicate = errors.New("duplicate key")
+
+// Collection is typed access to one collection. Every method addresses
+// documents by _id, the only filter the embedded engine answers from an
+// index; anything else scans the collection and belongs in an in-memory index.
+type Collection[T any] struct {
+	c *mongo.Collection
+}
+
+// Name is the collection's name.
+func (c Collection[T]) Name() string { return c.c.Name() }
+
+// Raw exposes the driver collection for the few portable operations the
+// typed API does not cover (schema bootstrap, backups, conformance tests).
+func (c Collection[T]) Raw() *mongo.Collection { return c.c }
+
+// Insert writes a new document.
+func (c Collection[T]) Insert(ctx context.Context, doc *T) error {
+	_, err := c.c.InsertOne(ctx, doc)
+	return c.wrap("insert into", err)
+}
+
+// InsertMany writes new documents in order, stopping at the first failure.
+func (c Collection[T]) InsertMany(ctx context.Context, docs []*T) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	batch := make([]any, len(docs))
+	for i, d := range docs {
+		batch[i] = d
+	}
+	_, err := c.c.InsertMany(ctx, batch)
+	return c.wrap("insert into", err)
+}
+
+// Get reads the document with this _id.
+func (c Collection[T]) Get(ctx context.Context, id any) (*T, error) {
+	var doc T
+	err := c.c.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil, fmt.Errorf("%s %v: %w", c.Name(), id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, c.wrap("read from", err)
+	}
+	return &doc, nil
+}
+
+// Replace overwrites the document with this _id.
+func (c Collection[T]) Replace(ctx context.Context, id any, doc *T) error {
+	res, err := c.c.ReplaceOne(ctx, bson.D{{Key: "_id", Value: id}}, doc)
+	if err != nil {
+		return c.wrap("replace in", err)
+	}
+	if res.MatchedCount == 0 {
+		return fmt.Errorf("%s %v: %w", c.Name(), id, ErrNotFound)
+	}
+	return nil
+}
+
+// Upsert writes the document with this _id, inserting it if absent.
+func (c Collection[T]) Upsert(ctx context.Context, id any, doc *T) error {
+	_, err := c.c.ReplaceOne(ctx, bson.D{{Key: "_id", Value: id}}, doc, options.Replace().SetUpsert(true))
+	return c.wrap("upsert into", err)
+}
+
+// Update applies update operators ($set, $unset, $inc, $push, $addToSet,
+// $pull) to the document with this _id; ErrNotFound if there is none.
+func (c Collection[T]) Update(ctx context.Context, id any, update bson.D) error {
+	res, err := c.c.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, update)
+	if err != nil {
+		return c.wrap("update in", err)
+	}
+	if res.MatchedCount == 0 {
+		return fmt.Errorf("%s %v: %w", c.Name(), id, ErrNotFound)
+	}
+	return nil
+}
+
+// SoftForget marks the document forgotten at t (for collections whose
+// documents carry forgotten_at).
+func (c Collection[T]) SoftForget(ctx context.Context, id any, t time.Time) error {
+	return c.Update(ctx, id, bson.D{{Key: "$set", Value: bson.D{
+		{Key: "forgotten_at", Value: t.UTC()},
+		{Key: "updated_at", Value: t.UTC()},
+	}}})
+}
+
+// Unforget clears a soft forget.
+func (c Collection[T]) Unforget(ctx context.Context, id any, t time.Time) error {
+	return c.Update(ctx, id, bson.D{
+		{Key: "$unset", Value: bson.D{{Key: "forgotten_at", Value: ""}}},
+		{Key: "$set", Value: bson.D{{Key: "updated_at", Value: t.UTC()}}},
+	})
+}
+
+// Delete removes the document with this _id and reports whether it existed.
+func (c Collection[T]) Delete(ctx context.Context, id any) (bool, error) {
+	res, err := c.c.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}})
+	if err != nil {
+		return false, c.wrap("delete from", err)
+	}
+	return res.DeletedCount == 1, nil
+}
+
+// EstimatedCount counts documents from collection metadata, without a scan.
+func (c Collection[T]) EstimatedCount(ctx context.Context) (int64, error) {
+	n, err := c.c.EstimatedDocumentCount(ctx)
+	return n, c.wrap("count", err)
+}
+
+// Iterate reads every document in batches of up to batch documents and calls
+// fn with each batch; the slice is reused, so fn must copy what it keeps.
+// This is the one full scan the product makes: loading in-memory indexes.
+func (c Collection[T]) Iterate(ctx context.Context, batch int, fn func([]T) error) error {
+	if batch <= 0 {
+		batch = 1000
+	}
+	cur, err := c.c.Find(ctx, bson.D{}, options.Find().SetBatchSize(int32(batch)))
+	if err != nil {
+		return c.wrap("scan", err)
+	}
+	defer cur.Close(ctx)
+	buf := make([]T, 0, batch)
+	for cur.Next(ctx) {
+		var doc T
+		if err := cur.Decode(&doc); err != nil {
+			return c.wrap("decode from", err)
+		}
+		buf = append(buf, doc)
+		if len(buf) == batch {
+			if err := fn(buf); err != nil {
+				return err
+			}
+			clear(buf)
+			buf = buf[:0]
+		}
+	}
+	if err := cur.Err(); err != nil {
+		return c.wrap("scan", err)
+	}
+	if len(buf) > 0 {
+		return fn(buf)
+	}
+	return nil
+}
+
+func (c Collection[T]) wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if mongo.IsDuplicateKeyError(err) {
+		return fmt.Errorf("%s %s: %w: %v", op, c.Name(), ErrDuplicate, err)
+	}
+	return fmt.Errorf("cannot %s %s: %w", op, c.Name(), err)
+}

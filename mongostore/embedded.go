@@ -1,0 +1,132 @@
+package mongostore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/FerretDB/FerretDB/ferretdb"
+
+	"github.com/infmem/infmem/internal/flock"
+)
+
+// embeddedLockFile guards the SQLite files against a second process.
+const embeddedLockFile = "infmem-embedded.lock"
+
+// maxSocketPath keeps the unix socket path under every OS's sun_path limit
+// (104 bytes on macOS, 108 on Linux).
+const maxSocketPath = 100
+
+// embedded is FerretDB with its SQLite backend, inside this process,
+// listening on a unix socket in run/.
+type embedded struct {
+	dataDir string
+	sock    string
+	lock    *flock.Lock
+	f       *ferretdb.FerretDB
+	cancel  context.CancelFunc
+	done    chan struct{}
+	once    sync.Once
+}
+
+func startEmbedded(ctx context.Context, opts Options) (*embedded, error) {
+	dataDir := opts.Root.MongoDataDir()
+	lock, err := flock.Acquire(filepath.Join(dataDir, embeddedLockFile))
+	if err != nil {
+		var held *flock.HeldError
+		if errors.As(err, &held) {
+			who := "another process"
+			if held.PID > 0 {
+				who = fmt.Sprintf("process %d", held.PID)
+			}
+			return nil, fmt.Errorf("the embedded database in %s is in use by %s\nhint: stop that process, or let it serve you: 'infmem mcp' connects to a running daemon", dataDir, who)
+		}
+		return nil, err
+	}
+	sock, err := socketPath(opts.Root.RunDir())
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	// We hold the lock, so a socket file left here is a crashed run's.
+	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
+		lock.Release()
+		return nil, fmt.Errorf("cannot remove stale socket %s: %w", sock, err)
+	}
+	f, err := ferretdb.New(&ferretdb.Config{
+		Listener: ferretdb.ListenerConfig{Unix: sock},
+		Handler:  "sqlite",
+		// synchronous(full): a write is acknowledged only once it is in the
+		// WAL on disk, so no acknowledged write is lost to a crash.
+		SQLiteURL: "file:" + filepath.ToSlash(dataDir) + "/?_pragma=synchronous(full)",
+		Logger:    slog.New(errorsOnly{opts.Logger.Handler()}),
+	})
+	if err != nil {
+		lock.Release()
+		return nil, fmt.Errorf("cannot start the embedded database in %s: %w", dataDir, err)
+	}
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	e := &embedded{dataDir: dataDir, sock: sock, lock: lock, f: f, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(e.done)
+		_ = f.Run(rctx)
+	}()
+	return e, nil
+}
+
+// socketPath places the socket in run/, or, when that path is too long for
+// a unix socket, in a private per-root directory under the temp dir.
+func socketPath(runDir string) (string, error) {
+	p := filepath.Join(runDir, "mongo.sock")
+	if len(p) <= maxSocketPath {
+		return p, nil
+	}
+	sum := sha256.Sum256([]byte(runDir))
+	dir := filepath.Join(os.TempDir(), "infmem-"+hex.EncodeToString(sum[:6]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("cannot create socket directory %s: %w", dir, err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return "", fmt.Errorf("cannot secure socket directory %s: %w", dir, err)
+	}
+	return filepath.Join(dir, "mongo.sock"), nil
+}
+
+func (e *embedded) uri() string         { return e.f.MongoDBURI() }
+func (e *embedded) redactedURI() string { return e.f.MongoDBURI() }
+
+func (e *embedded) prepare(ctx context.Context, database string) error {
+	return ensureIDIndexes(ctx, e.dataDir, database)
+}
+
+func (e *embedded) stop(ctx context.Context) error {
+	var err error
+	e.once.Do(func() {
+		e.cancel()
+		select {
+		case <-e.done:
+		case <-ctx.Done():
+			err = fmt.Errorf("embedded database did not stop: %w", ctx.Err())
+		}
+		_ = os.Remove(e.sock)
+		if rerr := e.lock.Release(); err == nil {
+			err = rerr
+		}
+	})
+	return err
+}
+
+// errorsOnly passes only error records: FerretDB logs every connection at info.
+type errorsOnly struct{ slog.Handler }
+
+func (h errorsOnly) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelError && h.Handler.Enabled(ctx, l)
+}
+func (h errorsOnly) WithAttrs(a []slog.Attr) slog.Handler { return errorsOnly{h.Handler.WithAttrs(a)} }
+func (h errorsOnly) WithGroup(n string) slog.Handler      { return errorsOnly{h.Handler.WithGroup(n)} }
