@@ -157,15 +157,15 @@ func TestSchtasksCommands(t *testing.T) {
 
 func TestWindowsQuoteArg(t *testing.T) {
 	tests := map[string]string{
-		``:                `""`,
-		`plain`:           `plain`,
-		`C:\no\spaces`:    `C:\no\spaces`,
-		`with space`:      `"with space"`,
-		`C:\dir with\`:    `"C:\dir with\\"`,
-		`say "hi"`:        `"say \"hi\""`,
-		`a\"b`:            `"a\\\"b"`,
-		`tab	in`:          `"tab	in"`,
-		`trailing\\ x\\`:  `"trailing\\ x\\\\"`,
+		``:                 `""`,
+		`plain`:            `plain`,
+		`C:\no\spaces`:     `C:\no\spaces`,
+		`with space`:       `"with space"`,
+		`C:\dir with\`:     `"C:\dir with\\"`,
+		`say "hi"`:         `"say \"hi\""`,
+		`a\"b`:             `"a\\\"b"`,
+		`tab	in`:           `"tab	in"`,
+		`trailing\\ x\\`:   `"trailing\\ x\\\\"`,
 		`C:\Program Files`: `"C:\Program Files"`,
 	}
 	for in, want := range tests {
