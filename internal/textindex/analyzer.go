@@ -25,9 +25,10 @@ type analyzer struct {
 var defaultAnalyzer = analyzer{stopWords: true, stemming: true}
 
 // Tokens returns the index terms of text with the default analysis: NFKC
-// normalisation and case folding, splitting on anything that is not a letter,
-// digit or combining mark, possessive "'s" removed, stop words removed and
-// the Porter2 stem of every English word.
+// normalisation and case folding, diacritics removed from Latin, Greek and
+// Cyrillic letters, splitting on anything that is not a letter, digit or
+// combining mark, possessive "'s" removed, stop words removed and the Porter2
+// stem of every English word.
 //
 // Details: an apostrophe between letters stays inside the token ("don't",
 // "o'neill"); a dot between digits too ("3.5", "1.2.3"); other punctuation,
@@ -124,26 +125,43 @@ func isWordRune(r rune) bool {
 func (a analyzer) appendTokens(tl *tokenList, text string) {
 	s := normalize(text)
 	start := len(tl.buf) // start of the token being built
+	foldMarks := false   // the last letter was Latin, Greek or Cyrillic
 	for i := 0; i < len(s); {
 		r, size := runeAt(s, i)
 		i += size
 		switch {
+		case len(tl.buf)-start > maxTokenBytes+utf8.UTFMax && (isWordRune(r) && !isIdeograph(r) || unicode.IsMark(r)):
+			// The token will be cut to maxTokenBytes anyway; skip the rest
+			// of an overlong run instead of buffering it.
+		case r < utf8.RuneSelf && isWordRune(r):
+			if r >= 'A' && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			tl.buf = append(tl.buf, byte(r))
+			foldMarks = true
 		case isWordRune(r):
-			if r >= utf8.RuneSelf && isIdeograph(r) {
+			switch {
+			case isIdeograph(r):
 				a.finish(tl, start)
 				tl.buf = utf8.AppendRune(tl.buf, r)
 				a.finish(tl, len(tl.buf)-utf8.RuneLen(r))
 				start = len(tl.buf)
 				continue
+			case unicode.In(r, unicode.Latin, unicode.Greek, unicode.Cyrillic):
+				tl.buf = appendWithoutDiacritics(tl.buf, r)
+				foldMarks = true
+			default:
+				tl.buf = utf8.AppendRune(tl.buf, r)
+				foldMarks = false
 			}
-			if r >= 'A' && r <= 'Z' {
-				r += 'a' - 'A'
-			}
-			tl.buf = utf8.AppendRune(tl.buf, r)
 		case len(tl.buf) > start && r >= utf8.RuneSelf && unicode.IsMark(r):
-			// Combining marks belong to the letter before them (folding
-			// "İ" yields "i" plus a combining dot).
-			tl.buf = utf8.AppendRune(tl.buf, r)
+			// A combining mark belongs to the letter before it. On Latin,
+			// Greek and Cyrillic letters it is a diacritic and dropped (case
+			// folding "İ" yields "i" plus a combining dot); in other scripts
+			// marks are vowel signs and part of the spelling.
+			if !foldMarks {
+				tl.buf = utf8.AppendRune(tl.buf, r)
+			}
 		case len(tl.buf) > start && isApostrophe(r):
 			if next, _ := runeAt(s, i); next >= 0 && isWordRune(next) && !isIdeograph(next) {
 				tl.buf = append(tl.buf, '\'')
@@ -194,3 +212,46 @@ func (a analyzer) finish(tl *tokenList, start int) {
 	tl.buf = tl.buf[:start+len(tok)]
 	tl.ends = append(tl.ends, len(tl.buf))
 }
+
+// appendWithoutDiacritics appends the canonical decomposition of r without
+// its nonspacing marks, so "é" indexes as "e" and a user who types "cafe"
+// finds "café". It applies to Latin, Greek and Cyrillic letters only.
+func appendWithoutDiacritics(dst []byte, r rune) []byte {
+	if int(r) < len(baseLetters()) {
+		if b := baseLetters()[r]; b != 0 {
+			return utf8.AppendRune(dst, b)
+		}
+	}
+	var in, out [utf8.UTFMax * 4]byte
+	d := norm.NFD.Append(out[:0], utf8.AppendRune(in[:0], r)...)
+	for len(d) > 0 {
+		c, size := utf8.DecodeRune(d)
+		d = d[size:]
+		if !unicode.Is(unicode.Mn, c) {
+			dst = utf8.AppendRune(dst, c)
+		}
+	}
+	return dst
+}
+
+// baseLetters maps the runes of the Latin, Greek and Cyrillic blocks below
+// U+0500 whose decomposition is one base letter plus marks to that letter (0:
+// no such mapping). Decomposing through the norm tables costs about a
+// microsecond per rune; accented text would index several times slower.
+var baseLetters = sync.OnceValue(func() []rune {
+	t := make([]rune, 0x500)
+	for r := rune(0x80); r < 0x500; r++ {
+		d := []rune(norm.NFD.String(string(r)))
+		if len(d) < 2 || unicode.Is(unicode.Mn, d[0]) {
+			continue
+		}
+		marks := true
+		for _, m := range d[1:] {
+			marks = marks && unicode.Is(unicode.Mn, m)
+		}
+		if marks {
+			t[r] = d[0]
+		}
+	}
+	return t
+})

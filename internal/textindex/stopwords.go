@@ -27,16 +27,16 @@ var stopWords = makeSet(
 	// auxiliaries and modals
 	"am", "is", "are", "was", "were", "be", "been", "being", "have", "has",
 	"had", "having", "do", "does", "did", "doing", "will", "would", "shall",
-	"should", "can", "could", "may", "might", "must", "ought", "cannot",
+	"should", "can", "could", "may", "might", "must", "cannot",
 	// contractions (with and without the apostrophe)
 	"i'm", "im", "i've", "ive", "i'd", "i'll", "you're", "you've", "you'd",
 	"you'll", "he'd", "he'll", "she'd", "she'll", "we're", "we've", "we'd",
 	"we'll", "they're", "they've", "they'd", "they'll", "isn't", "aren't",
 	"wasn't", "weren't", "hasn't", "haven't", "hadn't", "doesn't", "don't",
-	"dont", "didn't", "didnt", "won't", "wouldn't", "shan't", "shouldn't",
-	"can't", "cant", "couldn't", "mustn't",
+	"dont", "didn't", "didnt", "won't", "wouldn't", "shouldn't",
+	"can't", "cant", "couldn't",
 	// conversational fillers
-	"oh", "ok", "okay", "yeah", "yes", "hey", "hi", "um", "uh",
+	"oh", "ok", "okay", "yeah", "yes", "hey", "hi",
 )
 
 func makeSet(words ...string) map[string]struct{} {

@@ -1,0 +1,423 @@
+package textindex
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// refBM25 is a deliberately naive BM25 over Tokens output, written
+// independently of the index, to check the index's arithmetic.
+type refBM25 struct {
+	k1, b float64
+	an    analyzer
+	docs  map[DocID]map[string]int
+	lens  map[DocID]int
+}
+
+func newRef(o Options) *refBM25 {
+	return &refBM25{k1: o.K1, b: o.B, an: analyzer{stopWords: o.StopWords, stemming: o.Stemming},
+		docs: map[DocID]map[string]int{}, lens: map[DocID]int{}}
+}
+
+func (r *refBM25) add(id DocID, text string) {
+	tf := map[string]int{}
+	toks := r.an.tokens(text)
+	for _, t := range toks {
+		tf[t]++
+	}
+	r.docs[id], r.lens[id] = tf, len(toks)
+}
+
+func (r *refBM25) remove(id DocID) { delete(r.docs, id); delete(r.lens, id) }
+
+func (r *refBM25) score(query string, id DocID) float64 {
+	tf, ok := r.docs[id]
+	if !ok {
+		return 0
+	}
+	n := float64(len(r.docs))
+	total := 0
+	for _, l := range r.lens {
+		total += l
+	}
+	avgdl := float64(total) / n
+	qtf := map[string]int{}
+	for _, t := range r.an.tokens(query) {
+		qtf[t]++
+	}
+	var s float64
+	for t, q := range qtf {
+		f := tf[t]
+		if f == 0 {
+			continue
+		}
+		df := 0
+		for _, d := range r.docs {
+			if d[t] > 0 {
+				df++
+			}
+		}
+		idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+		ff := float64(min(f, maxTF))
+		s += float64(q) * idf * ff * (r.k1 + 1) / (ff + r.k1*(1-r.b+r.b*float64(r.lens[id])/avgdl))
+	}
+	return s
+}
+
+var vocab = strings.Fields(`alpha beta gamma delta paris london berlin coffee tea meeting
+deadline project budget review design garden dog cat running walked books reading
+painting music concert travel flight hotel doctor appointment birthday party gift`)
+
+func randomText(rng *rand.Rand, n int) string {
+	w := make([]string, n)
+	for i := range w {
+		// skewed towards the front of the vocabulary, with stop words mixed in
+		if rng.IntN(4) == 0 {
+			w[i] = []string{"the", "a", "we", "did", "of"}[rng.IntN(5)]
+			continue
+		}
+		w[i] = vocab[int(float64(len(vocab))*math.Pow(rng.Float64(), 2))]
+	}
+	return strings.Join(w, " ")
+}
+
+func approxEqual(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b))
+}
+
+func TestSearchMatchesReference(t *testing.T) {
+	for _, o := range []Options{DefaultOptions(), {K1: 1.2, B: 0.75}, {K1: 0.9, B: 0.4, Stemming: true}, {}} {
+		t.Run(fmt.Sprintf("%+v", o), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			ix, ref := New(o), newRef(o)
+			for i := range 300 {
+				id := DocID(rng.IntN(200))
+				switch rng.IntN(5) {
+				case 0:
+					ix.Remove(id)
+					ref.remove(id)
+				default:
+					text := randomText(rng, 1+rng.IntN(30))
+					ix.Add(id, text)
+					ref.add(id, text)
+				}
+				if i%50 != 49 {
+					continue
+				}
+				if ix.Len() != len(ref.docs) {
+					t.Fatalf("Len = %d, want %d", ix.Len(), len(ref.docs))
+				}
+				for range 10 {
+					q := randomText(rng, 1+rng.IntN(5))
+					hits := ix.Search(q, 0, nil)
+					var want []Hit
+					for id := range ref.docs {
+						if s := ref.score(q, id); s > 0 {
+							want = append(want, Hit{id, s})
+						}
+					}
+					if len(hits) != len(want) {
+						t.Fatalf("query %q: %d hits, want %d", q, len(hits), len(want))
+					}
+					if !slices.IsSortedFunc(hits, compareHits) {
+						t.Fatalf("query %q: hits not sorted: %v", q, hits)
+					}
+					for _, h := range hits {
+						if w := ref.score(q, h.ID); !approxEqual(h.Score, w) {
+							t.Fatalf("query %q doc %d: score %v, want %v", q, h.ID, h.Score, w)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestScoreDocsEqualsSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ix := New(DefaultOptions())
+	for i := range 500 {
+		ix.Add(DocID(i), randomText(rng, 5+rng.IntN(40)))
+	}
+	for range 50 {
+		q := ix.Analyze(randomText(rng, 1+rng.IntN(6)))
+		hits := ix.SearchQuery(q, 0, nil)
+		ids := make([]DocID, 0, len(hits)+2)
+		for _, h := range hits {
+			ids = append(ids, h.ID)
+		}
+		ids = append(ids, 100000, MaxDocID) // absent docs score 0
+		scores := ix.ScoreQuery(q, ids)
+		for i, h := range hits {
+			if scores[i] != h.Score {
+				t.Fatalf("terms %q doc %d: ScoreQuery %v != Search %v", q.Terms(), h.ID, scores[i], h.Score)
+			}
+		}
+		if scores[len(hits)] != 0 || scores[len(hits)+1] != 0 {
+			t.Fatalf("absent documents scored %v", scores[len(hits):])
+		}
+	}
+	// A matching document outside Search's top k still gets its score.
+	all := ix.Search("coffee", 0, nil)
+	last := all[len(all)-1]
+	if got := ix.ScoreDocs("coffee", []DocID{last.ID})[0]; got != last.Score {
+		t.Fatalf("ScoreDocs = %v, want %v", got, last.Score)
+	}
+}
+
+func TestAddReplaceRemove(t *testing.T) {
+	ix := New(DefaultOptions())
+	ix.Add(1, "Alice likes coffee in Paris")
+	ix.Add(2, "Bob drinks tea in London")
+	ix.Add(3, "")
+	if ix.Len() != 3 || !ix.Has(3) {
+		t.Fatalf("Len = %d, Has(3) = %v; want 3, true", ix.Len(), ix.Has(3))
+	}
+	if got := ids(ix.Search("coffee", 10, nil)); !slices.Equal(got, []DocID{1}) {
+		t.Fatalf("coffee -> %v", got)
+	}
+
+	ix.Add(1, "Alice switched to green tea")
+	if got := ids(ix.Search("coffee", 10, nil)); len(got) != 0 {
+		t.Fatalf("after replace, coffee -> %v", got)
+	}
+	if got := ids(ix.Search("tea", 10, nil)); len(got) != 2 {
+		t.Fatalf("after replace, tea -> %v", got)
+	}
+	if ix.Len() != 3 {
+		t.Fatalf("replace changed Len to %d", ix.Len())
+	}
+
+	ix.Remove(2)
+	ix.Remove(2)   // absent: no-op
+	ix.Remove(999) // never added
+	if ix.Len() != 2 || ix.Has(2) {
+		t.Fatalf("after Remove: Len = %d, Has(2) = %v", ix.Len(), ix.Has(2))
+	}
+	if got := ids(ix.Search("london bob", 10, nil)); len(got) != 0 {
+		t.Fatalf("removed doc still found: %v", got)
+	}
+	st := ix.Stats()
+	if st.Docs != 2 || st.Terms != 4 || st.Postings != 4 { // alic switch green tea
+		t.Fatalf("Stats = %+v, want 2 docs, 4 terms, 4 postings", st)
+	}
+	ix.Remove(1)
+	ix.Remove(3)
+	if st := ix.Stats(); st.Docs != 0 || st.Terms != 0 || st.Postings != 0 {
+		t.Fatalf("empty index Stats = %+v", st)
+	}
+	if hits := ix.Search("tea", 10, nil); hits != nil {
+		t.Fatalf("empty index returned %v", hits)
+	}
+	// Term IDs freed by the removals are reused.
+	ix.Add(5, "coffee again")
+	if got := ids(ix.Search("coffee", 10, nil)); !slices.Equal(got, []DocID{5}) {
+		t.Fatalf("coffee after re-add -> %v", got)
+	}
+}
+
+func ids(hits []Hit) []DocID {
+	out := []DocID{}
+	for _, h := range hits {
+		out = append(out, h.ID)
+	}
+	return out
+}
+
+func TestFilterTiesAndK(t *testing.T) {
+	ix := New(DefaultOptions())
+	for i := DocID(0); i < 20; i++ {
+		ix.Add(i*7%20, "identical memory about the garden") // same text: equal scores
+	}
+	ix.Add(20, "garden garden party")
+	all := ix.Search("garden", 0, nil)
+	if len(all) != 21 || all[0].ID != 20 {
+		t.Fatalf("want 21 hits led by doc 20, got %v", all)
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i].ID != DocID(i-1) || all[i].Score != all[1].Score {
+			t.Fatalf("ties not ordered by ascending ID: %v", all)
+		}
+	}
+	top := ix.Search("garden", 5, nil)
+	if got := ids(top); !slices.Equal(got, []DocID{20, 0, 1, 2, 3}) {
+		t.Fatalf("top 5 = %v", got)
+	}
+	even := ix.Search("garden", 3, func(id DocID) bool { return id%2 == 0 })
+	if got := ids(even); !slices.Equal(got, []DocID{20, 0, 2}) {
+		t.Fatalf("filtered top 3 = %v", got)
+	}
+	if got := ix.Search("garden", 3, func(DocID) bool { return false }); len(got) != 0 {
+		t.Fatalf("deny-all filter returned %v", got)
+	}
+	// The filter may call back into the index without deadlocking.
+	got := ix.Search("garden", 2, func(id DocID) bool { return ix.Has(id) && ix.Len() > 0 })
+	if len(got) != 2 {
+		t.Fatalf("re-entrant filter: %v", got)
+	}
+}
+
+func TestTopKAgainstSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	ix := New(DefaultOptions())
+	for i := range 2000 {
+		ix.Add(DocID(i), randomText(rng, 3+rng.IntN(10)))
+	}
+	allow := func(id DocID) bool { return id%3 != 0 }
+	for range 30 {
+		q := randomText(rng, 1+rng.IntN(4))
+		all := ix.Search(q, 0, allow)
+		for _, k := range []int{1, 2, 10, 57, len(all) + 5} {
+			got := ix.Search(q, k, allow)
+			want := all[:min(k, len(all))]
+			if !slices.Equal(got, want) {
+				t.Fatalf("query %q k=%d: got %v, want %v", q, k, got, want)
+			}
+		}
+	}
+}
+
+func TestQueryAnalysis(t *testing.T) {
+	ix := New(DefaultOptions())
+	if q := ix.Analyze("what did we do"); !q.Empty() {
+		t.Fatalf("stop-word-only query has terms %q", q.Terms())
+	}
+	if hits := ix.Search("the of and", 10, nil); hits != nil {
+		t.Fatalf("stop-word query returned %v", hits)
+	}
+	q := ix.Analyze("Coffee coffee in Paris")
+	if !slices.Equal(q.Terms(), []string{"coffe", "pari"}) || !slices.Equal(q.counts, []int{2, 1}) {
+		t.Fatalf("Analyze: terms %q counts %v", q.Terms(), q.counts)
+	}
+	ix.Add(1, "coffee")
+	ix.Add(2, "paris")
+	ix.Add(3, "tea")
+	// The repeated query term weighs twice.
+	hits := ix.SearchQuery(q, 0, nil)
+	if len(hits) != 2 || hits[0].ID != 1 || !approxEqual(hits[0].Score, 2*hits[1].Score) {
+		t.Fatalf("query term frequency not applied: %v", hits)
+	}
+}
+
+func TestTermFrequencySaturates(t *testing.T) {
+	ix := New(DefaultOptions())
+	ix.Add(1, strings.Repeat("echo ", 200))
+	ix.Add(2, strings.Repeat("echo ", 63)+strings.Repeat("pad ", 137))
+	ix.Add(3, "unrelated")
+	h := ix.Search("echo", 0, nil)
+	if len(h) != 2 || h[0].Score != h[1].Score {
+		t.Fatalf("tf above %d should score as %d: %v", maxTF, maxTF, h)
+	}
+	if s := ix.ScoreDocs("echo", []DocID{1}); s[0] != h[0].Score {
+		t.Fatalf("ScoreDocs %v != Search %v", s[0], h[0].Score)
+	}
+}
+
+func TestInvalidUse(t *testing.T) {
+	mustPanic := func(name string, f func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s did not panic", name)
+			}
+		}()
+		f()
+	}
+	mustPanic("negative K1", func() { New(Options{K1: -1, B: 0.5}) })
+	mustPanic("B > 1", func() { New(Options{K1: 1, B: 1.5}) })
+	mustPanic("NaN B", func() { New(Options{K1: 1, B: math.NaN()}) })
+	mustPanic("DocID too large", func() { New(DefaultOptions()).Add(MaxDocID+1, "x") })
+	ix := New(DefaultOptions())
+	ix.Add(1<<20, "sparse ids work")
+	if got := ids(ix.Search("sparse", 1, nil)); !slices.Equal(got, []DocID{1 << 20}) {
+		t.Fatalf("sparse id search = %v", got)
+	}
+}
+
+// TestConcurrentReadersAndWriters runs under -race in CI. Readers check
+// invariants that hold whatever the interleaving: sorted results, positive
+// scores, the filter respected, and "stable" documents that no writer touches
+// always found.
+func TestConcurrentReadersAndWriters(t *testing.T) {
+	ix := New(DefaultOptions())
+	const stable = 50
+	for i := range stable {
+		ix.Add(DocID(i), fmt.Sprintf("stable anchor document %d", i))
+	}
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for w := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 9))
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				id := DocID(stable + rng.IntN(500))
+				if rng.IntN(3) == 0 {
+					ix.Remove(id)
+				} else {
+					ix.Add(id, randomText(rng, 2+rng.IntN(20)))
+				}
+			}
+		}()
+	}
+	var readers sync.WaitGroup
+	errs := make(chan error, 4)
+	for r := range 4 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			rng := rand.New(rand.NewPCG(uint64(r), 10))
+			for range 300 {
+				hits := ix.Search("anchor "+randomText(rng, 3), 0, func(id DocID) bool { return id%5 != 1 })
+				found := 0
+				for i, h := range hits {
+					if h.Score <= 0 || h.ID%5 == 1 || (i > 0 && compareHits(hits[i-1], h) > 0) {
+						errs <- fmt.Errorf("bad hit list %v", hits)
+						return
+					}
+					if h.ID < stable {
+						found++
+					}
+				}
+				if found != stable-stable/5 {
+					errs <- fmt.Errorf("found %d stable documents, want %d", found, stable-stable/5)
+					return
+				}
+				ix.ScoreDocs("anchor coffee", []DocID{0, 1, 2, 60, 70})
+				_ = ix.Stats()
+			}
+		}()
+	}
+	readers.Wait()
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	// The index is consistent afterwards: rebuilding from scratch gives the
+	// same postings count as the survivor documents imply.
+	st := ix.Stats()
+	var sum int
+	ix.mu.RLock()
+	for id := range ix.fwd {
+		if ix.isLive(DocID(id)) {
+			sum += len(slices.Compact(slices.Clone(ix.fwd[id])))
+		}
+	}
+	ix.mu.RUnlock()
+	if sum != st.Postings {
+		t.Fatalf("postings %d, forward lists imply %d", st.Postings, sum)
+	}
+}
