@@ -200,26 +200,38 @@ func jsonEquals(raw []byte, want any) bool {
 	return false
 }
 
-// readEntry decodes mcpServers.infmem, nil when absent.
+// readEntry decodes mcpServers.infmem, nil when absent. Keys are matched
+// exactly, as Claude Desktop does (encoding/json's struct fields would also
+// accept "mcpservers" or "Command").
 func readEntry(doc []byte) (*ServerEntry, error) {
-	var cfg struct {
-		MCPServers map[string]json.RawMessage `json:"mcpServers"`
-	}
-	if err := json.Unmarshal(bytes.TrimPrefix(doc, utf8BOM), &cfg); err != nil {
+	var top, servers, fields map[string]json.RawMessage
+	if err := json.Unmarshal(bytes.TrimPrefix(doc, utf8BOM), &top); err != nil {
 		return nil, err
 	}
-	raw, ok := cfg.MCPServers[ClaudeServerName]
+	if raw, ok := top["mcpServers"]; !ok {
+		return nil, nil
+	} else if err := json.Unmarshal(raw, &servers); err != nil {
+		return nil, err
+	}
+	raw, ok := servers[ClaudeServerName]
 	if !ok {
 		return nil, nil
 	}
-	var e struct {
-		Command string   `json:"command"`
-		Args    []string `json:"args"`
-	}
-	if err := json.Unmarshal(raw, &e); err != nil {
+	if err := json.Unmarshal(raw, &fields); err != nil {
 		return nil, err
 	}
-	return &ServerEntry{Command: e.Command, Args: e.Args}, nil
+	var e ServerEntry
+	if c, ok := fields["command"]; ok {
+		if err := json.Unmarshal(c, &e.Command); err != nil {
+			return nil, err
+		}
+	}
+	if a, ok := fields["args"]; ok {
+		if err := json.Unmarshal(a, &e.Args); err != nil {
+			return nil, err
+		}
+	}
+	return &e, nil
 }
 
 // RemoveFromClaudeConfig returns orig without mcpServers.infmem, removing

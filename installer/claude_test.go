@@ -255,6 +255,14 @@ func FuzzMergeClaudeConfig(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
+		if removed, _, err := RemoveFromClaudeConfig(in); err == nil {
+			if e, err := readEntry(removed); len(bytes.TrimSpace(removed)) > 0 && (err != nil || e != nil) {
+				t.Fatalf("remove left %+v (%v) in %q", e, err, removed)
+			}
+			if !reflect.DeepEqual(decodeWithoutInfmem(t, in), decodeWithoutInfmem(t, removed)) {
+				t.Fatalf("remove from %q changed other content: %q", in, removed)
+			}
+		}
 		out, _, err := MergeClaudeConfig(in, testEntry)
 		if err != nil {
 			return

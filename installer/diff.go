@@ -43,12 +43,12 @@ func unifiedDiff(nameA, nameB, a, b string) string {
 		case i < len(la) && j < len(lb) && la[i] == lb[j]:
 			ops = append(ops, op{' ', la[i], i, j})
 			i, j = i+1, j+1
-		case j < len(lb) && (i == len(la) || lcs[i][j+1] >= lcs[i+1][j]):
-			ops = append(ops, op{'+', lb[j], i, j})
-			j++
-		default:
+		case i < len(la) && (j == len(lb) || lcs[i+1][j] >= lcs[i][j+1]):
 			ops = append(ops, op{'-', la[i], i, j})
 			i++
+		default:
+			ops = append(ops, op{'+', lb[j], i, j})
+			j++
 		}
 	}
 	const context = 3

@@ -78,11 +78,13 @@ func (o Options) planServiceStep(ctx context.Context) (*serviceStep, error) {
 	return s, nil
 }
 
+const noServiceAdvice = "pass --no-service to leave the login service alone; Claude Desktop still works, because `infmem mcp` starts the daemon when it needs one"
+
 func noServiceHint(err error) error {
 	if !errors.Is(err, ErrNoServiceManager) {
 		return err
 	}
-	return &hinted{err: err, hint: "run `infmem install --no-service` to register with Claude Desktop only; `infmem mcp` starts the daemon when Claude needs it"}
+	return &hinted{err: err, hint: noServiceAdvice}
 }
 
 func (o Options) planClaudeStep(edit func([]byte) ([]byte, bool, error)) (*claudeStep, error) {
@@ -210,6 +212,9 @@ func Uninstall(ctx context.Context, opts Options, out io.Writer) (*Report, error
 		p.line("Login service: left alone (--no-service).")
 	}
 	p.line("Data directory %s was kept; delete it yourself to erase all memories.", o.DataDir)
+	if claude.changed {
+		p.line("Restart Claude Desktop to pick up the change.")
+	}
 	errs = append(errs, p.err)
 	return rep, errors.Join(errs...)
 }
@@ -268,7 +273,7 @@ func (s *serviceStep) install(ctx context.Context, p *printer) error {
 		s.removeOwnLeftover()
 		return &hinted{
 			err:  fmt.Errorf("login service: register the %s: %w", kind, err),
-			hint: "run `infmem install --no-service` to register with Claude Desktop only",
+			hint: noServiceAdvice,
 		}
 	}
 	cur, installed, err := s.mgr.Current()
@@ -345,9 +350,13 @@ func (p *printer) block(prefix, text string) {
 	}
 }
 
-func (p *printer) commands(cmds []string) {
-	for _, c := range cmds {
-		p.line("  run: %s", c)
+func (p *printer) commands(steps []planStep) {
+	for _, s := range steps {
+		if s.command {
+			p.line("  run: %s", s.text)
+		} else {
+			p.line("  %s", s.text)
+		}
 	}
 }
 

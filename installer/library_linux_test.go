@@ -3,6 +3,9 @@
 package installer
 
 import (
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,5 +89,39 @@ func TestLibraryLeavesEmptyUnitOnRenderError(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(home, ".config/systemd/user/infmem.service"))
 	if err != nil || len(got) != 0 {
 		t.Errorf("library left %q (%v); this test expects the empty file it used to leave", got, err)
+	}
+}
+
+// TestInstallThroughLibrary drives Install with the real kardianos/service
+// systemd backend. With no systemctl to run, registration fails after the
+// library has written the unit; Install must remove that unit, leave Claude
+// Desktop's config alone and say how to go on.
+func TestInstallThroughLibrary(t *testing.T) {
+	home := isolateLibrary(t)
+	bin := filepath.Join(home, "infmem")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unit := filepath.Join(home, ".config/systemd/user/infmem.service")
+	o := Options{
+		Binary:  bin,
+		DataDir: filepath.Join(home, "data"),
+		Home:    home,
+		Env:     func(string) string { return "" },
+		NewServiceManager: func(cfg *service.Config) (ServiceManager, error) {
+			svc, err := librarySystemd(t).New(registerOnly{}, cfg)
+			return &kardianosManager{Service: svc, path: unit}, err
+		},
+	}
+	_, err := Install(t.Context(), o, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "systemctl") || Hint(err) == "" {
+		t.Fatalf("error = %v (hint %q)", err, Hint(err))
+	}
+	if _, err := os.Stat(unit); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the unit the library wrote was left behind (%v)", err)
+	}
+	claude, _ := ClaudeConfigPath("linux", o.Env, home)
+	if _, err := os.Stat(claude); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Claude Desktop's config was written (%v)", err)
 	}
 }

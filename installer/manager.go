@@ -44,9 +44,19 @@ type servicePlan struct {
 	file bool
 	// matches reports whether a registered definition is ours, up to date.
 	matches                         func(current string) bool
-	install, start, stop, uninstall []string // one command per line, for the plan
-	mkdirs                          []string // directories the service needs before it starts
+	install, start, stop, uninstall []planStep // what the manager does, for the plan
+	mkdirs                          []string   // directories the service needs before it starts
 }
+
+// planStep is one thing a service manager does: a command it runs, or
+// (command false) an action described in words.
+type planStep struct {
+	text    string
+	command bool
+}
+
+func run(args ...string) planStep { return planStep{text: commandLine(args), command: true} }
+func act(text string) planStep    { return planStep{text: text} }
 
 // planService computes the definition and commands for goos. home is the
 // user's home directory; userID the Windows account the logon task is for.
@@ -64,10 +74,10 @@ func planService(goos string, cfg *service.Config, home, userID string) (*servic
 			content:   content,
 			file:      true,
 			matches:   func(cur string) bool { return cur == content },
-			install:   []string{"systemctl enable --user " + unit, "systemctl daemon-reload --user"},
-			start:     []string{"systemctl start --user " + unit},
-			stop:      []string{"systemctl stop --user " + unit},
-			uninstall: []string{"systemctl disable --user " + unit, "remove the unit file", "systemctl daemon-reload --user"},
+			install:   []planStep{run("systemctl", "enable", "--user", unit), run("systemctl", "daemon-reload", "--user")},
+			start:     []planStep{run("systemctl", "start", "--user", unit)},
+			stop:      []planStep{run("systemctl", "stop", "--user", unit)},
+			uninstall: []planStep{run("systemctl", "disable", "--user", unit), act("remove the unit file"), run("systemctl", "daemon-reload", "--user")},
 		}, nil
 	case "darwin":
 		content, err := RenderLaunchdPlist(cfg, home)
@@ -81,9 +91,9 @@ func planService(goos string, cfg *service.Config, home, userID string) (*servic
 			content:   content,
 			file:      true,
 			matches:   func(cur string) bool { return cur == content },
-			start:     []string{"launchctl load " + plist},
-			stop:      []string{"launchctl unload " + plist},
-			uninstall: []string{"launchctl unload " + plist, "remove the plist"},
+			start:     []planStep{run("launchctl", "load", plist)},
+			stop:      []planStep{run("launchctl", "unload", plist)},
+			uninstall: []planStep{act("remove the plist")},
 		}
 		if dir := optString(cfg.Option, optLogDirectory, ""); dir != "" {
 			p.mkdirs = []string{dir}
@@ -94,16 +104,16 @@ func planService(goos string, cfg *service.Config, home, userID string) (*servic
 		if err != nil {
 			return nil, err
 		}
-		create, run, end, del := SchtasksCommands(cfg.Name, `%TEMP%\infmem-task-*.xml`)
+		create, start, end, del := SchtasksCommands(cfg.Name, `%TEMP%\infmem-task-*.xml`)
 		return &servicePlan{
 			kind:      "Scheduled Task at logon",
 			location:  `\` + cfg.Name,
 			content:   content,
 			matches:   func(cur string) bool { return windowsTaskMatches(cur, cfg) },
-			install:   []string{commandLine(create)},
-			start:     []string{commandLine(run)},
-			stop:      []string{commandLine(end)},
-			uninstall: []string{commandLine(end), commandLine(del)},
+			install:   []planStep{run(create...)},
+			start:     []planStep{run(start...)},
+			stop:      []planStep{run(end...)},
+			uninstall: []planStep{run(del...)},
 		}, nil
 	}
 	return nil, fmt.Errorf("%w: infmem has no login service for %s", ErrNoServiceManager, goos)
