@@ -282,8 +282,10 @@ outer:
 //	w * tf / (tf + k1*(1 - b + b*dl/avgdl)),  w = qtf * idf * (k1 + 1),
 //	idf = ln(1 + (N - df + 0.5) / (df + 0.5)),
 //
-// the non-negative idf variant Lucene uses, so a term in most documents still
-// counts a little instead of going negative.
+// the idf variant Lucene uses. It is strictly positive (a term in most
+// documents still counts a little instead of going negative), and so is every
+// contribution: SearchQuery relies on that to spot a document's first touch
+// by its accumulator being zero.
 type scorer struct {
 	ids     []uint32
 	weights []float64
