@@ -151,7 +151,7 @@ func TestMergeClaudeConfigAlreadyCorrect(t *testing.T) {
 
 func TestMalformedClaudeConfig(t *testing.T) {
 	tests := []struct{ name, doc, want string }{
-		{"syntax", "{\n  \"mcpServers\": {,}\n}", "invalid JSON at line 2"},
+		{"syntax", "{\n  \"mcpServers\": {,}\n}", "invalid JSON at line 2, column 18"},
 		{"truncated", `{"mcpServers": {`, "invalid JSON"},
 		{"trailing", `{} {}`, "invalid JSON"},
 		{"top-level array", `[]`, "the top level is an array, not an object"},

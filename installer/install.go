@@ -100,7 +100,7 @@ func (o Options) planClaudeStep(edit func([]byte) ([]byte, bool, error)) (*claud
 	if err != nil {
 		if errors.Is(err, ErrMalformedConfig) {
 			return nil, &hinted{
-				err:  fmt.Errorf("claude desktop config %s: %w; the file was left unchanged", path, err),
+				err:  fmt.Errorf("%s: %w; the file was left unchanged", path, err),
 				hint: "fix the file (or move it aside) and run the command again",
 			}
 		}

@@ -33,7 +33,8 @@ func parseJSONDoc(doc []byte) (*jnode, error) {
 	if err := json.Unmarshal(doc, &raw); err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) {
-			line, col := lineCol(doc, int(syn.Offset))
+			// Offset counts the offending byte as read.
+			line, col := lineCol(doc, max(int(syn.Offset)-1, 0))
 			return nil, fmt.Errorf("invalid JSON at line %d, column %d: %s", line, col, syn.Error())
 		}
 		return nil, fmt.Errorf("invalid JSON: %w", err)
@@ -43,6 +44,7 @@ func parseJSONDoc(doc []byte) (*jnode, error) {
 	return parseJSONValue(dec, doc)
 }
 
+// lineCol returns the 1-based line and column of the byte at offset off.
 func lineCol(doc []byte, off int) (int, int) {
 	off = min(off, len(doc))
 	line := 1 + bytes.Count(doc[:off], []byte("\n"))

@@ -125,3 +125,31 @@ func TestInstallThroughLibrary(t *testing.T) {
 		t.Errorf("Claude Desktop's config was written (%v)", err)
 	}
 }
+
+// TestRealManagerWithoutSystemd runs Install on the real service-manager
+// path where systemd does not manage the machine (as on the build machines):
+// kardianos/service would fall back to a system-wide init script, so
+// Install must refuse before changing anything.
+func TestRealManagerWithoutSystemd(t *testing.T) {
+	if sys := service.ChosenSystem(); sys != nil && sys.String() == "linux-systemd" {
+		t.Skip("systemd manages this machine; this test must not reach its user instance")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	bin := filepath.Join(home, "infmem")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Binary: bin, DataDir: filepath.Join(home, "data"), Env: func(string) string { return "" }}
+	before := snapshot(t, home)
+	_, err := Install(t.Context(), o, io.Discard)
+	if !errors.Is(err, ErrNoServiceManager) || !strings.Contains(Hint(err), "--no-service") {
+		t.Fatalf("error = %v, hint %q", err, Hint(err))
+	}
+	sameSnapshot(t, before, snapshot(t, home))
+
+	o.NoService = true
+	if _, err := Install(t.Context(), o, io.Discard); err != nil {
+		t.Fatalf("install without the service: %v", err)
+	}
+}

@@ -55,8 +55,8 @@ type planStep struct {
 	command bool
 }
 
-func run(args ...string) planStep { return planStep{text: commandLine(args), command: true} }
-func act(text string) planStep    { return planStep{text: text} }
+func cmdStep(args ...string) planStep { return planStep{text: commandLine(args), command: true} }
+func noteStep(text string) planStep   { return planStep{text: text} }
 
 // planService computes the definition and commands for goos. home is the
 // user's home directory; userID the Windows account the logon task is for.
@@ -74,10 +74,10 @@ func planService(goos string, cfg *service.Config, home, userID string) (*servic
 			content:   content,
 			file:      true,
 			matches:   func(cur string) bool { return cur == content },
-			install:   []planStep{run("systemctl", "enable", "--user", unit), run("systemctl", "daemon-reload", "--user")},
-			start:     []planStep{run("systemctl", "start", "--user", unit)},
-			stop:      []planStep{run("systemctl", "stop", "--user", unit)},
-			uninstall: []planStep{run("systemctl", "disable", "--user", unit), act("remove the unit file"), run("systemctl", "daemon-reload", "--user")},
+			install:   []planStep{cmdStep("systemctl", "enable", "--user", unit), cmdStep("systemctl", "daemon-reload", "--user")},
+			start:     []planStep{cmdStep("systemctl", "start", "--user", unit)},
+			stop:      []planStep{cmdStep("systemctl", "stop", "--user", unit)},
+			uninstall: []planStep{cmdStep("systemctl", "disable", "--user", unit), noteStep("remove the unit file"), cmdStep("systemctl", "daemon-reload", "--user")},
 		}, nil
 	case "darwin":
 		content, err := RenderLaunchdPlist(cfg, home)
@@ -91,9 +91,9 @@ func planService(goos string, cfg *service.Config, home, userID string) (*servic
 			content:   content,
 			file:      true,
 			matches:   func(cur string) bool { return cur == content },
-			start:     []planStep{run("launchctl", "load", plist)},
-			stop:      []planStep{run("launchctl", "unload", plist)},
-			uninstall: []planStep{act("remove the plist")},
+			start:     []planStep{cmdStep("launchctl", "load", plist)},
+			stop:      []planStep{cmdStep("launchctl", "unload", plist)},
+			uninstall: []planStep{noteStep("remove the plist")},
 		}
 		if dir := optString(cfg.Option, optLogDirectory, ""); dir != "" {
 			p.mkdirs = []string{dir}
@@ -110,10 +110,10 @@ func planService(goos string, cfg *service.Config, home, userID string) (*servic
 			location:  `\` + cfg.Name,
 			content:   content,
 			matches:   func(cur string) bool { return windowsTaskMatches(cur, cfg) },
-			install:   []planStep{run(create...)},
-			start:     []planStep{run(start...)},
-			stop:      []planStep{run(end...)},
-			uninstall: []planStep{run(del...)},
+			install:   []planStep{cmdStep(create...)},
+			start:     []planStep{cmdStep(start...)},
+			stop:      []planStep{cmdStep(end...)},
+			uninstall: []planStep{cmdStep(del...)},
 		}, nil
 	}
 	return nil, fmt.Errorf("%w: infmem has no login service for %s", ErrNoServiceManager, goos)

@@ -96,7 +96,7 @@ func RenderWindowsTask(cfg *service.Config, userID string) (string, error) {
 	var pairs []string
 	for k, v := range values {
 		if err := xmlSafe(v); err != nil {
-			return "", fmt.Errorf("render scheduled task: %w", err)
+			return "", &hinted{err: fmt.Errorf("render scheduled task: %w", err), hint: Hint(err)}
 		}
 		var b strings.Builder
 		if err := xml.EscapeText(&b, []byte(v)); err != nil {

@@ -244,7 +244,10 @@ func RenderSystemdUnit(cfg *service.Config) (string, error) {
 func systemdSafe(what, s, forbidden string) error {
 	for _, r := range s {
 		if r < 0x20 || r == 0x7f || strings.ContainsRune(forbidden, r) {
-			return fmt.Errorf("render systemd unit: the %s %q contains %q, which a systemd unit cannot carry literally; hint: use a path without it", what, s, r)
+			return &hinted{
+				err:  fmt.Errorf("render systemd unit: the %s %q contains %q, which a systemd unit cannot carry literally", what, s, r),
+				hint: "choose paths without that character for the binary, the data directory and the config file",
+			}
 		}
 	}
 	return nil
@@ -264,7 +267,7 @@ func RenderLaunchdPlist(cfg *service.Config, home string) (string, error) {
 	}
 	for _, s := range append([]string{path}, cfg.Arguments...) {
 		if err := xmlSafe(s); err != nil {
-			return "", fmt.Errorf("render launchd plist: %w", err)
+			return "", &hinted{err: fmt.Errorf("render launchd plist: %w", err), hint: Hint(err)}
 		}
 	}
 	logDir := optString(cfg.Option, optLogDirectory, "")
@@ -308,7 +311,10 @@ func RenderLaunchdPlist(cfg *service.Config, home string) (string, error) {
 func xmlSafe(s string) error {
 	for _, r := range s {
 		if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0xFFFE || r == 0xFFFF {
-			return fmt.Errorf("%q contains %q, which XML cannot carry; hint: use a path without it", s, r)
+			return &hinted{
+				err:  fmt.Errorf("%q contains %q, which XML cannot carry", s, r),
+				hint: "choose paths without that character for the binary, the data directory and the config file",
+			}
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -67,7 +68,7 @@ func TestRenderSystemdUnitRefusesUnsafePaths(t *testing.T) {
 		{Binary: `/bin/in"fmem`, DataDir: "/data"},
 		{Binary: "/bin/in\tfmem", DataDir: "/data"},
 	} {
-		if _, err := RenderSystemdUnit(ServiceConfig(o)); err == nil || !strings.Contains(err.Error(), "hint:") {
+		if _, err := RenderSystemdUnit(ServiceConfig(o)); err == nil || Hint(err) == "" {
 			t.Errorf("RenderSystemdUnit(%q, %q) error = %v, want a refusal with a hint", o.Binary, o.DataDir, err)
 		}
 	}
@@ -109,7 +110,7 @@ func TestRenderLaunchdPlist(t *testing.T) {
 			t.Errorf("plist lacks %q", want)
 		}
 	}
-	if _, err := RenderLaunchdPlist(ServiceConfig(Options{Binary: "/bin/infmem", DataDir: "/d\x01"}), "/Users/ann"); err == nil {
+	if _, err := RenderLaunchdPlist(ServiceConfig(Options{Binary: "/bin/infmem", DataDir: "/d\x01"}), "/Users/ann"); err == nil || Hint(err) == "" {
 		t.Error("rendered a control character into XML")
 	}
 }
@@ -304,5 +305,15 @@ func TestWindowsTaskMatches(t *testing.T) {
 	}
 	if windowsTaskMatches("not xml", cfg) {
 		t.Error("garbage matches")
+	}
+}
+
+func TestPlanServiceUnsupportedOS(t *testing.T) {
+	e := newTestEnv(t, "linux")
+	o := e.opts()
+	o.goos = "freebsd"
+	_, _, err := e.install(o)
+	if !errors.Is(err, ErrNoServiceManager) || !strings.Contains(Hint(err), "--no-service") {
+		t.Errorf("error = %v, hint %q", err, Hint(err))
 	}
 }
