@@ -48,6 +48,16 @@ func (p period) mapped(u unit, f func(Range) Range) period {
 	return q
 }
 
+// asEnd returns p as the end of a range. A clock time stands alone for the
+// hour it falls in, but as an end it is the instant: "until 3pm" stops at
+// 15:00 and "from 9am to 5pm" at 17:00.
+func (p period) asEnd() period {
+	if p.clock < 0 {
+		return p
+	}
+	return p.mapped(p.unit, func(r Range) Range { return Range{From: r.From, To: r.From} })
+}
+
 // searchYears bounds the look-back for dates that do not occur every year
 // (February 29): eight years always include a leap year, even across 2100.
 const searchYears = 8
@@ -158,22 +168,31 @@ func hull(a, b Range) Range {
 	return r
 }
 
-// between is the explicit range "from a to b", both ends included. A start
-// that names no year or week is read as usual (the latest one), and an end
-// that names none is placed at or after the start: on 2025-01-03, "from Dec 20
-// to Jan 5" runs from 2024-12-20 to 2025-01-05. A recurring start read after
-// an explicit end moves back before it.
+// between is the explicit range "from a to b", both ends included. Ends that
+// name no year or week ("Monday", "Dec 20") can be placed more than one way;
+// between takes their standalone readings, then tries moving a recurring end
+// next to the other one (the end forward to the first occurrence at or after
+// the start, or the start back to the last occurrence at or before the end)
+// and keeps the shortest of the resulting ranges. So on 2025-01-03 "from Dec
+// 20 to Jan 5" runs from 2024-12-20 to 2025-01-05, while "from March 15 to
+// March 1", given backwards, is the first half of the latest March.
 func between(a, b period) Range {
-	left, right := a.r, b.r
-	switch {
-	case b.after != nil:
-		if r, ok := b.after(left.From); ok {
-			right = r
-		}
-	case a.before != nil && left.From.After(right.From):
-		if r, ok := a.before(right.From); ok {
-			left = r
+	b = b.asEnd()
+	best := hull(a.r, b.r)
+	try := func(r Range) {
+		if r.To.Sub(r.From) < best.To.Sub(best.From) {
+			best = r
 		}
 	}
-	return hull(left, right)
+	if b.after != nil {
+		if r, ok := b.after(a.r.From); ok {
+			try(hull(a.r, r))
+		}
+	}
+	if a.before != nil {
+		if r, ok := a.before(b.r.From); ok {
+			try(hull(r, b.r))
+		}
+	}
+	return best
 }

@@ -195,6 +195,34 @@ func (ch *chart) addBetweens() {
 				c.p = fixed(unitSpan, between(a.p, b.p))
 			}
 			ch.cands = append(ch.cands, c)
+			if c.err == nil && a.layer == layerSimple && b.layer == layerSimple && a.p.clock >= 0 && b.p.clock >= 0 {
+				ch.addHoursOfDay(start, b.end, a.p.clock, b.p.clock)
+			}
+		}
+	}
+}
+
+// addHoursOfDay puts a range of clock times, words [start, end), on a day
+// given just before or after it: "yesterday between 9am and 5pm", "from 9am
+// to 5pm on Monday". An end not after the start is on the next day
+// ("yesterday from 10pm to 2am").
+func (ch *chart) addHoursOfDay(start, end, from, to int) {
+	hours := func(day Range) Range {
+		endDay := day
+		if to <= from {
+			endDay = dayOf(day.To)
+		}
+		return Range{From: atHour(day, from).From, To: atHour(endDay, to).From}
+	}
+	for _, d := range ch.upTo(layerSimple) {
+		if d.err != nil || d.p.unit != unitDay {
+			continue
+		}
+		switch {
+		case d.end == start:
+			ch.cands = append(ch.cands, candidate{start: d.start, end: end, layer: layerBetween, p: d.p.mapped(unitSpan, hours)})
+		case d.start == end || (d.start == end+1 && ch.word(end) == "on"):
+			ch.cands = append(ch.cands, candidate{start: start, end: d.end, layer: layerBetween, p: d.p.mapped(unitSpan, hours)})
 		}
 	}
 }
@@ -256,7 +284,7 @@ func (ch *chart) addOpenEnded() {
 func (ch *chart) addOpen(a candidate, start, end int, build func(Range, time.Time) Range) {
 	c := candidate{start: start, end: end, layer: layerOpen, err: a.err}
 	if c.err == nil {
-		c.p = fixed(unitSpan, build(a.p.r, ch.c.now))
+		c.p = fixed(unitSpan, build(a.p.asEnd().r, ch.c.now))
 	}
 	ch.cands = append(ch.cands, c)
 }

@@ -40,12 +40,17 @@ func (m match) atoi(name string) int {
 }
 
 // inContext reports whether a weak word matched here is meant as a date:
-// it is the whole phrase, or a preposition or connective comes just before it.
+// it is the whole phrase, a preposition or connective comes just before it
+// ("in May", "to May"), or a range word just after ("March to May", "March
+// onwards").
 func (m match) inContext() bool {
 	if m.start == 0 && m.end == len(m.toks) {
 		return true
 	}
-	return m.start > 0 && contextWords[m.toks[m.start-1]]
+	if m.start > 0 && contextWords[m.toks[m.start-1]] {
+		return true
+	}
+	return m.end < len(m.toks) && followingContextWords[m.toks[m.end]]
 }
 
 // Pattern fragments. Each rule's pattern is matched at the start of a word
@@ -72,9 +77,9 @@ var relOffset = map[string]int{
 
 var simpleRules = []rule{
 	{name: "relative day", re: re(`(?:the )?(?P<w>today|yesterday|tomorrow|day before yesterday|day after tomorrow)`), build: buildRelativeDay},
-	{name: "part of today", re: re(`this (?P<part>morning|afternoon|evening|night)|(?P<w>tonight|last night)`), build: buildPartOfToday},
+	{name: "part of today", re: re(`(?:this|in the) (?P<part>morning|afternoon|evening|night)|(?P<w>tonight|last night)`), build: buildPartOfToday},
 	{name: "calendar unit", re: re(`(?P<rel>this past|this|current|last|previous|prior|next|coming|following) (?P<cal>week|month|year)`), build: buildCalendarUnit},
-	{name: "past unit", re: re(`(?:the )?past ` + reUnit + `|the last ` + alias(reUnit)), build: buildPastOne},
+	{name: "past unit", re: re(`(?:(?:the )?past|the last) ` + reUnit + `|last (?P<unit_alt>hour|minute)`), build: buildPastOne},
 	{name: "past count", re: re(`(?:(?:the )?(?:past|last|previous|prior|recent) |within (?:the )?(?:(?:past|last) )?)` + reCount + ` ` + reUnit), build: buildPastCount},
 	{name: "ago", re: re(reCount + ` ` + reUnit + ` (?:ago|back)`), build: buildAgo},
 	{name: "from now", re: re(`in ` + reCount + ` ` + reUnit + `|` + alias(reCount) + ` ` + alias(reUnit) + ` from now`), build: buildFromNow},
@@ -121,10 +126,19 @@ func alias(fragment string) string {
 	return fragment[:i+j] + altSuffix + fragment[i+j:]
 }
 
+// maxRuleWords is more than any rule can match ("the twenty first of june
+// 2023" is six words). Matching within that window rather than against the
+// rest of the phrase keeps long inputs cheap.
+const maxRuleWords = 10
+
 // find matches r against the words from token start on; text is the words
 // joined by single spaces and offs the byte offset of each word.
 func (r rule) find(c *ctx, toks []string, text string, offs []int, start int) (match, bool) {
-	loc := r.re.FindStringSubmatchIndex(text[offs[start]:])
+	window := text[offs[start]:]
+	if start+maxRuleWords < len(toks) {
+		window = text[offs[start] : offs[start+maxRuleWords]-1]
+	}
+	loc := r.re.FindStringSubmatchIndex(window)
 	if loc == nil {
 		return match{}, false
 	}
@@ -511,8 +525,8 @@ func buildDayOfMonth(m match) (period, error) {
 	return p, nil
 }
 
-// buildClock reads a clock time as the hour it falls in, on today's date
-// unless combined with a day ("yesterday at 5pm").
+// buildClock reads a clock time as the hour it falls in, on the day given
+// with it ("yesterday at 5pm") or else the latest that has begun.
 func buildClock(m match) (period, error) {
 	var h int
 	switch {
@@ -535,9 +549,26 @@ func buildClock(m match) (period, error) {
 			h += 12
 		}
 	}
-	p := fixed(unitHour, atHour(dayOf(m.c.now), h))
-	p.clock = h
-	return p, nil
+	// A clock time recurs daily. Alone it is the latest such hour that has
+	// begun: at 15:04, "at 5pm" is yesterday's, as with weekdays. As the end
+	// of a range it follows the start, so "from 10pm to 2am" runs past
+	// midnight.
+	before := func(t time.Time) (Range, bool) {
+		r := atHour(dayOf(t), h)
+		if r.From.After(t) {
+			r = atHour(dayOf(shift(t, unitDay, -1)), h)
+		}
+		return r, true
+	}
+	after := func(t time.Time) (Range, bool) {
+		r := atHour(dayOf(t), h)
+		if r.From.Before(t) {
+			r = atHour(dayOf(shift(t, unitDay, 1)), h)
+		}
+		return r, true
+	}
+	r, _ := before(m.c.now)
+	return period{unit: unitHour, r: r, before: before, after: after, clock: h}, nil
 }
 
 // atHour is the hour starting at h o'clock on the given day.

@@ -49,6 +49,12 @@ var contextWords = map[string]bool{
 	"thru": true, "-": true, "by": true,
 }
 
+// followingContextWords do the same placed just after a weak word.
+var followingContextWords = map[string]bool{
+	"to": true, "until": true, "till": true, "through": true, "thru": true,
+	"-": true, "onwards": true, "onward": true,
+}
+
 var countWords = map[string]int{
 	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
 	"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
