@@ -3,10 +3,14 @@ package embed
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -125,4 +129,182 @@ func TestUSELiteMatchesJavaScript(t *testing.T) {
 
 func TestUSELiteBatchMatchesJavaScript(t *testing.T) {
 	checkAgainstReference(t, sharedModel(t), true)
+}
+
+// TestPortableKernelMatchesJavaScript runs the whole model on the pure-Go
+// kernel, the path arm64 and Windows-on-ARM builds take.
+func TestPortableKernelMatchesJavaScript(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("slow without the assembly kernel, and single-threaded")
+	}
+	m, err := newUSELite(useLiteBlob, kernel6x16Go)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAgainstReference(t, m, true)
+}
+
+func TestUSELiteVectorsAreUnitLength(t *testing.T) {
+	m := sharedModel(t)
+	for _, s := range []string{"x", "hello", benchQuery, "\t\n", "🙂"} {
+		v, err := m.Embed(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ss float64
+		for _, x := range v {
+			ss += float64(x) * float64(x)
+		}
+		if math.Abs(ss-1) > 1e-5 {
+			t.Errorf("%q: squared norm %v", s, ss)
+		}
+	}
+	if m.Dim() != 512 || m.ModelID() != "use-lite-512-v1" {
+		t.Errorf("Dim %d, ModelID %q", m.Dim(), m.ModelID())
+	}
+}
+
+// TestUSELiteReadsOnly128Tokens: the original graph clips at 128 tokens, so
+// anything after the 128th token must not change the vector.
+func TestUSELiteReadsOnly128Tokens(t *testing.T) {
+	m := sharedModel(t)
+	base := strings.Repeat("the memory server stores notes ", 40)
+	if n := len(m.Tokenize(base)); n <= 128 {
+		t.Fatalf("base text has only %d tokens", n)
+	}
+	v1, _ := m.Embed(context.Background(), base)
+	v2, _ := m.Embed(context.Background(), base+" and then something entirely different about volcanoes")
+	if !slices.Equal(v1, v2) {
+		t.Error("text past token 128 changed the vector")
+	}
+}
+
+func TestUSELiteSimilarityIsSensible(t *testing.T) {
+	m := sharedModel(t)
+	ctx := context.Background()
+	vs, err := m.EmbedBatch(ctx, []string{
+		"What is my favorite programming language?",
+		"I really like writing code in Go.",
+		"The weather in Lisbon is sunny today.",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	related, unrelated := dot(vs[0], vs[1]), dot(vs[0], vs[2])
+	if related <= unrelated {
+		t.Errorf("related cosine %.3f <= unrelated %.3f", related, unrelated)
+	}
+}
+
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+// TestUSELiteConcurrent checks that concurrent Embed and EmbedBatch calls
+// give exactly the sequential results (run with -race).
+func TestUSELiteConcurrent(t *testing.T) {
+	m := sharedModel(t)
+	ctx := context.Background()
+	cases := loadReference(t)
+	texts := make([]string, len(cases))
+	for i, c := range cases {
+		texts[i] = c.Text
+	}
+	want, err := m.EmbedBatch(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for g := range 8 {
+		wg.Go(func() {
+			if g%2 == 0 {
+				got, err := m.EmbedBatch(ctx, texts)
+				if err != nil {
+					errs <- err
+					return
+				}
+				for i := range got {
+					if !slices.Equal(got[i], want[i]) {
+						errs <- fmt.Errorf("batch goroutine %d: text %d differs", g, i)
+						return
+					}
+				}
+				return
+			}
+			for i := g; i < len(texts); i += 3 {
+				got, err := m.Embed(ctx, texts[i])
+				if err != nil {
+					errs <- err
+					return
+				}
+				if !slices.Equal(got, want[i]) {
+					errs <- fmt.Errorf("goroutine %d: text %d differs", g, i)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// cancelAfter is a context whose Err starts returning Canceled after n
+// calls, to cancel a batch at a deterministic point.
+type cancelAfter struct {
+	context.Context
+	n atomic.Int32
+}
+
+func (c *cancelAfter) Err() error {
+	if c.n.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+func TestUSELiteHonoursContext(t *testing.T) {
+	m := sharedModel(t)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := m.Embed(done, "hello"); !errors.Is(err, context.Canceled) {
+		t.Errorf("Embed on a cancelled context: %v", err)
+	}
+	if _, err := m.EmbedBatch(done, []string{"hello"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("EmbedBatch on a cancelled context: %v", err)
+	}
+	// 100 texts of 13 tokens need several 256-token groups; cancelling after
+	// the first check must stop the batch.
+	ctx := &cancelAfter{Context: context.Background()}
+	ctx.n.Store(1)
+	if _, err := m.EmbedBatch(ctx, slices.Repeat([]string{benchQuery}, 100)); !errors.Is(err, context.Canceled) {
+		t.Errorf("EmbedBatch cancelled mid-way: %v", err)
+	}
+}
+
+func TestUSELiteEmptyBatchAndEmptyTexts(t *testing.T) {
+	m := sharedModel(t)
+	got, err := m.EmbedBatch(context.Background(), nil)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("empty batch: %v, %v", got, err)
+	}
+	got, err = m.EmbedBatch(context.Background(), []string{"", "hi", ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, 2} {
+		if len(got[i]) != 512 || slices.ContainsFunc(got[i], func(x float32) bool { return x != 0 }) {
+			t.Errorf("text %d: want a 512-long zero vector", i)
+		}
+	}
+	if m.Tokenize("\xff\xfe broken utf-8") == nil {
+		t.Error("invalid UTF-8 produced no tokens")
+	}
 }

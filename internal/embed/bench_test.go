@@ -1,0 +1,136 @@
+package embed
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+)
+
+// benchQuery is a typical 10-word memory-search question (13 tokens).
+const benchQuery = "What did we discuss about the database migration last week?"
+
+// BenchmarkEmbedQuery reports the median and 99th-percentile latency of
+// embedding one 10-word question, the figure the search path cares about.
+func BenchmarkEmbedQuery(b *testing.B) {
+	for _, k := range benchKernels() {
+		b.Run(k.name, func(b *testing.B) {
+			m, err := newUSELite(useLiteBlob, k.kern)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			lat := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := m.Embed(ctx, benchQuery); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			reportPercentiles(b, lat)
+		})
+	}
+}
+
+// BenchmarkEmbedBatch32 reports the time per sentence when embedding the
+// reference sentences (3 to 239 tokens) and short queries in batches of 32.
+func BenchmarkEmbedBatch32(b *testing.B) {
+	m := sharedModel(b)
+	ctx := context.Background()
+	for _, set := range []struct {
+		name  string
+		texts []string
+	}{
+		{"short", slices.Repeat([]string{benchQuery, "remember that my favourite colour is blue", "Where is the config file?", "What is my favorite programming language?"}, 8)},
+		{"mixed", referenceTexts(b, 32)},
+	} {
+		b.Run(set.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := m.EmbedBatch(ctx, set.texts); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(set.texts))/1e6, "ms/sentence")
+		})
+	}
+}
+
+// BenchmarkEmbedLength shows how latency grows with token count.
+func BenchmarkEmbedLength(b *testing.B) {
+	m := sharedModel(b)
+	ctx := context.Background()
+	for _, words := range []int{1, 10, 45, 128} {
+		text := ""
+		for i := range words {
+			text += fmt.Sprintf("word%d ", i%7)
+		}
+		n := len(m.Tokenize(text))
+		b.Run(fmt.Sprintf("words=%d/tokens=%d", words, min(n, 128)), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := m.Embed(ctx, text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLoad measures NewUSELite and reports the heap it leaves live.
+func BenchmarkLoad(b *testing.B) {
+	var keep *USELite
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		m, err := NewUSELite()
+		if err != nil {
+			b.Fatal(err)
+		}
+		keep = m
+	}
+	b.StopTimer()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MiB-heap-live")
+	runtime.KeepAlive(keep)
+}
+
+type namedKernel struct {
+	name string
+	kern kernelFunc
+}
+
+func benchKernels() []namedKernel {
+	ks := []namedKernel{{"go", kernel6x16Go}}
+	if k := asmKernel(); k != nil {
+		ks = append(ks, namedKernel{"asm", k})
+	}
+	return ks
+}
+
+func reportPercentiles(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+}
+
+func referenceTexts(b *testing.B, n int) []string {
+	var out []string
+	for len(out) < n {
+		for _, c := range loadReference(b) {
+			if len(out) < n {
+				out = append(out, c.Text)
+			}
+		}
+	}
+	return out
+}
