@@ -66,10 +66,14 @@
 //	                                      both ends whole; ends without a year or week
 //	                                      are placed to give the shortest range
 //	since X, X onwards, from X on         X's start until now
-//	after X                               X's end until now
+//	after X                               X's end until now ("after 3pm": from 15:00)
 //	before X, prior to X                  the zero time until X's start
-//	until X, till X, up to X, through X   the zero time until X's end
+//	until X, till X, up to X, through X   the zero time until X's end ("until 3pm": 15:00)
 //	from X until now                      X's start until now
+//
+// Every error wraps ErrUnrecognized, including for phrases that name no
+// time ("February 30", "since tomorrow": a range would end before it
+// starts) and for phrases over 1000 bytes.
 //
 // Read by the fallback (olebedev/when): "next Tuesday", "next Tue at 5pm",
 // "tmr", "half an hour ago", "in half an hour".

@@ -3,6 +3,7 @@ package timephrase
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/olebedev/when"
@@ -38,8 +39,8 @@ func (r Range) String() string {
 	return "[" + r.From.Format(time.RFC3339) + ", " + r.To.Format(time.RFC3339) + ")"
 }
 
-// Parser interprets time phrases. Its zero value is not usable; build one with
-// New. A Parser is safe for concurrent use.
+// Parser interprets time phrases. Build one with New. A Parser is safe for
+// concurrent use.
 type Parser struct {
 	weekStart time.Weekday
 	// fallback reads what the rules here do not; nil disables it (tests).
@@ -87,7 +88,7 @@ func (p *Parser) Parse(phrase string, now time.Time, loc *time.Location) (Range,
 		loc = now.Location()
 	}
 	if len(phrase) > maxPhraseLen {
-		return Range{}, unrecognized(phrase[:40]+"…", fmt.Sprintf("the phrase is %d bytes long, more than %d", len(phrase), maxPhraseLen))
+		return Range{}, unrecognized(strings.ToValidUTF8(phrase[:40], "")+"…", fmt.Sprintf("the phrase is %d bytes long, more than %d", len(phrase), maxPhraseLen))
 	}
 	toks := tokenize(phrase)
 	if len(toks) == 0 {
@@ -98,13 +99,15 @@ func (p *Parser) Parse(phrase string, now time.Time, loc *time.Location) (Range,
 	best, found := ch.best()
 
 	var r Range
-	fromWhen, covered := false, 0
+	useWhen := false
 	if p.fallback != nil && (!found || best.words() < len(toks)) {
-		r, covered, fromWhen = p.readWithWhen(c, ch)
-		fromWhen = fromWhen && (!found || covered > best.words())
+		wr, covered, ok := p.readWithWhen(c, ch)
+		if ok && (!found || covered > best.words()) {
+			r, useWhen = wr, true
+		}
 	}
 	switch {
-	case fromWhen:
+	case useWhen:
 	case !found:
 		return Range{}, unrecognized(phrase, "")
 	case best.err != nil:
@@ -118,8 +121,9 @@ func (p *Parser) Parse(phrase string, now time.Time, loc *time.Location) (Range,
 	return r, nil
 }
 
-// check rejects ranges that are empty or outside years 1 to 9999, which
-// neither people nor BSON dates deal in.
+// check rejects empty ranges and ranges outside years 1 to 9999, which no
+// memory has and which time.Time cannot encode as JSON or RFC 3339 for the
+// tool's reply.
 func check(r Range) error {
 	if !r.From.Before(r.To) {
 		return fmt.Errorf("it names no time: the range would start at %s and end at %s", r.From.Format(time.RFC3339), r.To.Format(time.RFC3339))

@@ -174,7 +174,8 @@ func (ch *chart) connective(i int) int {
 }
 
 // addBetweens builds explicit ranges: "from X to Y", "between X and Y",
-// "X - Y", "X through Y". Both ends are included whole.
+// "X - Y", "X through Y". Both ends are included whole, except that a clock
+// time ending a range is an instant (see period.asEnd).
 func (ch *chart) addBetweens() {
 	parts := ch.upTo(layerDayTime)
 	for _, a := range parts {

@@ -64,7 +64,6 @@ var (
 	reYear    = `(?P<year>\d{4})`
 	reCount   = `(?P<count>\d{1,6}|` + alt(append(keys(countWords), vagueCountWords...)...) + ")"
 	reUnit    = "(?P<unit>" + alt(keys(unitWords)...) + ")"
-	rePrevRel = `(?P<rel>this past|last|previous|prior|past)`
 	reAt      = `(?:(?:at|around|about) )?`
 )
 
@@ -80,7 +79,7 @@ var simpleRules = []rule{
 	{name: "part of today", re: re(`(?:this|in the) (?P<part>morning|afternoon|evening|night)|(?P<w>tonight|last night)`), build: buildPartOfToday},
 	{name: "calendar unit", re: re(`(?P<rel>this past|this|current|last|previous|prior|next|coming|following) (?P<cal>week|month|year)`), build: buildCalendarUnit},
 	{name: "past unit", re: re(`(?:(?:the )?past|the last) ` + reUnit + `|last (?P<unit_alt>hour|minute)`), build: buildPastOne},
-	{name: "past count", re: re(`(?:(?:the )?(?:past|last|previous|prior|recent) |within (?:the )?(?:(?:past|last) )?)` + reCount + ` ` + reUnit), build: buildPastCount},
+	{name: "past count", re: re(`(?:(?:the )?(?:past|last|previous|prior) |within (?:the )?(?:(?:past|last) )?)` + reCount + ` ` + reUnit), build: buildPastCount},
 	{name: "ago", re: re(reCount + ` ` + reUnit + ` (?:ago|back)`), build: buildAgo},
 	{name: "from now", re: re(`in ` + reCount + ` ` + reUnit + `|` + alias(reCount) + ` ` + alias(reUnit) + ` from now`), build: buildFromNow},
 	{name: "weekend", re: re(`(?:(?P<rel>this past|this|last|previous|past|next|coming) )?weekend`), build: buildWeekend},
@@ -142,14 +141,9 @@ func (r rule) find(c *ctx, toks []string, text string, offs []int, start int) (m
 	if loc == nil {
 		return match{}, false
 	}
-	endByte := offs[start] + loc[1]
-	end := len(toks)
-	for j := start + 1; j < len(toks); j++ {
-		if offs[j] == endByte {
-			end = j
-			break
-		}
-	}
+	// Words are separated by single spaces, so the match covers one word more
+	// than the spaces inside it.
+	end := start + strings.Count(strings.TrimSuffix(window[:loc[1]], " "), " ") + 1
 	groups := map[string]string{}
 	for i, name := range r.re.SubexpNames() {
 		if name == "" || loc[2*i] < 0 {
