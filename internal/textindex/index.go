@@ -3,6 +3,7 @@ package textindex
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -91,7 +92,7 @@ func New(opts Options) *Index {
 		opts: opts,
 		an:   analyzer{stopWords: opts.StopWords, stemming: opts.Stemming},
 		dict: make(map[string]uint32),
-		bufs: make(chan *searchBuf, 4),
+		bufs: make(chan *searchBuf, runtime.GOMAXPROCS(0)),
 	}
 }
 
@@ -319,9 +320,10 @@ func (ix *Index) newScorer(q Query) scorer {
 // contribution is the one place the per-term score is computed, so Search and
 // ScoreDocs produce bit-identical sums. The explicit conversion stops the
 // compiler from fusing the multiply-add, which it may do on some CPUs.
-func (sc *scorer) contribution(w, tf float64, dl uint32) float64 {
+func (sc *scorer) contribution(w float64, tf, dl uint32) float64 {
+	t := float64(tf)
 	norm := sc.c1 + float64(sc.c2*float64(dl))
-	return w * tf / (tf + norm)
+	return w * t / (t + norm)
 }
 
 // searchBuf is per-search scratch: a dense score accumulator indexed by DocID
@@ -346,8 +348,12 @@ func (ix *Index) getBuf(n int) *searchBuf {
 }
 
 func (ix *Index) putBuf(b *searchBuf) {
-	for _, d := range b.touched {
-		b.acc[d] = 0
+	if len(b.touched) > len(b.acc)/16 {
+		clear(b.acc) // one sequential pass beats many scattered stores
+	} else {
+		for _, d := range b.touched {
+			b.acc[d] = 0
+		}
 	}
 	b.touched = b.touched[:0]
 	b.hits = b.hits[:0]
@@ -379,19 +385,33 @@ func (ix *Index) SearchQuery(q Query, k int, allow func(DocID) bool) []Hit {
 		return nil
 	}
 	buf := ix.getBuf(len(ix.docLen))
-	acc, touched, docLen := buf.acc, buf.touched, ix.docLen
+	acc, docLen := buf.acc, ix.docLen
+	touched := buf.touched[:cap(buf.touched)]
+	n := 0
 	for i, tid := range sc.ids {
 		w := sc.weights[i]
-		for _, p := range ix.terms[tid].postings {
+		postings := ix.terms[tid].postings
+		// At most one slot per document plus the scratch slot written
+		// after the last new one.
+		if need := min(n+len(postings), len(docLen)+1); need > len(touched) {
+			touched = slices.Grow(touched[:n], need-n+need/4)
+			touched = touched[:cap(touched)]
+		}
+		for _, p := range postings {
 			d := p & docMask
-			s := sc.contribution(w, float64(p>>docBits), docLen[d])
+			s := sc.contribution(w, p>>docBits, docLen[d])
+			// Record the first touch without a branch: the store is always
+			// made and kept only when the accumulator was still zero. The
+			// branch would be mispredicted about half the time.
+			touched[n] = d
 			if acc[d] == 0 {
-				touched = append(touched, d)
+				n++
 			}
 			acc[d] += s
 		}
 	}
 	ix.mu.RUnlock()
+	touched = touched[:n]
 	buf.touched = touched
 
 	hits := buf.hits
@@ -461,7 +481,7 @@ func (ix *Index) ScoreQuery(q Query, ids []DocID) []float64 {
 			for hi < len(fwd) && fwd[hi] == tid {
 				hi++
 			}
-			sum += sc.contribution(sc.weights[j], float64(min(hi-lo, maxTF)), dl)
+			sum += sc.contribution(sc.weights[j], uint32(min(hi-lo, maxTF)), dl)
 		}
 		out[i] = sum
 	}

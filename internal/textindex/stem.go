@@ -38,33 +38,66 @@ func stemmable[T string | []byte](w T) bool {
 	return letter
 }
 
-// stemExceptions are whole words that the published algorithm maps (or keeps)
-// before any other processing.
-var stemExceptions = map[string]string{
-	"skies":  "sky",
-	"idly":   "idl",
-	"gently": "gentl",
-	"ugly":   "ugli",
-	"early":  "earli",
-	"only":   "onli",
-	"singly": "singl",
-	"sky":    "sky",
-	"news":   "news",
-	"howe":   "howe",
-	"atlas":  "atlas",
-	"cosmos": "cosmos",
-	"bias":   "bias",
-	"andes":  "andes",
+// stemException maps the whole words that the published algorithm stems (or
+// keeps) specially before any other processing. A switch compiles to a search
+// on length and bytes, cheaper than hashing every word into a map.
+func stemException(w []byte) (string, bool) {
+	switch string(w) {
+	case "skies":
+		return "sky", true
+	case "idly":
+		return "idl", true
+	case "gently":
+		return "gentl", true
+	case "ugly":
+		return "ugli", true
+	case "early":
+		return "earli", true
+	case "only":
+		return "onli", true
+	case "singly":
+		return "singl", true
+	case "sky", "news", "howe", "atlas", "cosmos", "bias", "andes":
+		return string(w), true
+	}
+	return "", false
 }
 
-// r1Prefixes are word beginnings after which R1 starts directly, so that e.g.
-// generous and generate do not conflate (published "exceptional forms").
-var r1Prefixes = []string{"gener", "commun", "arsen", "past", "univers", "later", "emerg", "organ"}
+// r1Prefix returns the length of the word beginning after which R1 starts
+// directly (published exceptional forms: generous and generate must not
+// conflate, nor past and paste), or 0.
+func r1Prefix(b []byte) int {
+	var p string
+	switch b[0] {
+	case 'g':
+		p = "gener"
+	case 'c':
+		p = "commun"
+	case 'a':
+		p = "arsen"
+	case 'p':
+		p = "past"
+	case 'u':
+		p = "univers"
+	case 'l':
+		p = "later"
+	case 'e':
+		p = "emerg"
+	case 'o':
+		p = "organ"
+	default:
+		return 0
+	}
+	if len(b) >= len(p) && string(b[:len(p)]) == p {
+		return len(p)
+	}
+	return 0
+}
 
 // stemBytes stems b in place (b must satisfy stemmable) and returns the
 // shortened slice. The stem is never longer than the word.
 func stemBytes(b []byte) []byte {
-	if x, ok := stemExceptions[string(b)]; ok {
+	if x, ok := stemException(b); ok {
 		return append(b[:0], x...)
 	}
 	if len(b) <= 2 {
@@ -121,7 +154,9 @@ func isValidLiEnding(c byte) bool {
 }
 
 func (s *stemmer) hasSuffix(suf string) bool {
-	return len(s.b) >= len(suf) && string(s.b[len(s.b)-len(suf):]) == suf
+	n := len(s.b)
+	// Comparing the last byte first rejects almost every candidate cheaply.
+	return n >= len(suf) && s.b[n-1] == suf[len(suf)-1] && string(s.b[n-len(suf):]) == suf
 }
 
 // replace swaps the trailing n bytes for with.
@@ -169,14 +204,8 @@ func regionAfter(b []byte, from int) int {
 }
 
 func (s *stemmer) markRegions() {
-	s.p1 = -1
-	for _, p := range r1Prefixes {
-		if len(s.b) >= len(p) && string(s.b[:len(p)]) == p {
-			s.p1 = len(p)
-			break
-		}
-	}
-	if s.p1 < 0 {
+	s.p1 = r1Prefix(s.b)
+	if s.p1 == 0 {
 		s.p1 = regionAfter(s.b, 0)
 	}
 	s.p2 = regionAfter(s.b, s.p1)
@@ -398,10 +427,32 @@ var step4Rules = []suffixRule{
 	{"ic", "", nil},
 }
 
+// ruleTable groups a step's rules by their suffix's last letter, keeping
+// the longest-first order within each group.
+type ruleTable [256][]suffixRule
+
+func byLastLetter(rules []suffixRule) *ruleTable {
+	var t ruleTable
+	for _, r := range rules {
+		c := r.suf[len(r.suf)-1]
+		t[c] = append(t[c], r)
+	}
+	return &t
+}
+
+var (
+	step2Table = byLastLetter(step2Rules)
+	step3Table = byLastLetter(step3Rules)
+	step4Table = byLastLetter(step4Rules)
+)
+
 // applyRules finds the longest rule suffix; if its start lies in the region
 // (p1 or p2) and its condition holds, it is replaced.
-func (s *stemmer) applyRules(rules []suffixRule, region int) {
-	for _, r := range rules {
+func (s *stemmer) applyRules(t *ruleTable, region int) {
+	if len(s.b) == 0 {
+		return
+	}
+	for _, r := range t[s.b[len(s.b)-1]] {
 		if !s.hasSuffix(r.suf) {
 			continue
 		}
@@ -413,9 +464,9 @@ func (s *stemmer) applyRules(rules []suffixRule, region int) {
 	}
 }
 
-func (s *stemmer) step2() { s.applyRules(step2Rules, s.p1) }
-func (s *stemmer) step3() { s.applyRules(step3Rules, s.p1) }
-func (s *stemmer) step4() { s.applyRules(step4Rules, s.p2) }
+func (s *stemmer) step2() { s.applyRules(step2Table, s.p1) }
+func (s *stemmer) step3() { s.applyRules(step3Table, s.p1) }
+func (s *stemmer) step4() { s.applyRules(step4Table, s.p2) }
 
 func (s *stemmer) step5() {
 	n := len(s.b)

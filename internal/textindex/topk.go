@@ -1,6 +1,9 @@
 package textindex
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // worse reports whether a ranks below b: lower score, or equal score and
 // higher ID.
@@ -15,8 +18,13 @@ func worse(a, b Hit) bool {
 // documents that would make the cut.
 func topK(h []Hit, touched []uint32, acc []float64, k int, allow func(DocID) bool) []Hit {
 	h = h[:0]
+	floor := math.Inf(-1) // score of the heap's root once the heap is full
 	for _, d := range touched {
-		c := Hit{ID: d, Score: acc[d]}
+		s := acc[d]
+		if s < floor {
+			continue // the common case once the heap has filled: one compare
+		}
+		c := Hit{ID: d, Score: s}
 		full := len(h) == k
 		if full && !worse(h[0], c) {
 			continue
@@ -27,10 +35,13 @@ func topK(h []Hit, touched []uint32, acc []float64, k int, allow func(DocID) boo
 		if !full {
 			h = append(h, c)
 			siftUp(h, len(h)-1)
-			continue
+		} else {
+			h[0] = c
+			siftDown(h, 0)
 		}
-		h[0] = c
-		siftDown(h, 0)
+		if len(h) == k {
+			floor = h[0].Score
+		}
 	}
 	slices.SortFunc(h, compareHits)
 	return h
