@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"encoding/binary"
 	"runtime"
 	"sync"
 )
@@ -102,24 +103,25 @@ func packPanelsT(dst, src []float32, k, n, lds int) {
 	}
 }
 
+// f16KernelFunc is kernelFunc for a panel of IEEE fp16 values.
+type f16KernelFunc func(k int, a []float32, lda int, b []uint16, c []float32, ldc int)
+
 // parallelMinWork is the multiply-add count below which splitting a product
 // across goroutines costs more in scheduling than it saves.
 const parallelMinWork = 1 << 18
 
-// gemm adds A·B to C, where A is m×k (row stride lda, m a multiple of 6), B
-// is packed as ceil(n/16) panels, and C is m×(16·panels) (row stride ldc).
-// Large products are split by panels across GOMAXPROCS goroutines.
-func gemm(kern kernelFunc, m, k, n int, a []float32, lda int, b []float32, c []float32, ldc int) {
-	np := (n + kernCols - 1) / kernCols
+// splitPanels runs fn over panel ranges covering [0, np), in parallel across
+// GOMAXPROCS goroutines when the product is large enough to pay for it.
+func splitPanels(np, work int, fn func(p0, p1 int)) {
 	workers := min(runtime.GOMAXPROCS(0), np)
-	if m*k*n < parallelMinWork || workers < 2 {
-		gemmPanels(kern, m, k, 0, np, a, lda, b, c, ldc)
+	if work < parallelMinWork || workers < 2 {
+		fn(0, np)
 		return
 	}
 	var wg sync.WaitGroup
 	for w := range workers {
 		p0, p1 := w*np/workers, (w+1)*np/workers
-		wg.Go(func() { gemmPanels(kern, m, k, p0, p1, a, lda, b, c, ldc) })
+		wg.Go(func() { fn(p0, p1) })
 	}
 	wg.Wait()
 }
@@ -128,6 +130,8 @@ func gemm(kern kernelFunc, m, k, n int, a []float32, lda int, b []float32, c []f
 // panels, so A stays in L2 when many sentences are embedded together.
 const rowBlock = 48
 
+// gemmPanels adds A·B to C for panels [p0, p1): A is m×k (row stride lda,
+// m a multiple of 6), B is packed as panels of k×16, C has row stride ldc.
 func gemmPanels(kern kernelFunc, m, k, p0, p1 int, a []float32, lda int, b []float32, c []float32, ldc int) {
 	for r0 := 0; r0 < m; r0 += rowBlock {
 		r1 := min(m, r0+rowBlock)
@@ -140,14 +144,67 @@ func gemmPanels(kern kernelFunc, m, k, p0, p1 int, a []float32, lda int, b []flo
 	}
 }
 
-// matrix is a weight matrix packed for the kernel.
+// matrix is a k×n weight matrix (n a multiple of 16) packed into panels,
+// as fp16 when the CPU can widen halves inside the kernel (half the memory
+// and bandwidth), otherwise as fp32.
 type matrix struct {
 	k, n   int
 	panels []float32
+	kern   kernelFunc
+	half   []uint16
+	kern16 f16KernelFunc
 }
 
-func newMatrix(w []float32, k, n int) *matrix {
-	m := &matrix{k: k, n: n, panels: make([]float32, k*((n+kernCols-1)/kernCols)*kernCols)}
-	packPanels(m.panels, w, k, n, n)
+// newMatrix packs the row-major fp16 matrix data (k×n, little-endian) for
+// kern16, or decoded to fp32 for kern when kern16 is nil.
+func newMatrix(data []byte, k, n int, kern kernelFunc, kern16 f16KernelFunc) *matrix {
+	m := &matrix{k: k, n: n, kern: kern, kern16: kern16}
+	np := n / kernCols
+	if kern16 != nil {
+		m.half = make([]uint16, k*n)
+		for p := range np {
+			for kk := range k {
+				dst := m.half[(p*k+kk)*kernCols : (p*k+kk+1)*kernCols]
+				src := data[2*(kk*n+p*kernCols):]
+				for j := range dst {
+					dst[j] = binary.LittleEndian.Uint16(src[2*j:])
+				}
+			}
+		}
+		return m
+	}
+	m.panels = make([]float32, k*n)
+	for p := range np {
+		for kk := range k {
+			off := kk*n + p*kernCols
+			decodeF16(m.panels[(p*k+kk)*kernCols:(p*k+kk+1)*kernCols], data[2*off:2*(off+kernCols)])
+		}
+	}
 	return m
+}
+
+// mulAdd adds A·W to C for m rows (a multiple of 6) of A (stride lda) and C
+// (stride ldc).
+func (w *matrix) mulAdd(m int, a []float32, lda int, c []float32, ldc int) {
+	np := w.n / kernCols
+	size := w.k * kernCols
+	splitPanels(np, m*w.k*w.n, func(p0, p1 int) {
+		for r0 := 0; r0 < m; r0 += rowBlock {
+			r1 := min(m, r0+rowBlock)
+			for p := p0; p < p1; p++ {
+				c0 := p * kernCols
+				if w.half != nil {
+					panel := w.half[p*size : (p+1)*size]
+					for r := r0; r < r1; r += kernRows {
+						w.kern16(w.k, a[r*lda:], lda, panel, c[r*ldc+c0:], ldc)
+					}
+					continue
+				}
+				panel := w.panels[p*size : (p+1)*size]
+				for r := r0; r < r1; r += kernRows {
+					w.kern(w.k, a[r*lda:], lda, panel, c[r*ldc+c0:], ldc)
+				}
+			}
+		}
+	})
 }

@@ -5,3 +5,7 @@ package embed
 // asmKernel reports that this build has no assembly kernel, so the portable
 // Go kernel is used.
 func asmKernel() kernelFunc { return nil }
+
+// asmF16Kernel reports that this build cannot read fp16 weights in place, so
+// they are decoded to fp32 at load.
+func asmF16Kernel() f16KernelFunc { return nil }

@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -12,6 +13,29 @@ func randMat(r *rand.Rand, n int) []float32 {
 		m[i] = float32(r.NormFloat64())
 	}
 	return m
+}
+
+// randHalves returns n random fp16 values of moderate magnitude as bytes,
+// and the same values as float32.
+func randHalves(r *rand.Rand, n int) ([]byte, []float32) {
+	b := make([]byte, 2*n)
+	f := make([]float32, n)
+	for i := range f {
+		h := uint16(0x2000+r.IntN(0x2000)) | uint16(r.IntN(2))<<15
+		binary.LittleEndian.PutUint16(b[2*i:], h)
+		f[i] = f16ToF32(h)
+	}
+	return b, f
+}
+
+// kernel6x16F16Go is the portable meaning of the fp16 kernel, the reference
+// the assembly is tested against.
+func kernel6x16F16Go(k int, a []float32, lda int, b []uint16, c []float32, ldc int) {
+	panel := make([]float32, k*kernCols)
+	for i := range panel {
+		panel[i] = f16ToF32(b[i])
+	}
+	kernel6x16Go(k, a, lda, panel, c, ldc)
 }
 
 // naiveMul is C = A·B for row-major A (m×k) and B (k×n).
@@ -29,74 +53,132 @@ func naiveMul(a, b []float32, m, k, n int) []float64 {
 	return c
 }
 
-func checkGemm(t *testing.T, kern kernelFunc, name string, m, k, n int, seed uint64) {
+type testKernels struct {
+	name   string
+	kern   kernelFunc
+	kern16 f16KernelFunc // nil: weights decoded to fp32
+}
+
+// allKernels lists every kernel configuration this build and CPU can run.
+func allKernels() []testKernels {
+	ks := []testKernels{{"go", kernel6x16Go, nil}, {"go-f16", kernel6x16Go, kernel6x16F16Go}}
+	if k := asmKernel(); k != nil {
+		ks = append(ks, testKernels{"asm", k, nil})
+		if k16 := asmF16Kernel(); k16 != nil {
+			ks = append(ks, testKernels{"asm-f16", k, k16})
+		}
+	}
+	return ks
+}
+
+func checkMulAdd(t *testing.T, tk testKernels, m, k, n int, seed uint64) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 1))
 	a := randMat(r, m*k)
-	b := randMat(r, k*n)
+	wb, w := randHalves(r, k*n)
 	bias := randMat(r, n)
-	np := (n + kernCols - 1) / kernCols
-	ldc := np * kernCols
+	mat := newMatrix(wb, k, n, tk.kern, tk.kern16)
 	mp := roundUp(m, kernRows)
 	ap := make([]float32, mp*k)
 	copy(ap, a)
-	packed := make([]float32, k*ldc)
-	packPanels(packed, b, k, n, n)
-	c := make([]float32, mp*ldc)
-	for i := range mp {
-		copy(c[i*ldc:], bias)
-	}
-	gemm(kern, mp, k, n, ap, k, packed, c, ldc)
-	want := naiveMul(a, b, m, k, n)
+	c := make([]float32, mp*n)
+	fillRows(c, bias, mp)
+	mat.mulAdd(mp, ap, k, c, n)
+	want := naiveMul(a, w, m, k, n)
 	for i := range m {
 		for j := range n {
-			w := want[i*n+j] + float64(bias[j])
-			got := float64(c[i*ldc+j])
-			if math.Abs(got-w) > 1e-4*math.Sqrt(float64(k))*(1+math.Abs(w)) {
-				t.Fatalf("%s m=%d k=%d n=%d: C[%d][%d] = %v, want %v", name, m, k, n, i, j, got, w)
+			wv := want[i*n+j] + float64(bias[j])
+			got := float64(c[i*n+j])
+			if math.Abs(got-wv) > 1e-4*math.Sqrt(float64(k))*(1+math.Abs(wv)) {
+				t.Fatalf("%s m=%d k=%d n=%d: C[%d][%d] = %v, want %v", tk.name, m, k, n, i, j, got, wv)
 			}
 		}
 	}
 }
 
-func TestGemmKernelsMatchNaive(t *testing.T) {
-	shapes := [][3]int{{1, 1, 1}, {6, 1, 16}, {5, 3, 7}, {6, 256, 768}, {13, 512, 160}, {18, 1536, 48}, {7, 33, 40}, {130, 64, 130}, {300, 96, 48}}
-	for _, k := range benchKernels() {
+func TestMatrixMulAddMatchesNaive(t *testing.T) {
+	// {13, 512, 160} and {18, 1536, 48} are large enough to run in parallel.
+	shapes := [][3]int{{1, 1, 16}, {6, 1, 16}, {5, 3, 32}, {6, 256, 768}, {13, 512, 160}, {18, 1536, 48}, {7, 33, 48}, {130, 64, 128}}
+	for _, tk := range allKernels() {
 		for i, s := range shapes {
-			checkGemm(t, k.kern, k.name, s[0], s[1], s[2], uint64(i))
+			checkMulAdd(t, tk, s[0], s[1], s[2], uint64(i))
 		}
 	}
 }
 
-// TestAsmKernelMatchesGo checks the assembly against the portable kernel
-// directly, on strides that are not multiples of anything convenient.
-func TestAsmKernelMatchesGo(t *testing.T) {
-	asm := asmKernel()
+// TestGemmPanelsOddWidths covers the attention products, whose widths are
+// sentence lengths and are zero-padded to whole panels.
+func TestGemmPanelsOddWidths(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, tk := range allKernels() {
+		for _, s := range [][3]int{{1, 1, 1}, {5, 3, 7}, {7, 33, 40}, {130, 64, 130}} {
+			m, k, n := s[0], s[1], s[2]
+			a := randMat(r, roundUp(m, kernRows)*k)
+			b := randMat(r, k*n)
+			ldc := roundUp(n, kernCols)
+			packed := make([]float32, k*ldc)
+			packPanels(packed, b, k, n, n)
+			c := make([]float32, roundUp(m, kernRows)*ldc)
+			gemmPanels(tk.kern, roundUp(m, kernRows), k, 0, ldc/kernCols, a, k, packed, c, ldc)
+			want := naiveMul(a, b, m, k, n)
+			for i := range m {
+				for j := range n {
+					if d := math.Abs(float64(c[i*ldc+j]) - want[i*n+j]); d > 1e-4*math.Sqrt(float64(k))*(1+math.Abs(want[i*n+j])) {
+						t.Fatalf("%s %v: C[%d][%d] = %v, want %v", tk.name, s, i, j, c[i*ldc+j], want[i*n+j])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAsmKernelsMatchGo checks the assembly against the portable kernels
+// directly, on strides that are not multiples of anything convenient, and
+// that it writes nothing outside its 6×16 block.
+func TestAsmKernelsMatchGo(t *testing.T) {
+	asm, asm16 := asmKernel(), asmF16Kernel()
 	if asm == nil {
 		t.Skip("no assembly kernel on this CPU or build")
 	}
 	r := rand.New(rand.NewPCG(7, 7))
+	compare := func(name string, k, ldc int, c0, c1 []float32) {
+		t.Helper()
+		for i := range c0 {
+			col := i % ldc
+			if col >= kernCols {
+				if c0[i] != c1[i] {
+					t.Fatalf("%s k=%d: wrote outside its block at element %d", name, k, i)
+				}
+				continue
+			}
+			if d := math.Abs(float64(c0[i] - c1[i])); d > 1e-4*math.Sqrt(float64(k)) {
+				t.Fatalf("%s k=%d: element %d: go %v, asm %v", name, k, i, c0[i], c1[i])
+			}
+		}
+	}
 	for _, k := range []int{1, 2, 3, 17, 64, 255, 1536} {
-		lda, ldc := k+5, 16+3
-		a := randMat(r, 6*lda)
-		b := randMat(r, k*16)
-		c0 := randMat(r, 6*ldc)
+		lda, ldc := k+5, kernCols+3
+		a := randMat(r, kernRows*lda)
+		b := randMat(r, k*kernCols)
+		c0 := randMat(r, kernRows*ldc)
 		c1 := append([]float32(nil), c0...)
 		kernel6x16Go(k, a, lda, b, c0, ldc)
 		asm(k, a, lda, b, c1, ldc)
-		for i := range c0 {
-			if d := math.Abs(float64(c0[i] - c1[i])); d > 1e-4*math.Sqrt(float64(k)) {
-				t.Fatalf("k=%d: element %d: go %v, asm %v", k, i, c0[i], c1[i])
-			}
+		compare("f32", k, ldc, c0, c1)
+
+		if asm16 == nil {
+			continue
 		}
-		// Columns past 16 in each C row belong to someone else.
-		for rr := range 6 {
-			for j := 16; j < ldc && rr*ldc+j < len(c0); j++ {
-				if c1[rr*ldc+j] != c0[rr*ldc+j] {
-					t.Fatalf("k=%d: asm wrote outside its block at row %d col %d", k, rr, j)
-				}
-			}
+		hb, _ := randHalves(r, k*kernCols)
+		halves := make([]uint16, k*kernCols)
+		for i := range halves {
+			halves[i] = binary.LittleEndian.Uint16(hb[2*i:])
 		}
+		c2 := append([]float32(nil), c0...)
+		c3 := append([]float32(nil), c0...)
+		kernel6x16F16Go(k, a, lda, halves, c2, ldc)
+		asm16(k, a, lda, halves, c3, ldc)
+		compare("f16", k, ldc, c2, c3)
 	}
 }
 

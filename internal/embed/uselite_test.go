@@ -131,17 +131,25 @@ func TestUSELiteBatchMatchesJavaScript(t *testing.T) {
 	checkAgainstReference(t, sharedModel(t), true)
 }
 
-// TestPortableKernelMatchesJavaScript runs the whole model on the pure-Go
-// kernel, the path arm64 and Windows-on-ARM builds take.
-func TestPortableKernelMatchesJavaScript(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("slow without the assembly kernel, and single-threaded")
+// TestEveryKernelMatchesJavaScript runs the whole model on each kernel
+// configuration: the pure-Go one is what arm64 and purego builds use, the
+// fp32 assembly one what amd64 CPUs without F16C use.
+func TestEveryKernelMatchesJavaScript(t *testing.T) {
+	for _, tk := range allKernels() {
+		t.Run(tk.name, func(t *testing.T) {
+			if tk.kern16 == nil && strings.HasPrefix(tk.name, "go") && (testing.Short() || raceEnabled) {
+				t.Skip("slow without the assembly kernel, and single-threaded")
+			}
+			if tk.name == "go-f16" {
+				t.Skip("test-only reference kernel; covered by the kernel tests")
+			}
+			m, err := newUSELite(useLiteBlob, tk.kern, tk.kern16)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAgainstReference(t, m, true)
+		})
 	}
-	m, err := newUSELite(useLiteBlob, kernel6x16Go)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkAgainstReference(t, m, true)
 }
 
 func TestUSELiteVectorsAreUnitLength(t *testing.T) {
