@@ -33,8 +33,9 @@ var defaultAnalyzer = analyzer{stopWords: true, stemming: true}
 // Details: an apostrophe between letters stays inside the token ("don't",
 // "o'neill"); a dot between digits too ("3.5", "1.2.3"); other punctuation,
 // including '#', '@', '-' and '_', splits ("#ProjectAlpha" -> "projectalpha",
-// "e-mail" -> "e", "mail"). Letters and digits written together stay one token
-// ("10am", "mp3", "2023"). Han, Hiragana and Katakana characters become one
+// "e-mail" -> "e", "mail"). Numbers are tokens of their own, also when written
+// against letters ("10am" -> "10", "am"; "covid19" -> "covid", "19"), so that
+// spelling variants match. Han, Hiragana and Katakana characters become one
 // token each, since those scripts do not separate words with spaces.
 func Tokens(text string) []string {
 	return defaultAnalyzer.tokens(text)
@@ -125,28 +126,43 @@ func isWordRune(r rune) bool {
 func (a analyzer) appendTokens(tl *tokenList, text string) {
 	s := normalize(text)
 	start := len(tl.buf) // start of the token being built
+	digits := false      // the token being built is a number
 	foldMarks := false   // the last letter was Latin, Greek or Cyrillic
 	for i := 0; i < len(s); {
 		r, size := runeAt(s, i)
 		i += size
+		building := len(tl.buf) > start
 		switch {
-		case len(tl.buf)-start > maxTokenBytes+utf8.UTFMax && (isWordRune(r) && !isIdeograph(r) || unicode.IsMark(r)):
-			// The token will be cut to maxTokenBytes anyway; skip the rest
-			// of an overlong run instead of buffering it.
-		case r < utf8.RuneSelf && isWordRune(r):
-			if r >= 'A' && r <= 'Z' {
-				r += 'a' - 'A'
-			}
-			tl.buf = append(tl.buf, byte(r))
-			foldMarks = true
 		case isWordRune(r):
-			switch {
-			case isIdeograph(r):
+			if r >= utf8.RuneSelf && isIdeograph(r) {
 				a.finish(tl, start)
 				tl.buf = utf8.AppendRune(tl.buf, r)
 				a.finish(tl, len(tl.buf)-utf8.RuneLen(r))
 				start = len(tl.buf)
 				continue
+			}
+			d := r >= '0' && r <= '9' || r >= utf8.RuneSelf && unicode.IsNumber(r)
+			if building && d != digits {
+				// Letters and digits written together split, so "10am"
+				// matches "10 am" and "covid19" matches "covid-19"; a plural
+				// "s" after a number ("1990s") is dropped.
+				a.finish(tl, start)
+				start = len(tl.buf)
+				if (r == 's' || r == 'S') && !followedByWord(s, i) {
+					continue
+				}
+			}
+			digits = d
+			if len(tl.buf)-start > maxTokenBytes+utf8.UTFMax {
+				continue // cut to maxTokenBytes anyway; do not buffer the rest
+			}
+			switch {
+			case r < utf8.RuneSelf:
+				if r >= 'A' && r <= 'Z' {
+					r += 'a' - 'A'
+				}
+				tl.buf = append(tl.buf, byte(r))
+				foldMarks = true
 			case unicode.In(r, unicode.Latin, unicode.Greek, unicode.Cyrillic):
 				tl.buf = appendWithoutDiacritics(tl.buf, r)
 				foldMarks = true
@@ -154,23 +170,29 @@ func (a analyzer) appendTokens(tl *tokenList, text string) {
 				tl.buf = utf8.AppendRune(tl.buf, r)
 				foldMarks = false
 			}
-		case len(tl.buf) > start && r >= utf8.RuneSelf && unicode.IsMark(r):
+		case building && r >= utf8.RuneSelf && unicode.IsMark(r):
 			// A combining mark belongs to the letter before it. On Latin,
 			// Greek and Cyrillic letters it is a diacritic and dropped (case
 			// folding "İ" yields "i" plus a combining dot); in other scripts
 			// marks are vowel signs and part of the spelling.
-			if !foldMarks {
+			if !foldMarks && len(tl.buf)-start <= maxTokenBytes+utf8.UTFMax {
 				tl.buf = utf8.AppendRune(tl.buf, r)
 			}
-		case len(tl.buf) > start && isApostrophe(r):
-			if next, _ := runeAt(s, i); next >= 0 && isWordRune(next) && !isIdeograph(next) {
+		case building && isApostrophe(r):
+			next, nsize := runeAt(s, i)
+			switch {
+			case (next == 's' || next == 'S') && !followedByWord(s, i+nsize):
+				// Possessive or contraction "'s": "John's" -> "john".
+				i += nsize
+			case !digits && next >= 0 && isWordRune(next) && !isIdeograph(next):
+				// Inside a word: "don't", "o'neill".
 				tl.buf = append(tl.buf, '\'')
 				continue
 			}
 			a.finish(tl, start)
 			start = len(tl.buf)
-		case len(tl.buf) > start && r == '.' && isASCIIDigit(tl.buf[len(tl.buf)-1]) && i < len(s) && isASCIIDigit(s[i]):
-			tl.buf = append(tl.buf, '.')
+		case building && digits && r == '.' && i < len(s) && isASCIIDigit(s[i]):
+			tl.buf = append(tl.buf, '.') // "3.5", "1.2.3"
 		default:
 			a.finish(tl, start)
 			start = len(tl.buf)
@@ -179,15 +201,18 @@ func (a analyzer) appendTokens(tl *tokenList, text string) {
 	a.finish(tl, start)
 }
 
-// finish turns tl.buf[start:] into a term (or drops it): possessive removal,
-// length cap, stop words, stemming.
+// followedByWord reports whether a letter or digit starts at s[i].
+func followedByWord(s string, i int) bool {
+	r, _ := runeAt(s, i)
+	return r >= 0 && isWordRune(r)
+}
+
+// finish turns tl.buf[start:] into a term (or drops it): length cap, stop
+// words, stemming.
 func (a analyzer) finish(tl *tokenList, start int) {
 	tok := tl.buf[start:]
 	if len(tok) == 0 {
 		return
-	}
-	if n := len(tok); n >= 2 && tok[n-2] == '\'' && tok[n-1] == 's' {
-		tok = tok[:n-2]
 	}
 	if len(tok) > maxTokenBytes {
 		cut := maxTokenBytes

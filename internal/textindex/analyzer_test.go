@@ -17,11 +17,14 @@ func TestTokens(t *testing.T) {
 		{"John's car", []string{"john", "car"}},
 		{"The students' books", []string{"student", "book"}},
 		{"#ProjectAlpha kickoff", []string{"projectalpha", "kickoff"}},
-		{"Meet at 10am on 2023-05-08", []string{"meet", "10am", "2023", "05", "08"}},
-		{"version v1.2.3 costs $3.50", []string{"version", "v1.2.3", "cost", "3.50"}},
+		{"Meet at 10am on 2023-05-08", []string{"meet", "10", "2023", "05", "08"}}, // "am" is a stop word
+		{"COVID19 vs covid-19, mp3s, the 1990s, 90's", []string{"covid", "19", "vs", "covid", "19", "mp", "3", "1990", "90"}},
+		{"it's Let's JOHN'S", []string{"let", "john"}},
+		{"version 1.2.3 costs $3.50", []string{"version", "1.2.3", "cost", "3.50"}},
 		{"end of sentence 42.", []string{"end", "sentenc", "42"}},
 		{"I'm sure we’ll go", []string{"sure", "go"}}, // curly apostrophe, contractions are stop words
 		{"rock'n'roll", []string{"rock'n'rol"}},
+		{"v1.2.3 3.", []string{"v", "1.2.3", "3"}},
 		{"e-mail bob@example.com", []string{"e", "mail", "bob", "exampl", "com"}},
 		{"snake_case CamelCase", []string{"snake", "case", "camelcas"}},
 		{"ＦＵＬＬＷＩＤＴＨ ﬁle", []string{"fullwidth", "file"}},         // NFKC
