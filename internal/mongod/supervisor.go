@@ -107,6 +107,7 @@ type Supervisor struct {
 	runDir     string
 	credPath   string
 	unixSocket bool
+	linked     bool // this supervisor created run/mongod.sock; touched only by run
 
 	stopCh   chan struct{} // closed by Stop
 	stopOnce sync.Once
@@ -431,6 +432,11 @@ func (s *Supervisor) run(ready chan<- error) {
 	}
 	var final error
 	defer func() {
+		if s.linked {
+			// mongod removed its socket on the way out; a dangling link
+			// would only suggest a server that is not there.
+			_ = os.Remove(s.linkPath())
+		}
 		s.finish(final)
 		report(final)
 	}()
@@ -613,6 +619,7 @@ func (s *Supervisor) prepareSocket(port int) error {
 	if err := os.Rename(tmp, s.linkPath()); err != nil {
 		return fmt.Errorf("link mongod socket: %w", err)
 	}
+	s.linked = true
 	return nil
 }
 

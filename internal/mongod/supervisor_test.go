@@ -267,6 +267,9 @@ func TestCredentialReusedAndStopIsGraceful(t *testing.T) {
 	if err := s1.Stop(ctxT(t, time.Second)); err != nil {
 		t.Errorf("second Stop: %v", err)
 	}
+	if _, err := os.Lstat(filepath.Join(h.root, "run", "mongod.sock")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket link left behind after Stop: %v", err)
+	}
 	if !strings.Contains(tail(filepath.Join(h.root, "logs", "mongo.log")), `"signal":"terminated"`) {
 		t.Error("mongo.log does not show a SIGTERM shutdown")
 	}
@@ -579,6 +582,10 @@ func TestLiveMongodOwningTheDataDirIsAnError(t *testing.T) {
 	}
 	if h.lockContent() != strconv.Itoa(a.PID()) {
 		t.Error("the live mongod's lock file was touched")
+	}
+	<-b.Done()
+	if _, err := os.Lstat(filepath.Join(h.root, "run", "mongod.sock")); err != nil {
+		t.Errorf("the failed supervisor removed the live mongod's socket link: %v", err)
 	}
 	if err := connect(t, a.URI()).Ping(ctxT(t, 10*time.Second), readpref.Primary()); err != nil {
 		t.Errorf("first mongod no longer answers: %v", err)

@@ -281,6 +281,7 @@ func serve(o *options, log *slog.Logger, logFile io.Writer, sigs <-chan os.Signa
 		l.Close()
 	}
 	listeners = nil
+	p.closeAll()
 	cancel()
 	<-engineDone
 	return exitClean, socketPath

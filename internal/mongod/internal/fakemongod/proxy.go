@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"sync"
 	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -39,6 +40,35 @@ type proxy struct {
 	users           *userStore
 	log             *slog.Logger
 	requestID       atomic.Int32
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{} // open client and engine connections
+}
+
+func (p *proxy) track(c net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.conns == nil {
+		p.conns = map[net.Conn]struct{}{}
+	}
+	p.conns[c] = struct{}{}
+}
+
+func (p *proxy) untrack(c net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.conns, c)
+	c.Close()
+}
+
+// closeAll drops every connection, as mongod does on shutdown; the engine
+// would otherwise wait for its clients to leave.
+func (p *proxy) closeAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		c.Close()
+	}
 }
 
 func (p *proxy) serve(l net.Listener) {
@@ -63,13 +93,15 @@ type session struct {
 }
 
 func (p *proxy) handle(c net.Conn) {
-	defer c.Close()
+	p.track(c)
+	defer p.untrack(c)
 	b, err := net.Dial("tcp", p.backend)
 	if err != nil {
 		p.log.Error("cannot reach the storage engine", "error", err)
 		return
 	}
-	defer b.Close()
+	p.track(b)
+	defer p.untrack(b)
 	s := &session{p: p, client: c, backend: b, localhost: isLocalhost(c.RemoteAddr())}
 	for {
 		msg, err := readMessage(c)
