@@ -394,14 +394,6 @@ func (s *Supervisor) scrub(err error) error {
 	return scrubString(err, pw)
 }
 
-type scrubbedError struct {
-	err error
-	pw  string
-}
-
-func (e scrubbedError) Error() string { return strings.ReplaceAll(e.err.Error(), e.pw, redacted) }
-func (e scrubbedError) Unwrap() error { return e.err }
-
 // withTail appends the end of mongo.log to an error message, with any
 // password occurrence masked.
 func (s *Supervisor) withTail(msg string) string {
@@ -502,7 +494,8 @@ func (s *Supervisor) run(ready chan<- error) {
 
 		if early && c.cmd.ProcessState != nil && c.cmd.ProcessState.ExitCode() == 2 {
 			final = fmt.Errorf("%w: %s", ErrNotReady, s.withTail(fmt.Sprintf(
-				"mongod %s rejected its command-line options (%s); hint: infmem needs MongoDB 4.4 or newer", s.cfg.Binary, status)))
+				"mongod %s rejected its command-line options (%s); "+
+					"hint: make sure mongo.mongod_path names a MongoDB server (mongod) binary", s.cfg.Binary, status)))
 			return
 		}
 		if len(crashes) > s.cfg.MaxRestarts {
@@ -516,10 +509,11 @@ func (s *Supervisor) run(ready chan<- error) {
 			s.log.Error("mongod keeps crashing; giving up", "crashes", len(crashes), "window", s.cfg.RestartWindow.String(), "log", s.logPath)
 			return
 		}
-		backoff := s.cfg.RestartBackoff << (len(crashes) - 1)
-		if backoff > s.cfg.MaxRestartBackoff || backoff <= 0 {
-			backoff = s.cfg.MaxRestartBackoff
+		backoff := s.cfg.RestartBackoff
+		for i := 1; i < len(crashes) && backoff < s.cfg.MaxRestartBackoff; i++ {
+			backoff *= 2
 		}
+		backoff = min(backoff, s.cfg.MaxRestartBackoff)
 		s.log.Warn("mongod exited unexpectedly; restarting", "pid", c.cmd.Process.Pid, "status", status,
 			"before_ready", early, "crashes_in_window", len(crashes), "restart_in", backoff.String())
 		t := time.NewTimer(backoff)
@@ -846,9 +840,12 @@ func (s *Supervisor) authPing(cred credential) error {
 	return nil
 }
 
+// scrubString returns err, or, if its text contains pw, a plain error with
+// the password masked. The original is dropped on purpose: unwrapping it
+// would bring the password back.
 func scrubString(err error, pw string) error {
 	if err == nil || pw == "" || !strings.Contains(err.Error(), pw) {
 		return err
 	}
-	return scrubbedError{err: err, pw: pw}
+	return errors.New(strings.ReplaceAll(err.Error(), pw, redacted))
 }
