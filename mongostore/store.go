@@ -108,13 +108,17 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	return s, nil
 }
 
-func connect(ctx context.Context, eng engine, mode, reason string, opts Options) (*Store, error) {
-	client, err := mongo.Connect(options.Client().
+func clientOptions(eng engine, timeout time.Duration) *options.ClientOptions {
+	return options.Client().
 		ApplyURI(eng.uri()).
 		SetAppName("infmem").
 		SetWriteConcern(writeconcern.Journaled()).
-		SetServerSelectionTimeout(opts.ConnectTimeout).
-		SetConnectTimeout(opts.ConnectTimeout))
+		SetServerSelectionTimeout(timeout).
+		SetConnectTimeout(timeout)
+}
+
+func connect(ctx context.Context, eng engine, mode, reason string, opts Options) (*Store, error) {
+	client, err := mongo.Connect(clientOptions(eng, opts.ConnectTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("cannot connect to MongoDB at %s: %s", eng.redactedURI(), redactErr(err, eng.uri()))
 	}

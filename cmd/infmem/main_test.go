@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs infmem in-process with a private environment.
+func runCLI(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &cliEnv{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string { return env[k] }}
+	if len(args) == 0 {
+		printUsage(e.stderr)
+		return exitUsage, out.String(), errb.String()
+	}
+	cmd, ok := commands()[args[0]]
+	if !ok {
+		return run(context.Background(), args, e.stdin, e.stdout, e.stderr), out.String(), errb.String()
+	}
+	code = report(e.stderr, cmd.run(context.Background(), e, args[1:]))
+	return code, out.String(), errb.String()
+}
+
+// isolatedEnv points the config lookup at an empty directory so the
+// developer's own config never leaks into a test.
+func isolatedEnv(t *testing.T) map[string]string {
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(cfg, []byte("{}"), 0o600)
+	return map[string]string{"INFMEM_CONFIG": cfg}
+}
+
+func TestUsageAndUnknownCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), nil, nil, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "Commands:") {
+		t.Fatalf("no args: %d %q", code, errb.String())
+	}
+	errb.Reset()
+	if code := run(context.Background(), []string{"frobnicate"}, nil, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), `infmem: unknown command "frobnicate"`) {
+		t.Fatalf("unknown: %d %q", code, errb.String())
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := runCLI(t, nil, "version")
+	if code != exitOK || !strings.HasPrefix(out, "infmem ") {
+		t.Fatalf("%d %q", code, out)
+	}
+	if code, _, errs := runCLI(t, nil, "version", "extra"); code != exitUsage || !strings.Contains(errs, "takes no arguments") {
+		t.Fatalf("%d %q", code, errs)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	code, out, _ := runCLI(t, nil, "help", "status")
+	if code != exitOK || !strings.Contains(out, "--data-dir") && !strings.Contains(out, "-data-dir") {
+		t.Fatalf("%d %q", code, out)
+	}
+	if code, _, errs := runCLI(t, nil, "help", "nope"); code != exitUsage || !strings.Contains(errs, "unknown command") {
+		t.Fatalf("%d %q", code, errs)
+	}
+	if code, _, _ := runCLI(t, nil, "status", "--no-such-flag"); code != exitUsage {
+		t.Fatalf("bad flag: %d", code)
+	}
+}
+
+func TestStatusOnFreshRoot(t *testing.T) {
+	env := isolatedEnv(t)
+	root := filepath.Join(t.TempDir(), "root")
+	code, out, errs := runCLI(t, env, "status", "--data-dir", root, "--json")
+	if code != exitOK {
+		t.Fatalf("%d %s", code, errs)
+	}
+	var rep statusReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if rep.Engine != "embedded" || rep.DataRoot != root || rep.DataRootFrom != "--data-dir" || rep.SchemaVersion != 1 ||
+		rep.Collections["UserProfile"] != 1 || rep.Collections["ConversationHistory"] != 0 {
+		t.Fatalf("report: %+v", rep)
+	}
+	if strings.Contains(errs, "level=INFO") {
+		t.Fatalf("terminal command logged at info: %s", errs)
+	}
+	// INFMEM_DATA_DIR selects the root when no flag is given.
+	env["INFMEM_DATA_DIR"] = root
+	if code, out, errs = runCLI(t, env, "status"); code != exitOK || !strings.Contains(out, root+" (INFMEM_DATA_DIR)") {
+		t.Fatalf("%d %s %s", code, out, errs)
+	}
+}
+
+func TestStatusRejectsBadConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.json")
+	os.WriteFile(cfg, []byte(`{"mongo": {"mode": "cloud"}}`), 0o600)
+	code, _, errs := runCLI(t, map[string]string{}, "status", "--config", cfg, "--data-dir", filepath.Join(dir, "root"))
+	if code != exitConfig || !strings.Contains(errs, cfg) || !strings.Contains(errs, `"mongo.mode"`) {
+		t.Fatalf("%d %q", code, errs)
+	}
+	code, _, errs = runCLI(t, map[string]string{}, "status", "--config", filepath.Join(dir, "missing.json"))
+	if code != exitConfig || !strings.Contains(errs, "missing.json") {
+		t.Fatalf("missing config: %d %q", code, errs)
+	}
+}
+
+func TestStatusRejectsSharedRoot(t *testing.T) {
+	root := t.TempDir()
+	os.Chmod(root, 0o777)
+	code, _, errs := runCLI(t, isolatedEnv(t), "status", "--data-dir", root)
+	if code != exitConfig || !strings.Contains(errs, "writable by group or others") || !strings.Contains(errs, "hint: chmod 700") {
+		t.Fatalf("%d %q", code, errs)
+	}
+}
+
+func TestBadLogLevel(t *testing.T) {
+	code, _, errs := runCLI(t, isolatedEnv(t), "status", "--log-level", "loud", "--data-dir", filepath.Join(t.TempDir(), "r"))
+	if code != exitUsage || !strings.Contains(errs, "--log-level") {
+		t.Fatalf("%d %q", code, errs)
+	}
+}

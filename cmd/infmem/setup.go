@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/infmem/infmem/internal/config"
+	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/mongostore"
+)
+
+func osGetenv(k string) string { return os.Getenv(k) }
+
+// commonFlags are accepted by every subcommand that touches data.
+type commonFlags struct {
+	configPath string
+	dataDir    string
+	logLevel   string
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.configPath, "config", "", "config file (default: $INFMEM_CONFIG, then <user config dir>/infmem/config.json)")
+	fs.StringVar(&c.dataDir, "data-dir", "", "data root (default: $INFMEM_DATA_DIR, then the config's data_dir, then the OS default)")
+	fs.StringVar(&c.logLevel, "log-level", "", "debug, info, warn or error (default: the config's logging.level)")
+}
+
+// newFlagSet makes a flag set that reports errors instead of exiting and
+// prints its usage to stderr.
+func newFlagSet(name string, env *cliEnv, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(env.stderr, "Usage: infmem %s\n\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args and turns flag errors into usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return errHelpShown
+		}
+		return usageError{err.Error()}
+	}
+	return nil
+}
+
+// session is the resolved configuration and data root of one invocation.
+type session struct {
+	cfg    config.Config
+	src    config.Source
+	root   dataroot.Root
+	rootBy string
+	log    *slog.Logger
+}
+
+// setup loads the config, resolves and prepares the data root, and builds
+// the logger. Every failure here is a configError. terminalCommand lowers
+// the default log level to warn for commands a person runs and reads.
+func setup(c commonFlags, env *cliEnv, logTo io.Writer, terminalCommand bool) (*session, error) {
+	src, err := config.Locate(c.configPath, env.getenv, os.UserConfigDir)
+	if err != nil {
+		return nil, configError{err}
+	}
+	cfg := config.Defaults()
+	if src.Path != "" {
+		if cfg, err = config.ReadFile(src.Path); err != nil {
+			return nil, configError{err}
+		}
+	}
+	if c.logLevel != "" {
+		cfg.Logging.Level = c.logLevel
+		if err := cfg.Validate(); err != nil {
+			return nil, usageErrorf("--log-level %q is not one of debug, info, warn, error", c.logLevel)
+		}
+	}
+	dir, how, err := dataroot.Resolve(c.dataDir, env.getenv, cfg.DataDir)
+	if err != nil {
+		return nil, configError{err}
+	}
+	root, err := dataroot.Prepare(dir)
+	if err != nil {
+		return nil, configError{fmt.Errorf("%w (data root chosen by %s)", err, how)}
+	}
+	level := cfg.Logging.Level
+	if c.logLevel == "" && terminalCommand {
+		// A terminal command reports its outcome itself; its log shows only trouble.
+		level = "warn"
+	}
+	return &session{cfg: cfg, src: src, root: root, rootBy: how, log: newLogger(logTo, level)}, nil
+}
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(strings.ToUpper(level)))
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+// openStore starts or reaches the configured engine.
+func (s *session) openStore(ctx context.Context) (*mongostore.Store, error) {
+	return mongostore.Open(ctx, mongostore.Options{
+		Mode:       s.cfg.Mongo.Mode,
+		URI:        s.cfg.Mongo.URI,
+		MongodPath: s.cfg.Mongo.MongodPath,
+		Root:       s.root,
+		Database:   s.cfg.Database,
+		Logger:     s.log,
+	})
+}
