@@ -1,0 +1,222 @@
+package backup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc64"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/mongodb/mongo-tools/common/archive"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/mongostore"
+)
+
+// archiveCollection is what the archive says about one collection.
+type archiveCollection struct {
+	name string
+	// indexes are the index specifications from the prelude, in order.
+	indexes []bson.D
+	// options are the collection's creation options.
+	options bson.D
+	docs    int64
+	bytes   int64
+	crc     hash.Hash64
+	opened  bool
+	closed  bool
+}
+
+// archiveSummary is what a complete read of an archive found.
+type archiveSummary struct {
+	serverVersion string
+	toolVersion   string
+	database      string
+	// collections in prelude order.
+	collections []*archiveCollection
+	// from and to span the timestamps of ConversationHistory.
+	from, to      time.Time
+	schemaVersion int
+}
+
+func (s *archiveSummary) collection(name string) *archiveCollection {
+	for _, c := range s.collections {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// docSink receives each document of the archive. doc is reused after the
+// call returns; a sink that keeps it must copy it.
+type docSink func(collection string, doc []byte) error
+
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
+// errArchive marks a fault in the archive's own structure, as opposed to
+// the compression or encryption layers around it.
+var errArchive = errors.New("archive")
+
+// readArchive reads a whole uncompressed mongodump archive from r through
+// mongo-tools' parser, checking the prelude, every document, and each
+// collection's CRC, and passes each document to sink (which may be nil).
+func readArchive(ctx context.Context, r io.Reader, sink docSink) (*archiveSummary, error) {
+	var prelude archive.Prelude
+	if err := prelude.Read(r); err != nil {
+		return nil, fmt.Errorf("%w: cannot read the archive prelude: %v", errArchive, err)
+	}
+	sum := &archiveSummary{}
+	if prelude.Header != nil {
+		sum.serverVersion = prelude.Header.ServerVersion
+		sum.toolVersion = prelude.Header.ToolVersion
+	}
+	if len(prelude.DBS) != 1 {
+		return nil, fmt.Errorf("%w: it holds %d databases, not one", errNotInfmem, len(prelude.DBS))
+	}
+	sum.database = prelude.DBS[0]
+	for _, cm := range prelude.NamespaceMetadatas {
+		if cm.Type != "" && cm.Type != "collection" {
+			return nil, fmt.Errorf("%w: %s is a %s, not a collection", errNotInfmem, cm.Collection, cm.Type)
+		}
+		c := &archiveCollection{name: cm.Collection, crc: crc64.New(crcTable)}
+		if cm.Metadata != "" {
+			var md struct {
+				Options bson.D   `bson:"options"`
+				Indexes []bson.D `bson:"indexes"`
+			}
+			if err := bson.UnmarshalExtJSON([]byte(cm.Metadata), true, &md); err != nil {
+				return nil, fmt.Errorf("%w: the metadata of %s does not parse: %v", errArchive, cm.Collection, err)
+			}
+			c.options, c.indexes = md.Options, md.Indexes
+		}
+		sum.collections = append(sum.collections, c)
+	}
+	for _, name := range mongostore.CollectionNames {
+		if sum.collection(name) == nil {
+			return nil, fmt.Errorf("%w: it has no %s collection", errNotInfmem, name)
+		}
+	}
+	cons := &archiveConsumer{ctx: ctx, sum: sum, sink: sink}
+	parser := archive.Parser{In: r}
+	if err := parser.ReadAllBlocks(cons); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%w: %w", errArchive, err)
+	}
+	return sum, nil
+}
+
+// errNotInfmem means a well-formed mongodump archive of something other
+// than an infmem database.
+var errNotInfmem = errors.New("not an infmem database")
+
+// archiveConsumer implements archive.ParserConsumer over the data blocks.
+type archiveConsumer struct {
+	ctx  context.Context
+	sum  *archiveSummary
+	sink docSink
+	cur  *archiveCollection
+	n    int
+}
+
+// namespaceHeader mirrors mongo-tools' archive.NamespaceHeader.
+type namespaceHeader struct {
+	Database   string `bson:"db"`
+	Collection string `bson:"collection"`
+	EOF        bool   `bson:"EOF"`
+	CRC        int64  `bson:"CRC"`
+}
+
+func (c *archiveConsumer) HeaderBSON(buf []byte) error {
+	var h namespaceHeader
+	if err := bson.Unmarshal(buf, &h); err != nil {
+		return fmt.Errorf("a block header does not parse: %v", err)
+	}
+	if h.Database != c.sum.database {
+		return fmt.Errorf("a block belongs to database %q, which the prelude does not list", h.Database)
+	}
+	coll := c.sum.collection(h.Collection)
+	if coll == nil {
+		return fmt.Errorf("a block belongs to collection %q, which the prelude does not list", h.Collection)
+	}
+	if coll.closed {
+		return fmt.Errorf("collection %s continues after its end", h.Collection)
+	}
+	coll.opened = true
+	c.cur = coll
+	if h.EOF {
+		if got := int64(coll.crc.Sum64()); got != h.CRC {
+			return fmt.Errorf("collection %s fails its checksum", h.Collection)
+		}
+		coll.closed = true
+		c.cur = nil
+	}
+	return nil
+}
+
+func (c *archiveConsumer) BodyBSON(buf []byte) error {
+	if c.cur == nil {
+		return errors.New("documents outside any collection")
+	}
+	if err := bson.Raw(buf).Validate(); err != nil {
+		return fmt.Errorf("a document of %s is malformed: %v", c.cur.name, err)
+	}
+	c.cur.crc.Write(buf)
+	c.cur.docs++
+	c.cur.bytes += int64(len(buf))
+	switch c.cur.name {
+	case mongostore.ConversationHistory:
+		if v, err := bson.Raw(buf).LookupErr("timestamp"); err == nil {
+			if dt, ok := v.DateTimeOK(); ok {
+				t := time.UnixMilli(dt).UTC()
+				if c.sum.from.IsZero() || t.Before(c.sum.from) {
+					c.sum.from = t
+				}
+				if t.After(c.sum.to) {
+					c.sum.to = t
+				}
+			}
+		}
+	case mongostore.Metadata:
+		if id, err := bson.Raw(buf).LookupErr("_id"); err == nil && isString(id, "schema") {
+			if v, err := bson.Raw(buf).LookupErr("version"); err == nil {
+				if n, ok := v.AsInt64OK(); ok {
+					c.sum.schemaVersion = int(n)
+				}
+			}
+		}
+	}
+	if c.n++; c.n%1024 == 0 {
+		if err := c.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if c.sink != nil {
+		return c.sink(c.cur.name, buf)
+	}
+	return nil
+}
+
+func (c *archiveConsumer) End() error {
+	var open []string
+	for _, coll := range c.sum.collections {
+		if !coll.closed {
+			open = append(open, coll.name)
+		}
+	}
+	if len(open) > 0 {
+		sort.Strings(open)
+		return fmt.Errorf("the archive ends before collections %v are complete: %w", open, io.ErrUnexpectedEOF)
+	}
+	return nil
+}
+
+func isString(v bson.RawValue, want string) bool {
+	s, ok := v.StringValueOK()
+	return ok && s == want
+}

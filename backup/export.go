@@ -1,0 +1,545 @@
+package backup
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/infmem/infmem/internal/version"
+	"github.com/infmem/infmem/mongostore"
+)
+
+// ExportNotice goes at the top of every export and with every report of
+// one: exports are plain text by design.
+const ExportNotice = "This export contains your personal memory data in plain text. Keep it somewhere safe, and delete it when you no longer need it. It is not a backup: 'infmem restore' uses the files in backups/."
+
+// ExportOptions configures an export.
+type ExportOptions struct {
+	// Dir is the export directory, normally the data root's export/.
+	Dir string
+	// Scopes limits the export to these scope names; empty exports all.
+	Scopes []string
+	// JSON and Markdown select the formats; neither means both.
+	JSON, Markdown bool
+	// Now is the clock; nil means time.Now.
+	Now      func() time.Time
+	Progress func(Progress)
+}
+
+// ExportResult says what an export wrote.
+type ExportResult struct {
+	// Dir is the directory holding this export's files.
+	Dir string
+	// Files are the files written, relative to Dir.
+	Files     []string
+	Scopes    int
+	Memories  int
+	Summaries int
+	// Notice is ExportNotice, for callers to show.
+	Notice string
+}
+
+// exportDoc is the JSON export: one document per scope plus the profile.
+type exportDoc struct {
+	Format        string          `json:"format"`
+	FormatVersion int             `json:"format_version"`
+	ExportedAt    time.Time       `json:"exported_at"`
+	InfmemVersion string          `json:"infmem_version"`
+	Notice        string          `json:"notice"`
+	Profiles      []exportProfile `json:"profile"`
+	Scopes        []*exportScope  `json:"scopes"`
+}
+
+type exportProfile struct {
+	ID          string               `json:"id"`
+	Name        string               `json:"name,omitempty"`
+	Preferences map[string]string    `json:"preferences"`
+	Facts       map[string]string    `json:"facts"`
+	Contacts    []mongostore.Contact `json:"contacts"`
+	Notes       []string             `json:"notes"`
+	CreatedAt   time.Time            `json:"created_at"`
+	UpdatedAt   time.Time            `json:"updated_at"`
+}
+
+type exportScope struct {
+	Scope       string          `json:"scope"`
+	Description string          `json:"description,omitempty"`
+	ParentScope string          `json:"parent_scope,omitempty"`
+	CreatedAt   *time.Time      `json:"created_at,omitempty"`
+	Tags        []exportTag     `json:"tags"`
+	Memories    []exportMemory  `json:"memories"`
+	Summaries   []exportSummary `json:"summaries"`
+}
+
+type exportTag struct {
+	Tag   string `json:"tag"`
+	Count int    `json:"count"`
+}
+
+type exportMemory struct {
+	ID             string     `json:"id"`
+	Text           string     `json:"text"`
+	Timestamp      time.Time  `json:"timestamp"`
+	Tags           []string   `json:"tags"`
+	Source         string     `json:"source"`
+	Speaker        string     `json:"speaker,omitempty"`
+	ConversationID string     `json:"conversation_id,omitempty"`
+	Category       string     `json:"category,omitempty"`
+	Importance     float64    `json:"importance"`
+	CreatedAt      time.Time  `json:"created_at"`
+	UpdatedAt      time.Time  `json:"updated_at"`
+	LastAccessed   *time.Time `json:"last_accessed,omitempty"`
+	UseCount       int64      `json:"use_count"`
+	Archived       bool       `json:"archived,omitempty"`
+}
+
+type exportSummary struct {
+	ID             string                `json:"id"`
+	Text           string                `json:"text"`
+	Timestamp      time.Time             `json:"timestamp"`
+	TimeRange      *mongostore.TimeRange `json:"time_range,omitempty"`
+	Tags           []string              `json:"tags"`
+	ConversationID string                `json:"conversation_id,omitempty"`
+	TopicID        string                `json:"topic_id,omitempty"`
+	Method         string                `json:"method,omitempty"`
+	CreatedAt      time.Time             `json:"created_at"`
+	UpdatedAt      time.Time             `json:"updated_at"`
+	Archived       bool                  `json:"archived,omitempty"`
+}
+
+// Export writes the memory in user-readable form into a new directory
+// export_<UTC time> under opts.Dir: memory.json (one document per scope
+// with its memories, summaries and tags, plus the profile) and one
+// Markdown file per scope plus profile.md. Forgotten items and embeddings
+// are left out; archived ones are included and marked. The directory
+// appears complete or not at all.
+func Export(ctx context.Context, store *mongostore.Store, opts ExportOptions) (*ExportResult, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if !opts.JSON && !opts.Markdown {
+		opts.JSON, opts.Markdown = true, true
+	}
+	now := opts.Now().UTC()
+	rep := newReporter(opts.Progress, "export")
+	rep.step("reading", 3, 0)
+
+	doc := &exportDoc{Format: "infmem-export", FormatVersion: 1, ExportedAt: now, InfmemVersion: version.String(), Notice: ExportNotice}
+	scopes := map[string]*exportScope{}
+	want := func(name string) bool { return len(opts.Scopes) == 0 || slices.Contains(opts.Scopes, name) }
+	scopeOf := func(name string) *exportScope {
+		s := scopes[name]
+		if s == nil {
+			s = &exportScope{Scope: name, Tags: []exportTag{}, Memories: []exportMemory{}, Summaries: []exportSummary{}}
+			scopes[name] = s
+		}
+		return s
+	}
+	defs, err := store.Scopes.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cannot export: %w", err)
+	}
+	for _, d := range defs {
+		if want(d.ScopeName) {
+			s := scopeOf(d.ScopeName)
+			s.Description, s.ParentScope = d.Description, d.ParentScope
+			t := d.CreatedAt.UTC()
+			s.CreatedAt = &t
+		}
+	}
+	var filter bson.D
+	if len(opts.Scopes) > 0 {
+		filter = bson.D{{Key: "scope", Value: bson.D{{Key: "$in", Value: opts.Scopes}}}}
+	}
+	res := &ExportResult{Notice: ExportNotice}
+
+	err = scan(ctx, store.Memories.Raw(), filter, func(m *mongostore.Memory) {
+		if m.ForgottenAt != nil {
+			return
+		}
+		s := scopeOf(m.Scope)
+		s.Memories = append(s.Memories, exportMemory{
+			ID: m.ID.Hex(), Text: m.Text, Timestamp: m.Timestamp.UTC(), Tags: nonNil(m.Tags), Source: m.Source,
+			Speaker: m.Speaker, ConversationID: m.ConversationID, Category: m.Category, Importance: m.Importance,
+			CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), LastAccessed: utcPtr(m.LastAccessed),
+			UseCount: m.UseCount, Archived: m.Archived,
+		})
+		res.Memories++
+		rep.update(false, func(p *Progress) { p.Docs++; p.Collection = mongostore.ConversationHistory })
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep.update(true, func(p *Progress) { p.CollectionsDone++ })
+	err = scan(ctx, store.Summaries.Raw(), filter, func(m *mongostore.Summary) {
+		if m.ForgottenAt != nil {
+			return
+		}
+		s := scopeOf(m.Scope)
+		s.Summaries = append(s.Summaries, exportSummary{
+			ID: m.ID.Hex(), Text: m.SummaryText, Timestamp: m.Timestamp.UTC(), TimeRange: m.TimeRange, Tags: nonNil(m.Tags),
+			ConversationID: m.ConversationID, TopicID: m.TopicID, Method: m.Method,
+			CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), Archived: m.Archived,
+		})
+		res.Summaries++
+		rep.update(false, func(p *Progress) { p.Docs++; p.Collection = mongostore.Summaries })
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep.update(true, func(p *Progress) { p.CollectionsDone++ })
+	err = scan(ctx, store.Profiles.Raw(), nil, func(p *mongostore.Profile) {
+		doc.Profiles = append(doc.Profiles, exportProfile{
+			ID: p.ID, Name: p.Name, Preferences: p.Preferences, Facts: p.Facts, Contacts: p.Contacts, Notes: p.Notes,
+			CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(),
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep.update(true, func(p *Progress) { p.CollectionsDone++ })
+	for _, name := range opts.Scopes {
+		if scopes[name] == nil {
+			return nil, fmt.Errorf("cannot export scope %q: there is no such scope", name)
+		}
+	}
+
+	for _, s := range scopes {
+		sort.SliceStable(s.Memories, func(i, j int) bool { return s.Memories[i].Timestamp.Before(s.Memories[j].Timestamp) })
+		sort.SliceStable(s.Summaries, func(i, j int) bool { return s.Summaries[i].Timestamp.Before(s.Summaries[j].Timestamp) })
+		s.Tags = tagCounts(s)
+		doc.Scopes = append(doc.Scopes, s)
+	}
+	sort.Slice(doc.Scopes, func(i, j int) bool { return doc.Scopes[i].Scope < doc.Scopes[j].Scope })
+	res.Scopes = len(doc.Scopes)
+
+	rep.step("writing", 0, 0)
+	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create export directory: %w", err)
+	}
+	tmp, err := os.MkdirTemp(opts.Dir, ".export-*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("cannot create export directory: %w", err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(tmp)
+		}
+	}()
+	if opts.JSON {
+		if err := writeExportFile(filepath.Join(tmp, "memory.json"), func(w *bufio.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(doc)
+		}); err != nil {
+			return nil, err
+		}
+		res.Files = append(res.Files, "memory.json")
+	}
+	if opts.Markdown {
+		used := map[string]bool{"profile.md": true, "memory.json": true}
+		if err := writeExportFile(filepath.Join(tmp, "profile.md"), func(w *bufio.Writer) error {
+			return writeProfileMarkdown(w, doc)
+		}); err != nil {
+			return nil, err
+		}
+		res.Files = append(res.Files, "profile.md")
+		for _, s := range doc.Scopes {
+			name := uniqueFileName(slug(s.Scope), ".md", used)
+			if err := writeExportFile(filepath.Join(tmp, name), func(w *bufio.Writer) error {
+				return writeScopeMarkdown(w, doc, s)
+			}); err != nil {
+				return nil, err
+			}
+			res.Files = append(res.Files, name)
+		}
+	}
+	for suffix := 0; suffix < 100 && res.Dir == ""; suffix++ {
+		name := "export_" + now.Format(timeLayout)
+		if suffix > 0 {
+			name += fmt.Sprintf("-%d", suffix)
+		}
+		final := filepath.Join(opts.Dir, name)
+		if exists(final) {
+			continue
+		}
+		// Rename replaces an empty directory that appeared meanwhile; the
+		// check above makes that a near impossibility, not a data loss.
+		if err := os.Rename(tmp, final); err != nil {
+			if exists(final) {
+				continue
+			}
+			return nil, fmt.Errorf("cannot move export into place: %w", err)
+		}
+		res.Dir = final
+	}
+	if res.Dir == "" {
+		return nil, fmt.Errorf("cannot find a free export name in %s", opts.Dir)
+	}
+	ok = true
+	syncDir(opts.Dir)
+	rep.finish()
+	return res, nil
+}
+
+// scan decodes every document matching filter into a fresh T. This is a
+// full scan; an export is the rare operation that needs one.
+func scan[T any](ctx context.Context, coll *mongo.Collection, filter bson.D, fn func(*T)) error {
+	if filter == nil {
+		filter = bson.D{}
+	}
+	cur, err := coll.Find(ctx, filter, options.Find().SetBatchSize(1000))
+	if err != nil {
+		return fmt.Errorf("cannot export %s: %w", coll.Name(), err)
+	}
+	defer cur.Close(ctx)
+	for cur.Next(ctx) {
+		var v T
+		if err := cur.Decode(&v); err != nil {
+			return fmt.Errorf("cannot export %s: a document does not decode: %w", coll.Name(), err)
+		}
+		fn(&v)
+	}
+	if err := cur.Err(); err != nil {
+		return fmt.Errorf("cannot export %s: %w", coll.Name(), err)
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// tagCounts lists a scope's tags, most used first.
+func tagCounts(s *exportScope) []exportTag {
+	n := map[string]int{}
+	for _, m := range s.Memories {
+		for _, t := range m.Tags {
+			n[t]++
+		}
+	}
+	for _, m := range s.Summaries {
+		for _, t := range m.Tags {
+			n[t]++
+		}
+	}
+	out := []exportTag{}
+	for t, c := range n {
+		out = append(out, exportTag{Tag: t, Count: c})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].Tag < out[j].Tag
+	})
+	return out
+}
+
+func writeExportFile(path string, write func(*bufio.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("cannot write export: %w", err)
+	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("cannot write export file %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+// slug turns a scope name into a portable file name: letters and digits
+// kept, everything else folded into single dashes.
+func slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range name {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	s := strings.TrimRight(b.String(), "-")
+	if s == "" {
+		s = "scope"
+	}
+	return s
+}
+
+// uniqueFileName avoids two scopes landing in one file (scope names that
+// differ only in punctuation or case, on case-insensitive file systems).
+func uniqueFileName(base, ext string, used map[string]bool) string {
+	name := base + ext
+	for i := 2; used[strings.ToLower(name)]; i++ {
+		name = fmt.Sprintf("%s-%d%s", base, i, ext)
+	}
+	used[strings.ToLower(name)] = true
+	return name
+}
+
+const mdTime = "2006-01-02 15:04 UTC"
+
+func writeScopeMarkdown(w *bufio.Writer, doc *exportDoc, s *exportScope) error {
+	fmt.Fprintf(w, "# Scope: %s\n\n", s.Scope)
+	fmt.Fprintf(w, "_Exported from infmem on %s. %s_\n\n", doc.ExportedAt.Format(mdTime), ExportNotice)
+	if s.Description != "" {
+		fmt.Fprintf(w, "%s\n\n", s.Description)
+	}
+	if s.ParentScope != "" {
+		fmt.Fprintf(w, "Part of scope: %s\n\n", s.ParentScope)
+	}
+	fmt.Fprintf(w, "%d memories, %d summaries.\n\n", len(s.Memories), len(s.Summaries))
+	if len(s.Tags) > 0 {
+		var tags []string
+		for _, t := range s.Tags {
+			tags = append(tags, fmt.Sprintf("#%s (%d)", t.Tag, t.Count))
+		}
+		fmt.Fprintf(w, "Tags: %s\n\n", strings.Join(tags, ", "))
+	}
+	if len(s.Summaries) > 0 {
+		fmt.Fprint(w, "## Summaries\n\n")
+		for _, m := range s.Summaries {
+			when := m.Timestamp.Format(mdTime)
+			if m.TimeRange != nil {
+				when = m.TimeRange.From.UTC().Format(mdTime) + " to " + m.TimeRange.To.UTC().Format(mdTime)
+			}
+			fmt.Fprintf(w, "### %s%s\n\n", when, archivedMark(m.Archived))
+			writeQuoted(w, m.Text)
+			writeTags(w, m.Tags)
+		}
+	}
+	if len(s.Memories) > 0 {
+		fmt.Fprint(w, "## Memories\n\n")
+		for _, m := range s.Memories {
+			head := m.Timestamp.Format(mdTime) + " · " + m.Source
+			if m.Speaker != "" {
+				head += " · " + m.Speaker
+			}
+			fmt.Fprintf(w, "### %s%s\n\n", head, archivedMark(m.Archived))
+			writeQuoted(w, m.Text)
+			writeTags(w, m.Tags)
+		}
+	}
+	return nil
+}
+
+func archivedMark(archived bool) string {
+	if archived {
+		return " (archived)"
+	}
+	return ""
+}
+
+// writeQuoted writes text as a block quote, so whatever Markdown the
+// memory holds stays inside its entry.
+func writeQuoted(w *bufio.Writer, text string) {
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		if line == "" {
+			fmt.Fprint(w, ">\n")
+		} else {
+			fmt.Fprintf(w, "> %s\n", line)
+		}
+	}
+	fmt.Fprint(w, "\n")
+}
+
+func writeTags(w *bufio.Writer, tags []string) {
+	if len(tags) == 0 {
+		return
+	}
+	var ts []string
+	for _, t := range tags {
+		ts = append(ts, "#"+t)
+	}
+	fmt.Fprintf(w, "Tags: %s\n\n", strings.Join(ts, " "))
+}
+
+func writeProfileMarkdown(w *bufio.Writer, doc *exportDoc) error {
+	fmt.Fprint(w, "# User profile\n\n")
+	fmt.Fprintf(w, "_Exported from infmem on %s. %s_\n\n", doc.ExportedAt.Format(mdTime), ExportNotice)
+	for _, p := range doc.Profiles {
+		if len(doc.Profiles) > 1 {
+			fmt.Fprintf(w, "## %s\n\n", p.ID)
+		}
+		if p.Name != "" {
+			fmt.Fprintf(w, "Name: %s\n\n", p.Name)
+		}
+		writeMap(w, "Preferences", p.Preferences)
+		writeMap(w, "Facts", p.Facts)
+		if len(p.Contacts) > 0 {
+			fmt.Fprint(w, "### Contacts\n\n")
+			for _, c := range p.Contacts {
+				line := "- " + c.Name
+				if c.Relation != "" {
+					line += " (" + c.Relation + ")"
+				}
+				if c.Notes != "" {
+					line += ": " + c.Notes
+				}
+				fmt.Fprintln(w, line)
+			}
+			fmt.Fprintln(w)
+		}
+		if len(p.Notes) > 0 {
+			fmt.Fprint(w, "### Notes\n\n")
+			for _, n := range p.Notes {
+				fmt.Fprintf(w, "- %s\n", n)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	return nil
+}
+
+func writeMap(w *bufio.Writer, title string, m map[string]string) {
+	if len(m) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	fmt.Fprintf(w, "### %s\n\n", title)
+	for _, k := range keys {
+		fmt.Fprintf(w, "- %s: %s\n", k, m[k])
+	}
+	fmt.Fprintln(w)
+}

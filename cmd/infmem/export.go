@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/infmem/infmem/backup"
+)
+
+type exportOptions struct {
+	common commonFlags
+	format string
+	scopes stringList
+	json   bool
+}
+
+const exportUsage = "export [--format all|json|markdown] [--scope NAME]... [--json] [--config FILE] [--data-dir DIR]"
+
+var exportCommand = command{
+	summary: "write the memory as readable JSON and Markdown into export/ (not a backup)",
+	usage:   exportUsage,
+	run: func(ctx context.Context, env *cliEnv, args []string) error {
+		var opts exportOptions
+		fs := newFlagSet("export", env, exportUsage)
+		opts.common.register(fs)
+		fs.StringVar(&opts.format, "format", "all", "all, json or markdown")
+		fs.Var(&opts.scopes, "scope", "export only this scope (repeatable)")
+		fs.BoolVar(&opts.json, "json", false, "print the result as JSON")
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() > 0 {
+			return usageErrorf("export takes no arguments")
+		}
+		switch opts.format {
+		case "all", "json", "markdown":
+		default:
+			return usageErrorf("--format %q is not one of all, json, markdown", opts.format)
+		}
+		return runExport(ctx, opts, env)
+	},
+}
+
+func runExport(ctx context.Context, opts exportOptions, env *cliEnv) error {
+	s, err := setup(opts.common, env, env.stderr, true)
+	if err != nil {
+		return err
+	}
+	store, err := s.openStore(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot open the database to export it: %w", err)
+	}
+	defer store.Close(context.WithoutCancel(ctx))
+	res, err := backup.Export(ctx, store, backup.ExportOptions{
+		Dir: s.root.ExportDir(), Scopes: opts.scopes,
+		JSON: opts.format != "markdown", Markdown: opts.format != "json",
+		Progress: progressBar(env),
+	})
+	if err != nil {
+		return err
+	}
+	// The notice goes to stderr so it reaches the user even when stdout is
+	// piped into a script.
+	fmt.Fprintf(env.stderr, "infmem: warning: %s\n", res.Notice)
+	if opts.json {
+		return printJSON(env.stdout, res)
+	}
+	fmt.Fprintf(env.stdout, "exported %d memories and %d summaries in %d scopes to %s\n", res.Memories, res.Summaries, res.Scopes, res.Dir)
+	for _, f := range res.Files {
+		fmt.Fprintf(env.stdout, "  %s\n", filepath.Join(res.Dir, f))
+	}
+	return nil
+}

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"filippo.io/age"
+
+	"github.com/infmem/infmem/backup"
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+type restoreOptions struct {
+	common         commonFlags
+	file           string
+	identities     stringList
+	passphrase     bool
+	passphraseFile string
+	noSafety       bool
+	dryRun         bool
+	json           bool
+}
+
+const restoreUsage = "restore FILE [-i IDENTITY]... [--passphrase | --passphrase-file FILE] [--no-safety-backup] [--dry-run] [--json] [--config FILE] [--data-dir DIR]"
+
+var restoreCommand = command{
+	summary: "replace the memory with a backup, after verifying it completely",
+	usage:   restoreUsage,
+	run: func(ctx context.Context, env *cliEnv, args []string) error {
+		var opts restoreOptions
+		fs := newFlagSet("restore", env, restoreUsage)
+		opts.common.register(fs)
+		fs.Var(&opts.identities, "i", "age identity file for backups encrypted to a key (repeatable; default: $"+EnvBackupIdentity+", then the file 'backup keygen' writes)")
+		fs.BoolVar(&opts.passphrase, "passphrase", false, "ask for the passphrase even if the backup's header does not need one")
+		fs.StringVar(&opts.passphraseFile, "passphrase-file", "", "read the passphrase from FILE (its first line); $"+EnvBackupPassphrase+" also works")
+		fs.BoolVar(&opts.noSafety, "no-safety-backup", false, "do not back up the current data before replacing it")
+		fs.BoolVar(&opts.dryRun, "dry-run", false, "verify the backup and list what it holds, without restoring")
+		fs.BoolVar(&opts.json, "json", false, "print the result as JSON")
+		files, err := parseInterleaved(fs, args)
+		if err != nil {
+			return err
+		}
+		if len(files) != 1 {
+			return usageErrorf("restore takes one backup file (see 'infmem backups')")
+		}
+		opts.file = files[0]
+		return runRestore(ctx, opts, env)
+	},
+}
+
+// parseInterleaved parses flags that come before or after the positional
+// arguments ('restore FILE -i KEY' as well as 'restore -i KEY FILE') and
+// returns the positional ones.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func runRestore(ctx context.Context, opts restoreOptions, env *cliEnv) error {
+	s, err := setup(opts.common, env, env.stderr, true)
+	if err != nil {
+		return err
+	}
+	path, err := resolveBackupPath(opts.file, s.root.BackupsDir())
+	if err != nil {
+		return err
+	}
+	keys, err := restoreKeys(path, opts, env)
+	if err != nil {
+		return explainRefusal(err, s.root.BackupsDir())
+	}
+	if opts.dryRun {
+		c, err := backup.Verify(ctx, path, keys, progressBar(env))
+		if err != nil {
+			return explainRefusal(err, s.root.BackupsDir())
+		}
+		if opts.json {
+			return printJSON(env.stdout, c)
+		}
+		printContents(env, c)
+		fmt.Fprintln(env.stdout, "dry run: the backup verifies; nothing was restored")
+		return nil
+	}
+
+	var safety *backup.Options
+	if !opts.noSafety {
+		enc, err := safetyEncryption(s.cfg.Backup.Encryption, s.cfg.Backup.Recipients, keys)
+		if err != nil {
+			return err
+		}
+		safety = &backup.Options{Dir: s.root.BackupsDir(), Encryption: enc, Logger: s.log}
+	}
+	store, err := s.openStore(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot open the database for the restore: %w", err)
+	}
+	defer store.Close(context.WithoutCancel(ctx))
+	res, err := backup.Restore(ctx, store, path, backup.RestoreOptions{
+		Keys: keys, RunDir: s.root.RunDir(), TempDir: s.root.BackupsDir(), SafetyBackup: safety,
+		Progress: progressBar(env), Logger: s.log,
+	})
+	if err != nil {
+		return explainRefusal(err, s.root.BackupsDir())
+	}
+	if opts.json {
+		return printJSON(env.stdout, res)
+	}
+	fmt.Fprintf(env.stdout, "restored %s: %d documents\n", res.Contents.File, res.Contents.Documents())
+	if res.SafetyBackup != nil {
+		fmt.Fprintf(env.stdout, "the data it replaced is in %s\n", res.SafetyBackup.Path)
+	} else {
+		fmt.Fprintln(env.stdout, "no safety backup was taken (--no-safety-backup)")
+	}
+	return nil
+}
+
+// resolveBackupPath accepts a path, or the bare name of a file in backups/.
+func resolveBackupPath(arg, backupsDir string) (string, error) {
+	if _, err := os.Stat(arg); err == nil {
+		return arg, nil
+	}
+	if !strings.ContainsRune(arg, os.PathSeparator) {
+		p := filepath.Join(backupsDir, arg)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", usageErrorf("no backup file %s\nhint: 'infmem backups' lists the backups in %s", arg, backupsDir)
+}
+
+// restoreKeys gathers what the backup needs, judged from its header: the
+// identity files for a backup encrypted to keys, the passphrase (file,
+// environment or prompt) for one encrypted with a passphrase.
+func restoreKeys(path string, opts restoreOptions, env *cliEnv) (backup.Keys, error) {
+	var keys backup.Keys
+	for _, f := range opts.identities {
+		k, err := backup.ReadIdentityFile(f)
+		if err != nil {
+			return keys, usageErrorf("%v", err)
+		}
+		keys.Identities = append(keys.Identities, k.Identities...)
+		keys.IdentityFile = strings.Join(opts.identities, ", ")
+	}
+	mode, err := backup.EncryptionOf(path)
+	if err != nil {
+		return keys, err
+	}
+	if mode == backup.EncryptionPassphrase || opts.passphrase || opts.passphraseFile != "" {
+		if keys.Passphrase, err = readPassphrase(env, opts.passphraseFile, false); err != nil {
+			return keys, err
+		}
+	}
+	if mode == backup.EncryptionRecipients && len(keys.Identities) == 0 {
+		def, err := defaultIdentityPath(env)
+		if err != nil {
+			return keys, err
+		}
+		if _, err := os.Stat(def); err != nil {
+			return keys, usageErrorf("%s is encrypted to an age key; give its identity file with -i FILE\nhint: it is the file 'infmem backup keygen' wrote (by default %s)", filepath.Base(path), def)
+		}
+		k, err := backup.ReadIdentityFile(def)
+		if err != nil {
+			return keys, usageErrorf("%v", err)
+		}
+		keys.Identities, keys.IdentityFile = k.Identities, k.IdentityFile
+	}
+	return keys, nil
+}
+
+// safetyEncryption encrypts the safety backup like a scheduled one when
+// recipients are configured, and otherwise with the key that decrypts the
+// backup being restored, which the user evidently holds.
+func safetyEncryption(mode string, recipients []string, keys backup.Keys) (backup.Encryption, error) {
+	if mode == "off" {
+		return backup.Encryption{}, nil
+	}
+	if len(recipients) > 0 {
+		return backup.Encryption{Recipients: recipients}, nil
+	}
+	if keys.Passphrase != nil {
+		return backup.Encryption{Passphrase: keys.Passphrase, ScryptWorkFactor: testOnlyScryptWorkFactor}, nil
+	}
+	var rs []string
+	for _, id := range keys.Identities {
+		if x, ok := id.(*age.X25519Identity); ok {
+			rs = append(rs, x.Recipient().String())
+		}
+	}
+	if len(rs) > 0 {
+		return backup.Encryption{Recipients: rs}, nil
+	}
+	if mode == "required" {
+		return backup.Encryption{}, configError{errors.New("backup.encryption is required, but there is no key to encrypt the safety backup with: no recipients are configured and the backup being restored is not encrypted\nhint: add a recipient from 'infmem backup keygen' to \"backup.recipients\", or pass --no-safety-backup")}
+	}
+	return backup.Encryption{}, nil
+}
+
+// explainRefusal adds what the user can do to a refused backup file.
+func explainRefusal(err error, backupsDir string) error {
+	var r *backup.RefusedError
+	if !errors.As(err, &r) {
+		return err
+	}
+	hint := ""
+	switch {
+	case errors.Is(err, backup.ErrKeyNeeded):
+		hint = "give the passphrase (prompt, --passphrase-file or $" + EnvBackupPassphrase + ") or the identity file (-i) the backup was made with"
+	case errors.Is(err, backup.ErrWrongPassphrase):
+		hint = "use the passphrase given when this backup was made"
+	case errors.Is(err, backup.ErrWrongKey):
+		hint = "use the identity file whose public key was in backup.recipients when this backup was made"
+	case errors.Is(err, backup.ErrTruncated), errors.Is(err, backup.ErrDamaged):
+		hint = "choose another backup: 'infmem backups --verify' checks each one in " + backupsDir
+	case errors.Is(err, backup.ErrEmpty), errors.Is(err, backup.ErrNotBackup):
+		hint = "'infmem backups' lists the backups in " + backupsDir
+	case errors.Is(err, backup.ErrNewerSchema):
+		hint = "upgrade infmem, then restore again"
+	}
+	return fmt.Errorf("%w; nothing was changed\nhint: %s", err, hint)
+}
+
+func printContents(env *cliEnv, c *backup.Contents) {
+	w := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "backup\t%s\n", c.File)
+	fmt.Fprintf(w, "size\t%s, %s\n", humanBytes(c.Size), c.Encryption)
+	if c.Manifest != nil {
+		fmt.Fprintf(w, "made\t%s by infmem %s (%s backup, schema %d)\n", c.Manifest.CreatedAt.Local().Format(time.DateTime), c.Manifest.InfmemVersion, c.Manifest.Kind, c.Manifest.SchemaVersion)
+	} else {
+		fmt.Fprintf(w, "made\tunknown (no manifest beside the file)\n")
+	}
+	fmt.Fprintf(w, "database\t%s (server %s, %s)\n", c.Database, c.ServerVersion, c.ToolVersion)
+	if !c.From.IsZero() {
+		fmt.Fprintf(w, "memories\tfrom %s to %s\n", c.From.Local().Format(time.DateTime), c.To.Local().Format(time.DateTime))
+	}
+	for _, cc := range c.Collections {
+		fmt.Fprintf(w, "  %s\t%d documents, %s, %d indexes\n", cc.Name, cc.Documents, humanBytes(cc.Bytes), len(cc.Indexes))
+	}
+	w.Flush()
+}
