@@ -20,9 +20,10 @@ const MaxDocID DocID = 1<<docBits - 1
 const (
 	docBits = 26
 	docMask = 1<<docBits - 1
-	// maxTF is the largest term frequency a posting records. BM25 saturates
-	// long before this (with K1 = 1.2 the score of tf = 63 is within 0.5 % of
-	// the limit), so a term repeated more often in one memory scores as 63.
+	// maxTF is the largest term frequency a posting records: a term repeated
+	// more often in one memory scores as if it occurred 63 times. BM25's
+	// term-frequency curve is flat by then (at K1 = 1.2 and average length,
+	// tf = 63 already gives 98 % of the maximum).
 	maxTF = 1<<(32-docBits) - 1
 )
 
@@ -50,7 +51,8 @@ func DefaultOptions() Options {
 
 // Index is an in-memory BM25 keyword index. All methods are safe for
 // concurrent use: searches share a read lock and writers take it exclusively
-// for the few microseconds an update takes.
+// for the tens of microseconds an update takes (analysis happens before the
+// lock is taken).
 //
 // Layout: a term dictionary maps each term to a dense term ID; every term has
 // an unordered posting list of packed (doc, tf) words; every document has a
