@@ -43,6 +43,18 @@ type Memory struct {
 	ForgottenAt *time.Time `bson:"forgotten_at,omitempty"`
 	// Archived memories are excluded from default retrieval but kept and exported.
 	Archived bool `bson:"archived,omitempty"`
+	// History keeps earlier versions, oldest first, when a memory is edited.
+	History []Revision `bson:"history,omitempty"`
+}
+
+// Revision is an earlier version of an edited memory.
+type Revision struct {
+	Text       string    `bson:"text"`
+	Tags       []string  `bson:"tags"`
+	Importance float64   `bson:"importance"`
+	Scope      string    `bson:"scope"`
+	Category   string    `bson:"category,omitempty"`
+	ChangedAt  time.Time `bson:"changed_at"`
 }
 
 // TimeRange is a [From, To] span of time.
@@ -72,6 +84,7 @@ type Summary struct {
 	LastAccessed *time.Time `bson:"last_accessed,omitempty"`
 	ForgottenAt  *time.Time `bson:"forgotten_at,omitempty"`
 	Archived     bool       `bson:"archived,omitempty"`
+	History      []Revision `bson:"history,omitempty"`
 }
 
 // DefaultUserID is the _id of the single user's profile.

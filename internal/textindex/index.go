@@ -319,6 +319,27 @@ func (ix *Index) newScorer(q Query) scorer {
 	return sc
 }
 
+// IdealScore is the BM25 score of a document of average length that holds
+// every query term once: the sum of qtf * idf over the query's terms, where a
+// term no document contains gets the idf of a term with df 0. Dividing a
+// score by it says how much of what the query asks a document matches,
+// independently of how large the index is; documents shorter than average or
+// repeating a term can score above it.
+func (ix *Index) IdealScore(q Query) float64 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	n := float64(ix.nDocs)
+	var sum float64
+	for i, t := range q.terms {
+		df := 0.0
+		if id, ok := ix.dict[t]; ok {
+			df = float64(len(ix.terms[id].postings))
+		}
+		sum += float64(q.counts[i]) * math.Log(1+(n-df+0.5)/(df+0.5))
+	}
+	return sum
+}
+
 // contribution is the one place the per-term score is computed, so Search and
 // ScoreDocs produce bit-identical sums. The explicit conversion stops the
 // compiler from fusing the multiply-add, which it may do on some CPUs.

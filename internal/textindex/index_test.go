@@ -421,3 +421,25 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 		t.Fatalf("postings %d, forward lists imply %d", st.Postings, sum)
 	}
 }
+
+func TestIdealScore(t *testing.T) {
+	ix := New(DefaultOptions())
+	ix.Add(1, "dentist appointment friday")
+	ix.Add(2, "gym class friday")
+	ix.Add(3, "buy milk bread")
+	q := ix.Analyze("dentist appointment")
+	ideal := ix.IdealScore(q)
+	got := ix.ScoreQuery(q, []DocID{1})[0]
+	// Document 1 has average length (3 terms) and each term once.
+	if math.Abs(got-ideal) > 1e-9 {
+		t.Fatalf("score %v, ideal %v", got, ideal)
+	}
+	// A term no document holds still counts in what the query asks.
+	q2 := ix.Analyze("dentist appointment tuesday")
+	if r := ix.ScoreQuery(q2, []DocID{1})[0] / ix.IdealScore(q2); r > 0.6 || r < 0.3 {
+		t.Fatalf("coverage with an unknown term: %v", r)
+	}
+	if ix.IdealScore(ix.Analyze("the and of")) != 0 {
+		t.Fatal("stop-word query has an ideal score")
+	}
+}

@@ -1,0 +1,140 @@
+package memory
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/mongostore"
+)
+
+// accessTracker records use_count and last_accessed of retrieved memories
+// off the response path, coalescing repeated hits on the same memory.
+type accessTracker struct {
+	store *mongostore.Store
+	log   *slog.Logger
+	now   func() time.Time
+
+	// mu guards pending, closed and busy, and every send on or close of wake.
+	mu      sync.Mutex
+	pending map[bson.ObjectID]accessMark
+	closed  bool
+	busy    bool
+	wake    chan struct{}
+	done    chan struct{}
+}
+
+type accessMark struct {
+	kind  kind
+	count int64
+	at    time.Time
+}
+
+func newAccessTracker(store *mongostore.Store, log *slog.Logger, now func() time.Time) *accessTracker {
+	return &accessTracker{store: store, log: log, now: now, pending: map[bson.ObjectID]accessMark{},
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// record notes that these hits were returned to a client.
+func (a *accessTracker) record(hits []hit) {
+	if len(hits) == 0 {
+		return
+	}
+	at := a.now().UTC().Truncate(time.Millisecond)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return
+	}
+	for _, h := range hits {
+		m := a.pending[h.id]
+		m.kind = h.kind
+		m.count++
+		m.at = at
+		a.pending[h.id] = m
+	}
+	a.signalLocked()
+}
+
+func (a *accessTracker) signalLocked() {
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (a *accessTracker) run() {
+	defer close(a.done)
+	for range a.wake {
+		a.flush()
+	}
+	a.flush()
+}
+
+func (a *accessTracker) flush() {
+	for {
+		a.mu.Lock()
+		if len(a.pending) == 0 {
+			a.busy = false
+			a.mu.Unlock()
+			return
+		}
+		batch := a.pending
+		a.pending = map[bson.ObjectID]accessMark{}
+		a.busy = true
+		a.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		for id, m := range batch {
+			upd := bson.D{
+				{Key: "$inc", Value: bson.D{{Key: "use_count", Value: m.count}}},
+				{Key: "$set", Value: bson.D{{Key: "last_accessed", Value: m.at}}},
+			}
+			var err error
+			if m.kind == kindSummary {
+				err = a.store.Summaries.Update(ctx, id, upd)
+			} else {
+				err = a.store.Memories.Update(ctx, id, upd)
+			}
+			// A memory deleted since it was returned has nothing to update.
+			if err != nil && !errIsNotFound(err) {
+				a.log.Warn("cannot record memory access", "memory_id", id.Hex(), "err", err)
+			}
+		}
+		cancel()
+	}
+}
+
+// settle waits until everything recorded so far is written.
+func (a *accessTracker) settle() {
+	for {
+		a.mu.Lock()
+		idle := len(a.pending) == 0 && !a.busy
+		if !idle && !a.closed {
+			a.signalLocked()
+		}
+		a.mu.Unlock()
+		if idle {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// close stops accepting records and waits for pending ones to be written.
+func (a *accessTracker) close(ctx context.Context) error {
+	a.mu.Lock()
+	if !a.closed {
+		a.closed = true
+		close(a.wake)
+	}
+	a.mu.Unlock()
+	select {
+	case <-a.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,304 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/scopes"
+)
+
+// ForgetRequest names what to forget. Given together, scope, tag and query
+// narrow each other; a memory id alone forgets that one memory.
+type ForgetRequest struct {
+	ID          string
+	Scope       string
+	Tag         string
+	Query       string
+	ActiveScope string
+	// Hard deletes for good (with its embedding); soft (default) hides the
+	// memory from every result and can be undone with Unforget.
+	Hard bool
+	// MinConfidence is the bar a query match must clear to be forgotten.
+	MinConfidence float64
+}
+
+// Forgotten describes one forgotten memory.
+type Forgotten struct {
+	ID   string
+	Text string
+}
+
+// ForgetResult reports what was forgotten.
+type ForgetResult struct {
+	Count int
+	// Scope is set when a whole scope was forgotten.
+	Scope        string
+	ScopeDeleted bool
+	Items        []Forgotten
+	Note         string
+}
+
+// DefaultForgetConfidence is the bar for query-based forgetting: only
+// clear matches are forgotten, never loose ones.
+const DefaultForgetConfidence = 0.5
+
+// maxReported bounds the forgotten items listed in a result.
+const maxReported = 50
+
+// maxQueryForget is the most memories one query-based forget may remove;
+// a query matching more is too vague to act on.
+const maxQueryForget = 10
+
+// Forget hides (soft) or deletes (hard) the memories a request names.
+func (e *Engine) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, error) {
+	if err := e.wait(ctx); err != nil {
+		return ForgetResult{}, err
+	}
+	req.Scope, req.Tag, req.Query = strings.TrimSpace(req.Scope), strings.TrimSpace(req.Tag), strings.TrimSpace(req.Query)
+	if req.ID == "" && req.Scope == "" && req.Tag == "" && req.Query == "" {
+		return ForgetResult{}, inputErrorf("say what to forget: target.memory_id (from an earlier result), target.scope, target.tag or target.query")
+	}
+	if req.MinConfidence == 0 {
+		req.MinConfidence = DefaultForgetConfidence
+	}
+	targets, res, err := e.forgetTargets(ctx, req)
+	if err != nil || len(targets) == 0 {
+		return res, err
+	}
+
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	now := e.now()
+	for _, h := range targets {
+		var err error
+		if req.Hard {
+			err = e.deleteOne(ctx, h)
+		} else {
+			err = e.softForgetOne(ctx, h, now)
+		}
+		if errIsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return res, fmt.Errorf("cannot forget memory %s (after forgetting %d): %w", h.id.Hex(), res.Count, err)
+		}
+		res.Count++
+	}
+	if req.Hard && res.Scope != "" && !strings.EqualFold(res.Scope, scopes.Global) {
+		if err := e.scopes.Delete(ctx, res.Scope); err != nil {
+			return res, fmt.Errorf("forgot %d memories but cannot delete scope %q: %w", res.Count, res.Scope, err)
+		}
+		res.ScopeDeleted = true
+	}
+	res.Note = forgetNote(req.Hard, res)
+	return res, nil
+}
+
+func forgetNote(hard bool, res ForgetResult) string {
+	how := "marked as forgotten: they no longer appear in any result; unforget_memory undoes it"
+	if hard {
+		how = "deleted permanently"
+	}
+	switch {
+	case res.Count == 0:
+		return "nothing matched, so nothing was forgotten"
+	case res.ScopeDeleted:
+		return fmt.Sprintf("%d memories of scope %q %s; the scope itself was deleted", res.Count, res.Scope, how)
+	}
+	return fmt.Sprintf("%d memories %s", res.Count, how)
+}
+
+// forgetTargets finds what a request names; it may also fill the
+// result's Scope, Items and Note.
+func (e *Engine) forgetTargets(ctx context.Context, req ForgetRequest) ([]hit, ForgetResult, error) {
+	var res ForgetResult
+	f := filter{includeArchived: true, includeForgotten: req.Hard}
+	if req.ID != "" {
+		oid, err := parseID(req.ID)
+		if err != nil {
+			return nil, res, err
+		}
+		it, ok := e.ix.lookup(oid)
+		if !ok || (!req.Hard && !it.live()) {
+			res.Note = "no memory has that id (or it is already forgotten), so nothing was forgotten"
+			return nil, res, nil
+		}
+		if req.Scope != "" || req.Tag != "" {
+			if !e.matches(oid, req, f) {
+				res.Note = "that memory is not in the named scope or does not carry the named tag, so nothing was forgotten"
+				return nil, res, nil
+			}
+		}
+		return []hit{{id: oid, kind: it.kind}}, e.withItems(ctx, res, []hit{{id: oid, kind: it.kind}}), nil
+	}
+	if req.Scope != "" {
+		if strings.EqualFold(req.Scope, scopes.All) {
+			return nil, res, inputErrorf("forgetting ALL at once is not allowed; forget scopes one by one (existing: %s)", e.scopeList())
+		}
+		s, ok := e.scopes.Get(req.Scope)
+		if !ok {
+			res.Note = fmt.Sprintf("there is no scope named %q, so nothing was forgotten; scopes: %s", req.Scope, e.scopeList())
+			return nil, res, nil
+		}
+		f.scopes = []string{s.Name}
+		if req.Tag == "" && req.Query == "" {
+			res.Scope = s.Name
+		}
+	} else {
+		set, err := e.searchScopes("", req.ActiveScope, false)
+		if err != nil {
+			return nil, res, err
+		}
+		f.scopes = set
+	}
+	if req.Tag != "" {
+		f.tags = []string{foldTag(req.Tag)}
+	}
+	var targets []hit
+	if req.Query != "" {
+		q := e.ix.text.Analyze(normalizeContent(req.Query))
+		if q.Empty() {
+			return nil, res, inputErrorf("the query %q has no searchable words; name the memory by its content, or use its memory_id", snippet(req.Query, 60))
+		}
+		f.includeForgotten = false
+		ideal := e.ix.text.IdealScore(q)
+		for _, h := range e.ix.keyword(q, f, MaxLimit) {
+			if h.score = keywordConfidence(h.score, ideal); h.score >= req.MinConfidence {
+				targets = append(targets, h)
+			}
+		}
+		if len(targets) == 0 {
+			res.Note = fmt.Sprintf("no memory matches %q closely enough (confidence %.2f or more), so nothing was forgotten; retrieve_memory shows candidates with their memory_id", snippet(req.Query, 60), req.MinConfidence)
+			return nil, res, nil
+		}
+		if len(targets) > maxQueryForget {
+			ms, _ := e.fetch(ctx, targets[:5])
+			var b strings.Builder
+			for _, m := range ms {
+				fmt.Fprintf(&b, "\n- %s: %s", m.ID, snippet(m.Text, 80))
+			}
+			return nil, res, inputErrorf("%q matches %d memories; nothing was forgotten. Make the query more specific, forget by memory_id, or by tag or scope. The closest ones:%s", snippet(req.Query, 60), len(targets), b.String())
+		}
+	} else {
+		targets = e.ix.ids(f)
+	}
+	return targets, e.withItems(ctx, res, targets), nil
+}
+
+// matches checks an id against a request's scope and tag.
+func (e *Engine) matches(id bson.ObjectID, req ForgetRequest, f filter) bool {
+	if req.Scope != "" {
+		s, ok := e.scopes.Get(req.Scope)
+		if !ok {
+			return false
+		}
+		f.scopes = []string{s.Name}
+	}
+	if req.Tag != "" {
+		f.tags = []string{foldTag(req.Tag)}
+	}
+	for _, h := range e.ix.ids(f) {
+		if h.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// withItems lists (up to maxReported of) the targets with their text, so
+// the client can tell the user what was forgotten.
+func (e *Engine) withItems(ctx context.Context, res ForgetResult, targets []hit) ForgetResult {
+	n := min(len(targets), maxReported)
+	ms, err := e.fetch(ctx, targets[:n])
+	if err != nil {
+		e.log.Warn("cannot list forgotten memories", "err", err)
+		return res
+	}
+	for _, m := range ms {
+		res.Items = append(res.Items, Forgotten{ID: m.ID, Text: snippet(m.Text, 200)})
+	}
+	return res
+}
+
+func (e *Engine) softForgetOne(ctx context.Context, h hit, now time.Time) error {
+	var err error
+	if h.kind == kindSummary {
+		err = e.store.Summaries.SoftForget(ctx, h.id, now)
+	} else {
+		err = e.store.Memories.SoftForget(ctx, h.id, now)
+	}
+	if err != nil {
+		return err
+	}
+	e.ix.setForgotten(h.id, true, "")
+	return nil
+}
+
+// deleteOne removes a memory and its embedding for good.
+func (e *Engine) deleteOne(ctx context.Context, h hit) error {
+	var existed bool
+	var err error
+	if h.kind == kindSummary {
+		existed, err = e.store.Summaries.Delete(ctx, h.id)
+	} else {
+		existed, err = e.store.Memories.Delete(ctx, h.id)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := e.store.Index.Delete(ctx, h.id); err != nil {
+		return err
+	}
+	e.ix.remove(h.id)
+	if !existed {
+		return fmt.Errorf("memory %s: %w", h.id.Hex(), ErrNotFound)
+	}
+	return nil
+}
+
+// Unforget restores soft-forgotten memories.
+func (e *Engine) Unforget(ctx context.Context, ids []string) (restored []string, err error) {
+	if err := e.wait(ctx); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, inputErrorf("send memory_ids of forgotten memories (list_memories with only_forgotten shows them)")
+	}
+	oids := make([]bson.ObjectID, len(ids))
+	for i, s := range ids {
+		if oids[i], err = parseID(s); err != nil {
+			return nil, err
+		}
+	}
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	now := e.now()
+	for _, id := range oids {
+		it, ok := e.ix.lookup(id)
+		if !ok || it.flags&flagForgotten == 0 {
+			continue
+		}
+		m, err := e.get(ctx, id, it.kind)
+		if errIsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return restored, err
+		}
+		if it.kind == kindSummary {
+			err = e.store.Summaries.Unforget(ctx, id, now)
+		} else {
+			err = e.store.Memories.Unforget(ctx, id, now)
+		}
+		if err != nil {
+			return restored, fmt.Errorf("cannot unforget memory %s: %w", id.Hex(), err)
+		}
+		e.ix.setForgotten(id, false, m.Text)
+		restored = append(restored, id.Hex())
+	}
+	return restored, nil
+}

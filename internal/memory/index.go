@@ -1,0 +1,480 @@
+package memory
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/internal/textindex"
+	"github.com/infmem/infmem/mongostore"
+)
+
+// kind says which collection an item lives in.
+type kind uint8
+
+const (
+	kindMemory kind = iota
+	kindSummary
+)
+
+func (k kind) collection() string {
+	if k == kindSummary {
+		return mongostore.Summaries
+	}
+	return mongostore.ConversationHistory
+}
+
+const (
+	flagForgotten uint8 = 1 << iota
+	flagArchived
+)
+
+// item is what the index keeps of one memory: enough to filter, rank,
+// count and deduplicate without touching the database.
+type item struct {
+	id         bson.ObjectID
+	kind       kind
+	source     uint32 // interned
+	scope      uint32 // interned, canonical scope name
+	conv       uint32 // interned conversation_id; 0 when none
+	tags       []uint32
+	ts         int64 // when it happened, unix ms
+	created    int64
+	importance float32
+	useCount   int64
+	key        [16]byte
+	flags      uint8
+	used       bool
+}
+
+func (it *item) live() bool { return it.used && it.flags&flagForgotten == 0 }
+
+// interner maps strings to small ids; id 0 is the empty string.
+type interner struct {
+	ids   map[string]uint32
+	names []string
+}
+
+func newInterner() interner { return interner{ids: map[string]uint32{"": 0}, names: []string{""}} }
+
+func (n *interner) intern(s string) uint32 {
+	if id, ok := n.ids[s]; ok {
+		return id
+	}
+	id := uint32(len(n.names))
+	n.ids[s] = id
+	n.names = append(n.names, s)
+	return id
+}
+
+func (n *interner) lookup(s string) (uint32, bool) {
+	id, ok := n.ids[s]
+	return id, ok
+}
+
+type dedupKey struct {
+	scope uint32
+	key   [16]byte
+}
+
+// index is the in-memory mirror of every memory and summary. Lock order:
+// index.mu before the text index's own lock.
+type index struct {
+	mu      sync.RWMutex
+	items   []item
+	free    []uint32
+	byID    map[bson.ObjectID]uint32
+	dedup   map[dedupKey]uint32 // not-forgotten items by scope and content
+	scopes  interner
+	tags    interner // folded tags
+	convs   interner
+	sources interner
+	text    *textindex.Index
+}
+
+func newIndex() *index {
+	return &index{
+		byID: map[bson.ObjectID]uint32{}, dedup: map[dedupKey]uint32{},
+		scopes: newInterner(), tags: newInterner(), convs: newInterner(), sources: newInterner(),
+		text: textindex.New(textindex.DefaultOptions()),
+	}
+}
+
+// doc is the part of a stored memory or summary the index needs.
+type doc struct {
+	id         bson.ObjectID
+	kind       kind
+	text       string
+	source     string
+	scope      string
+	conv       string
+	tags       []string
+	ts         time.Time
+	created    time.Time
+	importance float64
+	useCount   int64
+	key        [16]byte
+	forgotten  bool
+	archived   bool
+}
+
+func docFromMemory(m *mongostore.Memory) doc {
+	return doc{
+		id: m.ID, kind: kindMemory, text: m.Text, source: m.Source, scope: m.Scope, conv: m.ConversationID,
+		tags: m.Tags, ts: m.Timestamp, created: m.CreatedAt, importance: m.Importance, useCount: m.UseCount,
+		key: contentKey(m.Text), forgotten: m.ForgottenAt != nil, archived: m.Archived,
+	}
+}
+
+func docFromSummary(s *mongostore.Summary) doc {
+	return doc{
+		id: s.ID, kind: kindSummary, text: s.SummaryText, source: sourceSummary, scope: s.Scope, conv: s.ConversationID,
+		tags: s.Tags, ts: s.Timestamp, created: s.CreatedAt, importance: s.Importance, useCount: s.UseCount,
+		key: contentKey(s.SummaryText), forgotten: s.ForgottenAt != nil, archived: s.Archived,
+	}
+}
+
+// put adds or replaces the item for d.id and returns its slot.
+func (ix *index) put(d doc) uint32 {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	slot, ok := ix.byID[d.id]
+	if ok {
+		ix.dropDedupLocked(slot)
+	} else if n := len(ix.free); n > 0 {
+		slot = ix.free[n-1]
+		ix.free = ix.free[:n-1]
+	} else {
+		slot = uint32(len(ix.items))
+		ix.items = append(ix.items, item{})
+	}
+	it := item{
+		id: d.id, kind: d.kind, source: ix.sources.intern(d.source), scope: ix.scopes.intern(d.scope),
+		conv: ix.convs.intern(d.conv), ts: d.ts.UnixMilli(), created: d.created.UnixMilli(),
+		importance: float32(d.importance), useCount: d.useCount, key: d.key, used: true,
+	}
+	it.tags = make([]uint32, 0, len(d.tags))
+	for _, t := range d.tags {
+		it.tags = append(it.tags, ix.tags.intern(foldTag(t)))
+	}
+	if d.forgotten {
+		it.flags |= flagForgotten
+	}
+	if d.archived {
+		it.flags |= flagArchived
+	}
+	ix.items[slot] = it
+	ix.byID[d.id] = slot
+	if it.live() {
+		ix.dedup[dedupKey{it.scope, it.key}] = slot
+		ix.text.Add(slot, d.text)
+	} else {
+		ix.text.Remove(slot)
+	}
+	return slot
+}
+
+func (ix *index) dropDedupLocked(slot uint32) {
+	it := &ix.items[slot]
+	k := dedupKey{it.scope, it.key}
+	if s, ok := ix.dedup[k]; ok && s == slot {
+		delete(ix.dedup, k)
+	}
+}
+
+// remove forgets an item entirely (hard delete).
+func (ix *index) remove(id bson.ObjectID) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	slot, ok := ix.byID[id]
+	if !ok {
+		return
+	}
+	ix.dropDedupLocked(slot)
+	ix.text.Remove(slot)
+	delete(ix.byID, id)
+	ix.items[slot] = item{}
+	ix.free = append(ix.free, slot)
+}
+
+// setForgotten flips the soft-forget flag; the text leaves or rejoins the
+// keyword index (text is needed only to rejoin).
+func (ix *index) setForgotten(id bson.ObjectID, forgotten bool, text string) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	slot, ok := ix.byID[id]
+	if !ok {
+		return
+	}
+	it := &ix.items[slot]
+	if forgotten {
+		it.flags |= flagForgotten
+		ix.dropDedupLocked(slot)
+		ix.text.Remove(slot)
+		return
+	}
+	it.flags &^= flagForgotten
+	ix.dedup[dedupKey{it.scope, it.key}] = slot
+	ix.text.Add(slot, text)
+}
+
+// touch records a retrieval in the index's copy of use_count.
+func (ix *index) touch(ids []bson.ObjectID) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for _, id := range ids {
+		if slot, ok := ix.byID[id]; ok {
+			ix.items[slot].useCount++
+		}
+	}
+}
+
+// duplicate returns the not-forgotten item in scope with the same content.
+func (ix *index) duplicate(scope string, key [16]byte) (bson.ObjectID, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	sc, ok := ix.scopes.lookup(scope)
+	if !ok {
+		return bson.ObjectID{}, false
+	}
+	slot, ok := ix.dedup[dedupKey{sc, key}]
+	if !ok {
+		return bson.ObjectID{}, false
+	}
+	return ix.items[slot].id, true
+}
+
+// lookup returns a copy of the item for id.
+func (ix *index) lookup(id bson.ObjectID) (item, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	slot, ok := ix.byID[id]
+	if !ok {
+		return item{}, false
+	}
+	return ix.items[slot], true
+}
+
+// filter selects items. Zero values mean "no restriction", except that
+// forgotten and archived items are excluded unless asked for.
+type filter struct {
+	scopes           []string // canonical names; nil means every scope
+	tags             []string // folded; an item must carry all of them
+	sources          []string
+	from, to         time.Time // [from, to); zero means open
+	includeForgotten bool
+	onlyForgotten    bool
+	includeArchived  bool
+}
+
+// compiled is a filter resolved against the interners, for use under ix.mu.
+type compiled struct {
+	scopes     []bool // by scope id; nil = any
+	sources    []bool
+	tags       []uint32
+	from, to   int64
+	impossible bool
+	f          filter
+}
+
+func (ix *index) compileLocked(f filter) compiled {
+	c := compiled{f: f, from: -1 << 62, to: 1 << 62}
+	if !f.from.IsZero() {
+		c.from = f.from.UnixMilli()
+	}
+	if !f.to.IsZero() {
+		c.to = f.to.UnixMilli()
+	}
+	if f.scopes != nil {
+		c.scopes = make([]bool, len(ix.scopes.names))
+		for _, s := range f.scopes {
+			if id, ok := ix.scopes.lookup(s); ok {
+				c.scopes[id] = true
+			}
+		}
+	}
+	if f.sources != nil {
+		c.sources = make([]bool, len(ix.sources.names))
+		for _, s := range f.sources {
+			if id, ok := ix.sources.lookup(s); ok {
+				c.sources[id] = true
+			}
+		}
+	}
+	for _, t := range f.tags {
+		id, ok := ix.tags.lookup(t)
+		if !ok {
+			c.impossible = true
+		}
+		c.tags = append(c.tags, id)
+	}
+	return c
+}
+
+func (c *compiled) match(it *item) bool {
+	if !it.used || c.impossible {
+		return false
+	}
+	forgotten := it.flags&flagForgotten != 0
+	if c.f.onlyForgotten && !forgotten || forgotten && !c.f.includeForgotten && !c.f.onlyForgotten {
+		return false
+	}
+	if it.flags&flagArchived != 0 && !c.f.includeArchived {
+		return false
+	}
+	if c.scopes != nil && (int(it.scope) >= len(c.scopes) || !c.scopes[it.scope]) {
+		return false
+	}
+	if c.sources != nil && (int(it.source) >= len(c.sources) || !c.sources[it.source]) {
+		return false
+	}
+	if it.ts < c.from || it.ts >= c.to {
+		return false
+	}
+	for _, t := range c.tags {
+		found := false
+		for _, have := range it.tags {
+			if have == t {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// hit is a ranked item.
+type hit struct {
+	id    bson.ObjectID
+	kind  kind
+	score float64
+	ts    int64
+}
+
+// keyword ranks the items matching f by BM25 for query.
+func (ix *index) keyword(q textindex.Query, f filter, k int) []hit {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	c := ix.compileLocked(f)
+	hits := ix.text.SearchQuery(q, k, func(slot textindex.DocID) bool {
+		return int(slot) < len(ix.items) && c.match(&ix.items[slot])
+	})
+	out := make([]hit, len(hits))
+	for i, h := range hits {
+		it := &ix.items[h.ID]
+		out[i] = hit{id: it.id, kind: it.kind, score: h.Score, ts: it.ts}
+	}
+	return out
+}
+
+// sortKey orders a scan.
+type sortKey int
+
+const (
+	sortNewest sortKey = iota
+	sortOldest
+	sortMostUsed
+	sortImportance
+)
+
+// scan returns the items matching f in the given order, skipping offset
+// and keeping at most limit (limit <= 0: all), and the total that matched.
+func (ix *index) scan(f filter, order sortKey, offset, limit int) (page []hit, total int) {
+	ix.mu.RLock()
+	c := ix.compileLocked(f)
+	type row struct {
+		hit
+		used       int64
+		importance float32
+	}
+	var rows []row
+	for i := range ix.items {
+		it := &ix.items[i]
+		if c.match(it) {
+			rows = append(rows, row{hit{id: it.id, kind: it.kind, ts: it.ts}, it.useCount, it.importance})
+		}
+	}
+	ix.mu.RUnlock()
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		switch order {
+		case sortOldest:
+			if a.ts != b.ts {
+				return a.ts < b.ts
+			}
+		case sortMostUsed:
+			if a.used != b.used {
+				return a.used > b.used
+			}
+		case sortImportance:
+			if a.importance != b.importance {
+				return a.importance > b.importance
+			}
+		}
+		if a.ts != b.ts {
+			return a.ts > b.ts
+		}
+		return a.id.Hex() < b.id.Hex()
+	})
+	total = len(rows)
+	if offset > len(rows) {
+		offset = len(rows)
+	}
+	rows = rows[offset:]
+	if limit > 0 && len(rows) > limit {
+		rows = rows[:limit]
+	}
+	page = make([]hit, len(rows))
+	for i, r := range rows {
+		page[i] = r.hit
+	}
+	return page, total
+}
+
+// ids returns the ids of every item matching f.
+func (ix *index) ids(f filter) []hit {
+	page, _ := ix.scan(f, sortNewest, 0, 0)
+	return page
+}
+
+// counts tallies live items.
+type counts struct {
+	live, forgotten, archived, summaries int
+	perScope                             map[string]int
+	conversations                        int
+}
+
+func (ix *index) count() counts {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	c := counts{perScope: map[string]int{}}
+	convs := map[uint32]bool{}
+	for i := range ix.items {
+		it := &ix.items[i]
+		if !it.used {
+			continue
+		}
+		switch {
+		case it.flags&flagForgotten != 0:
+			c.forgotten++
+		case it.flags&flagArchived != 0:
+			c.archived++
+		default:
+			c.live++
+			c.perScope[ix.scopes.names[it.scope]]++
+			if it.kind == kindSummary {
+				c.summaries++
+			}
+			if it.conv != 0 {
+				convs[it.conv] = true
+			}
+		}
+	}
+	c.conversations = len(convs)
+	return c
+}

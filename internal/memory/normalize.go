@@ -1,0 +1,99 @@
+package memory
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// normalizeContent makes stored text canonical: valid UTF-8, NFC, line
+// endings as \n, tabs as spaces, other control characters and bidirectional
+// overrides (which can disguise text) removed, outer whitespace trimmed.
+func normalizeContent(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteRune(r)
+		case r == '\t' || r == '\r':
+			b.WriteByte(' ')
+		case unicode.IsControl(r), isBidiControl(r):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return strings.TrimSpace(norm.NFC.String(b.String()))
+}
+
+func isBidiControl(r rune) bool {
+	return (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) || r == 0x200E || r == 0x200F || r == 0x061C
+}
+
+// contentKey is the identity of a memory's text for exact-duplicate
+// detection: case and spacing do not make two memories different.
+func contentKey(normalized string) [16]byte {
+	folded := strings.Join(strings.Fields(strings.ToLower(normalized)), " ")
+	sum := sha256.Sum256([]byte(folded))
+	var k [16]byte
+	copy(k[:], sum[:16])
+	return k
+}
+
+func keyHex(k [16]byte) string { return hex.EncodeToString(k[:]) }
+
+// MaxTags and MaxTagLen bound a memory's tags.
+const (
+	MaxTags   = 32
+	MaxTagLen = 64
+)
+
+// normalizeTags trims tags, drops a leading '#', rejects empty or odd ones,
+// and removes duplicates that differ only in case (the first spelling wins).
+func normalizeTags(tags []string) ([]string, error) {
+	out := make([]string, 0, len(tags))
+	seen := map[string]bool{}
+	for _, t := range tags {
+		t = strings.TrimSpace(normalizeContent(t))
+		t = strings.TrimSpace(strings.TrimLeft(t, "#"))
+		if t == "" {
+			return nil, inputErrorf("tags must not be empty; send tags like [\"project_alpha\", \"meeting\"]")
+		}
+		if len(t) > MaxTagLen {
+			return nil, inputErrorf("tag %q is %d bytes; the limit is %d", snippet(t, 20), len(t), MaxTagLen)
+		}
+		if strings.ContainsRune(t, '\n') {
+			return nil, inputErrorf("tag %q contains a line break; tags are single words or short phrases", t)
+		}
+		f := foldTag(t)
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		out = append(out, t)
+	}
+	if len(out) > MaxTags {
+		return nil, inputErrorf("%d tags given; the limit is %d", len(out), MaxTags)
+	}
+	return out, nil
+}
+
+// foldTag is the matching form of a tag: case-folded, '#' and outer space removed.
+func foldTag(t string) string {
+	return strings.ToLower(strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(t), "#")))
+}
+
+// snippet shortens text for notes and reports.
+func snippet(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}

@@ -1,0 +1,138 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/mongostore"
+)
+
+// Memory is a memory or summary as returned to clients.
+type Memory struct {
+	ID             string
+	Text           string
+	Source         string
+	Collection     string
+	Timestamp      time.Time
+	Scope          string
+	Tags           []string
+	Importance     float64
+	Category       string
+	ConversationID string
+	Speaker        string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	UseCount       int64
+	LastAccessed   *time.Time
+	ForgottenAt    *time.Time
+	Archived       bool
+	History        []mongostore.Revision
+	// Confidence is the relevance to the query, 0–1; set by searches only.
+	Confidence float64
+}
+
+func fromMemory(m *mongostore.Memory) Memory {
+	return Memory{
+		ID: m.ID.Hex(), Text: m.Text, Source: m.Source, Collection: mongostore.ConversationHistory, Timestamp: m.Timestamp,
+		Scope: m.Scope, Tags: nonNil(m.Tags), Importance: m.Importance, Category: m.Category, ConversationID: m.ConversationID,
+		Speaker: m.Speaker, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, UseCount: m.UseCount, LastAccessed: m.LastAccessed,
+		ForgottenAt: m.ForgottenAt, Archived: m.Archived, History: m.History,
+	}
+}
+
+func fromSummary(s *mongostore.Summary) Memory {
+	return Memory{
+		ID: s.ID.Hex(), Text: s.SummaryText, Source: sourceSummary, Collection: mongostore.Summaries, Timestamp: s.Timestamp,
+		Scope: s.Scope, Tags: nonNil(s.Tags), Importance: s.Importance, ConversationID: s.ConversationID,
+		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, UseCount: s.UseCount, LastAccessed: s.LastAccessed,
+		ForgottenAt: s.ForgottenAt, Archived: s.Archived, History: s.History,
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// fetchConcurrency bounds parallel reads when fetching results by _id.
+const fetchConcurrency = 8
+
+// fetch reads the documents of hits by _id, in order. A document deleted
+// since the index was read is left out.
+func (e *Engine) fetch(ctx context.Context, hits []hit) ([]Memory, error) {
+	out := make([]Memory, len(hits))
+	found := make([]bool, len(hits))
+	errs := make([]error, len(hits))
+	sem := make(chan struct{}, fetchConcurrency)
+	var wg sync.WaitGroup
+	for i, h := range hits {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			m, err := e.get(ctx, h.id, h.kind)
+			if errIsNotFound(err) {
+				return
+			}
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			m.Confidence = h.score
+			out[i], found[i] = m, true
+		}()
+	}
+	wg.Wait()
+	res := out[:0]
+	for i := range out {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("cannot read memory %s: %w", hits[i].id.Hex(), errs[i])
+		}
+		if found[i] {
+			res = append(res, out[i])
+		}
+	}
+	return res, nil
+}
+
+func (e *Engine) get(ctx context.Context, id bson.ObjectID, k kind) (Memory, error) {
+	if k == kindSummary {
+		s, err := e.store.Summaries.Get(ctx, id)
+		if err != nil {
+			return Memory{}, err
+		}
+		return fromSummary(s), nil
+	}
+	m, err := e.store.Memories.Get(ctx, id)
+	if err != nil {
+		return Memory{}, err
+	}
+	return fromMemory(m), nil
+}
+
+// Get reads one memory by id, forgotten or not.
+func (e *Engine) Get(ctx context.Context, id string) (Memory, error) {
+	if err := e.wait(ctx); err != nil {
+		return Memory{}, err
+	}
+	oid, err := parseID(id)
+	if err != nil {
+		return Memory{}, err
+	}
+	it, ok := e.ix.lookup(oid)
+	if !ok {
+		return Memory{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	m, err := e.get(ctx, oid, it.kind)
+	if errIsNotFound(err) {
+		return Memory{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	return m, err
+}

@@ -1,0 +1,277 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/internal/timephrase"
+)
+
+// SearchRequest is a recall by query and filters.
+type SearchRequest struct {
+	// Query is what to look for; empty lists the newest matches instead.
+	Query       string
+	Scope       string
+	ActiveScope string
+	// ExactScope searches Scope alone, without its ancestors and Global.
+	ExactScope bool
+	// Tags must all be present on a result.
+	Tags []string
+	// From and To bound when the memory happened, [From, To); zero is open.
+	From, To        time.Time
+	Limit           int
+	IncludeArchived bool
+}
+
+// SearchResult holds the ranked results and the scopes searched.
+type SearchResult struct {
+	Results []Memory
+	Scopes  []string
+	// Note explains an empty or unusual result.
+	Note string
+}
+
+// Limits on result counts.
+const (
+	DefaultLimit = 5
+	MaxLimit     = 100
+)
+
+// Search recalls memories matching a query within the visible scopes.
+func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, error) {
+	if err := e.wait(ctx); err != nil {
+		return SearchResult{}, err
+	}
+	f, set, err := e.searchFilter(req.Scope, req.ActiveScope, req.ExactScope, req.Tags, req.From, req.To)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	f.includeArchived = req.IncludeArchived
+	limit, err := checkLimit(req.Limit, DefaultLimit)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	query := normalizeContent(req.Query)
+	var hits []hit
+	note := ""
+	if query == "" {
+		hits, _ = e.ix.scan(f, sortNewest, 0, limit)
+		for i := range hits {
+			hits[i].score = 1
+		}
+	} else {
+		q := e.ix.text.Analyze(query)
+		if q.Empty() {
+			return SearchResult{Scopes: set, Note: "the query has no searchable words; ask with the names, places or topics to recall"}, nil
+		}
+		hits = e.ix.keyword(q, f, limit)
+		ideal := e.ix.text.IdealScore(q)
+		for i := range hits {
+			hits[i].score = keywordConfidence(hits[i].score, ideal)
+		}
+	}
+	res, err := e.fetch(ctx, hits)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	e.recordAccess(hits)
+	if len(res) == 0 {
+		note = "no memory matches; say you do not remember rather than guessing"
+	}
+	return SearchResult{Results: res, Scopes: set, Note: note}, nil
+}
+
+// keywordConfidence is the share of the query's weight a memory matches:
+// its BM25 score over the query's ideal score (every term once, in a memory
+// of average length), capped at 1. Rare words weigh more than common ones,
+// and the share does not drift with the number of memories stored.
+func keywordConfidence(score, ideal float64) float64 {
+	if ideal <= 0 {
+		return 0
+	}
+	return math.Round(min(1, score/ideal)*1000) / 1000
+}
+
+func (e *Engine) recordAccess(hits []hit) {
+	if len(hits) == 0 {
+		return
+	}
+	ids := make([]bson.ObjectID, len(hits))
+	for i, h := range hits {
+		ids[i] = h.id
+	}
+	e.ix.touch(ids)
+	e.access.record(hits)
+}
+
+// searchFilter builds the filter shared by searches and listings.
+func (e *Engine) searchFilter(scope, active string, exact bool, tags []string, from, to time.Time) (filter, []string, error) {
+	set, err := e.searchScopes(scope, active, exact)
+	if err != nil {
+		return filter{}, nil, err
+	}
+	f := filter{scopes: set, from: from, to: to}
+	if !from.IsZero() && !to.IsZero() && !from.Before(to) {
+		return filter{}, nil, inputErrorf("the time range is empty: from %s is not before to %s", from.Format(time.RFC3339), to.Format(time.RFC3339))
+	}
+	for _, t := range tags {
+		ft := foldTag(t)
+		if ft == "" {
+			return filter{}, nil, inputErrorf("tags to filter by must not be empty")
+		}
+		f.tags = append(f.tags, ft)
+	}
+	return f, set, nil
+}
+
+func checkLimit(n, def int) (int, error) {
+	switch {
+	case n == 0:
+		return def, nil
+	case n < 0 || n > MaxLimit:
+		return 0, inputErrorf("the number of results must be between 1 and %d, not %d", MaxLimit, n)
+	}
+	return n, nil
+}
+
+// TimeRequest recalls what happened in a period.
+type TimeRequest struct {
+	// Phrase is a natural-language period ("last week", "March 2023").
+	Phrase string
+	// From and To give the period directly, [From, To); they win over Phrase.
+	From, To    time.Time
+	Scope       string
+	ActiveScope string
+	Limit       int
+}
+
+// TimeResult lists memories of a period, oldest first.
+type TimeResult struct {
+	Results  []Memory
+	From, To time.Time
+	// Total is how many memories the period holds; Results may be fewer.
+	Total  int
+	Scopes []string
+}
+
+// Time limits.
+const (
+	DefaultTimeLimit = 50
+)
+
+// ByTime recalls the memories of a period, oldest first.
+func (e *Engine) ByTime(ctx context.Context, req TimeRequest) (TimeResult, error) {
+	if err := e.wait(ctx); err != nil {
+		return TimeResult{}, err
+	}
+	from, to := req.From, req.To
+	if from.IsZero() && to.IsZero() {
+		phrase := strings.TrimSpace(req.Phrase)
+		if phrase == "" {
+			return TimeResult{}, inputErrorf("say which period: send time_query like \"last week\" or \"March 2023\", or range with from/to ISO dates")
+		}
+		r, err := timephrase.Parse(phrase, e.opts.Now().In(e.opts.Location), e.opts.Location)
+		if errors.Is(err, timephrase.ErrUnrecognized) {
+			return TimeResult{}, &InputError{msg: err.Error() + "; or send range with from/to ISO dates"}
+		} else if err != nil {
+			return TimeResult{}, err
+		}
+		from, to = r.From, r.To
+	}
+	limit, err := checkLimit(req.Limit, DefaultTimeLimit)
+	if err != nil {
+		return TimeResult{}, err
+	}
+	f, set, err := e.searchFilter(req.Scope, req.ActiveScope, false, nil, from, to)
+	if err != nil {
+		return TimeResult{}, err
+	}
+	hits, total := e.ix.scan(f, sortOldest, 0, limit)
+	res, err := e.fetch(ctx, hits)
+	if err != nil {
+		return TimeResult{}, err
+	}
+	e.recordAccess(hits)
+	return TimeResult{Results: res, From: from, To: to, Total: total, Scopes: set}, nil
+}
+
+// ListRequest browses memories with filters, sorting and paging.
+type ListRequest struct {
+	Scope       string
+	ActiveScope string
+	Tags        []string
+	Source      string
+	From, To    time.Time
+	// IncludeForgotten adds soft-forgotten memories; OnlyForgotten lists just those.
+	IncludeForgotten, OnlyForgotten, IncludeArchived bool
+	// Sort is newest (default), oldest, most_used or importance.
+	Sort          string
+	Limit, Offset int
+}
+
+// ListResult is one page of a listing.
+type ListResult struct {
+	Memories   []Memory
+	Total      int
+	NextOffset int
+	Scopes     []string
+}
+
+// List browses memories without a query; it does not count as use.
+func (e *Engine) List(ctx context.Context, req ListRequest) (ListResult, error) {
+	if err := e.wait(ctx); err != nil {
+		return ListResult{}, err
+	}
+	f, set, err := e.searchFilter(req.Scope, req.ActiveScope, false, req.Tags, req.From, req.To)
+	if err != nil {
+		return ListResult{}, err
+	}
+	f.includeForgotten, f.onlyForgotten, f.includeArchived = req.IncludeForgotten, req.OnlyForgotten, req.IncludeArchived
+	if req.Source != "" {
+		src, err := checkSource(req.Source)
+		if err != nil {
+			return ListResult{}, err
+		}
+		f.sources = []string{src}
+	}
+	order, err := parseSort(req.Sort)
+	if err != nil {
+		return ListResult{}, err
+	}
+	limit, err := checkLimit(req.Limit, 20)
+	if err != nil {
+		return ListResult{}, err
+	}
+	if req.Offset < 0 {
+		return ListResult{}, inputErrorf("offset must not be negative")
+	}
+	hits, total := e.ix.scan(f, order, req.Offset, limit)
+	res, err := e.fetch(ctx, hits)
+	if err != nil {
+		return ListResult{}, err
+	}
+	next := 0
+	if req.Offset+len(hits) < total {
+		next = req.Offset + len(hits)
+	}
+	return ListResult{Memories: res, Total: total, NextOffset: next, Scopes: set}, nil
+}
+
+func parseSort(s string) (sortKey, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "newest":
+		return sortNewest, nil
+	case "oldest":
+		return sortOldest, nil
+	case "most_used":
+		return sortMostUsed, nil
+	case "importance":
+		return sortImportance, nil
+	}
+	return 0, inputErrorf("sort %q is not one of: newest, oldest, most_used, importance", s)
+}

@@ -1,0 +1,49 @@
+package memory
+
+import (
+	"context"
+	"time"
+)
+
+// Stats describes what the memory holds.
+type Stats struct {
+	// TotalMemories counts live memories and summaries (not forgotten, not archived).
+	TotalMemories     int
+	ConversationCount int
+	// Scopes counts live memories per scope; every defined scope is listed.
+	Scopes     map[string]int
+	Summaries  int
+	Forgotten  int
+	Archived   int
+	DBSizeMB   float64
+	IndexReady bool
+	// IndexLoaded and IndexExpected report load progress.
+	IndexLoaded, IndexExpected int64
+	Engine                     string
+	Generated                  time.Time
+}
+
+// Stats counts what the memory holds, from the index, and the database size.
+func (e *Engine) Stats(ctx context.Context) (Stats, error) {
+	if err := e.wait(ctx); err != nil {
+		return Stats{}, err
+	}
+	c := e.ix.count()
+	st := Stats{
+		TotalMemories: c.live, ConversationCount: c.conversations, Scopes: map[string]int{}, Summaries: c.summaries,
+		Forgotten: c.forgotten, Archived: c.archived, IndexReady: e.Ready(), Engine: e.store.Engine, Generated: e.now(),
+	}
+	st.IndexLoaded, st.IndexExpected = e.LoadProgress()
+	for _, name := range e.scopes.Names() {
+		st.Scopes[name] = c.perScope[name]
+	}
+	for name, n := range c.perScope {
+		st.Scopes[name] = n
+	}
+	size, _, err := e.store.DBStats(ctx)
+	if err != nil {
+		return Stats{}, err
+	}
+	st.DBSizeMB = float64(size*10/(1<<20)) / 10
+	return st, nil
+}

@@ -1,0 +1,171 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/mongostore"
+)
+
+// StoreRequest is one memory to remember.
+type StoreRequest struct {
+	Content string
+	// Scope is where to store it; empty means ActiveScope, then the default.
+	Scope       string
+	ActiveScope string
+	Tags        []string
+	// Source is conversation, note (default), user_profile, summary or lesson.
+	// A summary is stored in the Summaries collection.
+	Source string
+	// Timestamp is when it happened; zero means now.
+	Timestamp      time.Time
+	ConversationID string
+	Speaker        string
+	// Importance in [0, 1]; nil means 0.5.
+	Importance *float64
+	Category   string
+}
+
+// StoreResult says where a memory went.
+type StoreResult struct {
+	ID    string
+	Scope string
+	// DuplicateOf is set when an identical memory already existed in the
+	// scope; nothing new was stored and ID is that memory's id.
+	DuplicateOf  string
+	ScopeCreated bool
+	Collection   string
+}
+
+// Limits on the small text fields of a memory.
+const (
+	maxSpeakerLen  = 64
+	maxConvIDLen   = 128
+	maxCategoryLen = 64
+)
+
+// Store remembers a memory, unless an identical one is already in its scope.
+func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, error) {
+	if err := e.wait(ctx); err != nil {
+		return StoreResult{}, err
+	}
+	text := normalizeContent(req.Content)
+	if text == "" {
+		return StoreResult{}, inputErrorf("content is empty; send the text to remember, e.g. \"The Apollo deadline is June 5\"")
+	}
+	if len(text) > e.opts.MaxContentBytes {
+		return StoreResult{}, inputErrorf("content is %d bytes; the limit is %d bytes (%d KiB): store a shorter summary, or split it into several memories", len(text), e.opts.MaxContentBytes, e.opts.MaxContentBytes>>10)
+	}
+	tags, err := normalizeTags(req.Tags)
+	if err != nil {
+		return StoreResult{}, err
+	}
+	source, err := checkSource(req.Source)
+	if err != nil {
+		return StoreResult{}, err
+	}
+	importance, err := checkImportance(req.Importance)
+	if err != nil {
+		return StoreResult{}, err
+	}
+	speaker, conv, category, err := checkSmallFields(req.Speaker, req.ConversationID, req.Category)
+	if err != nil {
+		return StoreResult{}, err
+	}
+	now := e.now()
+	ts := now
+	if !req.Timestamp.IsZero() {
+		if ts, err = checkTimestamp(req.Timestamp, now); err != nil {
+			return StoreResult{}, err
+		}
+	}
+	scope, created, err := e.storeScope(ctx, req.Scope, req.ActiveScope)
+	if err != nil {
+		return StoreResult{}, err
+	}
+	key := contentKey(text)
+
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	if id, ok := e.ix.duplicate(scope, key); ok {
+		it, _ := e.ix.lookup(id)
+		return StoreResult{ID: id.Hex(), Scope: scope, DuplicateOf: id.Hex(), ScopeCreated: created, Collection: it.kind.collection()}, nil
+	}
+	id := bson.NewObjectID()
+	d := doc{id: id, text: text, source: source, scope: scope, conv: conv, tags: tags, ts: ts, created: now, importance: importance, key: key}
+	if source == sourceSummary {
+		d.kind = kindSummary
+		err = e.store.Summaries.Insert(ctx, &mongostore.Summary{
+			ID: id, ConversationID: conv, SummaryText: text, Scope: scope, Tags: tags, Method: "client",
+			Timestamp: ts, Importance: importance, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now,
+		})
+	} else {
+		err = e.store.Memories.Insert(ctx, &mongostore.Memory{
+			ID: id, ConversationID: conv, Timestamp: ts, Speaker: speaker, Text: text, Scope: scope, Tags: tags,
+			Source: source, Importance: importance, Category: category, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now,
+		})
+	}
+	if err != nil {
+		return StoreResult{}, fmt.Errorf("cannot store memory: %w", err)
+	}
+	e.ix.put(d)
+	return StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: d.kind.collection()}, nil
+}
+
+func checkSource(s string) (string, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		return sourceNote, nil
+	}
+	if !slices.Contains(Sources, s) {
+		return "", inputErrorf("source %q is not one of: %s", s, strings.Join(Sources, ", "))
+	}
+	return s, nil
+}
+
+func checkImportance(p *float64) (float64, error) {
+	if p == nil {
+		return 0.5, nil
+	}
+	if *p < 0 || *p > 1 || *p != *p {
+		return 0, inputErrorf("importance must be a number from 0 (trivial) to 1 (vital), not %v", *p)
+	}
+	return *p, nil
+}
+
+func checkSmallFields(speaker, conv, category string) (string, string, string, error) {
+	speaker, conv, category = normalizeContent(speaker), normalizeContent(conv), normalizeContent(category)
+	if len(speaker) > maxSpeakerLen || strings.ContainsRune(speaker, '\n') {
+		return "", "", "", inputErrorf("speaker must be a short name like \"user\" or \"assistant\" (at most %d bytes, one line)", maxSpeakerLen)
+	}
+	if len(conv) > maxConvIDLen || strings.ContainsRune(conv, '\n') {
+		return "", "", "", inputErrorf("conversation_id must be one line of at most %d bytes", maxConvIDLen)
+	}
+	if len(category) > maxCategoryLen || strings.ContainsRune(category, '\n') {
+		return "", "", "", inputErrorf("category must be one line of at most %d bytes", maxCategoryLen)
+	}
+	return speaker, conv, category, nil
+}
+
+var earliest = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func checkTimestamp(t, now time.Time) (time.Time, error) {
+	if t.Before(earliest) || t.After(now.AddDate(1, 0, 0)) {
+		return time.Time{}, inputErrorf("timestamp %s is out of range; give when it happened, between 1900 and a year from now", t.Format(time.RFC3339))
+	}
+	return t.UTC().Truncate(time.Millisecond), nil
+}
+
+// parseID turns a memory id from a client into an ObjectID.
+func parseID(s string) (bson.ObjectID, error) {
+	id, err := bson.ObjectIDFromHex(strings.TrimSpace(s))
+	if err != nil {
+		return id, inputErrorf("memory_id %q is not a memory id; use the 24-character memory_id from an earlier result, like 6650f1c2a3b4c5d6e7f80912", snippet(s, 40))
+	}
+	return id, nil
+}

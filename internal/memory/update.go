@@ -1,0 +1,156 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/mongostore"
+)
+
+// UpdateRequest edits a memory; nil fields stay as they are.
+type UpdateRequest struct {
+	ID          string
+	Content     *string
+	Tags        *[]string // replaces all tags
+	AddTags     []string
+	RemoveTags  []string
+	Importance  *float64
+	Category    *string
+	Scope       *string // moves the memory
+	ActiveScope string
+}
+
+// UpdateResult says what changed.
+type UpdateResult struct {
+	ID           string
+	Changed      []string
+	PreviousText string
+	Scope        string
+	// DuplicateOf is set when the new text equals another memory in the
+	// scope; the edit is kept, and the client may forget one of them.
+	DuplicateOf string
+}
+
+// Update edits a memory, keeping the previous version in its history.
+func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, error) {
+	if err := e.wait(ctx); err != nil {
+		return UpdateResult{}, err
+	}
+	id, err := parseID(req.ID)
+	if err != nil {
+		return UpdateResult{}, err
+	}
+	if req.Content == nil && req.Tags == nil && req.AddTags == nil && req.RemoveTags == nil && req.Importance == nil && req.Category == nil && req.Scope == nil {
+		return UpdateResult{}, inputErrorf("nothing to change: send content, tags, add_tags, remove_tags, importance, category or scope")
+	}
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	it, ok := e.ix.lookup(id)
+	if !ok || !it.live() {
+		return UpdateResult{}, inputErrorf("no live memory has id %s; it may have been forgotten (unforget_memory restores it)", req.ID)
+	}
+	cur, err := e.get(ctx, id, it.kind)
+	if err != nil {
+		return UpdateResult{}, err
+	}
+	next := cur
+	var changed []string
+	if req.Content != nil {
+		text := normalizeContent(*req.Content)
+		if text == "" {
+			return UpdateResult{}, inputErrorf("content must not be empty; to remove the memory use delete_memory")
+		}
+		if len(text) > e.opts.MaxContentBytes {
+			return UpdateResult{}, inputErrorf("content is %d bytes; the limit is %d bytes", len(text), e.opts.MaxContentBytes)
+		}
+		if text != cur.Text {
+			next.Text = text
+			changed = append(changed, "content")
+		}
+	}
+	tags := slices.Clone(cur.Tags)
+	if req.Tags != nil {
+		tags = *req.Tags
+	}
+	tags = append(tags, req.AddTags...)
+	if len(req.RemoveTags) > 0 {
+		drop := map[string]bool{}
+		for _, t := range req.RemoveTags {
+			drop[foldTag(t)] = true
+		}
+		tags = slices.DeleteFunc(tags, func(t string) bool { return drop[foldTag(t)] })
+	}
+	if tags, err = normalizeTags(tags); err != nil {
+		return UpdateResult{}, err
+	}
+	if !slices.Equal(tags, cur.Tags) {
+		next.Tags = tags
+		changed = append(changed, "tags")
+	}
+	if req.Importance != nil {
+		imp, err := checkImportance(req.Importance)
+		if err != nil {
+			return UpdateResult{}, err
+		}
+		if imp != cur.Importance {
+			next.Importance = imp
+			changed = append(changed, "importance")
+		}
+	}
+	if req.Category != nil {
+		_, _, cat, err := checkSmallFields("", "", *req.Category)
+		if err != nil {
+			return UpdateResult{}, err
+		}
+		if cat != cur.Category {
+			next.Category = cat
+			changed = append(changed, "category")
+		}
+	}
+	if req.Scope != nil {
+		scope, _, err := e.storeScope(ctx, *req.Scope, req.ActiveScope)
+		if err != nil {
+			return UpdateResult{}, err
+		}
+		if scope != cur.Scope {
+			next.Scope = scope
+			changed = append(changed, "scope")
+		}
+	}
+	res := UpdateResult{ID: req.ID, Changed: changed, Scope: next.Scope}
+	if len(changed) == 0 {
+		return res, nil
+	}
+	now := e.now()
+	rev := mongostore.Revision{Text: cur.Text, Tags: cur.Tags, Importance: cur.Importance, Scope: cur.Scope, Category: cur.Category, ChangedAt: now}
+	key := contentKey(next.Text)
+	if dup, ok := e.ix.duplicate(next.Scope, key); ok && dup != id {
+		res.DuplicateOf = dup.Hex()
+	}
+	set := bson.D{
+		{Key: "tags", Value: next.Tags}, {Key: "importance", Value: next.Importance}, {Key: "scope", Value: next.Scope},
+		{Key: "content_hash", Value: keyHex(key)}, {Key: "updated_at", Value: now},
+	}
+	if it.kind == kindSummary {
+		set = append(set, bson.E{Key: "summary_text", Value: next.Text})
+		err = e.store.Summaries.Update(ctx, id, bson.D{{Key: "$set", Value: set}, {Key: "$push", Value: bson.D{{Key: "history", Value: rev}}}})
+	} else {
+		set = append(set, bson.E{Key: "text", Value: next.Text}, bson.E{Key: "category", Value: next.Category})
+		err = e.store.Memories.Update(ctx, id, bson.D{{Key: "$set", Value: set}, {Key: "$push", Value: bson.D{{Key: "history", Value: rev}}}})
+	}
+	if err != nil {
+		return UpdateResult{}, fmt.Errorf("cannot update memory %s: %w", req.ID, err)
+	}
+	if slices.Contains(changed, "content") {
+		res.PreviousText = cur.Text
+	}
+	e.ix.put(doc{
+		id: id, kind: it.kind, text: next.Text, source: cur.Source, scope: next.Scope, conv: cur.ConversationID, tags: next.Tags,
+		ts: cur.Timestamp, created: cur.CreatedAt, importance: next.Importance, useCount: it.useCount, key: key,
+		archived: cur.Archived,
+	})
+	return res, nil
+}
