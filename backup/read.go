@@ -128,6 +128,15 @@ func readBackupFile(ctx context.Context, path string, o readOptions) (*archiveSu
 		if counted.err != nil {
 			return nil, nil, fmt.Errorf("cannot read backup %s: %w", name, counted.err)
 		}
+		// Damage in a layer often shows first as garbage in the layer
+		// below; reading each layer to its end makes it report its own
+		// authentication or checksum failure, so the blame is exact.
+		if decryptErr != nil && decryptErr.err == nil {
+			_, _ = io.Copy(io.Discard, decryptErr)
+		}
+		if inflateErr != nil && inflateErr.err == nil {
+			_, _ = io.Copy(io.Discard, inflateErr)
+		}
 		return nil, nil, classifyReadErr(name, err, decryptErr, inflateErr)
 	}
 	facts.sha256 = hex.EncodeToString(sum.Sum(nil))
@@ -159,7 +168,11 @@ func readPayload(ctx context.Context, payload io.Reader, sink docSink) (*archive
 			return nil, nil, err
 		}
 		inflate = &stickyReader{r: zr}
-		archiveIn = bufio.NewReaderSize(inflate, 1<<16)
+		ab := bufio.NewReaderSize(inflate, 1<<16)
+		if inner, err := ab.Peek(4); err == nil && !bytes.Equal(inner, archiveMagic) {
+			return nil, inflate, fmt.Errorf("%w: it decompresses, but not to a mongodump archive", errNotInfmem)
+		}
+		archiveIn = ab
 	case bytes.HasPrefix(head, archiveMagic):
 		archiveIn = br
 	default:

@@ -358,6 +358,9 @@ func (r *restorer) stage(ctx context.Context, vc *verifiedCopy, rep *reporter) e
 	if ferr := ld.finish(); err == nil {
 		err = ferr
 	}
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,10 @@ func commands() map[string]command {
 		"help":    helpCommand(),
 		"status":  statusCommand,
 		"version": versionCommand,
+		"backup":  backupCommand,
+		"backups": backupsCommand,
+		"restore": restoreCommand,
+		"export":  exportCommand,
 	}
 }
 
