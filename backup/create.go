@@ -136,6 +136,10 @@ func Create(ctx context.Context, store *mongostore.Store, opts Options) (*Result
 		return nil, err
 	}
 	dumpErr := dumpInto(ctx, store, w, rep)
+	if dumpErr == nil {
+		// A backup cancelled as it finished is not published either.
+		dumpErr = ctx.Err()
+	}
 	if err := w.close(dumpErr); dumpErr == nil {
 		dumpErr = err
 	}

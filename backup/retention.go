@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
+	"time"
 )
 
 // Retention deletes scheduled backups beyond the configured number of each
@@ -17,14 +20,24 @@ type Retention struct {
 	Dir        string
 	KeepDaily  int
 	KeepWeekly int
-	Logger     *slog.Logger
+	// Now is the clock; nil means time.Now. Temporary files this package
+	// left behind (a crash during a backup or restore) are removed once
+	// they are a day old; a running backup's are younger.
+	Now    func() time.Time
+	Logger *slog.Logger
 }
+
+// staleAfter is the age at which a leftover temporary file is removed.
+const staleAfter = 24 * time.Hour
 
 // Apply deletes the backups retention no longer keeps and returns their
 // names.
 func (r Retention) Apply() ([]string, error) {
 	if r.Logger == nil {
 		r.Logger = slog.New(slog.DiscardHandler)
+	}
+	if r.Now == nil {
+		r.Now = time.Now
 	}
 	entries, err := List(r.Dir)
 	if err != nil {
@@ -65,8 +78,38 @@ func (r Retention) Apply() ([]string, error) {
 		r.Logger.Info("old backup deleted", "file", e.File, "kind", string(k))
 		removed = append(removed, e.File)
 	}
+	if err := r.removeStaleTemp(); err != nil {
+		errs = append(errs, err)
+	}
 	if len(removed) > 0 {
 		syncDir(r.Dir)
 	}
 	return removed, errors.Join(errs...)
+}
+
+// removeStaleTemp deletes temporary files of backups, manifests and
+// restores that a crash left in Dir.
+func (r Retention) removeStaleTemp() error {
+	des, err := os.ReadDir(r.Dir)
+	if err != nil {
+		return fmt.Errorf("cannot list backups: %w", err)
+	}
+	var errs []error
+	for _, de := range des {
+		name := de.Name()
+		if !de.Type().IsRegular() || !strings.HasSuffix(name, ".tmp") ||
+			!(strings.HasPrefix(name, ".backup-") || strings.HasPrefix(name, ".manifest-") || strings.HasPrefix(name, ".restore-")) {
+			continue
+		}
+		fi, err := de.Info()
+		if err != nil || r.Now().Sub(fi.ModTime()) < staleAfter {
+			continue
+		}
+		if err := os.Remove(filepath.Join(r.Dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("cannot delete leftover temporary file %s: %w", name, err))
+			continue
+		}
+		r.Logger.Info("leftover temporary file deleted", "file", name)
+	}
+	return errors.Join(errs...)
 }

@@ -122,7 +122,7 @@ func (j *Job) Run(ctx context.Context, kind Kind) (*Result, error) {
 		log.Error("scheduled backup failed", "kind", string(kind), "attempts", run.Attempts, "err", err)
 		return finish(nil, err)
 	}
-	removed, rerr := Retention{Dir: j.Dir, KeepDaily: j.Config.KeepDaily, KeepWeekly: j.Config.KeepWeekly, Logger: log}.Apply()
+	removed, rerr := Retention{Dir: j.Dir, KeepDaily: j.Config.KeepDaily, KeepWeekly: j.Config.KeepWeekly, Now: now, Logger: log}.Apply()
 	run.Removed = removed
 	if rerr != nil {
 		run.RetentionError = rerr.Error()
