@@ -48,6 +48,9 @@ var backupCommand = command{
 		if len(args) > 0 && args[0] == "keygen" {
 			return keygenMain(ctx, env, args[1:])
 		}
+		if err := refusePassphraseArg(args); err != nil {
+			return err
+		}
 		var opts backupOptions
 		fs := newFlagSet("backup", env, backupUsage)
 		opts.common.register(fs)
@@ -176,6 +179,20 @@ func readPassphrase(env *cliEnv, file string, confirm bool) (*backup.Passphrase,
 		return nil, usageErrorf("the passphrase is empty")
 	}
 	return p, nil
+}
+
+// refusePassphraseArg stops '--passphrase=SECRET' before the flag package
+// echoes the value back in its error.
+func refusePassphraseArg(args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "--passphrase=") || strings.HasPrefix(a, "-passphrase=") {
+			return usageErrorf("--passphrase takes no value: a passphrase on the command line is visible to other users of this machine\nhint: type it at the prompt, or use --passphrase-file FILE or $%s", EnvBackupPassphrase)
+		}
+	}
+	return nil
 }
 
 func isTerminal(f any) bool {

@@ -24,6 +24,9 @@ var backupsCommand = command{
 	summary: "list the backups with their date, size, encryption and whether they check out",
 	usage:   backupsUsage,
 	run: func(ctx context.Context, env *cliEnv, args []string) error {
+		if err := refusePassphraseArg(args); err != nil {
+			return err
+		}
 		var opts backupsOptions
 		fs := newFlagSet("backups", env, backupsUsage)
 		opts.common.register(fs)

@@ -39,6 +39,9 @@ var restoreCommand = command{
 	summary: "replace the memory with a backup, after verifying it completely",
 	usage:   restoreUsage,
 	run: func(ctx context.Context, env *cliEnv, args []string) error {
+		if err := refusePassphraseArg(args); err != nil {
+			return err
+		}
 		var opts restoreOptions
 		fs := newFlagSet("restore", env, restoreUsage)
 		opts.common.register(fs)
