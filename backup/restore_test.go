@@ -177,7 +177,10 @@ func TestVerifyContents(t *testing.T) {
 		!c.From.Equal(want) || !c.To.Equal(want.Add(49*time.Hour)) || c.SHA256 != res.Manifest.SHA256 || len(c.Collections) != 5 {
 		t.Fatalf("contents: %+v", c)
 	}
-	for _, cc := range c.Collections {
+	for i, cc := range c.Collections {
+		if cc.Name != mongostore.CollectionNames[i] {
+			t.Errorf("collection %d is %s, want the schema's order %v", i, cc.Name, mongostore.CollectionNames)
+		}
 		if cc.Documents != res.Manifest.Collections[cc.Name] {
 			t.Errorf("%s: %d documents, manifest %d", cc.Name, cc.Documents, res.Manifest.Collections[cc.Name])
 		}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/mongostore"
 )
 
 // Contents is what a fully verified backup holds.
@@ -80,6 +83,20 @@ func contentsOf(s *archiveSummary, facts *fileFacts) *Contents {
 			Name: coll.name, Documents: coll.docs, Bytes: coll.bytes, Indexes: indexNames(coll.indexes),
 		})
 	}
+	// mongodump writes collections in whatever order its workers take
+	// them; list them in the schema's order, anything else after.
+	rank := func(name string) int {
+		if i := slices.Index(mongostore.CollectionNames, name); i >= 0 {
+			return i
+		}
+		return len(mongostore.CollectionNames)
+	}
+	slices.SortStableFunc(c.Collections, func(a, b CollectionContents) int {
+		if d := rank(a.Name) - rank(b.Name); d != 0 {
+			return d
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
 	return c
 }
 
