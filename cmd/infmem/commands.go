@@ -27,6 +27,7 @@ type cliEnv struct {
 func commands() map[string]command {
 	return map[string]command{
 		"help":    helpCommand(),
+		"mcp":     mcpCommand,
 		"status":  statusCommand,
 		"version": versionCommand,
 		"backup":  backupCommand,

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/dataroot"
@@ -113,4 +114,26 @@ func (s *session) openStore(ctx context.Context) (*mongostore.Store, error) {
 		Database:   s.cfg.Database,
 		Logger:     s.log,
 	})
+}
+
+// location is the user's time zone: the config's time_zone, else the system's.
+func (s *session) location() *time.Location {
+	if s.cfg.TimeZone == "" {
+		return time.Local
+	}
+	loc, err := time.LoadLocation(s.cfg.TimeZone)
+	if err != nil {
+		return time.Local
+	}
+	return loc
+}
+
+// redactor replaces a secret-bearing connection string in error text.
+func redactor(uri, redacted string) func(string) string {
+	return func(s string) string {
+		if uri == "" || uri == redacted {
+			return s
+		}
+		return strings.ReplaceAll(s, uri, redacted)
+	}
 }

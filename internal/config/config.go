@@ -23,6 +23,11 @@ type Config struct {
 	MaxMemoryItems  int `json:"max_memory_items"`
 	MaxMemorySizeMB int `json:"max_memory_size_mb"`
 
+	// TimeZone is the IANA zone time phrases ("yesterday") are read in;
+	// empty means the system's.
+	TimeZone string `json:"time_zone"`
+
+	Memory    Memory    `json:"memory"`
 	Backup    Backup    `json:"backup"`
 	Embedding Embedding `json:"embedding"`
 	Scopes    Scopes    `json:"scopes"`
@@ -37,6 +42,12 @@ type Mongo struct {
 	URI string `json:"uri"`
 	// MongodPath is the mongod binary for the managed mode; empty means PATH.
 	MongodPath string `json:"mongod_path"`
+}
+
+// Memory configures what a memory may hold.
+type Memory struct {
+	// MaxContentBytes bounds one memory's text.
+	MaxContentBytes int `json:"max_content_bytes"`
 }
 
 // Backup configures scheduled backups.
@@ -85,6 +96,7 @@ func Defaults() Config {
 		},
 		MaxMemoryItems:  100000,
 		MaxMemorySizeMB: 500,
+		Memory:          Memory{MaxContentBytes: 32 << 10},
 		Backup: Backup{
 			Enabled:        true,
 			DailySchedule:  "0 3 * * *",

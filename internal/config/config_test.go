@@ -78,6 +78,8 @@ func TestParseRejects(t *testing.T) {
 		{"bad model", `{"embedding": {"model": "bert"}}`, `key "embedding.model" is "bert"`},
 		{"bad scope", `{"scopes": {"default": "ALL"}}`, `key "scopes.default": invalid scope name`},
 		{"bad level", `{"logging": {"level": "loud"}}`, `key "logging.level" is "loud"`},
+		{"bad zone", `{"time_zone": "Mars/Olympus"}`, `key "time_zone" is "Mars/Olympus"`},
+		{"tiny content", `{"memory": {"max_content_bytes": 10}}`, `key "memory.max_content_bytes" must be between`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"filippo.io/age"
 	"github.com/robfig/cron/v3"
@@ -32,6 +33,14 @@ func (c Config) Validate() error {
 	}
 	if c.MaxMemorySizeMB <= 0 {
 		return fmt.Errorf("key %q must be a positive number, not %d", "max_memory_size_mb", c.MaxMemorySizeMB)
+	}
+	if c.TimeZone != "" {
+		if _, err := time.LoadLocation(c.TimeZone); err != nil {
+			return fmt.Errorf("key %q is %q, which is not an IANA time zone like Europe/Paris or America/New_York", "time_zone", c.TimeZone)
+		}
+	}
+	if c.Memory.MaxContentBytes < 256 || c.Memory.MaxContentBytes > 1<<20 {
+		return fmt.Errorf("key %q must be between 256 and 1048576 bytes, not %d", "memory.max_content_bytes", c.Memory.MaxContentBytes)
 	}
 	if err := validSchedule("backup.daily_schedule", c.Backup.DailySchedule); err != nil {
 		return err

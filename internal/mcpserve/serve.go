@@ -1,0 +1,221 @@
+package mcpserve
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Options tunes a served stream.
+type Options struct {
+	// MaxConcurrent bounds requests handled at once (default 16).
+	MaxConcurrent int
+	// MaxLineBytes bounds one message (default 8 MiB).
+	MaxLineBytes int
+	// DrainTimeout bounds waiting for in-flight requests after the client
+	// closes its side (default 10 s).
+	DrainTimeout time.Duration
+	// OnSession is called with the session once it is registered.
+	OnSession func(*Session)
+	Logger    *slog.Logger
+}
+
+// Serve runs one MCP session over r and w until r ends or ctx is done.
+// Requests run concurrently, so responses may leave in a different order
+// than their requests came; each is written whole on one line.
+func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer, opts Options) error {
+	if opts.MaxConcurrent <= 0 {
+		opts.MaxConcurrent = 16
+	}
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = 8 << 20
+	}
+	if opts.DrainTimeout <= 0 {
+		opts.DrainTimeout = 10 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	sess := newSession()
+	out := &lineWriter{w: w}
+	sess.send = out.send
+	if err := srv.RegisterSession(ctx, sess); err != nil {
+		return fmt.Errorf("cannot register MCP session: %w", err)
+	}
+	defer srv.UnregisterSession(context.WithoutCancel(ctx), sess.id)
+	if opts.OnSession != nil {
+		opts.OnSession(sess)
+	}
+	sctx, cancel := context.WithCancel(srv.WithContext(ctx, sess))
+	defer cancel()
+
+	notifDone := make(chan struct{})
+	go func() {
+		defer close(notifDone)
+		for {
+			select {
+			case n := <-sess.notifications:
+				if err := out.send(n); err != nil {
+					opts.Logger.Debug("cannot send notification", "err", err)
+				}
+			case <-sctx.Done():
+				return
+			}
+		}
+	}()
+
+	var inflight sync.WaitGroup
+	sem := make(chan struct{}, opts.MaxConcurrent)
+	br := bufio.NewReaderSize(r, 64<<10)
+	var readErr error
+	for {
+		line, err := readLine(br, opts.MaxLineBytes)
+		if errors.Is(err, errLineTooLong) {
+			_ = out.send(errorResponse(nil, mcp.INVALID_REQUEST, fmt.Sprintf("message longer than %d bytes", opts.MaxLineBytes)))
+			continue
+		}
+		if len(line) > 0 {
+			handle(sctx, srv, sess, out, line, sem, &inflight, opts.Logger)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				readErr = err
+			}
+			break
+		}
+	}
+	// The client closed its side: let in-flight requests answer (bounded).
+	done := make(chan struct{})
+	go func() { inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(opts.DrainTimeout):
+		opts.Logger.Warn("requests still running when the client left", "session", sess.id)
+	case <-ctx.Done():
+	}
+	cancel()
+	<-notifDone
+	if readErr != nil && ctx.Err() == nil {
+		return fmt.Errorf("reading from the client: %w", readErr)
+	}
+	return nil
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine reads one newline-terminated line, discarding the rest of one
+// longer than max.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) > max {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			return nil, errLineTooLong
+		}
+		buf = append(buf, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return bytes.TrimSpace(buf), err
+	}
+}
+
+// envelope is the part of a JSON-RPC message that routes it.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+func handle(ctx context.Context, srv *server.MCPServer, sess *Session, out *lineWriter, line []byte, sem chan struct{}, inflight *sync.WaitGroup, log *slog.Logger) {
+	var env envelope
+	if err := json.Unmarshal(line, &env); err != nil {
+		_ = out.send(errorResponse(nil, mcp.PARSE_ERROR, "parse error: each line must be one JSON-RPC message"))
+		return
+	}
+	hasID := len(env.ID) > 0 && string(env.ID) != "null"
+	if env.Method == "" && hasID {
+		// A response to a request this server sent (sampling).
+		var id string
+		if json.Unmarshal(env.ID, &id) == nil && sess.deliver(id, json.RawMessage(bytes.Clone(line))) {
+			return
+		}
+		log.Debug("response to an unknown request", "id", string(env.ID))
+		return
+	}
+	msg := json.RawMessage(bytes.Clone(line))
+	if !hasID {
+		// Notifications are quick and ordered: handle them inline.
+		dispatch(ctx, srv, out, msg, nil, log)
+		return
+	}
+	sem <- struct{}{}
+	inflight.Add(1)
+	go func() {
+		defer inflight.Done()
+		defer func() { <-sem }()
+		dispatch(ctx, srv, out, msg, env.ID, log)
+	}()
+}
+
+func dispatch(ctx context.Context, srv *server.MCPServer, out *lineWriter, msg json.RawMessage, id json.RawMessage, log *slog.Logger) {
+	var resp mcp.JSONRPCMessage
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				log.Error("MCP handler panicked", "panic", fmt.Sprint(r))
+				if id != nil {
+					resp = errorResponse(id, mcp.INTERNAL_ERROR, "internal error")
+				}
+			}
+		}()
+		resp = srv.HandleMessage(ctx, msg)
+	}()
+	if resp == nil {
+		return
+	}
+	if err := out.send(resp); err != nil {
+		log.Debug("cannot send response", "err", err)
+	}
+}
+
+func errorResponse(id json.RawMessage, code int, msg string) map[string]any {
+	var idv any
+	if id != nil {
+		idv = id
+	}
+	return map[string]any{"jsonrpc": mcp.JSONRPC_VERSION, "id": idv, "error": map[string]any{"code": code, "message": msg}}
+}
+
+// lineWriter writes whole messages, one per line, never interleaved.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) send(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("cannot encode message: %w", err)
+	}
+	b = append(b, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, err = l.w.Write(b)
+	return err
+}

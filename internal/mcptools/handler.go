@@ -1,0 +1,227 @@
+package mcptools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/infmem/infmem/internal/memory"
+	"github.com/infmem/infmem/internal/timephrase"
+)
+
+// scopeHolder is a session that remembers its active scope.
+type scopeHolder interface {
+	ActiveScope() string
+	SetActiveScope(string)
+}
+
+// fallbackScope serves sessions that cannot hold a scope themselves.
+type fallbackScope struct {
+	mu    sync.Mutex
+	scope string
+}
+
+func (f *fallbackScope) ActiveScope() string     { f.mu.Lock(); defer f.mu.Unlock(); return f.scope }
+func (f *fallbackScope) SetActiveScope(s string) { f.mu.Lock(); f.scope = s; f.mu.Unlock() }
+
+func sessionScope(ctx context.Context, fb *fallbackScope) scopeHolder {
+	if h, ok := server.ClientSessionFromContext(ctx).(scopeHolder); ok {
+		return h
+	}
+	return fb
+}
+
+// call is what a tool handler works with.
+type call struct {
+	eng  *memory.Engine
+	sess scopeHolder
+}
+
+// typed adapts a handler on a decoded input struct to an MCP tool handler:
+// bad arguments and refused requests become isError results that say what
+// to send instead; infrastructure failures become Go errors.
+func typed[In any](d Deps, name string, fn func(ctx context.Context, c call, in In) (any, error)) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in In
+		if err := decodeArgs(req.GetRawArguments(), &in); err != nil {
+			return mcp.NewToolResultError(fmt.Sprintf("%s: %v", name, err)), nil
+		}
+		eng, err := d.Engine(ctx)
+		var out any
+		if err == nil {
+			out, err = fn(ctx, call{eng: eng, sess: sessionScope(ctx, d.fallback)}, in)
+		}
+		switch {
+		case err == nil:
+		case memory.IsInputError(err), errors.Is(err, memory.ErrLoading), errors.Is(err, errInput):
+			return mcp.NewToolResultError(fmt.Sprintf("%s: %s", name, err.Error())), nil
+		default:
+			msg := d.Redact(err.Error())
+			d.Logger.Error("tool failed", "tool", name, "err", msg)
+			return nil, fmt.Errorf("%s failed: %s", name, msg)
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("%s: cannot encode result: %w", name, err)
+		}
+		return mcp.NewToolResultStructured(json.RawMessage(b), string(b)), nil
+	}
+}
+
+var errInput = errors.New("invalid input")
+
+func badInput(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errInput, fmt.Sprintf(format, args...))
+}
+
+// decodeArgs decodes tool arguments strictly: an unknown or mistyped
+// argument is an error that names it and lists the valid ones.
+func decodeArgs(raw any, into any) error {
+	if raw == nil {
+		raw = map[string]any{}
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return fmt.Errorf("arguments are not JSON: %v", err)
+	}
+	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		b = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		return describeDecodeError(err, reflect.TypeOf(into).Elem())
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("arguments must be one JSON object")
+	}
+	return nil
+}
+
+func describeDecodeError(err error, t reflect.Type) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		if te.Field == "" {
+			return fmt.Errorf("arguments must be a JSON object of named arguments, not %s", te.Value)
+		}
+		return fmt.Errorf("argument %q must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+	case errors.As(err, &se):
+		return fmt.Errorf("arguments are not valid JSON: %v", se)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		return fmt.Errorf("unknown argument %s; this tool takes: %s", field, strings.Join(argNames(t), ", "))
+	}
+	return fmt.Errorf("cannot read arguments: %v", err)
+}
+
+// argNames lists the top-level argument names of an input struct.
+func argNames(t reflect.Type) []string {
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return []string{"(no arguments)"}
+	}
+	return names
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "int", "int64", "int32":
+		return "a whole number"
+	case "float64", "float32":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "slice":
+		return "an array"
+	case "map", "struct", "ptr":
+		return "an object"
+	}
+	return "another type"
+}
+
+// parseWhen reads a time argument: an ISO 8601 date or date-time, or a
+// phrase ("last Monday"); for a phrase, end picks the end of its range.
+func parseWhen(arg, s string, loc *time.Location, now time.Time, end bool) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	if t, err := time.ParseInLocation("2006-01-02", s, loc); err == nil {
+		if end {
+			return t.AddDate(0, 0, 1), nil
+		}
+		return t, nil
+	}
+	r, err := timephrase.Parse(s, now.In(loc), loc)
+	if err != nil {
+		return time.Time{}, badInput("%s %q is neither an ISO 8601 date (2024-03-05, 2024-03-05T14:30:00Z) nor a time phrase like \"last Monday\"", arg, s)
+	}
+	if end {
+		return r.To, nil
+	}
+	return r.From, nil
+}
+
+// parseTimestamp reads when a memory happened: ISO 8601 only.
+func parseTimestamp(s string, loc *time.Location) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, badInput("timestamp %q is not an ISO 8601 date or date-time; send e.g. 2024-03-05 or 2024-03-05T14:30:00Z", s)
+}
+
+func iso(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func isoPtr(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return iso(*t)
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+// annotate sets all four behaviour hints explicitly: mcp-go's defaults
+// (destructive, open-world) are wrong for a local memory.
+func annotate(title string, readOnly, destructive, idempotent bool) mcp.ToolOption {
+	return mcp.WithToolAnnotation(mcp.ToolAnnotation{
+		Title: title, ReadOnlyHint: boolPtr(readOnly), DestructiveHint: boolPtr(destructive),
+		IdempotentHint: boolPtr(idempotent), OpenWorldHint: boolPtr(false),
+	})
+}
