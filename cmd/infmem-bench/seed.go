@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/mongostore"
+	"github.com/infmem/infmem/scopes"
+)
+
+// runSeed inserts synthetic memories straight into the store (as a
+// restore or import would), far faster than one tool call each.
+func runSeed(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
+	dir := fs.String("data-dir", "", "data root to fill")
+	n := fs.Int("n", 10000, "memories to insert")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return fmt.Errorf("--data-dir is required")
+	}
+	abs, _ := filepath.Abs(*dir)
+	root, err := dataroot.Prepare(abs)
+	if err != nil {
+		return err
+	}
+	store, err := mongostore.Open(ctx, mongostore.Options{Mode: mongostore.ModeEmbedded, Root: root, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+	if err != nil {
+		return err
+	}
+	defer store.Close(context.WithoutCancel(ctx))
+	reg, err := scopes.Load(ctx, store, scopes.Options{AutoCreate: true})
+	if err != nil {
+		return err
+	}
+	for _, s := range scopeSet {
+		if _, _, err := reg.Ensure(ctx, s); err != nil {
+			return err
+		}
+	}
+	gen := newSynth(42)
+	start := time.Now()
+	base := time.Now().AddDate(-2, 0, 0).UTC()
+	span := int64(2 * 365 * 24 * time.Hour)
+	batch := make([]*mongostore.Memory, 0, 1000)
+	for i := 0; i < *n; i++ {
+		text := gen.sentence(i)
+		ts := base.Add(time.Duration(gen.rng.Int64N(span))).Truncate(time.Millisecond)
+		now := time.Now().UTC().Truncate(time.Millisecond)
+		batch = append(batch, &mongostore.Memory{
+			ID: bson.NewObjectID(), Timestamp: ts, Text: text, Scope: gen.scope(), Tags: gen.tags(), Source: "note",
+			Importance: 0.5, ContentHash: fmt.Sprintf("seed-%d", i), CreatedAt: now, UpdatedAt: now,
+			ConversationID: fmt.Sprintf("conv-%d", i/20),
+		})
+		if len(batch) == cap(batch) || i == *n-1 {
+			if err := store.Memories.InsertMany(ctx, batch); err != nil {
+				return err
+			}
+			batch = batch[:0]
+			if (i+1)%10000 == 0 {
+				fmt.Fprintf(os.Stderr, "%d memories in %v\n", i+1, time.Since(start).Round(time.Second))
+			}
+		}
+	}
+	fmt.Printf("seeded %d memories into %s in %v\n", *n, root.Dir, time.Since(start).Round(time.Millisecond))
+	return nil
+}

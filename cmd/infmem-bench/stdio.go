@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// runStdio launches `infmem mcp` on a seeded data root and times its tools
+// over stdio, as Claude Desktop would call them.
+func runStdio(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("stdio", flag.ContinueOnError)
+	dir := fs.String("data-dir", "", "seeded data root")
+	bin := fs.String("bin", "infmem", "infmem binary")
+	calls := fs.Int("calls", 500, "calls per measured tool")
+	extra := fs.String("args", "", "extra arguments for infmem mcp, space-separated")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	abs, _ := filepath.Abs(*dir)
+	cfgDir, _ := os.MkdirTemp("", "infmem-bench")
+	defer os.RemoveAll(cfgDir)
+	cfg := filepath.Join(cfgDir, "config.json")
+	os.WriteFile(cfg, []byte(`{"logging": {"level": "warn"}}`), 0o600)
+	env := append(os.Environ(), "INFMEM_DATA_DIR="+abs, "INFMEM_CONFIG="+cfg)
+	margs := []string{"mcp"}
+	if *extra != "" {
+		margs = append(margs, strings.Fields(*extra)...)
+	}
+
+	launched := time.Now()
+	c, err := client.NewStdioMCPClient(*bin, env, margs...)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "infmem-bench", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		return err
+	}
+	initDone := time.Since(launched)
+	fmt.Printf("initialize answered %v after launch\n", initDone.Round(time.Millisecond))
+
+	// First retrieval: how long after launch a tool answers (it waits for the index).
+	var firstRetrieval time.Duration
+	for {
+		res, _, err := callTool(ctx, c, "retrieve_memory", map[string]any{"query": "project deadline"})
+		if err != nil {
+			return err
+		}
+		if !res.IsError {
+			firstRetrieval = time.Since(launched)
+			break
+		}
+		if !strings.Contains(text(res), "still loading") {
+			return fmt.Errorf("retrieve_memory: %s", text(res))
+		}
+	}
+	fmt.Printf("first retrieval answered %v after launch\n", firstRetrieval.Round(time.Millisecond))
+	st, _, err := callTool(ctx, c, "get_memory_stats", nil)
+	if err != nil {
+		return err
+	}
+	var stats struct {
+		Stats struct {
+			Total int `json:"total_memories"`
+			Index struct {
+				Ready  bool  `json:"ready"`
+				Loaded int64 `json:"loaded"`
+			} `json:"index"`
+		} `json:"stats"`
+	}
+	json.Unmarshal([]byte(text(st)), &stats)
+	fmt.Printf("memories %d, index ready %v\n", stats.Stats.Total, stats.Stats.Index.Ready)
+
+	gen := newSynth(7)
+	measure := func(name string, args func(i int) map[string]any) error {
+		lat := make([]time.Duration, 0, *calls)
+		for i := 0; i < *calls; i++ {
+			res, d, err := callTool(ctx, c, name, args(i))
+			if err != nil {
+				return err
+			}
+			if res.IsError {
+				return fmt.Errorf("%s: %s", name, text(res))
+			}
+			lat = append(lat, d)
+		}
+		slices.Sort(lat)
+		pct := func(q float64) time.Duration { return lat[int(q*float64(len(lat)-1))] }
+		fmt.Printf("%-22s n=%d p50=%v p99=%v\n", name, len(lat), pct(0.5).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond))
+		return nil
+	}
+	if err := measure("store_memory", func(i int) map[string]any {
+		return map[string]any{"content": gen.sentence(1_000_000 + i), "metadata": map[string]any{"scope": gen.scope(), "tags": gen.tags()}}
+	}); err != nil {
+		return err
+	}
+	if err := measure("retrieve_memory", func(i int) map[string]any {
+		return map[string]any{"query": gen.query(), "filter": map[string]any{"scope": "ALL"}, "top_k": 5}
+	}); err != nil {
+		return err
+	}
+	if err := measure("recall_memory_by_time", func(i int) map[string]any {
+		phrases := []string{"yesterday", "last week", "March 2025", "3 days ago", "last month"}
+		return map[string]any{"time_query": phrases[i%len(phrases)], "scope": "ALL", "limit": 20}
+	}); err != nil {
+		return err
+	}
+	if rss, peak := childRSS(c); rss > 0 {
+		fmt.Printf("server RSS %d MB (peak %d MB)\n", rss>>20, peak>>20)
+	}
+	return nil
+}
+
+func callTool(ctx context.Context, c *client.Client, name string, args map[string]any) (*mcp.CallToolResult, time.Duration, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	t0 := time.Now()
+	res, err := c.CallTool(ctx, req)
+	return res, time.Since(t0), err
+}
+
+func text(r *mcp.CallToolResult) string {
+	if r == nil || len(r.Content) == 0 {
+		return ""
+	}
+	if tc, ok := r.Content[0].(mcp.TextContent); ok {
+		return tc.Text
+	}
+	return ""
+}
+
+// childRSS reads the server process's resident and peak memory (Linux).
+func childRSS(c *client.Client) (rss, peak int64) {
+	if runtime.GOOS != "linux" {
+		return 0, 0
+	}
+	pid := serverPID()
+	if pid == 0 {
+		return 0, 0
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var kb int64
+		if n, _ := fmt.Sscanf(line, "VmRSS: %d kB", &kb); n == 1 {
+			rss = kb << 10
+		}
+		if n, _ := fmt.Sscanf(line, "VmHWM: %d kB", &kb); n == 1 {
+			peak = kb << 10
+		}
+	}
+	return rss, peak
+}
+
+// serverPID finds the infmem child of this process.
+func serverPID() int {
+	entries, _ := os.ReadDir("/proc")
+	self := os.Getpid()
+	for _, e := range entries {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		rest := string(stat)
+		if i := strings.LastIndexByte(rest, ')'); i > 0 {
+			var state string
+			var ppid int
+			fmt.Sscanf(rest[i+2:], "%s %d", &state, &ppid)
+			if ppid == self && strings.Contains(rest[:i], "infmem") {
+				return pid
+			}
+		}
+	}
+	return 0
+}
