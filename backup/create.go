@@ -307,12 +307,15 @@ func dumpInto(ctx context.Context, store *mongostore.Store, out io.Writer, rep *
 		toolslog.SetVerbosity(&options.Verbosity{Quiet: true})
 		toolslog.SetWriter(io.Discard)
 	})
+	if asksForPassword(store.URI()) {
+		return fmt.Errorf("the connection string %s names a user but no password, and mongodump cannot ask for one\nhint: put the password in mongo.uri", store.RedactedURI())
+	}
 	uri, cleanup, err := toolsURI(store.URI())
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	tool := options.New("mongodump", toolsVersion(), "", "", false, options.EnabledOptions{URI: true})
+	tool := options.New("mongodump", toolsVersion(), "", "", false, options.EnabledOptions{Auth: true, Connection: true, URI: true})
 	tool.URI.ConnectionString = uri
 	if err := tool.NormalizeOptionsAndURI(); err != nil {
 		return redact(store, fmt.Errorf("cannot configure mongodump: %w", err))
@@ -357,8 +360,13 @@ func dumpInto(ctx context.Context, store *mongostore.Store, out io.Writer, rep *
 // matchAll matches every document: every document has an _id.
 const matchAll = `{"_id":{"$exists":true}}`
 
-// dumpParallel is how many collections mongodump reads at once.
-const dumpParallel = 4
+// dumpParallel is how many collections mongodump reads at once. It must
+// stay 1: with more, a failure in one collection (a cancelled backup, a
+// full disk) makes the pinned mongodump close its multiplexer while other
+// workers still open collections on it, and they panic with "send on
+// closed channel", which would take the daemon down. On the embedded
+// engine one reader is as fast as four: FerretDB's decoding is the cost.
+const dumpParallel = 1
 
 // toolsVersion is the pinned mongo-tools module version in this binary.
 func toolsVersion() string {

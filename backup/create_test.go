@@ -103,14 +103,18 @@ func TestCreateRefusesBadRecipientAndLeavesNothing(t *testing.T) {
 		t.Fatal("cancelled backup succeeded")
 	}
 	populate(t, env.store, 200)
-	cctx, cancel = context.WithCancel(ctx)
-	_, err := Create(cctx, env.store, Options{Dir: dir, Progress: func(p Progress) {
-		if p.CollectionsDone > 0 {
-			cancel()
+	// Cancelling mid-dump used to make mongodump's parallel workers panic
+	// (see dumpParallel); a few rounds would catch that again.
+	for range 5 {
+		cctx, cancel = context.WithCancel(ctx)
+		_, err := Create(cctx, env.store, Options{Dir: dir, Progress: func(p Progress) {
+			if p.CollectionsDone > 0 {
+				cancel()
+			}
+		}})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled mid-dump: %v", err)
 		}
-	}})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled mid-dump: %v", err)
 	}
 	des, _ := os.ReadDir(dir)
 	for _, de := range des {
@@ -210,6 +214,23 @@ func TestToolsURI(t *testing.T) {
 	}
 	_ = bson.D{}
 	_ = mongostore.Metadata
+}
+
+func TestAsksForPassword(t *testing.T) {
+	for uri, want := range map[string]bool{
+		"mongodb://localhost:27017/claude_memory":                   false,
+		"mongodb://sam:pw@localhost:27017/":                         false,
+		"mongodb://sam@localhost:27017/":                            true,
+		"mongodb://sam@h1,h2/?replicaSet=rs":                        true,
+		"mongodb://CN=sam@localhost/?authMechanism=MONGODB-X509":    false,
+		"mongodb+srv://sam@cluster.example.net/db?retryWrites=true": true,
+		"mongodb://localhost/db?appName=a@b":                        false,
+		"mongodb://%2Ftmp%2Fmongo.sock/":                            false,
+	} {
+		if got := asksForPassword(uri); got != want {
+			t.Errorf("%s: %v", uri, got)
+		}
+	}
 }
 
 func aliasDir(t *testing.T, uri string) string {

@@ -59,3 +59,30 @@ func toolsURI(uri string) (string, func(), error) {
 	}
 	return scheme + userinfo + url.PathEscape(alias) + tail, func() { os.RemoveAll(dir) }, nil
 }
+
+// asksForPassword reports whether mongo-tools would stop to prompt for a
+// password on the terminal: the connection string names a user but no
+// password, for a mechanism that needs one. A daemon has no one to ask.
+func asksForPassword(uri string) bool {
+	rest, ok := strings.CutPrefix(uri, "mongodb://")
+	if !ok {
+		rest, ok = strings.CutPrefix(uri, "mongodb+srv://")
+	}
+	if !ok {
+		return false
+	}
+	end := strings.IndexAny(rest, "/?")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndex(rest[:end], "@")
+	if at < 0 || strings.Contains(rest[:at], ":") {
+		return false
+	}
+	for _, mech := range []string{"MONGODB-X509", "GSSAPI", "MONGODB-OIDC", "MONGODB-AWS"} {
+		if strings.Contains(strings.ToUpper(rest[end:]), "AUTHMECHANISM="+mech) {
+			return false
+		}
+	}
+	return true
+}
