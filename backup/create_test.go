@@ -87,6 +87,26 @@ func TestConfiguredEncryption(t *testing.T) {
 	}
 }
 
+func TestConfigWarnings(t *testing.T) {
+	r := "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p"
+	cfg := config.Defaults().Backup
+	if w := ConfigWarnings(cfg); len(w) != 1 || !strings.Contains(w[0], "not encrypted: backup.recipients is empty") {
+		t.Fatalf("defaults: %q", w)
+	}
+	cfg.Recipients = []string{r}
+	if w := ConfigWarnings(cfg); len(w) != 0 {
+		t.Fatalf("with a recipient: %q", w)
+	}
+	cfg.Encryption, cfg.Enabled = "off", false
+	if w := ConfigWarnings(cfg); len(w) != 2 || !strings.Contains(w[0], "disabled") || !strings.Contains(w[1], "encryption is off") {
+		t.Fatalf("off and disabled: %q", w)
+	}
+	cfg.Encryption, cfg.Enabled, cfg.Recipients = "required", true, nil
+	if w := ConfigWarnings(cfg); len(w) != 1 || !strings.Contains(w[0], "scheduled backups fail") {
+		t.Fatalf("required without recipients: %q", w)
+	}
+}
+
 func TestCreateRefusesBadRecipientAndLeavesNothing(t *testing.T) {
 	env := openTestStore(t)
 	ctx := context.Background()

@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -99,4 +100,22 @@ func recordBackup(ctx context.Context, store *mongostore.Store, res *Result) err
 
 func recordRun(ctx context.Context, store *mongostore.Store, kind Kind, run RunRecord) error {
 	return setStatus(ctx, store, bson.D{{Key: "runs." + string(kind), Value: run}})
+}
+
+// ConfigWarnings lists what status and doctor should tell the user about
+// the backup configuration; none means it is sound.
+func ConfigWarnings(cfg config.Backup) []string {
+	var w []string
+	if !cfg.Enabled {
+		w = append(w, "scheduled backups are disabled (backup.enabled is false)")
+	}
+	switch {
+	case cfg.Encryption == "off":
+		w = append(w, "backups are not encrypted (backup.encryption is off): anyone who can read a backup file can read the memory")
+	case len(cfg.Recipients) == 0 && cfg.Encryption == "required":
+		w = append(w, "scheduled backups fail: backup.encryption is required but backup.recipients is empty; run 'infmem backup keygen' and add the recipient it prints")
+	case len(cfg.Recipients) == 0:
+		w = append(w, "scheduled backups are not encrypted: backup.recipients is empty; run 'infmem backup keygen' and add the recipient it prints")
+	}
+	return w
 }
