@@ -1,6 +1,8 @@
 package embed
 
 import (
+	"github.com/infmem/infmem/internal/f16"
+
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -198,7 +200,7 @@ func (t blobTensor) floats() []float32 {
 var f16Table = sync.OnceValue(func() *[1 << 16]float32 {
 	var t [1 << 16]float32
 	for h := range t {
-		t[h] = f16ToF32(uint16(h))
+		t[h] = f16.ToFloat32(uint16(h))
 	}
 	return &t
 })
@@ -209,25 +211,4 @@ func decodeF16(dst []float32, src []byte) {
 	for i := range dst {
 		dst[i] = tab[binary.LittleEndian.Uint16(src[2*i:])]
 	}
-}
-
-func f16ToF32(h uint16) float32 {
-	sign := uint32(h&0x8000) << 16
-	exp := uint32(h>>10) & 0x1f
-	mant := uint32(h & 0x3ff)
-	switch {
-	case exp == 0x1f:
-		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
-	case exp != 0:
-		return math.Float32frombits(sign | (exp+112)<<23 | mant<<13)
-	case mant == 0:
-		return math.Float32frombits(sign)
-	}
-	// Subnormal half: normalise the mantissa into a float32 exponent.
-	e := uint32(113)
-	for mant&0x400 == 0 {
-		mant <<= 1
-		e--
-	}
-	return math.Float32frombits(sign | e<<23 | (mant&0x3ff)<<13)
 }

@@ -2,38 +2,8 @@ package embed
 
 import (
 	"errors"
-	"math"
 	"testing"
 )
-
-func TestF16ToF32(t *testing.T) {
-	for h := range 1 << 16 {
-		got := f16ToF32(uint16(h))
-		sign := 1.0
-		if h&0x8000 != 0 {
-			sign = -1
-		}
-		exp, mant := (h>>10)&0x1f, float64(h&0x3ff)
-		var want float64
-		switch exp {
-		case 0:
-			want = sign * mant * math.Pow(2, -24)
-		case 0x1f:
-			if mant != 0 {
-				if !math.IsNaN(float64(got)) {
-					t.Fatalf("%#04x: got %v, want NaN", h, got)
-				}
-				continue
-			}
-			want = sign * math.Inf(1)
-		default:
-			want = sign * (1 + mant/1024) * math.Pow(2, float64(exp-15))
-		}
-		if float64(got) != want || math.Signbit(float64(got)) != (sign < 0) {
-			t.Fatalf("%#04x: got %v, want %v", h, got, want)
-		}
-	}
-}
 
 func TestParseBlobRejectsDamage(t *testing.T) {
 	if _, err := parseBlob(useLiteBlob); err != nil {

@@ -1,6 +1,8 @@
 package embed
 
 import (
+	"github.com/infmem/infmem/internal/f16"
+
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
@@ -23,7 +25,7 @@ func randHalves(r *rand.Rand, n int) ([]byte, []float32) {
 	for i := range f {
 		h := uint16(0x2000+r.IntN(0x2000)) | uint16(r.IntN(2))<<15
 		binary.LittleEndian.PutUint16(b[2*i:], h)
-		f[i] = f16ToF32(h)
+		f[i] = f16.ToFloat32(h)
 	}
 	return b, f
 }
@@ -33,7 +35,7 @@ func randHalves(r *rand.Rand, n int) ([]byte, []float32) {
 func kernel6x16F16Go(k int, a []float32, lda int, b []uint16, c []float32, ldc int) {
 	panel := make([]float32, k*kernCols)
 	for i := range panel {
-		panel[i] = f16ToF32(b[i])
+		panel[i] = f16.ToFloat32(b[i])
 	}
 	kernel6x16Go(k, a, lda, panel, c, ldc)
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/infmem/infmem/internal/f16"
+
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
@@ -164,7 +166,7 @@ func parseSource(files map[string][]byte) (*source, error) {
 			t.data = make([]byte, len(r.data)/2)
 			for i := 0; i < len(r.data)/4; i++ {
 				f := math.Float32frombits(binary.LittleEndian.Uint32(r.data[4*i:]))
-				binary.LittleEndian.PutUint16(t.data[2*i:], f32ToF16(f))
+				binary.LittleEndian.PutUint16(t.data[2*i:], f16.FromFloat32(f))
 			}
 		default:
 			return nil, fmt.Errorf("tensor %s: cannot store %s as dtype %d", w.name, r.dtype, w.dtype)
@@ -265,47 +267,4 @@ func buildBlob(src *source) ([]byte, error) {
 	crc := crc32.Checksum(blob[headerSize:], crc32.MakeTable(crc32.Castagnoli))
 	binary.LittleEndian.PutUint32(blob[20:], crc)
 	return blob, nil
-}
-
-// f32ToF16 converts to IEEE 754 binary16 with round-to-nearest-even,
-// producing subnormals, infinities and quiet NaNs as the hardware would.
-func f32ToF16(f float32) uint16 {
-	b := math.Float32bits(f)
-	sign := uint16(b>>16) & 0x8000
-	exp := int((b >> 23) & 0xff)
-	mant := b & 0x7fffff
-	switch {
-	case exp == 0xff: // Inf or NaN
-		if mant != 0 {
-			return sign | 0x7e00
-		}
-		return sign | 0x7c00
-	case exp == 0 && mant == 0:
-		return sign
-	}
-	e := exp - 127 + 15
-	if e >= 0x1f {
-		return sign | 0x7c00
-	}
-	if e <= 0 {
-		// Subnormal half (or zero): shift the mantissa with its implicit 1.
-		if e < -10 {
-			return sign
-		}
-		m := mant | 0x800000
-		shift := uint(14 - e)
-		half := uint32(1) << (shift - 1)
-		r := m >> shift
-		rem := m & (uint32(1)<<shift - 1)
-		if rem > half || (rem == half && r&1 == 1) {
-			r++
-		}
-		return sign | uint16(r)
-	}
-	r := uint32(e)<<10 | mant>>13
-	rem := mant & 0x1fff
-	if rem > 0x1000 || (rem == 0x1000 && r&1 == 1) {
-		r++ // may carry into the exponent, which is still correct (up to Inf)
-	}
-	return sign | uint16(r)
 }
