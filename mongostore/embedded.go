@@ -2,8 +2,6 @@ package mongostore
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -82,21 +80,7 @@ func startEmbedded(ctx context.Context, opts Options) (*embedded, error) {
 
 // socketPath places the socket in run/, or, when that path is too long for
 // a unix socket, in a private per-root directory under the temp dir.
-func socketPath(runDir string) (string, error) {
-	p := filepath.Join(runDir, "mongo.sock")
-	if len(p) <= maxSocketPath {
-		return p, nil
-	}
-	sum := sha256.Sum256([]byte(runDir))
-	dir := filepath.Join(os.TempDir(), "infmem-"+hex.EncodeToString(sum[:6]))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("cannot create socket directory %s: %w", dir, err)
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return "", fmt.Errorf("cannot secure socket directory %s: %w", dir, err)
-	}
-	return filepath.Join(dir, "mongo.sock"), nil
-}
+func socketPath(runDir string) (string, error) { return SocketPath(runDir, "mongo.sock") }
 
 func (e *embedded) uri() string         { return e.f.MongoDBURI() }
 func (e *embedded) redactedURI() string { return e.f.MongoDBURI() }
