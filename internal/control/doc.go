@@ -1,0 +1,22 @@
+// Package control owns how other processes find and talk to the daemon of a
+// data root: the files in run/ (the lock, daemon.json, the MCP socket and the
+// control socket), probing whether a daemon answers, and the control
+// protocol that terminal commands use to ask it for its status, to pause it
+// around a restore, to run a job in it, or to stop it.
+//
+// The control protocol is newline-delimited JSON on run/control.sock (0600,
+// in the 0700 run/ directory). A client sends one Request per line and reads
+// one Response per line, in order, on one connection:
+//
+//	{"op":"ping"}                          → {"ok":true,"result":{"pid":…,"version":…}}
+//	{"op":"status"}                        → {"ok":true,"result":Status}
+//	{"op":"pause","release":true}          → {"ok":true}
+//	{"op":"resume","reload":true}          → {"ok":true}
+//	{"op":"run","job":"backup","args":{}}  → {"ok":true,"result":…}
+//	{"op":"shutdown"}                      → {"ok":true}
+//	anything refused                       → {"ok":false,"error":"…"}
+//
+// A pause belongs to the connection that asked for it: when that connection
+// ends without a resume, the daemon resumes (reloading) by itself, so a
+// crashed restore never leaves the daemon paused.
+package control

@@ -1,0 +1,111 @@
+package control
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Operations of the control protocol.
+const (
+	OpPing     = "ping"
+	OpStatus   = "status"
+	OpPause    = "pause"
+	OpResume   = "resume"
+	OpRun      = "run"
+	OpShutdown = "shutdown"
+)
+
+// Request is one line a client sends.
+type Request struct {
+	Op string `json:"op"`
+	// Release (pause) asks the daemon to also close its database, so that
+	// another process can open the data root (the embedded engine allows
+	// one process at a time).
+	Release bool `json:"release,omitempty"`
+	// Reload (resume) says the data changed while paused.
+	Reload bool `json:"reload,omitempty"`
+	// Job and Args (run) name a job the daemon offers and its arguments.
+	Job  string          `json:"job,omitempty"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// Response is one line the daemon answers with.
+type Response struct {
+	OK     bool            `json:"ok"`
+	Error  string          `json:"error,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// Pong is the result of ping.
+type Pong struct {
+	PID     int    `json:"pid"`
+	Version string `json:"version"`
+}
+
+// Daemon states reported in Status.State.
+const (
+	StateStarting = "starting" // opening the database
+	StateReady    = "ready"    // serving
+	StatePausing  = "pausing"  // waiting for running calls before a pause
+	StatePaused   = "paused"   // paused by a client (a restore)
+	StateFailed   = "failed"   // the database could not be opened; retrying
+	StateStopping = "stopping" // shutting down
+)
+
+// Status is the result of status: the daemon, its database and its memory.
+type Status struct {
+	PID       int       `json:"pid"`
+	Version   string    `json:"version"`
+	StartedAt time.Time `json:"started_at"`
+	DataRoot  string    `json:"data_root"`
+	Socket    string    `json:"socket"`
+	// State is one of the State constants; Error says why it is failed.
+	State string `json:"state"`
+	Error string `json:"error,omitempty"`
+	// Sessions counts open MCP connections.
+	Sessions int `json:"sessions"`
+	// Store, Index and Memories are present while the database is open.
+	Store    *StoreStatus  `json:"store,omitempty"`
+	Index    *IndexStatus  `json:"index,omitempty"`
+	Memories *MemoryCounts `json:"memories,omitempty"`
+	// LastBackup is the newest successful backup, if any was recorded.
+	LastBackup *BackupRecord `json:"last_backup,omitempty"`
+	// Jobs holds what each registered status reporter said (for example
+	// the maintenance scheduler's last runs), by reporter name.
+	Jobs map[string]json.RawMessage `json:"jobs,omitempty"`
+}
+
+// StoreStatus describes the open database.
+type StoreStatus struct {
+	Engine        string           `json:"engine"`
+	EngineReason  string           `json:"engine_reason"`
+	URI           string           `json:"uri"` // password removed
+	Database      string           `json:"database"`
+	SchemaVersion int              `json:"schema_version"`
+	Collections   map[string]int64 `json:"collections"`
+	DataSizeBytes int64            `json:"data_size_bytes"`
+}
+
+// IndexStatus is the in-memory index's load state.
+type IndexStatus struct {
+	Ready    bool  `json:"ready"`
+	Loaded   int64 `json:"loaded"`
+	Expected int64 `json:"expected"`
+}
+
+// MemoryCounts counts what the memory holds, from the index.
+type MemoryCounts struct {
+	Total         int            `json:"total"`
+	Conversations int            `json:"conversations"`
+	Summaries     int            `json:"summaries"`
+	Forgotten     int            `json:"forgotten"`
+	Archived      int            `json:"archived"`
+	Scopes        map[string]int `json:"scopes"`
+}
+
+// BackupRecord is the newest backup.
+type BackupRecord struct {
+	File string    `json:"file"`
+	Kind string    `json:"kind"`
+	At   time.Time `json:"at"`
+}

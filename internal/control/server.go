@@ -1,0 +1,209 @@
+package control
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+)
+
+// Handler is what the control socket serves; the daemon implements it.
+type Handler interface {
+	Status(ctx context.Context) (*Status, error)
+	// Pause pauses the daemon until resume is called.
+	Pause(ctx context.Context, release bool) (resume func(reload bool) error, err error)
+	// Run runs a named job and returns its JSON-encodable result.
+	Run(ctx context.Context, job string, args json.RawMessage) (any, error)
+	// Shutdown begins a graceful stop and returns at once.
+	Shutdown()
+}
+
+// maxRequest bounds one request line.
+const maxRequest = 1 << 20
+
+// Server serves the control protocol on a listener.
+type Server struct {
+	h    Handler
+	pong Pong
+	log  *slog.Logger
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	closed bool
+}
+
+// NewServer makes a server for h; pong is what ping answers.
+func NewServer(h Handler, pong Pong, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Server{h: h, pong: pong, log: log, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}
+}
+
+// Serve accepts connections on ln until ln is closed.
+func (s *Server) Serve(ln net.Listener) error {
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return fmt.Errorf("control socket: %w", err)
+		}
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			conn.Close()
+			continue
+		}
+		s.conns[conn] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go func() {
+			defer s.wg.Done()
+			s.serveConn(conn)
+			s.mu.Lock()
+			delete(s.conns, conn)
+			s.mu.Unlock()
+		}()
+	}
+}
+
+// Close ends every connection and waits for their handlers. Pauses they
+// hold are dropped without a resume: the daemon is going away.
+func (s *Server) Close() {
+	s.cancel()
+	s.mu.Lock()
+	s.closed = true
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+func (s *Server) serveConn(conn net.Conn) {
+	defer conn.Close()
+	var resume func(bool) error
+	defer func() {
+		if resume == nil || s.ctx.Err() != nil {
+			return
+		}
+		// The client left without resuming (it crashed, or was killed):
+		// never stay paused. The data may have changed, so reload.
+		s.log.Warn("control client left a pause open; resuming")
+		if err := resume(true); err != nil {
+			s.log.Error("cannot resume after an abandoned pause", "err", err)
+		}
+	}()
+	br := bufio.NewReaderSize(conn, 64<<10)
+	w := bufio.NewWriter(conn)
+	for {
+		line, err := readRequest(br)
+		if err != nil {
+			if errors.Is(err, errTooLong) {
+				s.reply(w, nil, err)
+			}
+			return
+		}
+		var req Request
+		if err := json.Unmarshal(line, &req); err != nil {
+			s.reply(w, nil, fmt.Errorf("request is not JSON: %v", err))
+			return
+		}
+		result, err := s.handle(req, &resume)
+		if !s.reply(w, result, err) {
+			return
+		}
+	}
+}
+
+func (s *Server) handle(req Request, resume *func(bool) error) (any, error) {
+	switch req.Op {
+	case OpPing:
+		return s.pong, nil
+	case OpStatus:
+		return s.h.Status(s.ctx)
+	case OpPause:
+		if *resume != nil {
+			return nil, errors.New("this connection already holds a pause")
+		}
+		r, err := s.h.Pause(s.ctx, req.Release)
+		if err != nil {
+			return nil, err
+		}
+		*resume = r
+		s.log.Info("paused by a control client", "release", req.Release)
+		return nil, nil
+	case OpResume:
+		if *resume == nil {
+			return nil, errors.New("nothing to resume: this connection holds no pause")
+		}
+		r := *resume
+		*resume = nil
+		s.log.Info("resumed by a control client", "reload", req.Reload)
+		return nil, r(req.Reload)
+	case OpRun:
+		if req.Job == "" {
+			return nil, errors.New("run needs a job name")
+		}
+		return s.h.Run(s.ctx, req.Job, req.Args)
+	case OpShutdown:
+		s.h.Shutdown()
+		return nil, nil
+	}
+	return nil, fmt.Errorf("unknown operation %q", req.Op)
+}
+
+// reply writes one response; it reports whether the connection is usable.
+func (s *Server) reply(w *bufio.Writer, result any, err error) bool {
+	resp := Response{OK: err == nil}
+	if err != nil {
+		resp.Error = err.Error()
+	} else if result != nil {
+		b, merr := json.Marshal(result)
+		if merr != nil {
+			resp = Response{Error: fmt.Sprintf("cannot encode the result: %v", merr)}
+		} else {
+			resp.Result = b
+		}
+	}
+	b, _ := json.Marshal(resp)
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		return false
+	}
+	return w.Flush() == nil
+}
+
+var errTooLong = fmt.Errorf("request longer than %d bytes", maxRequest)
+
+func readRequest(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if len(buf) > maxRequest {
+			return nil, errTooLong
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+}
