@@ -1,0 +1,675 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/infmem/infmem/backup"
+	"github.com/infmem/infmem/internal/config"
+	"github.com/infmem/infmem/internal/control"
+	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/internal/mcptools"
+	"github.com/infmem/infmem/internal/memory"
+	"github.com/infmem/infmem/mongostore"
+	"github.com/infmem/infmem/scopes"
+)
+
+// Options configures a Runtime (and the Daemon that wraps one).
+type Options struct {
+	// Config is the loaded configuration.
+	Config config.Config
+	// Root is the prepared data root.
+	Root dataroot.Root
+	// Version is reported to MCP clients and in status.
+	Version string
+	Logger  *slog.Logger
+
+	// CallWait bounds how long a tool call waits for the memory to become
+	// available (database starting, paused for a restore) before it is told
+	// to try again (default 5 s). The memory engine's own wait for its
+	// index comes on top.
+	CallWait time.Duration
+	// RetryMax caps the back-off between attempts to open the database
+	// (default 30 s).
+	RetryMax time.Duration
+	// ShutdownTimeout bounds a graceful stop (default 20 s).
+	ShutdownTimeout time.Duration
+
+	// Attach lists components that need the open memory, such as the
+	// maintenance scheduler. Each is started whenever the memory opens and
+	// stopped, through the function it returns, before the memory closes
+	// (a pause, a shutdown). Its stop must wait for work it started.
+	Attach []Attach
+	// Jobs are what the control socket's run operation offers, by name
+	// (backup, export, maintenance runs started from a terminal).
+	Jobs map[string]Job
+	// Reporters add to the daemon's status, by name (last maintenance run).
+	Reporters map[string]Reporter
+}
+
+// Stack is the open memory: the database, the scope registry and the memory
+// engine built on them.
+type Stack struct {
+	Store  *mongostore.Store
+	Scopes *scopes.Registry
+	Memory *memory.Engine
+
+	cancel context.CancelFunc // ends the engine's background work
+	stops  []func(context.Context) error
+}
+
+// Attach starts a component on an open stack and returns how to stop it.
+type Attach func(ctx context.Context, s *Stack) (stop func(context.Context) error, err error)
+
+// Job runs on the open stack on behalf of a control client; its result is
+// encoded as JSON.
+type Job func(ctx context.Context, s *Stack, args json.RawMessage) (any, error)
+
+// Reporter adds a JSON-encodable section to the status.
+type Reporter func(ctx context.Context, s *Stack) (any, error)
+
+// Runtime owns the memory of one data root for one process: it opens the
+// database in the background and keeps retrying, builds the memory engine
+// and the MCP server on it, holds tool calls while the memory is not
+// available, pauses for restores, and closes everything in order. Both
+// `infmem daemon` and `infmem mcp --in-process` run one.
+type Runtime struct {
+	opts Options
+	log  *slog.Logger
+	srv  *server.MCPServer
+
+	// transition serialises pause, resume and close with each other.
+	transition sync.Mutex
+	// uris holds the open store's connection string and its redacted form.
+	uris atomic.Pointer[[2]string]
+
+	mu       sync.Mutex
+	state    string
+	lastErr  error
+	stack    *Stack
+	inflight int
+	// changed is closed, and replaced, whenever state or inflight change.
+	changed    chan struct{}
+	openCancel context.CancelFunc
+	openDone   chan struct{}
+	paused     bool // a pause is held; guards against a second one
+}
+
+// NewRuntime builds the runtime and its MCP server; Start opens the memory.
+func NewRuntime(opts Options) *Runtime {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.CallWait <= 0 {
+		opts.CallWait = 5 * time.Second
+	}
+	if opts.RetryMax <= 0 {
+		opts.RetryMax = 30 * time.Second
+	}
+	if opts.ShutdownTimeout <= 0 {
+		opts.ShutdownTimeout = 20 * time.Second
+	}
+	r := &Runtime{opts: opts, log: opts.Logger, state: control.StateStarting, changed: make(chan struct{})}
+	r.srv = mcptools.NewServer(mcptools.Deps{
+		Engine:     r.engineFor,
+		Logger:     opts.Logger,
+		LastBackup: r.lastBackup,
+		Redact:     r.redact,
+	}, opts.Version)
+	r.srv.Use(r.gate)
+	return r
+}
+
+// Server is the MCP server; serve it on any number of streams.
+func (r *Runtime) Server() *server.MCPServer { return r.srv }
+
+// Start opens the memory in the background and returns at once; tool
+// calls wait for it (bounded by CallWait).
+func (r *Runtime) Start() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.openDone != nil || r.state != control.StateStarting {
+		return
+	}
+	r.startOpeningLocked()
+}
+
+func (r *Runtime) startOpeningLocked() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	r.openCancel, r.openDone = cancel, done
+	r.setStateLocked(control.StateStarting, nil)
+	go func() {
+		defer close(done)
+		r.openLoop(ctx)
+	}()
+}
+
+// cancelOpeningLocked cancels the open loop, under the same lock the loop
+// takes to publish what it opened, so it cannot publish afterwards; the
+// returned channel closes when the loop has gone.
+func (r *Runtime) cancelOpeningLocked() <-chan struct{} {
+	cancel, done := r.openCancel, r.openDone
+	r.openCancel, r.openDone = nil, nil
+	if cancel == nil {
+		return nil
+	}
+	cancel()
+	return done
+}
+
+func (r *Runtime) setStateLocked(state string, err error) {
+	r.state, r.lastErr = state, err
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// openLoop opens the memory, retrying with back-off (a managed mongod that
+// is slow to start, an external server not up yet, a terminal command that
+// holds the embedded engine for a moment) until it succeeds or ctx ends.
+func (r *Runtime) openLoop(ctx context.Context) {
+	backoff := 500 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		start := time.Now()
+		st, err := r.open(ctx)
+		r.mu.Lock()
+		if ctx.Err() != nil {
+			r.mu.Unlock()
+			if st != nil {
+				r.closeStack(context.Background(), st)
+			}
+			return
+		}
+		if err == nil {
+			r.stack = st
+			r.uris.Store(&[2]string{st.Store.URI(), st.Store.RedactedURI()})
+			r.setStateLocked(control.StateReady, nil)
+			r.mu.Unlock()
+			r.log.Info("memory opened", "engine", st.Store.Engine, "duration", time.Since(start).Round(time.Millisecond))
+			return
+		}
+		r.setStateLocked(control.StateFailed, err)
+		r.mu.Unlock()
+		r.log.Error("cannot open the memory; retrying", "attempt", attempt, "retry_in", backoff, "err", r.redact(err.Error()))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, r.opts.RetryMax)
+	}
+}
+
+// open builds the stack: the database (recovering an interrupted restore
+// first), the scopes, the memory engine, then the attached components.
+func (r *Runtime) open(ctx context.Context) (*Stack, error) {
+	cfg := r.opts.Config
+	store, err := mongostore.Open(ctx, mongostore.Options{
+		Mode:       cfg.Mongo.Mode,
+		URI:        cfg.Mongo.URI,
+		MongodPath: cfg.Mongo.MongodPath,
+		Root:       r.opts.Root,
+		Database:   cfg.Database,
+		Logger:     r.log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*Stack, error) {
+		cctx, cancel := context.WithTimeout(context.Background(), r.opts.ShutdownTimeout)
+		defer cancel()
+		store.Close(cctx)
+		return nil, err
+	}
+	if recovered, err := backup.RecoverRestore(ctx, store, r.opts.Root.RunDir(), r.log); err != nil {
+		return fail(fmt.Errorf("cannot recover an interrupted restore: %w", err))
+	} else if recovered {
+		r.log.Warn("rolled back a restore that was interrupted")
+	}
+	reg, err := scopes.Load(ctx, store, scopes.Options{AutoCreate: cfg.Scopes.AutoCreate})
+	if err != nil {
+		return fail(err)
+	}
+	st := &Stack{Store: store, Scopes: reg}
+	r.startEngine(st)
+	if err := r.attach(ctx, st); err != nil {
+		r.closeStack(context.Background(), st)
+		return nil, err
+	}
+	return st, nil
+}
+
+// startEngine builds the memory engine on st and starts its index load.
+func (r *Runtime) startEngine(st *Stack) {
+	cfg := r.opts.Config
+	ectx, cancel := context.WithCancel(context.Background())
+	st.cancel = cancel
+	st.Memory = memory.New(st.Store, st.Scopes, memory.Options{
+		MaxContentBytes: cfg.Memory.MaxContentBytes,
+		DefaultScope:    cfg.Scopes.Default,
+		Location:        location(cfg.TimeZone),
+		Logger:          r.log,
+	})
+	st.Memory.Start(ectx)
+}
+
+func (r *Runtime) attach(ctx context.Context, st *Stack) error {
+	for i, a := range r.opts.Attach {
+		stop, err := a(ctx, st)
+		if err != nil {
+			return fmt.Errorf("cannot start component %d: %w", i+1, err)
+		}
+		if stop != nil {
+			st.stops = append(st.stops, stop)
+		}
+	}
+	return nil
+}
+
+// detach stops the attached components, last started first.
+func (r *Runtime) detach(ctx context.Context, st *Stack) error {
+	var errs []error
+	for i := len(st.stops) - 1; i >= 0; i-- {
+		errs = append(errs, st.stops[i](ctx))
+	}
+	st.stops = nil
+	return errors.Join(errs...)
+}
+
+// stopEngine flushes the engine's pending access updates and ends its
+// background work.
+func (r *Runtime) stopEngine(ctx context.Context, st *Stack) error {
+	err := st.Memory.Close(ctx)
+	st.cancel()
+	return err
+}
+
+// closeStack stops everything on st and closes the database (stopping an
+// embedded engine or a managed mongod).
+func (r *Runtime) closeStack(ctx context.Context, st *Stack) {
+	if err := r.detach(ctx, st); err != nil {
+		r.log.Error("a component did not stop cleanly", "err", err)
+	}
+	if err := r.stopEngine(ctx, st); err != nil {
+		r.log.Error("cannot flush the memory engine", "err", err)
+	}
+	if err := st.Store.Close(ctx); err != nil {
+		r.log.Error("cannot close the database", "err", r.redact(err.Error()))
+	}
+}
+
+// unavailable is why a call cannot have the memory right now. It wraps
+// memory.ErrLoading so callers treat it like the index still loading: an
+// isError result that says to try again.
+type unavailable struct{ msg string }
+
+func (e *unavailable) Error() string { return e.msg }
+func (e *unavailable) Unwrap() error { return memory.ErrLoading }
+
+// ErrStopped means the runtime has shut down.
+var ErrStopped = errors.New("infmem is shutting down")
+
+func (r *Runtime) unavailableLocked() error {
+	switch r.state {
+	case control.StateStarting:
+		return &unavailable{"memory is still loading (the database is starting); try again in a few seconds"}
+	case control.StatePausing, control.StatePaused:
+		return &unavailable{"memory is paused while a backup is restored; try again in a few seconds"}
+	case control.StateFailed:
+		return &unavailable{fmt.Sprintf("memory is unavailable: %s; infmem keeps retrying (details in %s)",
+			firstLine(r.redact(r.lastErr.Error())), r.opts.Root.Path(dataroot.Logs, "memory_service.log"))}
+	}
+	return &unavailable{"memory is shutting down; try again in a few seconds"}
+}
+
+// enter waits (at most wait) for the memory to be ready and counts the
+// caller in, so a pause or shutdown waits for it; leave counts it out.
+func (r *Runtime) enter(ctx context.Context, wait time.Duration) (*Stack, func(), error) {
+	var timer <-chan time.Time
+	for {
+		r.mu.Lock()
+		if r.state == control.StateReady {
+			r.inflight++
+			st := r.stack
+			r.mu.Unlock()
+			return st, r.leave, nil
+		}
+		if r.state == control.StateStopping || wait <= 0 {
+			err := r.unavailableLocked()
+			r.mu.Unlock()
+			return nil, nil, err
+		}
+		changed := r.changed
+		r.mu.Unlock()
+		if timer == nil {
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			timer = t.C
+		}
+		select {
+		case <-changed:
+		case <-timer:
+			r.mu.Lock()
+			err := r.unavailableLocked()
+			r.mu.Unlock()
+			return nil, nil, err
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+	}
+}
+
+func (r *Runtime) leave() {
+	r.mu.Lock()
+	r.inflight--
+	if r.inflight == 0 {
+		close(r.changed)
+		r.changed = make(chan struct{})
+	}
+	r.mu.Unlock()
+}
+
+// waitIdle waits until no call is in flight.
+func (r *Runtime) waitIdle(ctx context.Context) error {
+	for {
+		r.mu.Lock()
+		n, changed := r.inflight, r.changed
+		r.mu.Unlock()
+		if n == 0 {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("%d calls still running: %w", n, ctx.Err())
+		}
+	}
+}
+
+type stackKey struct{}
+
+// gate is the tool-call middleware: it holds a call until the memory is
+// available and answers with an isError result when it does not become so
+// in time.
+func (r *Runtime) gate(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		st, leave, err := r.enter(ctx, r.opts.CallWait)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			return mcp.NewToolResultError(req.Params.Name + ": " + err.Error()), nil
+		}
+		defer leave()
+		return next(context.WithValue(ctx, stackKey{}, st), req)
+	}
+}
+
+// engineFor is mcptools' Deps.Engine: the engine the call entered with.
+func (r *Runtime) engineFor(ctx context.Context) (*memory.Engine, error) {
+	if st, ok := ctx.Value(stackKey{}).(*Stack); ok {
+		return st.Memory, nil
+	}
+	st, leave, err := r.enter(ctx, r.opts.CallWait)
+	if err != nil {
+		return nil, err
+	}
+	leave()
+	return st.Memory, nil
+}
+
+func (r *Runtime) lastBackup(ctx context.Context) (time.Time, bool) {
+	st, ok := ctx.Value(stackKey{}).(*Stack)
+	if !ok {
+		return time.Time{}, false
+	}
+	s, err := backup.ReadStatus(ctx, st.Store)
+	if err != nil || s.LastBackup == nil {
+		return time.Time{}, false
+	}
+	return s.LastBackup.At, true
+}
+
+// redact removes the database password from text.
+func (r *Runtime) redact(s string) string {
+	u := r.uris.Load()
+	if u == nil || u[0] == "" || u[0] == u[1] {
+		return s
+	}
+	return strings.ReplaceAll(s, u[0], u[1])
+}
+
+// Do runs fn on the open stack, waiting (bounded by CallWait) for it like
+// a tool call; a pause or shutdown waits for fn to return.
+func (r *Runtime) Do(ctx context.Context, fn func(*Stack) error) error {
+	st, leave, err := r.enter(ctx, r.opts.CallWait)
+	if err != nil {
+		return err
+	}
+	defer leave()
+	return fn(st)
+}
+
+// Engine returns the memory engine once the database is open, waiting at
+// most CallWait.
+func (r *Runtime) Engine(ctx context.Context) (*memory.Engine, error) { return r.engineFor(ctx) }
+
+// ErrPaused means a pause is already held.
+var ErrPaused = errors.New("memory is already paused by another client")
+
+// Pause implements backup.Pauser for a restore that runs in this process
+// on the runtime's own database: it lets running calls finish, holds new
+// ones, and stops the attached components; the database stays open.
+// resume(true) rebuilds the scopes and the memory engine from the
+// database; resume(false) carries on as before.
+func (r *Runtime) Pause(ctx context.Context) (func(reload bool) error, error) {
+	return r.pause(ctx, false)
+}
+
+// Release pauses like Pause and also closes the database, so that another
+// process (a restore run from a terminal) can open the data root; resume
+// opens it again, which always rebuilds the memory from it.
+func (r *Runtime) Release(ctx context.Context) (func(reload bool) error, error) {
+	return r.pause(ctx, true)
+}
+
+func (r *Runtime) pause(ctx context.Context, release bool) (func(bool) error, error) {
+	r.transition.Lock()
+	defer r.transition.Unlock()
+	r.mu.Lock()
+	switch {
+	case r.paused:
+		r.mu.Unlock()
+		return nil, ErrPaused
+	case r.state == control.StateStopping:
+		r.mu.Unlock()
+		return nil, ErrStopped
+	}
+	r.paused = true
+	prev := r.state
+	r.setStateLocked(control.StatePausing, nil)
+	// Whatever is still opening stops trying until resumed.
+	opening := r.cancelOpeningLocked()
+	r.mu.Unlock()
+	if opening != nil {
+		<-opening
+	}
+	if err := r.waitIdle(ctx); err != nil {
+		r.mu.Lock()
+		r.paused = false
+		if prev == control.StateReady {
+			r.setStateLocked(control.StateReady, nil)
+		} else {
+			r.startOpeningLocked()
+		}
+		r.mu.Unlock()
+		return nil, fmt.Errorf("cannot pause: %w", err)
+	}
+	r.mu.Lock()
+	st := r.stack
+	if release {
+		r.stack = nil
+	}
+	r.mu.Unlock()
+	if st != nil {
+		if release {
+			r.closeStack(ctx, st)
+		} else if err := r.detach(ctx, st); err != nil {
+			r.log.Error("a component did not stop cleanly", "err", err)
+		}
+	}
+	r.mu.Lock()
+	r.setStateLocked(control.StatePaused, nil)
+	r.mu.Unlock()
+	r.log.Info("memory paused", "release", release)
+	var once sync.Once
+	return func(reload bool) error {
+		err := errors.New("already resumed")
+		once.Do(func() { err = r.resume(reload) })
+		return err
+	}, nil
+}
+
+// resume ends a pause. A released (or never opened) stack is opened anew
+// and resume waits, bounded, for the database to answer; a kept stack is
+// rebuilt from the database when reload is set.
+func (r *Runtime) resume(reload bool) error {
+	r.transition.Lock()
+	r.mu.Lock()
+	if r.state != control.StatePaused {
+		r.paused = false
+		r.mu.Unlock()
+		r.transition.Unlock()
+		return ErrStopped
+	}
+	st := r.stack
+	if st == nil {
+		r.paused = false
+		r.startOpeningLocked()
+		r.mu.Unlock()
+		r.transition.Unlock()
+		r.log.Info("memory resuming: opening the database again")
+		return r.waitOpened(r.opts.ShutdownTimeout)
+	}
+	r.mu.Unlock()
+	defer r.transition.Unlock()
+	ctx := context.Background()
+	var err error
+	if reload {
+		if ferr := r.stopEngine(ctx, st); ferr != nil {
+			r.log.Error("cannot flush the memory engine", "err", ferr)
+		}
+		if err = st.Scopes.Reload(ctx); err == nil {
+			r.startEngine(st)
+		}
+	}
+	if err == nil {
+		err = r.attach(ctx, st)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.paused = false
+	if err != nil {
+		// Start over from the database rather than serve a half-rebuilt stack.
+		r.stack = nil
+		go r.closeStack(context.Background(), st)
+		r.startOpeningLocked()
+		return fmt.Errorf("cannot resume; reopening the database: %w", err)
+	}
+	r.setStateLocked(control.StateReady, nil)
+	r.log.Info("memory resumed", "reload", reload)
+	return nil
+}
+
+// waitOpened waits until the open loop succeeds or fails once.
+func (r *Runtime) waitOpened(timeout time.Duration) error {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		r.mu.Lock()
+		state, err, changed := r.state, r.lastErr, r.changed
+		r.mu.Unlock()
+		switch state {
+		case control.StateReady:
+			return nil
+		case control.StateFailed:
+			return fmt.Errorf("cannot open the database (infmem keeps retrying): %s", r.redact(err.Error()))
+		case control.StateStarting:
+		default:
+			return ErrStopped
+		}
+		select {
+		case <-changed:
+		case <-t.C:
+			return fmt.Errorf("the database did not open within %v (infmem keeps trying)", timeout)
+		}
+	}
+}
+
+// Close lets running calls finish (bounded by ctx), stops the attached
+// components and the engine, and closes the database.
+func (r *Runtime) Close(ctx context.Context) error {
+	r.transition.Lock()
+	defer r.transition.Unlock()
+	r.BeginStop()
+	idleErr := r.waitIdle(ctx)
+	if idleErr != nil {
+		r.log.Warn("closing with calls still running", "err", idleErr)
+	}
+	r.mu.Lock()
+	st := r.stack
+	r.stack = nil
+	r.mu.Unlock()
+	if st != nil {
+		r.closeStack(ctx, st)
+	}
+	return idleErr
+}
+
+// BeginStop refuses new calls from now on (calls waiting for the memory
+// are answered at once) and stops trying to open the database.
+func (r *Runtime) BeginStop() {
+	r.mu.Lock()
+	if r.state != control.StateStopping {
+		r.setStateLocked(control.StateStopping, nil)
+	}
+	opening := r.cancelOpeningLocked()
+	r.mu.Unlock()
+	if opening != nil {
+		<-opening
+	}
+}
+
+// State reports the runtime's state (a control.State* constant) and, when
+// it failed, why.
+func (r *Runtime) State() (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.state, r.lastErr
+}
+
+func location(tz string) *time.Location {
+	if tz == "" {
+		return time.Local
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return time.Local
+	}
+	return loc
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

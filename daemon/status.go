@@ -1,0 +1,123 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/infmem/infmem/backup"
+	"github.com/infmem/infmem/internal/control"
+	"github.com/infmem/infmem/mongostore"
+)
+
+// ReadStoreStatus describes an open database: engine, schema version,
+// documents per collection and size. `infmem status` uses it on a store it
+// opened itself when no daemon runs.
+func ReadStoreStatus(ctx context.Context, store *mongostore.Store, database string) (*control.StoreStatus, error) {
+	s := &control.StoreStatus{Engine: store.Engine, EngineReason: store.Reason, URI: store.RedactedURI(),
+		Database: database, Collections: map[string]int64{}}
+	var err error
+	if s.SchemaVersion, err = store.SchemaVersionStored(ctx); err != nil {
+		return nil, err
+	}
+	for _, name := range mongostore.CollectionNames {
+		n, err := store.Database().Collection(name).EstimatedDocumentCount(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("cannot count %s: %w", name, err)
+		}
+		s.Collections[name] = n
+	}
+	if s.DataSizeBytes, _, err = store.DBStats(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ReadLastBackup returns the newest recorded backup, or nil.
+func ReadLastBackup(ctx context.Context, store *mongostore.Store) (*control.BackupRecord, error) {
+	s, err := backup.ReadStatus(ctx, store)
+	if err != nil || s.LastBackup == nil {
+		return nil, err
+	}
+	return &control.BackupRecord{File: s.LastBackup.File, Kind: string(s.LastBackup.Kind), At: s.LastBackup.At}, nil
+}
+
+// Status reports the runtime's state and, when the memory is open, what it
+// holds. It never waits for the memory: a daemon that is starting or
+// paused says so.
+func (r *Runtime) Status(ctx context.Context) *control.Status {
+	st := &control.Status{Version: r.opts.Version, DataRoot: r.opts.Root.Dir}
+	stack, leave, err := r.enter(ctx, 0)
+	if err != nil {
+		state, lastErr := r.State()
+		st.State = state
+		if lastErr != nil {
+			st.Error = r.redact(lastErr.Error())
+		}
+		return st
+	}
+	defer leave()
+	st.State = control.StateReady
+	if ss, err := ReadStoreStatus(ctx, stack.Store, r.opts.Config.Database); err != nil {
+		st.Error = r.redact(err.Error())
+	} else {
+		st.Store = ss
+	}
+	eng := stack.Memory
+	loaded, expected := eng.LoadProgress()
+	st.Index = &control.IndexStatus{Ready: eng.Ready(), Loaded: loaded, Expected: expected}
+	if eng.Ready() {
+		if ms, err := eng.Stats(ctx); err == nil {
+			st.Memories = &control.MemoryCounts{Total: ms.TotalMemories, Conversations: ms.ConversationCount,
+				Summaries: ms.Summaries, Forgotten: ms.Forgotten, Archived: ms.Archived, Scopes: ms.Scopes}
+		}
+	}
+	if lb, err := ReadLastBackup(ctx, stack.Store); err == nil {
+		st.LastBackup = lb
+	}
+	names := make([]string, 0, len(r.opts.Reporters))
+	for name := range r.opts.Reporters {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		v, err := r.opts.Reporters[name](ctx, stack)
+		if err != nil {
+			v = map[string]string{"error": r.redact(err.Error())}
+		}
+		if b, err := json.Marshal(v); err == nil {
+			if st.Jobs == nil {
+				st.Jobs = map[string]json.RawMessage{}
+			}
+			st.Jobs[name] = b
+		}
+	}
+	return st
+}
+
+// RunJob runs the job registered under name on the open memory.
+func (r *Runtime) RunJob(ctx context.Context, name string, args json.RawMessage) (any, error) {
+	job, ok := r.opts.Jobs[name]
+	if !ok {
+		names := make([]string, 0, len(r.opts.Jobs))
+		for n := range r.opts.Jobs {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		if len(names) == 0 {
+			return nil, fmt.Errorf("the daemon offers no job %q (it offers none)", name)
+		}
+		return nil, fmt.Errorf("the daemon offers no job %q (it offers %v)", name, names)
+	}
+	var out any
+	err := r.Do(ctx, func(s *Stack) error {
+		var err error
+		out, err = job(ctx, s, args)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", name, r.redact(err.Error()))
+	}
+	return out, nil
+}
