@@ -51,7 +51,9 @@ var ErrStatusUnknown = errors.New("the service manager does not report whether t
 
 // Running asks the service manager whether the service runs.
 func (s *LoginService) Running() (bool, error) {
-	sm, ok := s.mgr.(interface{ Status() (service.Status, error) })
+	sm, ok := s.mgr.(interface {
+		Status() (service.Status, error)
+	})
 	if !ok {
 		return false, ErrStatusUnknown
 	}
