@@ -310,11 +310,22 @@ func dumpInto(ctx context.Context, store *mongostore.Store, out io.Writer, rep *
 	if asksForPassword(store.URI()) {
 		return fmt.Errorf("the connection string %s names a user but no password, and mongodump cannot ask for one\nhint: put the password in mongo.uri", store.RedactedURI())
 	}
-	uri, cleanup, err := toolsURI(store.URI())
-	if err != nil {
-		return err
+	var uri string
+	if store.Engine == mongostore.ModeEmbedded {
+		proxy, puri, err := startCountProxy(store.URI())
+		if err != nil {
+			return err
+		}
+		defer proxy.Close()
+		uri = puri
+	} else {
+		var cleanup func()
+		var err error
+		if uri, cleanup, err = toolsURI(store.URI()); err != nil {
+			return err
+		}
+		defer cleanup()
 	}
-	defer cleanup()
 	tool := options.New("mongodump", toolsVersion(), "", "", false, options.EnabledOptions{Auth: true, Connection: true, URI: true})
 	tool.URI.ConnectionString = uri
 	if err := tool.NormalizeOptionsAndURI(); err != nil {
@@ -336,12 +347,6 @@ func dumpInto(ctx context.Context, store *mongostore.Store, out io.Writer, rep *
 	if err := dump.Init(); err != nil {
 		return redact(store, fmt.Errorf("mongodump cannot start: %w", err))
 	}
-	// mongodump counts each collection before dumping it, for its progress
-	// bar, unless it dumps with a query. FerretDB answers a count by
-	// reading the whole collection, which made the count cost as much as
-	// the dump. A query every document matches skips it. Init refuses a
-	// query without a collection, so it is set after Init.
-	dump.InputOptions.Query = matchAll
 	done := make(chan error, 1)
 	go func() { done <- dump.Dump() }()
 	select {
@@ -356,9 +361,6 @@ func dumpInto(ctx context.Context, store *mongostore.Store, out io.Writer, rep *
 		return ctx.Err()
 	}
 }
-
-// matchAll matches every document: every document has an _id.
-const matchAll = `{"_id":{"$exists":true}}`
 
 // dumpParallel is how many collections mongodump reads at once. It must
 // stay 1: with more, a failure in one collection (a cancelled backup, a

@@ -14,6 +14,8 @@ import (
 
 	"filippo.io/age"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/mongostore"
@@ -258,4 +260,57 @@ func aliasDir(t *testing.T, uri string) string {
 	host = host[:strings.IndexAny(host, "/?")]
 	p := strings.ReplaceAll(host, "%2F", "/")
 	return filepath.Dir(p)
+}
+
+func TestCountProxy(t *testing.T) {
+	env := openTestStore(t)
+	populate(t, env.store, 30)
+	p, uri, err := startCountProxy(env.store.URI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx := context.Background()
+	c, err := mongo.Connect(options.Client().ApplyURI(uri))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Disconnect(ctx)
+	coll := c.Database(env.store.Database().Name()).Collection(mongostore.ConversationHistory)
+	// A count without a query is answered by the proxy...
+	if n, err := coll.EstimatedDocumentCount(ctx); err != nil || n != 0 {
+		t.Fatalf("estimated count through the proxy: %d %v", n, err)
+	}
+	// ...everything else reaches the engine unchanged.
+	if n, err := coll.CountDocuments(ctx, bson.D{{Key: "scope", Value: "Global"}}); err != nil || n != 8 {
+		t.Fatalf("count with a filter: %d %v", n, err)
+	}
+	var res struct {
+		N int64 `bson:"n"`
+	}
+	cmd := bson.D{{Key: "count", Value: coll.Name()}, {Key: "query", Value: bson.D{{Key: "scope", Value: "Global"}}}}
+	if err := coll.Database().RunCommand(ctx, cmd).Decode(&res); err != nil || res.N != 8 {
+		t.Fatalf("count with a query: %d %v", res.N, err)
+	}
+	cur, err := coll.Find(ctx, bson.D{}, options.Find().SetBatchSize(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []bson.Raw
+	if err := cur.All(ctx, &docs); err != nil || len(docs) != 30 {
+		t.Fatalf("find: %d %v", len(docs), err)
+	}
+	if strings.ToLower(aliasDirOf(uri)) != aliasDirOf(uri) {
+		t.Fatalf("proxy socket %s has capitals", uri)
+	}
+	p.Close()
+	if _, err := os.Stat(aliasDirOf(uri)); !os.IsNotExist(err) {
+		t.Fatalf("proxy directory left behind: %v", err)
+	}
+}
+
+func aliasDirOf(uri string) string {
+	host := strings.TrimPrefix(uri, "mongodb://")
+	host = host[:strings.IndexAny(host, "/?")]
+	return filepath.Dir(strings.ReplaceAll(host, "%2F", "/"))
 }
