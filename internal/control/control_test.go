@@ -319,3 +319,25 @@ func TestProbe(t *testing.T) {
 		t.Fatalf("running: %+v", p)
 	}
 }
+
+// An exited child not yet reaped is a zombie; it counts as gone.
+func TestPIDAliveTreatsZombiesAsGone(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for PIDAlive(cmd.Process.Pid) {
+		if time.Now().After(deadline) {
+			t.Fatal("an exited, unreaped child still counts as alive")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !PIDAlive(os.Getpid()) {
+		t.Fatal("this process counts as gone")
+	}
+}

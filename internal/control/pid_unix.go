@@ -4,14 +4,27 @@ package control
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"strings"
 	"syscall"
 )
 
-// PIDAlive reports whether a process with pid exists.
+// PIDAlive reports whether a process with pid exists and has not exited.
+// A zombie (exited, not yet reaped, as a daemon whose parent is gone may
+// stay for a while where pid 1 reaps lazily) counts as gone.
 func PIDAlive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		// pid (comm) state ...; comm may hold spaces and parentheses.
+		if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && i+2 < len(stat) {
+			return stat[i+2] != 'Z'
+		}
+	}
+	return true
 }
