@@ -34,6 +34,13 @@ func commands() map[string]command {
 		"backups": backupsCommand,
 		"restore": restoreCommand,
 		"export":  exportCommand,
+
+		"daemon":    daemonCommand,
+		"install":   installCommand,
+		"uninstall": uninstallCommand,
+		"start":     startCommand,
+		"stop":      stopCommand,
+		"doctor":    doctorCommand,
 	}
 }
 

@@ -60,6 +60,8 @@ func startMCP(t *testing.T, root string) *client.Client {
 	cfg := filepath.Join(t.TempDir(), "config.json")
 	os.WriteFile(cfg, []byte(`{"logging": {"level": "debug"}}`), 0o600)
 	env := []string{"INFMEM_DATA_DIR=" + root, "INFMEM_CONFIG=" + cfg, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	// 'infmem mcp' starts a daemon that outlives it; stop it after the client.
+	t.Cleanup(func() { stopDaemon(t, root, env) })
 	c, err := client.NewStdioMCPClient(infmemBinary(t), env, "mcp")
 	if err != nil {
 		t.Fatal(err)

@@ -3,9 +3,19 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"sort"
+	"strings"
 	"text/tabwriter"
+	"time"
 
+	"github.com/infmem/infmem/daemon"
+	"github.com/infmem/infmem/installer"
+	"github.com/infmem/infmem/internal/config"
+	"github.com/infmem/infmem/internal/control"
+	"github.com/infmem/infmem/internal/dataroot"
 	"github.com/infmem/infmem/internal/version"
 	"github.com/infmem/infmem/mongostore"
 )
@@ -16,7 +26,7 @@ type statusOptions struct {
 }
 
 var statusCommand = command{
-	summary: "show the engine, data root and what is stored",
+	summary: "show the daemon, the login service, the engine and what is stored",
 	usage:   "status [--json] [--config FILE] [--data-dir DIR]",
 	run: func(ctx context.Context, env *cliEnv, args []string) error {
 		var opts statusOptions
@@ -46,6 +56,42 @@ type statusReport struct {
 	SchemaVersion int              `json:"schema_version"`
 	Collections   map[string]int64 `json:"collections"`
 	DataSizeBytes int64            `json:"data_size_bytes"`
+
+	Daemon  daemonReport  `json:"daemon"`
+	Service serviceReport `json:"login_service"`
+	// Index and Memories come from a running daemon's in-memory index.
+	Index      *control.IndexStatus       `json:"index,omitempty"`
+	Memories   *control.MemoryCounts      `json:"memories,omitempty"`
+	LastBackup *control.BackupRecord      `json:"last_backup,omitempty"`
+	Jobs       map[string]json.RawMessage `json:"jobs,omitempty"`
+}
+
+// daemonReport is the daemon's part of the status.
+type daemonReport struct {
+	// Presence is running, absent or stale (see control.Presence).
+	Presence      string     `json:"presence"`
+	PID           int        `json:"pid,omitempty"`
+	StartedAt     *time.Time `json:"started_at,omitempty"`
+	UptimeSeconds int64      `json:"uptime_seconds,omitempty"`
+	Version       string     `json:"version,omitempty"`
+	Socket        string     `json:"socket,omitempty"`
+	// State is the daemon's memory state (control.State*).
+	State    string `json:"state,omitempty"`
+	Error    string `json:"error,omitempty"`
+	Sessions int    `json:"sessions"`
+	// Problem says why leftovers are stale.
+	Problem string `json:"problem,omitempty"`
+}
+
+// serviceReport is the login service's part of the status.
+type serviceReport struct {
+	// State is running, stopped, installed (running unknown), outdated
+	// (registered for another binary, root or config), not installed, or
+	// unavailable (no service manager).
+	State    string `json:"state"`
+	Kind     string `json:"kind,omitempty"`
+	Location string `json:"location,omitempty"`
+	Detail   string `json:"detail,omitempty"`
 }
 
 func runStatus(ctx context.Context, opts statusOptions, env *cliEnv) error {
@@ -53,46 +99,199 @@ func runStatus(ctx context.Context, opts statusOptions, env *cliEnv) error {
 	if err != nil {
 		return err
 	}
+	ep, err := control.EndpointsFor(s.root)
+	if err != nil {
+		return err
+	}
+	rep := statusReport{
+		Version: version.String(), DataRoot: s.root.Dir, DataRootFrom: s.rootBy,
+		Config: s.src.How, Database: s.cfg.Database, Collections: map[string]int64{},
+	}
+	if s.src.Path != "" {
+		rep.Config = s.src.Path
+	}
+	rep.Service = loginServiceReport(ctx, s, env)
+
+	probe := control.ProbeDaemon(ctx, ep)
+	rep.Daemon.Presence = string(probe.Presence)
+	if probe.Presence == control.Stale {
+		rep.Daemon.Problem = probe.Problem
+	}
+	if probe.Presence == control.Running {
+		if err := fillFromDaemon(ctx, &rep, ep); err != nil {
+			return err
+		}
+	} else if err := fillInProcess(ctx, &rep, s); err != nil {
+		return err
+	}
+	if opts.json {
+		return printJSON(env.stdout, rep)
+	}
+	return printStatus(env.stdout, &rep, ep)
+}
+
+// fillFromDaemon asks the running daemon, which owns the database.
+func fillFromDaemon(ctx context.Context, rep *statusReport, ep control.Endpoints) error {
+	c, err := control.Dial(ctx, ep.Control)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	st, err := c.Status(cctx)
+	if err != nil {
+		return fmt.Errorf("cannot get the daemon's status: %w", err)
+	}
+	started := st.StartedAt
+	rep.Daemon = daemonReport{Presence: string(control.Running), PID: st.PID, StartedAt: &started,
+		UptimeSeconds: int64(time.Since(st.StartedAt).Seconds()), Version: st.Version, Socket: st.Socket,
+		State: st.State, Error: st.Error, Sessions: st.Sessions}
+	if st.Store != nil {
+		fillStore(rep, st.Store)
+	}
+	rep.Index, rep.Memories, rep.LastBackup, rep.Jobs = st.Index, st.Memories, st.LastBackup, st.Jobs
+	return nil
+}
+
+// fillInProcess opens the database itself: no daemon holds it.
+func fillInProcess(ctx context.Context, rep *statusReport, s *session) error {
 	store, err := s.openStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer store.Close(context.WithoutCancel(ctx))
+	ss, err := daemon.ReadStoreStatus(ctx, store, s.cfg.Database)
+	if err != nil {
+		return err
+	}
+	fillStore(rep, ss)
+	if rep.LastBackup, err = daemon.ReadLastBackup(ctx, store); err != nil {
+		return err
+	}
+	return nil
+}
 
-	rep := statusReport{
-		Version: version.String(), DataRoot: s.root.Dir, DataRootFrom: s.rootBy,
-		Config: s.src.How, Engine: store.Engine, EngineReason: store.Reason,
-		URI: store.RedactedURI(), Database: s.cfg.Database, Collections: map[string]int64{},
+func fillStore(rep *statusReport, ss *control.StoreStatus) {
+	rep.Engine, rep.EngineReason, rep.URI = ss.Engine, ss.EngineReason, ss.URI
+	rep.SchemaVersion, rep.Collections, rep.DataSizeBytes = ss.SchemaVersion, ss.Collections, ss.DataSizeBytes
+}
+
+// loginService looks up the login service as 'infmem install' would
+// register it for this data root and config.
+func loginService(ctx context.Context, s *session, env *cliEnv) (*installer.LoginService, error) {
+	def, _ := dataroot.Default(env.getenv)
+	opts := installer.Options{DataDir: s.root.Dir, DefaultDataDir: def, Env: env.getenv}
+	if s.src.How == "--config" || s.src.How == config.EnvConfig {
+		opts.ConfigFile = s.src.Path
 	}
-	if s.src.Path != "" {
-		rep.Config = s.src.Path
-	}
-	if rep.SchemaVersion, err = store.SchemaVersionStored(ctx); err != nil {
-		return err
-	}
-	for _, name := range mongostore.CollectionNames {
-		n, err := store.Database().Collection(name).EstimatedDocumentCount(ctx)
-		if err != nil {
-			return fmt.Errorf("cannot count %s: %w", name, err)
+	return installer.OpenLoginService(ctx, opts)
+}
+
+func loginServiceReport(ctx context.Context, s *session, env *cliEnv) serviceReport {
+	ls, err := loginService(ctx, s, env)
+	if err != nil {
+		if errors.Is(err, installer.ErrNoServiceManager) {
+			return serviceReport{State: "unavailable", Detail: err.Error()}
 		}
-		rep.Collections[name] = n
+		return serviceReport{State: "unknown", Detail: err.Error()}
 	}
-	if rep.DataSizeBytes, _, err = store.DBStats(ctx); err != nil {
-		return err
+	r := serviceReport{Kind: ls.Kind, Location: ls.Location}
+	switch {
+	case !ls.Installed():
+		r.State = "not installed"
+		return r
+	case !ls.Current():
+		r.State = "outdated"
+		r.Detail = "registered for another binary, data root or config; 'infmem install' updates it"
+		return r
 	}
-	if opts.json {
-		enc := json.NewEncoder(env.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+	running, err := ls.Running()
+	switch {
+	case err != nil:
+		r.State, r.Detail = "installed", err.Error()
+	case running:
+		r.State = "running"
+	default:
+		r.State = "stopped"
 	}
-	w := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
+	return r
+}
+
+func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "version\t%s\n", rep.Version)
 	fmt.Fprintf(w, "data root\t%s (%s)\n", rep.DataRoot, rep.DataRootFrom)
 	fmt.Fprintf(w, "config\t%s\n", rep.Config)
-	fmt.Fprintf(w, "engine\t%s (%s)\n", rep.Engine, rep.EngineReason)
-	fmt.Fprintf(w, "database\t%s at %s, schema version %d, %.1f MB\n", rep.Database, rep.URI, rep.SchemaVersion, float64(rep.DataSizeBytes)/(1<<20))
-	for _, name := range mongostore.CollectionNames {
-		fmt.Fprintf(w, "  %s\t%d\n", name, rep.Collections[name])
+	d := rep.Daemon
+	switch control.Presence(d.Presence) {
+	case control.Running:
+		fmt.Fprintf(w, "daemon\trunning, pid %d, up %s, %d MCP sessions, memory %s\n", d.PID,
+			(time.Duration(d.UptimeSeconds) * time.Second).String(), d.Sessions, d.State)
+		if d.Error != "" {
+			fmt.Fprintf(w, "\t%s\n", firstLineOf(d.Error))
+		}
+	case control.Stale:
+		fmt.Fprintf(w, "daemon\tnot running; leftovers of a crashed daemon (%s), replaced when the next one starts\n", d.Problem)
+	default:
+		fmt.Fprintf(w, "daemon\tnot running (Claude starts it through 'infmem mcp'; 'infmem start' starts it now)\n")
 	}
-	return w.Flush()
+	sv := rep.Service
+	switch sv.State {
+	case "unavailable", "unknown":
+		fmt.Fprintf(w, "login service\t%s: %s\n", sv.State, firstLineOf(sv.Detail))
+	case "not installed":
+		fmt.Fprintf(w, "login service\tnot installed ('infmem install' registers it)\n")
+	default:
+		fmt.Fprintf(w, "login service\t%s %s: %s\n", sv.Kind, sv.Location, sv.State)
+	}
+	if rep.Engine == "" {
+		fmt.Fprintf(w, "engine\tnot open yet (daemon state %s)\n", d.State)
+	} else {
+		fmt.Fprintf(w, "engine\t%s (%s)\n", rep.Engine, rep.EngineReason)
+		fmt.Fprintf(w, "database\t%s at %s, schema version %d, %.1f MB\n", rep.Database, rep.URI, rep.SchemaVersion, float64(rep.DataSizeBytes)/(1<<20))
+	}
+	if m := rep.Memories; m != nil {
+		fmt.Fprintf(w, "memories\t%d live in %d scopes, %d summaries, %d forgotten, %d archived\n", m.Total, len(m.Scopes), m.Summaries, m.Forgotten, m.Archived)
+	}
+	if ix := rep.Index; ix != nil {
+		if ix.Ready {
+			fmt.Fprintf(w, "index\tready\n")
+		} else {
+			fmt.Fprintf(w, "index\tloading, %d of about %d\n", ix.Loaded, ix.Expected)
+		}
+	}
+	if rep.Engine != "" {
+		for _, name := range mongostore.CollectionNames {
+			fmt.Fprintf(w, "  %s\t%d\n", name, rep.Collections[name])
+		}
+	}
+	if b := rep.LastBackup; b != nil {
+		fmt.Fprintf(w, "last backup\t%s (%s, %s)\n", b.At.Local().Format(time.DateTime), b.Kind, b.File)
+	} else if rep.Engine != "" {
+		fmt.Fprintf(w, "last backup\tnone recorded\n")
+	}
+	names := make([]string, 0, len(rep.Jobs))
+	for n := range rep.Jobs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "%s\t%s\n", n, rep.Jobs[n])
+	}
+	if _, ok := rep.Jobs["maintenance"]; !ok && rep.Engine != "" {
+		fmt.Fprintf(w, "maintenance\tno run recorded\n")
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if d.Presence == string(control.Running) && d.State == control.StateFailed {
+		fmt.Fprintf(out, "hint: the daemon cannot open the database; see %s\n", ep.LogFile())
+	}
+	return nil
+}
+
+func firstLineOf(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

@@ -1,0 +1,427 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/infmem/infmem/installer"
+	"github.com/infmem/infmem/internal/config"
+	"github.com/infmem/infmem/internal/control"
+	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/internal/logging"
+	"github.com/infmem/infmem/mongostore"
+)
+
+type doctorOptions struct {
+	common commonFlags
+	json   bool
+}
+
+const doctorUsage = "doctor [--json] [--config FILE] [--data-dir DIR]"
+
+var doctorCommand = command{
+	summary: "check the installation and say how to fix what is wrong",
+	usage:   doctorUsage,
+	run: func(ctx context.Context, env *cliEnv, args []string) error {
+		var opts doctorOptions
+		fs := newFlagSet("doctor", env, doctorUsage)
+		opts.common.register(fs)
+		fs.BoolVar(&opts.json, "json", false, "print the checks as JSON")
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() > 0 {
+			return usageErrorf("doctor takes no arguments")
+		}
+		return runDoctor(ctx, opts, env)
+	},
+}
+
+// Check outcomes.
+const (
+	checkPass = "ok"
+	checkWarn = "warn"
+	checkFail = "FAIL"
+)
+
+// doctorCheck is one finding.
+type doctorCheck struct {
+	Name   string `json:"name"`
+	Result string `json:"result"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// Disk space thresholds on the data root's file system.
+const (
+	diskFailBytes = 200 << 20
+	diskWarnBytes = 2 << 30
+)
+
+// doctor runs the checks in order; later ones use what earlier ones found.
+type doctor struct {
+	env    *cliEnv
+	checks []doctorCheck
+	cfg    config.Config
+	src    config.Source
+	root   *dataroot.Root
+}
+
+func (d *doctor) add(name, result, detail, fix string) {
+	d.checks = append(d.checks, doctorCheck{Name: name, Result: result, Detail: detail, Fix: fix})
+}
+
+func runDoctor(ctx context.Context, opts doctorOptions, env *cliEnv) error {
+	d := &doctor{env: env, cfg: config.Defaults()}
+	d.checkConfig(opts.common)
+	d.checkDataRoot(opts.common)
+	if d.root != nil {
+		d.checkLog()
+		d.checkDisk()
+	}
+	d.checkMongod()
+	if d.root != nil {
+		d.checkDaemonAndEngine(ctx)
+		d.checkLoginService(ctx)
+	}
+	d.checkClaude()
+
+	failed := 0
+	for _, c := range d.checks {
+		if c.Result == checkFail {
+			failed++
+		}
+	}
+	if opts.json {
+		if err := printJSON(env.stdout, d.checks); err != nil {
+			return err
+		}
+	} else {
+		for _, c := range d.checks {
+			fmt.Fprintf(env.stdout, "%-4s  %-14s %s\n", c.Result, c.Name, c.Detail)
+			if c.Fix != "" {
+				fmt.Fprintf(env.stdout, "      %-14s fix: %s\n", "", c.Fix)
+			}
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d checks failed; each says how to fix it", failed, len(d.checks))
+	}
+	return nil
+}
+
+// splitHint separates an error's "hint:" line, which becomes the fix.
+func splitHint(err error) (msg, hint string) {
+	msg = err.Error()
+	if i := strings.Index(msg, "\nhint: "); i >= 0 {
+		return msg[:i], strings.TrimSpace(msg[i+len("\nhint: "):])
+	}
+	if i := strings.Index(msg, "; hint: "); i >= 0 {
+		return msg[:i], strings.TrimSpace(msg[i+len("; hint: "):])
+	}
+	return msg, ""
+}
+
+func (d *doctor) checkConfig(c commonFlags) {
+	src, err := config.Locate(c.configPath, d.env.getenv, os.UserConfigDir)
+	if err != nil {
+		d.add("config", checkFail, err.Error(), "make the file readable, or move it away to use the defaults")
+		return
+	}
+	d.src = src
+	if src.Path == "" {
+		d.add("config", checkPass, "built-in defaults (no config file)", "")
+		return
+	}
+	cfg, err := config.ReadFile(src.Path)
+	if err != nil {
+		d.add("config", checkFail, firstLineOf(err.Error()), "correct the key named in "+src.Path+" (every key and its default is in config.example.json)")
+		return
+	}
+	d.cfg = cfg
+	d.add("config", checkPass, fmt.Sprintf("%s (%s)", src.Path, src.How), "")
+}
+
+func (d *doctor) checkDataRoot(c commonFlags) {
+	dir, how, err := dataroot.Resolve(c.dataDir, d.env.getenv, d.cfg.DataDir)
+	if err != nil {
+		msg, hint := splitHint(err)
+		d.add("data root", checkFail, msg, hint)
+		return
+	}
+	root, err := dataroot.Prepare(dir)
+	if err != nil {
+		msg, hint := splitHint(err)
+		if hint == "" {
+			hint = "make " + dir + " a directory that you own, with mode 700, or choose another with --data-dir"
+		}
+		d.add("data root", checkFail, msg, hint)
+		return
+	}
+	d.root = &root
+	fi, err := os.Stat(dir)
+	if err == nil && runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
+		d.add("data root", checkWarn, fmt.Sprintf("%s (%s) can be read by other users (mode %04o)", dir, how, fi.Mode().Perm()),
+			"chmod 700 "+dir)
+		return
+	}
+	d.add("data root", checkPass, fmt.Sprintf("%s (%s), private to you", dir, how), "")
+}
+
+func (d *doctor) checkLog() {
+	path := filepath.Join(d.root.LogsDir(), logging.FileName)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		d.add("service log", checkFail, err.Error(), "make "+d.root.LogsDir()+" writable by you: chmod 700 "+d.root.LogsDir())
+		return
+	}
+	f.Close()
+	d.add("service log", checkPass, path, "")
+}
+
+func (d *doctor) checkDisk() {
+	free, err := diskFree(d.root.Dir)
+	if err != nil {
+		d.add("disk space", checkWarn, "cannot measure: "+err.Error(), "")
+		return
+	}
+	detail := fmt.Sprintf("%s free where the data root is", humanBytes(int64(free)))
+	switch {
+	case free < diskFailBytes:
+		d.add("disk space", checkFail, detail, "free some space: writes and backups fail when the disk is full")
+	case free < diskWarnBytes:
+		d.add("disk space", checkWarn, detail, "free some space soon; backups need room for a copy of the data")
+	default:
+		d.add("disk space", checkPass, detail, "")
+	}
+}
+
+func (d *doctor) checkMongod() {
+	mode := d.cfg.Mongo.Mode
+	path := d.cfg.Mongo.MongodPath
+	var found string
+	var err error
+	if path != "" {
+		found, err = exec.LookPath(path)
+	} else {
+		found, err = exec.LookPath("mongod")
+	}
+	switch {
+	case mode == mongostore.ModeEmbedded || mode == mongostore.ModeExternal:
+		d.add("mongod", checkPass, fmt.Sprintf("not needed (mongo.mode is %s)", mode), "")
+	case err == nil:
+		d.add("mongod", checkPass, fmt.Sprintf("found at %s; mongo.mode %s runs it (managed engine)", found, mode), "")
+	case mode == mongostore.ModeManaged || path != "":
+		what := "no mongod on PATH"
+		if path != "" {
+			what = "mongo.mongod_path " + path + " is not an executable"
+		}
+		d.add("mongod", checkFail, what+" but the managed engine needs one",
+			"install MongoDB's mongod, point mongo.mongod_path at it, or set mongo.mode to embedded")
+	default:
+		d.add("mongod", checkPass, "not found; mongo.mode auto uses the embedded engine (nothing to install)", "")
+	}
+}
+
+func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
+	ep, err := control.EndpointsFor(*d.root)
+	if err != nil {
+		d.add("daemon", checkFail, err.Error(), "choose a data root with a shorter path (--data-dir)")
+		return
+	}
+	p := control.ProbeDaemon(ctx, ep)
+	switch p.Presence {
+	case control.Stale:
+		d.add("daemon", checkWarn, "not running; a crashed daemon left "+control.InfoName+" behind ("+p.Problem+")",
+			"nothing to repair by hand: 'infmem start' (or Claude's next 'infmem mcp') replaces the leftovers")
+	case control.Absent:
+		d.add("daemon", checkWarn, "not running", "'infmem start' starts it; Claude also starts it through 'infmem mcp'")
+	}
+	if p.Presence != control.Running {
+		d.checkEngineInProcess(ctx)
+		return
+	}
+	conn, err := net.DialTimeout("unix", ep.MCP, 2*time.Second)
+	if err != nil {
+		d.add("daemon", checkFail, fmt.Sprintf("pid %d answers on its control socket, but its MCP socket %s does not: %v", p.Pong.PID, ep.MCP, err),
+			"restart it: 'infmem stop' then 'infmem start'")
+		return
+	}
+	conn.Close()
+	d.add("daemon", checkPass, fmt.Sprintf("pid %d (version %s) answers on %s", p.Pong.PID, p.Pong.Version, ep.MCP), "")
+	c, err := control.Dial(ctx, ep.Control)
+	if err != nil {
+		d.add("engine", checkFail, err.Error(), "restart the daemon: 'infmem stop' then 'infmem start'")
+		return
+	}
+	defer c.Close()
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	st, err := c.Status(cctx)
+	switch {
+	case err != nil:
+		d.add("engine", checkFail, "the daemon does not report its status: "+err.Error(), "restart it: 'infmem stop' then 'infmem start'; see "+ep.LogFile())
+	case st.State == control.StateFailed:
+		msg, hint := splitHint(errors.New(st.Error))
+		if hint == "" {
+			hint = "see " + ep.LogFile()
+		}
+		d.add("engine", checkFail, "the daemon cannot open the database: "+msg, hint)
+	case st.State != control.StateReady:
+		d.add("engine", checkWarn, "the daemon's memory is "+st.State, "wait a few seconds and check again")
+	case st.Index != nil && !st.Index.Ready:
+		d.add("engine", checkPass, fmt.Sprintf("%s engine answers; index loading (%d of about %d)", st.Store.Engine, st.Index.Loaded, st.Index.Expected), "")
+	default:
+		engine := "the"
+		if st.Store != nil {
+			engine = st.Store.Engine
+		}
+		d.add("engine", checkPass, engine+" engine answers; index ready", "")
+	}
+}
+
+// checkEngineInProcess opens the database here, since no daemon holds it.
+func (d *doctor) checkEngineInProcess(ctx context.Context) {
+	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	store, err := mongostore.Open(octx, mongostore.Options{
+		Mode: d.cfg.Mongo.Mode, URI: d.cfg.Mongo.URI, MongodPath: d.cfg.Mongo.MongodPath,
+		Root: *d.root, Database: d.cfg.Database,
+	})
+	if err != nil {
+		msg, hint := splitHint(err)
+		if hint == "" {
+			hint = "fix mongo.mode / mongo.uri in the config"
+		}
+		d.add("engine", checkFail, "cannot open the database: "+firstLineOf(msg), hint)
+		return
+	}
+	defer store.Close(context.WithoutCancel(ctx))
+	if err := store.Ping(octx); err != nil {
+		d.add("engine", checkFail, "the database does not answer: "+err.Error(), "see "+filepath.Join(d.root.LogsDir(), logging.FileName))
+		return
+	}
+	d.add("engine", checkPass, fmt.Sprintf("%s engine opens and answers (%s)", store.Engine, store.Reason), "")
+}
+
+func (d *doctor) checkLoginService(ctx context.Context) {
+	def, _ := dataroot.Default(d.env.getenv)
+	opts := installer.Options{DataDir: d.root.Dir, DefaultDataDir: def, Env: d.env.getenv}
+	if d.src.How == "--config" || d.src.How == config.EnvConfig {
+		opts.ConfigFile = d.src.Path
+	}
+	ls, err := installer.OpenLoginService(ctx, opts)
+	switch {
+	case errors.Is(err, installer.ErrNoServiceManager):
+		d.add("login service", checkWarn, "unavailable: "+firstLineOf(err.Error()),
+			"none needed: Claude starts the daemon through 'infmem mcp'")
+	case err != nil:
+		d.add("login service", checkWarn, "cannot inspect: "+err.Error(), "")
+	case !ls.Installed():
+		d.add("login service", checkWarn, "not installed", "'infmem install' registers it so the daemon starts at login")
+	case !ls.Current():
+		d.add("login service", checkWarn, ls.Kind+" "+ls.Location+" is registered for another binary, data root or config", "'infmem install' updates it")
+	default:
+		d.add("login service", checkPass, ls.Kind+" "+ls.Location, "")
+	}
+}
+
+// checkClaude reads Claude Desktop's config and checks that its infmem
+// entry runs this binary on this data root.
+func (d *doctor) checkClaude() {
+	home, _ := os.UserHomeDir()
+	path, err := installer.ClaudeConfigPath(runtime.GOOS, d.env.getenv, home)
+	if err != nil {
+		d.add("claude config", checkFail, err.Error(), "")
+		return
+	}
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		d.add("claude config", checkFail, path+" does not exist", "run 'infmem install' (after installing Claude Desktop)")
+		return
+	}
+	if err != nil {
+		d.add("claude config", checkFail, err.Error(), "make "+path+" readable")
+		return
+	}
+	entry, err := readClaudeEntry(raw)
+	if err != nil {
+		d.add("claude config", checkFail, path+" is not valid JSON: "+err.Error(), "repair the file (or move it aside), then run 'infmem install'")
+		return
+	}
+	if entry == nil {
+		d.add("claude config", checkFail, path+" has no mcpServers.infmem entry", "run 'infmem install' (or 'infmem install --no-service')")
+		return
+	}
+	self, err := os.Executable()
+	if err == nil && !samePath(entry.Command, self) {
+		d.add("claude config", checkFail, fmt.Sprintf("Claude runs %s, not this binary %s", entry.Command, self), "run 'infmem install' with this binary to point Claude at it")
+		return
+	}
+	if len(entry.Args) == 0 || entry.Args[0] != "mcp" {
+		d.add("claude config", checkFail, fmt.Sprintf("Claude runs infmem with arguments %q instead of mcp", entry.Args), "run 'infmem install'")
+		return
+	}
+	if d.root != nil {
+		want := d.root.Dir
+		got := ""
+		if i := slices.Index(entry.Args, "--data-dir"); i >= 0 && i+1 < len(entry.Args) {
+			got = entry.Args[i+1]
+		} else if def, err := dataroot.Default(d.env.getenv); err == nil {
+			got = def
+		}
+		if !samePath(got, want) {
+			d.add("claude config", checkFail, fmt.Sprintf("Claude's infmem uses the data root %s, not %s", got, want), "run 'infmem install' with the data root you want Claude to use")
+			return
+		}
+	}
+	d.add("claude config", checkPass, path+" runs this binary on this data root", "")
+}
+
+type claudeEntry struct {
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+}
+
+// readClaudeEntry returns mcpServers.infmem, or nil when there is none.
+func readClaudeEntry(raw []byte) (*claudeEntry, error) {
+	var doc struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf")), &doc); err != nil {
+		return nil, err
+	}
+	e, ok := doc.MCPServers[installer.ClaudeServerName]
+	if !ok {
+		return nil, nil
+	}
+	var entry claudeEntry
+	if err := json.Unmarshal(e, &entry); err != nil {
+		return nil, err
+	}
+	return &entry, nil
+}
+
+func samePath(a, b string) bool {
+	if a == "" || b == "" {
+		return a == b
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	if err1 == nil && err2 == nil {
+		return ra == rb
+	}
+	return filepath.Clean(a) == filepath.Clean(b)
+}

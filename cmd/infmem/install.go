@@ -1,0 +1,342 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/infmem/infmem/installer"
+	"github.com/infmem/infmem/internal/bridge"
+	"github.com/infmem/infmem/internal/config"
+	"github.com/infmem/infmem/internal/control"
+	"github.com/infmem/infmem/internal/dataroot"
+)
+
+type installOptions struct {
+	common    commonFlags
+	dryRun    bool
+	noService bool
+}
+
+const (
+	installUsage   = "install [--dry-run] [--no-service] [--config FILE] [--data-dir DIR]"
+	uninstallUsage = "uninstall [--dry-run] [--no-service] [--config FILE] [--data-dir DIR]"
+)
+
+var installCommand = command{
+	summary: "register the login service and add infmem to Claude Desktop's config",
+	usage:   installUsage,
+	run: func(ctx context.Context, env *cliEnv, args []string) error {
+		opts, err := parseInstallFlags("install", installUsage, env, args)
+		if err != nil {
+			return err
+		}
+		return runInstall(ctx, opts, env, false)
+	},
+}
+
+var uninstallCommand = command{
+	summary: "remove the login service and infmem's entry in Claude Desktop's config (the data stays)",
+	usage:   uninstallUsage,
+	run: func(ctx context.Context, env *cliEnv, args []string) error {
+		opts, err := parseInstallFlags("uninstall", uninstallUsage, env, args)
+		if err != nil {
+			return err
+		}
+		return runInstall(ctx, opts, env, true)
+	},
+}
+
+func parseInstallFlags(name, usage string, env *cliEnv, args []string) (installOptions, error) {
+	var opts installOptions
+	fs := newFlagSet(name, env, usage)
+	opts.common.register(fs)
+	fs.BoolVar(&opts.dryRun, "dry-run", false, "print what would change, and change nothing")
+	fs.BoolVar(&opts.noService, "no-service", false, "leave the login service alone; only edit Claude Desktop's config")
+	if err := parseFlags(fs, args); err != nil {
+		return opts, err
+	}
+	if fs.NArg() > 0 {
+		return opts, usageErrorf("%s takes no arguments", name)
+	}
+	return opts, nil
+}
+
+// installTarget resolves what install and uninstall act on, without
+// creating anything (a dry run changes nothing).
+func installTarget(c commonFlags, env *cliEnv) (installer.Options, error) {
+	src, err := config.Locate(c.configPath, env.getenv, os.UserConfigDir)
+	if err != nil {
+		return installer.Options{}, configError{err}
+	}
+	cfg := config.Defaults()
+	if src.Path != "" {
+		if cfg, err = config.ReadFile(src.Path); err != nil {
+			return installer.Options{}, configError{err}
+		}
+	}
+	dir, _, err := dataroot.Resolve(c.dataDir, env.getenv, cfg.DataDir)
+	if err != nil {
+		return installer.Options{}, configError{err}
+	}
+	def, _ := dataroot.Default(env.getenv)
+	opts := installer.Options{DataDir: dir, DefaultDataDir: def, Env: env.getenv}
+	// A config found at the default location is found there again by the
+	// service and by Claude's 'infmem mcp'; one named explicitly is passed on.
+	if src.How == "--config" || src.How == config.EnvConfig {
+		opts.ConfigFile = src.Path
+	}
+	return opts, nil
+}
+
+func runInstall(ctx context.Context, opts installOptions, env *cliEnv, uninstall bool) error {
+	target, err := installTarget(opts.common, env)
+	if err != nil {
+		return err
+	}
+	target.DryRun, target.NoService = opts.dryRun, opts.noService
+	if uninstall {
+		_, err = installer.Uninstall(ctx, target, env.stdout)
+		if err == nil && !opts.dryRun {
+			err = stopDaemonIfRunning(ctx, target.DataDir, env)
+		}
+	} else {
+		_, err = installer.Install(ctx, target, env.stdout)
+	}
+	if err != nil {
+		if hint := installer.Hint(err); hint != "" {
+			return fmt.Errorf("%w\nhint: %s", err, hint)
+		}
+		return err
+	}
+	return nil
+}
+
+// stopDaemonIfRunning stops a daemon that 'infmem mcp' started, which the
+// login service's removal does not reach.
+func stopDaemonIfRunning(ctx context.Context, dir string, env *cliEnv) error {
+	if _, err := os.Stat(dir); err != nil {
+		return nil
+	}
+	ep, err := control.EndpointsFor(dataroot.Root{Dir: dir})
+	if err != nil {
+		return err
+	}
+	p := control.ProbeDaemon(ctx, ep)
+	if p.Presence != control.Running {
+		return nil
+	}
+	if err := shutdownDaemon(ctx, ep, p.Pong.PID); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "Stopped the running daemon (pid %d).\n", p.Pong.PID)
+	return nil
+}
+
+type startStopOptions struct {
+	common commonFlags
+	wait   time.Duration
+}
+
+func parseStartStop(name string, env *cliEnv, args []string) (startStopOptions, error) {
+	var opts startStopOptions
+	usage := name + " [--wait DURATION] [--config FILE] [--data-dir DIR]"
+	fs := newFlagSet(name, env, usage)
+	opts.common.register(fs)
+	fs.DurationVar(&opts.wait, "wait", 30*time.Second, "how long to wait for the daemon")
+	if err := parseFlags(fs, args); err != nil {
+		return opts, err
+	}
+	if fs.NArg() > 0 {
+		return opts, usageErrorf("%s takes no arguments", name)
+	}
+	return opts, nil
+}
+
+var startCommand = command{
+	summary: "start the daemon (through the login service when it is installed)",
+	usage:   "start [--wait DURATION] [--config FILE] [--data-dir DIR]",
+	run: func(ctx context.Context, env *cliEnv, args []string) error {
+		opts, err := parseStartStop("start", env, args)
+		if err != nil {
+			return err
+		}
+		return runStart(ctx, opts, env)
+	},
+}
+
+var stopCommand = command{
+	summary: "stop the daemon gracefully (Claude's next 'infmem mcp' starts it again)",
+	usage:   "stop [--wait DURATION] [--config FILE] [--data-dir DIR]",
+	run: func(ctx context.Context, env *cliEnv, args []string) error {
+		opts, err := parseStartStop("stop", env, args)
+		if err != nil {
+			return err
+		}
+		return runStop(ctx, opts, env)
+	},
+}
+
+func runStart(ctx context.Context, opts startStopOptions, env *cliEnv) error {
+	s, err := setup(opts.common, env, env.stderr, true)
+	if err != nil {
+		return err
+	}
+	ep, err := control.EndpointsFor(s.root)
+	if err != nil {
+		return err
+	}
+	if p := control.ProbeDaemon(ctx, ep); p.Presence == control.Running {
+		fmt.Fprintf(env.stdout, "the daemon is already running (pid %d)\n", p.Pong.PID)
+		return nil
+	}
+	how := "started the daemon"
+	if ls, err := loginService(ctx, s, env); err == nil && ls.Installed() && ls.Current() {
+		if err := ls.Start(); err != nil {
+			return fmt.Errorf("cannot start the login service: %w", err)
+		}
+		how = "started the login service " + ls.Location
+		p, err := waitForDaemon(ctx, ep, opts.wait, true)
+		if err != nil {
+			return err
+		}
+		if err := waitForMemory(ctx, ep, opts.wait); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.stdout, "%s; the daemon runs as pid %d\n", how, p.Pong.PID)
+		return nil
+	}
+	conn, err := bridge.Connect(ctx, bridge.Options{
+		Endpoints: ep, Timeout: opts.wait, Logger: s.log,
+		Daemon: func() *exec.Cmd { return daemonCommandFor(s) },
+	})
+	if err != nil {
+		return err
+	}
+	conn.Close()
+	p, err := waitForDaemon(ctx, ep, opts.wait, true)
+	if err != nil {
+		return err
+	}
+	if err := waitForMemory(ctx, ep, opts.wait); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "%s (pid %d); it runs until 'infmem stop' or logout\n", how, p.Pong.PID)
+	return nil
+}
+
+// waitForMemory waits until the daemon has opened its database, and
+// reports a database it cannot open.
+func waitForMemory(ctx context.Context, ep control.Endpoints, wait time.Duration) error {
+	c, err := control.Dial(ctx, ep.Control)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	deadline := time.Now().Add(wait)
+	for {
+		st, err := c.Status(ctx)
+		if err != nil {
+			return fmt.Errorf("cannot get the daemon's status: %w", err)
+		}
+		switch st.State {
+		case control.StateReady:
+			return nil
+		case control.StateFailed:
+			return fmt.Errorf("the daemon runs but cannot open the database: %s\nhint: fix the cause, then 'infmem stop' and 'infmem start'; details in %s", firstLineOf(st.Error), ep.LogFile())
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the daemon runs but its database is still %s after %v\nhint: see %s", st.State, wait, ep.LogFile())
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func runStop(ctx context.Context, opts startStopOptions, env *cliEnv) error {
+	s, err := setup(opts.common, env, env.stderr, true)
+	if err != nil {
+		return err
+	}
+	ep, err := control.EndpointsFor(s.root)
+	if err != nil {
+		return err
+	}
+	p := control.ProbeDaemon(ctx, ep)
+	if p.Presence != control.Running {
+		fmt.Fprintln(env.stdout, "the daemon is not running")
+		return nil
+	}
+	pid := p.Pong.PID
+	// A daemon run by the login service is stopped through its manager, so
+	// that the manager does not count it as failed and restart it.
+	if ls, err := loginService(ctx, s, env); err == nil && ls.Installed() {
+		if running, err := ls.Running(); err == nil && running {
+			if err := ls.Stop(); err != nil {
+				return fmt.Errorf("cannot stop the login service: %w", err)
+			}
+		}
+	}
+	if err := shutdownDaemonWithin(ctx, ep, pid, opts.wait); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stdout, "stopped the daemon (pid %d)\n", pid)
+	return nil
+}
+
+func shutdownDaemon(ctx context.Context, ep control.Endpoints, pid int) error {
+	return shutdownDaemonWithin(ctx, ep, pid, 30*time.Second)
+}
+
+// shutdownDaemonWithin asks the daemon to stop, unless it is already
+// going, and waits until its process is gone.
+func shutdownDaemonWithin(ctx context.Context, ep control.Endpoints, pid int, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	c, err := control.Dial(ctx, ep.Control)
+	if err == nil {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err = c.Shutdown(cctx)
+		cancel()
+		c.Close()
+	}
+	// A daemon already on its way out (stopped by its service manager) has
+	// closed its sockets; only one that still answers has refused.
+	if err != nil && control.ProbeDaemon(ctx, ep).Presence == control.Running {
+		return fmt.Errorf("cannot ask the daemon to stop: %w", err)
+	}
+	for control.PIDAlive(pid) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the daemon (pid %d) is still stopping after %v\nhint: see %s", pid, wait, ep.LogFile())
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// waitForDaemon polls until a daemon answers (up) or none does (down).
+func waitForDaemon(ctx context.Context, ep control.Endpoints, wait time.Duration, up bool) (control.Probe, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		p := control.ProbeDaemon(ctx, ep)
+		if (p.Presence == control.Running) == up {
+			return p, nil
+		}
+		if time.Now().After(deadline) {
+			return p, fmt.Errorf("the daemon did not answer within %v\nhint: see %s", wait, ep.LogFile())
+		}
+		select {
+		case <-ctx.Done():
+			return p, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
