@@ -1,0 +1,216 @@
+package vecindex
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// benchCorpus is a seeded index of clustered 512-d vectors (100 documents per
+// topic) and queries from the same distribution, built once per size.
+type benchCorpus struct {
+	ix      *Index
+	queries [][]float32
+}
+
+var (
+	benchMu      sync.Mutex
+	benchCorpora = map[int]*benchCorpus{}
+)
+
+func corpusOf(b *testing.B, n int) *benchCorpus {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	if c := benchCorpora[n]; c != nil {
+		return c
+	}
+	g := newClustered(uint64(n), 512, max(n/100, 1))
+	c := &benchCorpus{ix: New(512)}
+	for id := range uint32(n) {
+		mustPut(b, c.ix, id, g.next())
+	}
+	for range 256 {
+		c.queries = append(c.queries, g.next())
+	}
+	benchCorpora[n] = c
+	return c
+}
+
+// reportCPU starts measuring process CPU time; the function it returns
+// reports it per operation.
+func reportCPU(b *testing.B) func() {
+	cpu0, ok := processCPU()
+	return func() {
+		if cpu1, _ := processCPU(); ok && b.N > 0 {
+			b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		}
+	}
+}
+
+// timed runs op b.N times and reports the median and 99th-percentile latency
+// and the process CPU time per operation.
+func timed(b *testing.B, op func(i int)) {
+	lat := make([]time.Duration, 0, b.N)
+	cpu0, cpuOK := processCPU()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		op(i)
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	if cpu1, _ := processCPU(); cpuOK {
+		b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
+}
+
+// filters returns the benchmark pre-filters over ids [0, n): a quarter of
+// the ids scattered at random (a scope or tag filter) and the newest quarter
+// (a time range, since slots are allocated in insertion order).
+func filters(n int) map[string]*Filter {
+	r := rand.New(rand.NewPCG(11, 11))
+	scattered, recent := NewFilter(n), NewFilter(n)
+	for id := range uint32(n) {
+		if r.IntN(4) == 0 {
+			scattered.Add(id)
+		}
+		if int(id) >= n*3/4 {
+			recent.Add(id)
+		}
+	}
+	return map[string]*Filter{"all": nil, "filter25-scattered": scattered, "filter25-recent": recent}
+}
+
+// BenchmarkSearch times top-10 searches. "serial" forces one goroutine,
+// "parallel" splits every scan over GOMAXPROCS goroutines, "default" uses the
+// index's own threshold.
+func BenchmarkSearch(b *testing.B) {
+	for _, n := range []int{10000, 100000} {
+		for fname, f := range filters(n) {
+			for _, mode := range []string{"default", "serial", "parallel"} {
+				b.Run(fmt.Sprintf("%dk/%s/%s", n/1000, fname, mode), func(b *testing.B) {
+					c := corpusOf(b, n)
+					old := c.ix.parallelMin
+					defer func() { c.ix.parallelMin = old }()
+					switch mode {
+					case "serial":
+						c.ix.parallelMin = 1 << 30
+					case "parallel":
+						c.ix.parallelMin = 1
+					}
+					timed(b, func(i int) {
+						if h := c.ix.Search(c.queries[i%len(c.queries)], 10, f); len(h) != 10 {
+							b.Fatalf("%d hits", len(h))
+						}
+					})
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkSearchFunc is the 25 % scattered filter given as a predicate over a
+// caller's per-document table, as the memory engine would write it, against
+// the same filter built by the caller into a Filter for each query.
+func BenchmarkSearchFunc(b *testing.B) {
+	const n = 100000
+	r := rand.New(rand.NewPCG(11, 11))
+	type item struct {
+		scope uint32
+		ts    int64
+	}
+	items := make([]item, n)
+	for i := range items {
+		items[i] = item{scope: uint32(r.IntN(4)), ts: int64(i)}
+	}
+	match := func(id uint32) bool { return int(id) < len(items) && items[id].scope == 0 }
+	b.Run("predicate", func(b *testing.B) {
+		c := corpusOf(b, n)
+		timed(b, func(i int) { c.ix.SearchFunc(c.queries[i%len(c.queries)], 10, match) })
+	})
+	b.Run("filter-built-per-query", func(b *testing.B) {
+		c := corpusOf(b, n)
+		f := NewFilter(n)
+		timed(b, func(i int) {
+			f.Reset()
+			for id := range uint32(len(items)) {
+				if match(id) {
+					f.Add(id)
+				}
+			}
+			c.ix.Search(c.queries[i%len(c.queries)], 10, f)
+		})
+	})
+}
+
+// BenchmarkScore scores 100 candidate ids, as hybrid ranking does for
+// keyword hits.
+func BenchmarkScore(b *testing.B) {
+	c := corpusOf(b, 100000)
+	r := rand.New(rand.NewPCG(3, 3))
+	ids := make([]uint32, 100)
+	for i := range ids {
+		ids[i] = uint32(r.IntN(100000))
+	}
+	timed(b, func(i int) { c.ix.Score(c.queries[i%len(c.queries)], ids) })
+}
+
+// BenchmarkPut measures writes: new documents into a growing index, and
+// replacing documents of a 100k index.
+func BenchmarkPut(b *testing.B) {
+	g := newClustered(5, 512, 100)
+	vecs := make([][]float32, 1024)
+	for i := range vecs {
+		vecs[i] = g.next()
+	}
+	b.Run("new", func(b *testing.B) {
+		ix := New(512)
+		defer reportCPU(b)()
+		for i := 0; b.Loop(); i++ {
+			if err := ix.Put(uint32(i%(MaxID+1)), vecs[i%len(vecs)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("replace-100k", func(b *testing.B) {
+		c := corpusOf(b, 100000)
+		defer reportCPU(b)()
+		for i := 0; b.Loop(); i++ {
+			if err := c.ix.Put(uint32(i*7919%100000), vecs[i%len(vecs)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkMemory reports the index's own accounting (Bytes) and the live
+// heap measured by the runtime, per document, for 100k documents.
+func BenchmarkMemory(b *testing.B) {
+	const n = 100000
+	g := newClustered(9, 512, 1000)
+	vecs := make([][]float32, 4096)
+	for i := range vecs {
+		vecs[i] = g.next()
+	}
+	for b.Loop() {
+		runtime.GC()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		ix := New(512)
+		for id := range uint32(n) {
+			mustPut(b, ix, id, vecs[id%uint32(len(vecs))])
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		b.ReportMetric(float64(ix.Bytes())/n, "bytes/doc")
+		b.ReportMetric(float64(m1.HeapAlloc-m0.HeapAlloc)/n, "heap-bytes/doc")
+		runtime.KeepAlive(ix)
+	}
+}

@@ -1,0 +1,275 @@
+package vecindex
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"sync/atomic"
+)
+
+// Hit is one search result: a document id and its cosine similarity to the
+// query, in [-1, 1] up to quantisation error.
+type Hit struct {
+	ID    uint32
+	Score float32
+}
+
+// defaultParallelMin is the number of candidates from which a search is split
+// over goroutines. Below it the goroutine start-up and merge cost more than
+// they save; see BENCHMARKS.md.
+const defaultParallelMin = 16384
+
+// query is a quantised query.
+type query struct {
+	codes []int16
+	scale float32 // makes codes a unit vector
+	sum   int64   // Σ codes, for the refinement
+}
+
+// cand is a document that survived the int8 scan.
+type cand struct {
+	id  uint32
+	dot int32   // int8 codes · query codes
+	p   float32 // int8 score
+}
+
+// scanBuf is one goroutine's scratch space for a search.
+type scanBuf struct {
+	ids   [blockSize]uint32
+	dots  [blockSize]int32
+	heap  []Hit
+	cands []cand
+}
+
+// prepare quantises q. ok is false for a zero query, which has no direction
+// to be similar to, and for one with a NaN or infinite component. It panics
+// if q has the wrong length, a programming error.
+func (ix *Index) prepare(q []float32) (query, bool) {
+	if len(q) != ix.dim {
+		panic(fmt.Sprintf("vecindex: query has %d dimensions, the index %d", len(q), ix.dim))
+	}
+	codes := make([]int16, ix.dim)
+	scale, err := quantizeQuery(q, codes, ix.qmax)
+	if err != nil || scale == 0 {
+		return query{}, false
+	}
+	var sum int64
+	for _, c := range codes {
+		sum += int64(c)
+	}
+	return query{codes: codes, scale: scale, sum: sum}, true
+}
+
+// Search returns the k documents most similar to q (k <= 0: every candidate)
+// by descending cosine similarity, ties broken by ascending id. Only
+// documents in f are candidates; a nil f admits every document. q need not be
+// unit length. A zero query or one with a NaN or infinite component matches
+// nothing. Search panics if len(q) != Dim().
+//
+// The scan ranks every candidate by its int8 codes, then rescores with the
+// refined codes every document that could still reach the top k: the int8
+// and refined scores of a document differ by at most its bound delta, so a
+// document whose int8 score is more than twice the largest bound below the
+// k-th best cannot. The result is exactly the top k by refined score, the
+// score Score reports.
+func (ix *Index) Search(q []float32, k int, f *Filter) []Hit {
+	qq, ok := ix.prepare(q)
+	if !ok {
+		return nil
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	n, delta := ix.candidatesLocked(f)
+	if n == 0 {
+		return nil
+	}
+	if k <= 0 || k > n {
+		k = n
+	}
+	window := 2 * delta
+	var next atomic.Int64
+	workers := ix.workers(n)
+	if workers == 1 {
+		return ix.rankLocked(&qq, ix.scanLocked(&qq, k, window, f, &next), k, window)
+	}
+	// Helpers that have not started by the time this goroutine has
+	// claimed every block are abandoned rather than waited for: on a busy
+	// machine a helper can sit in the run queue for a scheduler tick, and
+	// it would find nothing left to do.
+	const (
+		pending int32 = iota
+		running
+		abandoned
+	)
+	state := make([]atomic.Int32, workers)
+	results := make(chan []cand, workers)
+	for w := 1; w < workers; w++ {
+		go func() {
+			if state[w].CompareAndSwap(pending, running) {
+				results <- ix.scanLocked(&qq, k, window, f, &next)
+			}
+		}()
+	}
+	parts := [][]cand{ix.scanLocked(&qq, k, window, f, &next)}
+	for w := 1; w < workers; w++ {
+		if !state[w].CompareAndSwap(pending, abandoned) {
+			parts = append(parts, <-results)
+		}
+	}
+	return ix.rankLocked(&qq, slices.Concat(parts...), k, window)
+}
+
+// SearchFunc is Search with the pre-filter given as a predicate. allow is
+// called once for each live document, from the calling goroutine, before the
+// scan and without the index lock held, so it may call back into the index.
+// Search with a Filter is faster when the caller can build the set without
+// visiting every document, or reuses it across queries.
+func (ix *Index) SearchFunc(q []float32, k int, allow func(id uint32) bool) []Hit {
+	if len(q) != ix.dim {
+		panic(fmt.Sprintf("vecindex: query has %d dimensions, the index %d", len(q), ix.dim))
+	}
+	f := ix.liveFilter()
+	if allow != nil {
+		for i, w := range f.words {
+			for rest := w; rest != 0; rest &= rest - 1 {
+				id := uint32(i*64 + bits.TrailingZeros64(rest))
+				if !allow(id) {
+					w &^= 1 << (id & 63)
+				}
+			}
+			f.words[i] = w
+		}
+	}
+	return ix.Search(q, k, f)
+}
+
+// scanLocked scores with the int8 codes the blocks it claims from next
+// (shared by the goroutines of one search) and returns every document within
+// window of its k-th best int8 score. The caller holds the read lock.
+func (ix *Index) scanLocked(q *query, k int, window float32, f *Filter, next *atomic.Int64) []cand {
+	buf, _ := ix.bufs.Get().(*scanBuf)
+	if buf == nil {
+		buf = new(scanBuf)
+	}
+	h := newTopK(buf.heap, k)
+	cands := buf.cands[:0]
+	limit := 4*k + 256 // compact cands when they outgrow this
+	dim := ix.dim
+	for {
+		b := int(next.Add(1) - 1)
+		if b >= len(ix.blocks) {
+			break
+		}
+		blk := ix.blocks[b]
+		if blk == nil {
+			continue
+		}
+		ids := buf.ids[:0]
+		for w, live := range blk.live {
+			if f != nil {
+				live &= f.word(b*blockWords + w)
+			}
+			for ; live != 0; live &= live - 1 {
+				ids = append(ids, uint32(w*64+bits.TrailingZeros64(live)))
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		dots := buf.dots[:len(ids)]
+		ix.dots(q.codes, blk.codes, dim, ids, dots)
+		base := uint32(b) << blockShift
+		cut := h.floor - window
+		for j, s := range ids {
+			p := score(dots[j], blk.scales[s], q.scale)
+			if p < cut {
+				continue // the common case once the heap is full
+			}
+			cands = append(cands, cand{id: base | s, dot: dots[j], p: p})
+			h.offer(base|s, p)
+			cut = h.floor - window
+			if len(cands) > limit {
+				cands = pruneCands(cands, cut)
+				limit = 2*len(cands) + 256
+			}
+		}
+	}
+	out := slices.Clone(pruneCands(cands, h.floor-window))
+	buf.heap, buf.cands = h.hits, cands
+	ix.bufs.Put(buf)
+	return out
+}
+
+// pruneCands drops, in place, the candidates scoring below cut.
+func pruneCands(cs []cand, cut float32) []cand {
+	return slices.DeleteFunc(cs, func(c cand) bool { return c.p < cut })
+}
+
+// rankLocked rescores with the refined codes the candidates that can still
+// reach the top k, and returns the best k. The caller holds the read lock.
+func (ix *Index) rankLocked(q *query, cands []cand, k int, window float32) []Hit {
+	h := newTopK(make([]Hit, 0, k), k)
+	for _, c := range cands {
+		h.offer(c.id, c.p)
+	}
+	cut := h.floor - window
+	hits := make([]Hit, 0, len(cands))
+	for _, c := range cands {
+		if c.p >= cut {
+			blk := ix.blocks[c.id>>blockShift]
+			hits = append(hits, Hit{ID: c.id, Score: ix.refinedLocked(q, blk, c.id&(blockSize-1), c.dot)})
+		}
+	}
+	slices.SortFunc(hits, compareHits)
+	return slices.Clip(hits[:min(k, len(hits))])
+}
+
+// score turns an int8 dot product into a cosine.
+func score(dot int32, docScale, queryScale float32) float32 {
+	return float32(dot) * docScale * queryScale
+}
+
+// refinedLocked returns the cosine of q to slot s of blk by the refined codes
+// (by the int8 codes when the slot has no refinement), given the int8 dot
+// product: Σ q·(4c + 2b - 1) = 4·dot + 2·Σ_{b=1} q - Σ q.
+func (ix *Index) refinedLocked(q *query, blk *block, s uint32, dot int32) float32 {
+	fine := blk.fine[s]
+	if fine == 0 {
+		return score(dot, blk.scales[s], q.scale)
+	}
+	var set int64
+	row := int(s) * ix.signWords
+	for w, word := range blk.signs[row : row+ix.signWords] {
+		codes := q.codes[w*64:]
+		for ; word != 0; word &= word - 1 {
+			set += int64(codes[bits.TrailingZeros64(word)])
+		}
+	}
+	return float32(4*int64(dot)+2*set-q.sum) * fine * q.scale
+}
+
+// Score returns the cosine similarity of q to each document in ids, 0 for ids
+// not in the index (and for a zero query), exactly as Search computes it, so
+// hybrid ranking can fuse keyword candidates with vector hits. Score panics
+// if len(q) != Dim().
+func (ix *Index) Score(q []float32, ids []uint32) []float32 {
+	out := make([]float32, len(ids))
+	qq, ok := ix.prepare(q)
+	if !ok {
+		return out
+	}
+	var one [1]uint32
+	var dot [1]int32
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	for i, id := range ids {
+		blk, ok := ix.slotLocked(id)
+		if !ok {
+			continue
+		}
+		one[0] = id & (blockSize - 1)
+		ix.dots(qq.codes, blk.codes, ix.dim, one[:], dot[:])
+		out[i] = ix.refinedLocked(&qq, blk, one[0], dot[0])
+	}
+	return out
+}
