@@ -276,3 +276,71 @@ func TestConnectGivesUpOnASilentDaemon(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// BenchmarkRoundTrip compares a request/response over the daemon's socket
+// directly with the same through Pipe (what `infmem mcp` adds: one more
+// hop through this process).
+func BenchmarkRoundTrip(b *testing.B) {
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
+	echo := func(c net.Conn) {
+		defer c.Close()
+		br := bufio.NewReader(c)
+		for {
+			line, err := br.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			c.Write(line)
+		}
+	}
+	dir, _ := os.MkdirTemp("", "brg")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "s.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go echo(c)
+		}
+	}()
+	roundTrips := func(b *testing.B, w io.Writer, r *bufio.Reader) {
+		for b.Loop() {
+			if _, err := w.Write(msg); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := r.ReadBytes('\n'); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("direct", func(b *testing.B) {
+		c, err := net.Dial("unix", path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		roundTrips(b, c, bufio.NewReader(c))
+	})
+	b.Run("bridged", func(b *testing.B) {
+		c, err := net.Dial("unix", path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// The client's pipes to the bridge, as Claude's are to `infmem mcp`.
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		done := make(chan error, 1)
+		go func() { done <- Pipe(context.Background(), c, inR, outW) }()
+		roundTrips(b, inW, bufio.NewReader(outR))
+		inW.Close()
+		go io.Copy(io.Discard, outR)
+		<-done
+	})
+}
