@@ -163,7 +163,9 @@ func (b *daemonBench) launch(ctx context.Context, args ...string) (*client.Clien
 		return nil, 0, err
 	}
 	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	// The protocol Claude Desktop speaks today; with it, ping is a real
+	// round trip (the newest protocol drops it).
+	init.Params.ProtocolVersion = "2025-06-18"
 	init.Params.ClientInfo = mcp.Implementation{Name: "infmem-bench", Version: "1"}
 	if _, err := c.Initialize(ctx, init); err != nil {
 		c.Close()
