@@ -77,7 +77,7 @@ func readManifest(path string) (*Manifest, error) {
 	}
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil || m.Format != manifestFormat {
-		return nil, fmt.Errorf("%s is not a backup manifest", manifestPath(path))
+		return nil, fmt.Errorf("its manifest %s is damaged", manifestPath(path))
 	}
 	if m.File != filepath.Base(path) {
 		// A manifest describes one file; a renamed archive has none.

@@ -74,7 +74,7 @@ func readBackupFile(ctx context.Context, path string, o readOptions) (*archiveSu
 		return nil, nil, refuse(name, ErrEmpty, "the file is empty (0 bytes)")
 	}
 	if facts.manifest, err = readManifest(path); err != nil {
-		return nil, nil, err
+		return nil, nil, refuse(name, ErrDamaged, "%v; move the manifest away to use the backup without it", err)
 	}
 	if m := facts.manifest; m != nil && m.Size != facts.size {
 		if facts.size < m.Size {

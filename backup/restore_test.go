@@ -290,6 +290,11 @@ func TestRefusals(t *testing.T) {
 		{"flipped byte in plain", func(t *testing.T) string { return copyOf(t, plain, true, flip(func(n int) int { return n / 2 })) }, Keys{}, ErrDamaged, "compressed content is damaged"},
 		{"flipped byte in plain, gzip header", func(t *testing.T) string { return copyOf(t, plain, true, flip(func(int) int { return 5 })) }, Keys{}, ErrDamaged, "does not match the checksum in its manifest"},
 		{"flipped byte in plain, no manifest", func(t *testing.T) string { return copyOf(t, plain, false, flip(func(n int) int { return n / 2 })) }, Keys{}, ErrDamaged, "compressed content is damaged"},
+		{"damaged manifest", func(t *testing.T) string {
+			p := copyOf(t, plain, true, func(b []byte) []byte { return b })
+			os.WriteFile(manifestPath(p), []byte("{not json"), 0o600)
+			return p
+		}, Keys{}, ErrDamaged, "manifest.json is damaged; move the manifest away"},
 		{"empty file", func(t *testing.T) string { return writeRaw(t, nil) }, Keys{}, ErrEmpty, "the file is empty"},
 		{"not a backup", func(t *testing.T) string { return writeRaw(t, []byte("hello, I am a text file\n")) }, Keys{}, ErrNotBackup, "neither age-encrypted nor a gzip-compressed mongodump archive"},
 		{"gzip but not an archive", func(t *testing.T) string { return writeRaw(t, gz.Bytes()) }, Keys{}, ErrNotBackup, "it decompresses, but not to a mongodump archive"},

@@ -82,10 +82,12 @@ func runBackup(ctx context.Context, opts backupOptions, env *cliEnv) error {
 		return fmt.Errorf("cannot open the database to back it up: %w", err)
 	}
 	defer store.Close(context.WithoutCancel(ctx))
+	bar, endBar := progressBar(env)
 	res, err := backup.Create(ctx, store, backup.Options{
 		Dir: s.root.BackupsDir(), Kind: backup.KindManual, Encryption: enc,
-		Progress: progressBar(env), Logger: s.log,
+		Progress: bar, Logger: s.log,
 	})
+	endBar()
 	if err != nil {
 		return err
 	}
@@ -283,19 +285,30 @@ func humanBytes(n int64) string {
 }
 
 // progressBar draws progress on stderr when it is a terminal, and nothing
-// otherwise (a pipe, a log file, a test).
-func progressBar(env *cliEnv) func(backup.Progress) {
+// otherwise (a pipe, a log file, a test). end finishes a line left open by
+// a step that failed, so an error message starts on a line of its own.
+func progressBar(env *cliEnv) (report func(backup.Progress), end func()) {
 	if !isTerminal(env.stderr) {
-		return nil
+		return nil, func() {}
 	}
 	w := bufio.NewWriter(env.stderr)
-	return func(p backup.Progress) {
+	open := false
+	report = func(p backup.Progress) {
 		fmt.Fprintf(w, "\r\033[K%s", progressLine(p))
+		open = !p.Done
 		if p.Done {
 			fmt.Fprintln(w)
 		}
 		w.Flush()
 	}
+	end = func() {
+		if open {
+			fmt.Fprintln(w)
+			w.Flush()
+			open = false
+		}
+	}
+	return report, end
 }
 
 func progressLine(p backup.Progress) string {

@@ -52,11 +52,13 @@ func runExport(ctx context.Context, opts exportOptions, env *cliEnv) error {
 		return fmt.Errorf("cannot open the database to export it: %w", err)
 	}
 	defer store.Close(context.WithoutCancel(ctx))
+	bar, endBar := progressBar(env)
 	res, err := backup.Export(ctx, store, backup.ExportOptions{
 		Dir: s.root.ExportDir(), Scopes: opts.scopes,
 		JSON: opts.format != "markdown", Markdown: opts.format != "json",
-		Progress: progressBar(env),
+		Progress: bar,
 	})
+	endBar()
 	if err != nil {
 		return err
 	}

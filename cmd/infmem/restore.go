@@ -94,7 +94,9 @@ func runRestore(ctx context.Context, opts restoreOptions, env *cliEnv) error {
 		return explainRefusal(err, s.root.BackupsDir())
 	}
 	if opts.dryRun {
-		c, err := backup.Verify(ctx, path, keys, progressBar(env))
+		bar, endBar := progressBar(env)
+		c, err := backup.Verify(ctx, path, keys, bar)
+		endBar()
 		if err != nil {
 			return explainRefusal(err, s.root.BackupsDir())
 		}
@@ -119,10 +121,12 @@ func runRestore(ctx context.Context, opts restoreOptions, env *cliEnv) error {
 		return fmt.Errorf("cannot open the database for the restore: %w", err)
 	}
 	defer store.Close(context.WithoutCancel(ctx))
+	bar, endBar := progressBar(env)
 	res, err := backup.Restore(ctx, store, path, backup.RestoreOptions{
 		Keys: keys, RunDir: s.root.RunDir(), TempDir: s.root.BackupsDir(), SafetyBackup: safety,
-		Progress: progressBar(env), Logger: s.log,
+		Progress: bar, Logger: s.log,
 	})
+	endBar()
 	if err != nil {
 		return explainRefusal(err, s.root.BackupsDir())
 	}
