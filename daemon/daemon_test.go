@@ -21,10 +21,13 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/infmem/infmem/backup"
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/dataroot"
 )
+
+var _ backup.Pauser = (*Runtime)(nil)
 
 func TestMain(m *testing.M) {
 	// mcp-go's client transport logs a closed connection through the

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -285,7 +284,11 @@ func TestKilledDaemonLosesNoAcknowledgedWrite(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	proc, err := os.FindProcess(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := proc.Kill(); err != nil { // SIGKILL: kill -9
 		t.Fatal(err)
 	}
 	select {
