@@ -15,6 +15,10 @@ const usage = `usage: infmem-bench <command> [flags]
 
   seed   --data-dir DIR --n N        insert N synthetic memories directly
   stdio  --data-dir DIR --bin PATH   time infmem mcp's tools over stdio
+  daemon --data-dir DIR --bin PATH   time the bridge and the shared daemon: launch to
+                                     initialize (cold and warm), bridge overhead, throughput
+  locomo [--modes keyword,vector,hybrid] [--embedding use-lite] FILE
+                                     LoCoMo Recall@k through the memory engine
 `
 
 func main() {
@@ -30,6 +34,10 @@ func main() {
 		err = runSeed(ctx, os.Args[2:])
 	case "stdio":
 		err = runStdio(ctx, os.Args[2:])
+	case "daemon":
+		err = runDaemonBench(ctx, os.Args[2:])
+	case "locomo":
+		err = runLocomo(ctx, os.Args[2:])
 	default:
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)

@@ -33,6 +33,15 @@ type storeOut struct {
 	Scope        string `json:"scope" jsonschema_description:"Scope it is in."`
 	DuplicateOf  string `json:"duplicate_of,omitempty" jsonschema_description:"Set when an identical memory already existed in the scope; nothing new was stored."`
 	ScopeCreated bool   `json:"scope_created,omitempty" jsonschema_description:"True when this call created the scope."`
+	// SimilarMemories lets the model update an existing memory instead of
+	// keeping two that say nearly the same.
+	SimilarMemories []similarOut `json:"similar_memories,omitempty" jsonschema_description:"Memories of the same scope that say nearly the same (cosine 0.9 or more). If one is the same fact, update_memory it or delete_memory the new one instead of keeping both."`
+}
+
+type similarOut struct {
+	MemoryID   string  `json:"memory_id" jsonschema_description:"Id of the similar memory."`
+	Text       string  `json:"text" jsonschema_description:"Its text (shortened)."`
+	Similarity float64 `json:"similarity" jsonschema_description:"Cosine similarity to the new memory, 0 to 1."`
 }
 
 func storeMemory(d Deps) server.ServerTool {
@@ -56,7 +65,11 @@ func storeMemory(d Deps) server.ServerTool {
 		if err != nil {
 			return nil, err
 		}
-		return storeOut{Status: "OK", MemoryID: res.ID, Scope: res.Scope, DuplicateOf: res.DuplicateOf, ScopeCreated: res.ScopeCreated}, nil
+		out := storeOut{Status: "OK", MemoryID: res.ID, Scope: res.Scope, DuplicateOf: res.DuplicateOf, ScopeCreated: res.ScopeCreated}
+		for _, sm := range res.Similar {
+			out.SimilarMemories = append(out.SimilarMemories, similarOut{MemoryID: sm.ID, Text: sm.Text, Similarity: sm.Similarity})
+		}
+		return out, nil
 	})}
 }
 

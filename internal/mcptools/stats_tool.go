@@ -26,6 +26,13 @@ type statsOut struct {
 	DBSizeMB          float64        `json:"db_size_mb" jsonschema_description:"Database size in MB."`
 	Engine            string         `json:"engine" jsonschema_description:"Database engine: embedded, managed or external."`
 	Index             indexStatusOut `json:"index" jsonschema_description:"Search index state."`
+	Embedding         embeddingOut   `json:"embedding" jsonschema_description:"Semantic recall state."`
+}
+
+type embeddingOut struct {
+	Model   string `json:"model" jsonschema_description:"Embedding model (empty: keyword search only)."`
+	Vectors int    `json:"vectors" jsonschema_description:"Live memories with a vector of this model."`
+	Pending int    `json:"pending" jsonschema_description:"Memories waiting to be embedded in the background (after a model change, for instance)."`
 }
 
 type statsResultOut struct {
@@ -47,7 +54,8 @@ func getMemoryStats(d Deps) server.ServerTool {
 		out := statsOut{
 			TotalMemories: st.TotalMemories, ConversationCount: st.ConversationCount, Scopes: st.Scopes, Summaries: st.Summaries,
 			Forgotten: st.Forgotten, Archived: st.Archived, DBSizeMB: st.DBSizeMB, Engine: st.Engine,
-			Index: indexStatusOut{Ready: st.IndexReady, Loaded: st.IndexLoaded, Expected: st.IndexExpected},
+			Index:     indexStatusOut{Ready: st.IndexReady, Loaded: st.IndexLoaded, Expected: st.IndexExpected},
+			Embedding: embeddingOut{Model: st.Embedding.Model, Vectors: st.Embedding.Vectors, Pending: st.Embedding.Pending},
 		}
 		if d.LastBackup != nil {
 			if t, ok := d.LastBackup(ctx); ok {

@@ -86,24 +86,26 @@ func (a *accessTracker) flush() {
 		a.pending = map[bson.ObjectID]accessMark{}
 		a.busy = true
 		a.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		for id, m := range batch {
 			upd := bson.D{
 				{Key: "$inc", Value: bson.D{{Key: "use_count", Value: m.count}}},
 				{Key: "$set", Value: bson.D{{Key: "last_accessed", Value: m.at}}},
 			}
+			// Each update gets its own deadline: a burst of searches can
+			// queue thousands, and one slow write must not doom the rest.
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			var err error
 			if m.kind == kindSummary {
 				err = a.store.Summaries.Update(ctx, id, upd)
 			} else {
 				err = a.store.Memories.Update(ctx, id, upd)
 			}
+			cancel()
 			// A memory deleted since it was returned has nothing to update.
 			if err != nil && !errIsNotFound(err) {
 				a.log.Warn("cannot record memory access", "memory_id", id.Hex(), "err", err)
 			}
 		}
-		cancel()
 	}
 }
 

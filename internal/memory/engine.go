@@ -9,6 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/internal/embed"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
 )
@@ -36,7 +39,17 @@ type Options struct {
 	// LoadWait bounds how long a request waits for the index to finish loading.
 	LoadWait time.Duration
 	// Now is the clock (default time.Now).
-	Now    func() time.Time
+	Now func() time.Time
+	// Embedder turns text into vectors for semantic recall; nil means
+	// keyword search only. It may still be loading (embed.Lazy).
+	Embedder embed.Embedder
+	// ModelID and Dim describe Embedder without waiting for it to load.
+	ModelID string
+	Dim     int
+	// QueryCache bounds the LRU cache of query embeddings (default 1024).
+	QueryCache int
+	// Rank tunes hybrid ranking; zero fields take the defaults.
+	Rank   RankOptions
 	Logger *slog.Logger
 }
 
@@ -46,7 +59,8 @@ type Engine struct {
 	scopes *scopes.Registry
 	opts   Options
 	log    *slog.Logger
-	ix     *index
+	// ixp is the in-memory index; Reload swaps in a new one.
+	ixp atomic.Pointer[index]
 
 	// writeMu serialises writes so that duplicate checks, forgets and
 	// updates see each other's effects in order.
@@ -59,6 +73,12 @@ type Engine struct {
 
 	access  *accessTracker
 	started atomic.Bool
+
+	modelID string
+	dim     int
+	queries *embed.Cached
+	embeds  *embedQueue
+	stop    context.CancelFunc
 }
 
 // New creates an engine; call Start to load its index.
@@ -81,7 +101,22 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{store: store, scopes: reg, opts: opts, log: opts.Logger, ix: newIndex(), ready: make(chan struct{})}
+	if opts.Embedder != nil && (opts.ModelID == "" || opts.Dim <= 0) {
+		opts.ModelID, opts.Dim = opts.Embedder.ModelID(), opts.Embedder.Dim()
+	}
+	if opts.Embedder == nil {
+		opts.ModelID, opts.Dim = "", 0
+	}
+	if opts.QueryCache <= 0 {
+		opts.QueryCache = 1024
+	}
+	opts.Rank = opts.Rank.withDefaults()
+	e := &Engine{store: store, scopes: reg, opts: opts, log: opts.Logger, ready: make(chan struct{}),
+		modelID: opts.ModelID, dim: opts.Dim, embeds: newEmbedQueue()}
+	e.ixp.Store(newIndex(opts.Dim))
+	if opts.Embedder != nil {
+		e.queries = embed.NewCached(opts.Embedder, opts.QueryCache)
+	}
 	e.access = newAccessTracker(store, opts.Logger, opts.Now)
 	return e
 }
@@ -93,16 +128,27 @@ func (e *Engine) Start(ctx context.Context) {
 		return
 	}
 	go e.access.run()
+	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+	e.stop = stop
 	go func() {
 		start := time.Now()
-		err := e.load(ctx)
+		err := e.load(bg)
 		e.loadErr = err
 		close(e.ready)
 		if err != nil {
 			e.log.Error("memory index load failed", "err", err)
+			close(e.embeds.done)
 			return
 		}
-		e.log.Info("memory index loaded", "memories", e.loaded.Load(), "duration", time.Since(start).Round(time.Millisecond))
+		e.log.Info("memory index loaded", "memories", e.loaded.Load(), "vectors", e.index().vectorCount(), "duration", time.Since(start).Round(time.Millisecond))
+		if e.opts.Embedder == nil {
+			close(e.embeds.done)
+			return
+		}
+		if n := e.queueMissingVectors(); n > 0 {
+			e.log.Info("embedding memories in the background", "memories", n, "model", e.modelID)
+		}
+		e.runEmbedder(bg)
 	}()
 }
 
@@ -110,6 +156,11 @@ func (e *Engine) Start(ctx context.Context) {
 func (e *Engine) Close(ctx context.Context) error {
 	if !e.started.Load() {
 		return nil
+	}
+	e.stop()
+	select {
+	case <-e.embeds.done:
+	case <-ctx.Done():
 	}
 	return e.access.close(ctx)
 }
@@ -165,7 +216,7 @@ func (e *Engine) load(ctx context.Context) error {
 	e.expected.Store(n1 + n2)
 	err = e.store.Memories.Iterate(ctx, 1000, func(batch []mongostore.Memory) error {
 		for i := range batch {
-			e.ix.put(docFromMemory(&batch[i]))
+			e.index().put(docFromMemory(&batch[i]))
 		}
 		e.loaded.Add(int64(len(batch)))
 		return nil
@@ -173,32 +224,84 @@ func (e *Engine) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return e.store.Summaries.Iterate(ctx, 1000, func(batch []mongostore.Summary) error {
+	err = e.store.Summaries.Iterate(ctx, 1000, func(batch []mongostore.Summary) error {
 		for i := range batch {
-			e.ix.put(docFromSummary(&batch[i]))
+			e.index().put(docFromSummary(&batch[i]))
 		}
 		e.loaded.Add(int64(len(batch)))
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return e.loadVectors(ctx)
+}
+
+// loadVectors reads MemoryIndex into the vector index and deletes entries
+// whose memory no longer exists (a crash between a hard delete's two
+// writes). Entries of another model are left for the background embedder
+// to replace.
+func (e *Engine) loadVectors(ctx context.Context) error {
+	if e.index().vecs == nil {
+		return nil
+	}
+	var ghosts []bson.ObjectID
+	err := e.store.Index.Iterate(ctx, 500, func(batch []mongostore.IndexEntry) error {
+		for i := range batch {
+			entry := &batch[i]
+			it, ok := e.index().lookup(entry.SourceID)
+			if !ok {
+				ghosts = append(ghosts, entry.ID)
+				continue
+			}
+			if v := e.decodeEntry(entry); v != nil && it.live() {
+				e.index().setVec(entry.SourceID, v)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, id := range ghosts {
+		if _, err := e.store.Index.Delete(ctx, id); err != nil {
+			return fmt.Errorf("cannot remove an orphaned embedding: %w", err)
+		}
+	}
+	if len(ghosts) > 0 {
+		e.log.Info("removed embeddings of memories that no longer exist", "count", len(ghosts))
+	}
+	return nil
 }
 
 // Reload rebuilds the index from the database (after a restore).
 func (e *Engine) Reload(ctx context.Context) error {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	fresh := newIndex()
-	old := e.ix
-	e.ix = fresh
+	fresh := newIndex(e.dim)
+	old := e.ixp.Swap(fresh)
 	e.loaded.Store(0)
 	if err := e.load(ctx); err != nil {
-		e.ix = old
+		e.ixp.Store(old)
 		return err
 	}
+	e.embeds.reset()
+	e.queueMissingVectors()
 	return e.scopes.Reload(ctx)
 }
 
+// index is the current in-memory index.
+func (e *Engine) index() *index { return e.ixp.Load() }
+
 // now is the engine's clock, in UTC, at the database's millisecond precision.
 func (e *Engine) now() time.Time { return e.opts.Now().UTC().Truncate(time.Millisecond) }
+
+// SetRankOptions changes ranking (benchmarks tune it on a loaded engine).
+// It must not run concurrently with searches.
+func (e *Engine) SetRankOptions(o RankOptions) { e.opts.Rank = o.withDefaults() }
+
+// RankOptions returns the ranking in use.
+func (e *Engine) RankOptions() RankOptions { return e.opts.Rank }
 
 // Scopes exposes the scope registry the engine uses.
 func (e *Engine) Scopes() *scopes.Registry { return e.scopes }

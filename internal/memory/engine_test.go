@@ -376,8 +376,11 @@ func TestForgetSoftAndUnforget(t *testing.T) {
 		t.Fatalf("unforget: %v %v", restored, err)
 	}
 	got, _ = e.Search(ctx, SearchRequest{Query: "locker code", Limit: 10})
-	if n := strings.Count(strings.Join(texts(got.Results), "|"), "my locker code is 4821"); n != 2 {
-		t.Fatalf("after unforget: %v", texts(got.Results))
+	if n := strings.Count(strings.Join(texts(got.Results), "|"), "my locker code is 4821"); n != 1 {
+		t.Fatalf("after unforget, the two copies should be recalled as one: %v", texts(got.Results))
+	}
+	if l, _ := e.List(ctx, ListRequest{}); l.Total != 3 {
+		t.Fatalf("after unforget %d live memories, want 3", l.Total)
 	}
 	if res, err := e.Forget(ctx, ForgetRequest{ID: bson.NewObjectID().Hex()}); err != nil || res.Count != 0 || res.Note == "" {
 		t.Fatalf("unknown id: %+v %v", res, err)

@@ -122,7 +122,7 @@ func (e *Engine) forgetTargets(ctx context.Context, req ForgetRequest) ([]hit, F
 		if err != nil {
 			return nil, res, err
 		}
-		it, ok := e.ix.lookup(oid)
+		it, ok := e.index().lookup(oid)
 		if !ok || (!req.Hard && !it.live()) {
 			res.Note = "no memory has that id (or it is already forgotten), so nothing was forgotten"
 			return nil, res, nil
@@ -160,14 +160,18 @@ func (e *Engine) forgetTargets(ctx context.Context, req ForgetRequest) ([]hit, F
 	}
 	var targets []hit
 	if req.Query != "" {
-		q := e.ix.text.Analyze(normalizeContent(req.Query))
-		if q.Empty() {
+		mode, _ := e.mode("")
+		query := normalizeContent(req.Query)
+		if mode == ModeKeyword && e.index().text.Analyze(query).Empty() {
 			return nil, res, inputErrorf("the query %q has no searchable words; name the memory by its content, or use its memory_id", snippet(req.Query, 60))
 		}
 		f.includeForgotten = false
-		ideal := e.ix.text.IdealScore(q)
-		for _, h := range e.ix.keyword(q, f, MaxLimit) {
-			if h.score = keywordConfidence(h.score, ideal); h.score >= req.MinConfidence {
+		ranked, err := e.rank(ctx, query, f, MaxLimit, mode, true)
+		if err != nil {
+			return nil, res, err
+		}
+		for _, h := range ranked {
+			if h.score >= req.MinConfidence {
 				targets = append(targets, h)
 			}
 		}
@@ -184,7 +188,7 @@ func (e *Engine) forgetTargets(ctx context.Context, req ForgetRequest) ([]hit, F
 			return nil, res, inputErrorf("%q matches %d memories; nothing was forgotten. Make the query more specific, forget by memory_id, or by tag or scope. The closest ones:%s", snippet(req.Query, 60), len(targets), b.String())
 		}
 	} else {
-		targets = e.ix.ids(f)
+		targets = e.index().ids(f)
 	}
 	return targets, e.withItems(ctx, res, targets), nil
 }
@@ -201,7 +205,7 @@ func (e *Engine) matches(id bson.ObjectID, req ForgetRequest, f filter) bool {
 	if req.Tag != "" {
 		f.tags = []string{foldTag(req.Tag)}
 	}
-	for _, h := range e.ix.ids(f) {
+	for _, h := range e.index().ids(f) {
 		if h.id == id {
 			return true
 		}
@@ -234,7 +238,7 @@ func (e *Engine) softForgetOne(ctx context.Context, h hit, now time.Time) error 
 	if err != nil {
 		return err
 	}
-	e.ix.setForgotten(h.id, true, "")
+	e.index().setForgotten(h.id, true, "", nil)
 	return nil
 }
 
@@ -253,7 +257,7 @@ func (e *Engine) deleteOne(ctx context.Context, h hit) error {
 	if _, err := e.store.Index.Delete(ctx, h.id); err != nil {
 		return err
 	}
-	e.ix.remove(h.id)
+	e.index().remove(h.id)
 	if !existed {
 		return fmt.Errorf("memory %s: %w", h.id.Hex(), ErrNotFound)
 	}
@@ -278,7 +282,7 @@ func (e *Engine) Unforget(ctx context.Context, ids []string) (restored []string,
 	defer e.writeMu.Unlock()
 	now := e.now()
 	for _, id := range oids {
-		it, ok := e.ix.lookup(id)
+		it, ok := e.index().lookup(id)
 		if !ok || it.flags&flagForgotten == 0 {
 			continue
 		}
@@ -297,7 +301,11 @@ func (e *Engine) Unforget(ctx context.Context, ids []string) (restored []string,
 		if err != nil {
 			return restored, fmt.Errorf("cannot unforget memory %s: %w", id.Hex(), err)
 		}
-		e.ix.setForgotten(id, false, m.Text)
+		vec := e.readVector(ctx, id)
+		e.index().setForgotten(id, false, m.Text, vec)
+		if vec == nil && e.opts.Embedder != nil {
+			e.embeds.add(id, it.kind)
+		}
 		restored = append(restored, id.Hex())
 	}
 	return restored, nil

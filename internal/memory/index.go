@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"bytes"
+	"math"
 	"sort"
 	"sync"
 	"time"
@@ -8,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/textindex"
+	"github.com/infmem/infmem/internal/vecindex"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -47,6 +50,7 @@ type item struct {
 	key        [16]byte
 	flags      uint8
 	used       bool
+	hasVec     bool
 }
 
 func (it *item) live() bool { return it.used && it.flags&flagForgotten == 0 }
@@ -92,14 +96,25 @@ type index struct {
 	convs   interner
 	sources interner
 	text    *textindex.Index
+	// vecs holds the embeddings of live items, by slot; nil without an embedder.
+	vecs *vecindex.Index
+	// hasVec marks slots whose embedding (any model state) is in vecs.
+	vecCount int
+	// convOrder lists each conversation's items in the order they happened
+	// (timestamp, then insertion), to find a turn's neighbours.
+	convOrder map[uint32][]uint32
 }
 
-func newIndex() *index {
-	return &index{
+func newIndex(dim int) *index {
+	ix := &index{
 		byID: map[bson.ObjectID]uint32{}, dedup: map[dedupKey]uint32{},
 		scopes: newInterner(), tags: newInterner(), convs: newInterner(), sources: newInterner(),
-		text: textindex.New(textindex.DefaultOptions()),
+		text: textindex.New(textindex.DefaultOptions()), convOrder: map[uint32][]uint32{},
 	}
+	if dim > 0 {
+		ix.vecs = vecindex.New(dim)
+	}
+	return ix
 }
 
 // doc is the part of a stored memory or summary the index needs.
@@ -118,6 +133,12 @@ type doc struct {
 	key        [16]byte
 	forgotten  bool
 	archived   bool
+	// vec is the embedding, when known; a live item without one waits for
+	// the background embedder.
+	vec []float32
+	// keepVec keeps the embedding an existing item already has (an edit
+	// that did not change the text).
+	keepVec bool
 }
 
 func docFromMemory(m *mongostore.Memory) doc {
@@ -165,15 +186,127 @@ func (ix *index) put(d doc) uint32 {
 	if d.archived {
 		it.flags |= flagArchived
 	}
+	keep := false
+	if ok {
+		ix.unorderLocked(slot)
+		keep = d.keepVec && d.vec == nil && ix.items[slot].hasVec && it.live()
+	}
+	it.hasVec = keep
 	ix.items[slot] = it
 	ix.byID[d.id] = slot
+	ix.orderLocked(slot)
 	if it.live() {
 		ix.dedup[dedupKey{it.scope, it.key}] = slot
 		ix.text.Add(slot, d.text)
 	} else {
 		ix.text.Remove(slot)
 	}
+	if !keep {
+		ix.setVecLocked(slot, d.vec)
+	}
 	return slot
+}
+
+// setVecLocked stores or drops a slot's embedding.
+func (ix *index) setVecLocked(slot uint32, v []float32) {
+	if ix.vecs == nil {
+		return
+	}
+	it := &ix.items[slot]
+	had := ix.vecs.Has(slot)
+	if v != nil && it.live() {
+		if err := ix.vecs.Put(slot, v); err == nil {
+			it.hasVec = true
+			if !had {
+				ix.vecCount++
+			}
+			return
+		}
+		// A malformed vector (wrong length, NaN) counts as none: the
+		// item is re-embedded.
+	}
+	if had {
+		ix.vecs.Remove(slot)
+		ix.vecCount--
+	}
+	it.hasVec = false
+}
+
+// setVec stores the embedding of id (from the background embedder).
+func (ix *index) setVec(id bson.ObjectID, v []float32) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if slot, ok := ix.byID[id]; ok {
+		ix.setVecLocked(slot, v)
+	}
+}
+
+// orderLocked inserts a slot into its conversation's order.
+func (ix *index) orderLocked(slot uint32) {
+	it := &ix.items[slot]
+	if it.conv == 0 {
+		return
+	}
+	list := ix.convOrder[it.conv]
+	i := sort.Search(len(list), func(i int) bool { return ix.before(slot, list[i]) })
+	list = append(list, 0)
+	copy(list[i+1:], list[i:])
+	list[i] = slot
+	ix.convOrder[it.conv] = list
+}
+
+func (ix *index) unorderLocked(slot uint32) {
+	it := &ix.items[slot]
+	if it.conv == 0 {
+		return
+	}
+	list := ix.convOrder[it.conv]
+	for i, s := range list {
+		if s == slot {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(ix.convOrder, it.conv)
+	} else {
+		ix.convOrder[it.conv] = list
+	}
+}
+
+// before orders a conversation's items by time, then by insertion (object
+// ids grow with insertion, and turns of one session share a timestamp).
+func (ix *index) before(a, b uint32) bool {
+	x, y := &ix.items[a], &ix.items[b]
+	if x.ts != y.ts {
+		return x.ts < y.ts
+	}
+	return bytes.Compare(x.id[:], y.id[:]) < 0
+}
+
+// neighborsLocked returns the live items just before and after slot in
+// its conversation.
+func (ix *index) neighborsLocked(slot uint32) []uint32 {
+	it := &ix.items[slot]
+	if it.conv == 0 {
+		return nil
+	}
+	list := ix.convOrder[it.conv]
+	i := sort.Search(len(list), func(i int) bool { return !ix.before(list[i], slot) })
+	var out []uint32
+	for j := i - 1; j >= 0; j-- {
+		if ix.items[list[j]].live() {
+			out = append(out, list[j])
+			break
+		}
+	}
+	for j := i + 1; j < len(list); j++ {
+		if ix.items[list[j]].live() {
+			out = append(out, list[j])
+			break
+		}
+	}
+	return out
 }
 
 func (ix *index) dropDedupLocked(slot uint32) {
@@ -194,6 +327,8 @@ func (ix *index) remove(id bson.ObjectID) {
 	}
 	ix.dropDedupLocked(slot)
 	ix.text.Remove(slot)
+	ix.setVecLocked(slot, nil)
+	ix.unorderLocked(slot)
 	delete(ix.byID, id)
 	ix.items[slot] = item{}
 	ix.free = append(ix.free, slot)
@@ -201,7 +336,7 @@ func (ix *index) remove(id bson.ObjectID) {
 
 // setForgotten flips the soft-forget flag; the text leaves or rejoins the
 // keyword index (text is needed only to rejoin).
-func (ix *index) setForgotten(id bson.ObjectID, forgotten bool, text string) {
+func (ix *index) setForgotten(id bson.ObjectID, forgotten bool, text string, vec []float32) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	slot, ok := ix.byID[id]
@@ -213,11 +348,13 @@ func (ix *index) setForgotten(id bson.ObjectID, forgotten bool, text string) {
 		it.flags |= flagForgotten
 		ix.dropDedupLocked(slot)
 		ix.text.Remove(slot)
+		ix.setVecLocked(slot, nil)
 		return
 	}
 	it.flags &^= flagForgotten
 	ix.dedup[dedupKey{it.scope, it.key}] = slot
 	ix.text.Add(slot, text)
+	ix.setVecLocked(slot, vec)
 }
 
 // touch records a retrieval in the index's copy of use_count.
@@ -354,22 +491,7 @@ type hit struct {
 	kind  kind
 	score float64
 	ts    int64
-}
-
-// keyword ranks the items matching f by BM25 for query.
-func (ix *index) keyword(q textindex.Query, f filter, k int) []hit {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	c := ix.compileLocked(f)
-	hits := ix.text.SearchQuery(q, k, func(slot textindex.DocID) bool {
-		return int(slot) < len(ix.items) && c.match(&ix.items[slot])
-	})
-	out := make([]hit, len(hits))
-	for i, h := range hits {
-		it := &ix.items[h.ID]
-		out[i] = hit{id: it.id, kind: it.kind, score: h.Score, ts: it.ts}
-	}
-	return out
+	ev    *Evidence
 }
 
 // sortKey orders a scan.
@@ -477,4 +599,93 @@ func (ix *index) count() counts {
 	}
 	c.conversations = len(convs)
 	return c
+}
+
+// vectorCount is how many items have an embedding.
+func (ix *index) vectorCount() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.vecCount
+}
+
+// allowedLocked is the set of slots c admits, and its size.
+func (ix *index) allowedLocked(c *compiled) (*vecindex.Filter, int) {
+	f := vecindex.NewFilter(len(ix.items))
+	n := 0
+	for i := range ix.items {
+		if c.match(&ix.items[i]) {
+			f.Add(uint32(i))
+			n++
+		}
+	}
+	return f, n
+}
+
+// slotHit is a scored slot.
+type slotHit struct {
+	slot  uint32
+	score float64
+}
+
+// vectorSearchLocked returns the k allowed slots closest to qv.
+func (ix *index) vectorSearchLocked(qv []float32, allowed *vecindex.Filter, k int) []slotHit {
+	hits := ix.vecs.Search(qv, k, allowed)
+	out := make([]slotHit, len(hits))
+	for i, h := range hits {
+		out[i] = slotHit{slot: h.ID, score: float64(h.Score)}
+	}
+	return out
+}
+
+// vectorScoreLocked scores slots against qv; NaN for slots without a vector.
+func (ix *index) vectorScoreLocked(qv []float32, slots []uint32) []float64 {
+	with := make([]uint32, 0, len(slots))
+	pos := make([]int, 0, len(slots))
+	out := make([]float64, len(slots))
+	for i, s := range slots {
+		if ix.vecs.Has(s) {
+			with = append(with, s)
+			pos = append(pos, i)
+		} else {
+			out[i] = math.NaN()
+		}
+	}
+	for j, sc := range ix.vecs.Score(qv, with) {
+		out[pos[j]] = float64(sc)
+	}
+	return out
+}
+
+// nearDuplicateLocked reports whether slot says the same as a slot in kept:
+// their keyword terms overlap at least threshold.
+func (ix *index) nearDuplicateLocked(slot uint32, kept []uint32, threshold float64) bool {
+	if threshold >= 1 {
+		return false
+	}
+	for _, k := range kept {
+		if ix.text.Overlap(slot, k) >= threshold {
+			return true
+		}
+	}
+	return false
+}
+
+// similar returns live items of scope whose vectors are within cosine
+// threshold of v, best first, at most k.
+func (ix *index) similar(v []float32, scope string, threshold float64, k int) []hit {
+	if ix.vecs == nil || v == nil {
+		return nil
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	c := ix.compileLocked(filter{scopes: []string{scope}})
+	allowed, _ := ix.allowedLocked(&c)
+	var out []hit
+	for _, h := range ix.vectorSearchLocked(v, allowed, k) {
+		if h.score >= threshold {
+			it := &ix.items[h.slot]
+			out = append(out, hit{id: it.id, kind: it.kind, score: math.Round(h.score*1000) / 1000, ts: it.ts})
+		}
+	}
+	return out
 }

@@ -33,6 +33,8 @@ type Memory struct {
 	History        []mongostore.Revision
 	// Confidence is the relevance to the query, 0–1; set by searches only.
 	Confidence float64
+	// Evidence explains a ranked result (searches with a query only).
+	Evidence *Evidence
 }
 
 func fromMemory(m *mongostore.Memory) Memory {
@@ -85,7 +87,7 @@ func (e *Engine) fetch(ctx context.Context, hits []hit) ([]Memory, error) {
 				errs[i] = err
 				return
 			}
-			m.Confidence = h.score
+			m.Confidence, m.Evidence = h.score, h.ev
 			out[i], found[i] = m, true
 		}()
 	}
@@ -126,7 +128,7 @@ func (e *Engine) Get(ctx context.Context, id string) (Memory, error) {
 	if err != nil {
 		return Memory{}, err
 	}
-	it, ok := e.ix.lookup(oid)
+	it, ok := e.index().lookup(oid)
 	if !ok {
 		return Memory{}, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}

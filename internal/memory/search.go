@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"errors"
-	"math"
 	"strings"
 	"time"
 
@@ -26,6 +25,10 @@ type SearchRequest struct {
 	From, To        time.Time
 	Limit           int
 	IncludeArchived bool
+	// Mode is hybrid (default with an embedder), keyword or vector.
+	Mode string
+	// KeepWeak keeps results below the relevance bar (benchmarks).
+	KeepWeak bool
 }
 
 // SearchResult holds the ranked results and the scopes searched.
@@ -60,19 +63,20 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	var hits []hit
 	note := ""
 	if query == "" {
-		hits, _ = e.ix.scan(f, sortNewest, 0, limit)
+		hits, _ = e.index().scan(f, sortNewest, 0, limit)
 		for i := range hits {
 			hits[i].score = 1
 		}
 	} else {
-		q := e.ix.text.Analyze(query)
-		if q.Empty() {
+		mode, err := e.mode(req.Mode)
+		if err != nil {
+			return SearchResult{}, err
+		}
+		if mode == ModeKeyword && e.index().text.Analyze(query).Empty() {
 			return SearchResult{Scopes: set, Note: "the query has no searchable words; ask with the names, places or topics to recall"}, nil
 		}
-		hits = e.ix.keyword(q, f, limit)
-		ideal := e.ix.text.IdealScore(q)
-		for i := range hits {
-			hits[i].score = keywordConfidence(hits[i].score, ideal)
+		if hits, err = e.rank(ctx, query, f, limit, mode, req.KeepWeak); err != nil {
+			return SearchResult{}, err
 		}
 	}
 	res, err := e.fetch(ctx, hits)
@@ -86,15 +90,24 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	return SearchResult{Results: res, Scopes: set, Note: note}, nil
 }
 
-// keywordConfidence is the share of the query's weight a memory matches:
-// its BM25 score over the query's ideal score (every term once, in a memory
-// of average length), capped at 1. Rare words weigh more than common ones,
-// and the share does not drift with the number of memories stored.
-func keywordConfidence(score, ideal float64) float64 {
-	if ideal <= 0 {
-		return 0
+// mode resolves a ranking mode: hybrid when an embedder is configured,
+// keyword otherwise.
+func (e *Engine) mode(m string) (string, error) {
+	switch m {
+	case "":
+		if e.opts.Embedder != nil {
+			return ModeHybrid, nil
+		}
+		return ModeKeyword, nil
+	case ModeKeyword:
+		return m, nil
+	case ModeHybrid, ModeVector:
+		if e.opts.Embedder == nil {
+			return "", inputErrorf("ranking mode %q needs an embedding model; embedding.model is none", m)
+		}
+		return m, nil
 	}
-	return math.Round(min(1, score/ideal)*1000) / 1000
+	return "", inputErrorf("ranking mode %q is not hybrid, keyword or vector", m)
 }
 
 func (e *Engine) recordAccess(hits []hit) {
@@ -105,7 +118,7 @@ func (e *Engine) recordAccess(hits []hit) {
 	for i, h := range hits {
 		ids[i] = h.id
 	}
-	e.ix.touch(ids)
+	e.index().touch(ids)
 	e.access.record(hits)
 }
 
@@ -191,7 +204,7 @@ func (e *Engine) ByTime(ctx context.Context, req TimeRequest) (TimeResult, error
 	if err != nil {
 		return TimeResult{}, err
 	}
-	hits, total := e.ix.scan(f, sortOldest, 0, limit)
+	hits, total := e.index().scan(f, sortOldest, 0, limit)
 	res, err := e.fetch(ctx, hits)
 	if err != nil {
 		return TimeResult{}, err
@@ -250,7 +263,7 @@ func (e *Engine) List(ctx context.Context, req ListRequest) (ListResult, error) 
 	if req.Offset < 0 {
 		return ListResult{}, inputErrorf("offset must not be negative")
 	}
-	hits, total := e.ix.scan(f, order, req.Offset, limit)
+	hits, total := e.index().scan(f, order, req.Offset, limit)
 	res, err := e.fetch(ctx, hits)
 	if err != nil {
 		return ListResult{}, err

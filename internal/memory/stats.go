@@ -21,6 +21,17 @@ type Stats struct {
 	IndexLoaded, IndexExpected int64
 	Engine                     string
 	Generated                  time.Time
+	// Embedding describes semantic recall: the model, how many live
+	// memories have a vector of it, and how many wait for one (a model
+	// change re-embeds everything in the background).
+	Embedding EmbeddingStats
+}
+
+// EmbeddingStats is the state of the vector index.
+type EmbeddingStats struct {
+	Model   string
+	Vectors int
+	Pending int
 }
 
 // Stats counts what the memory holds, from the index, and the database size.
@@ -28,12 +39,13 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 	if err := e.wait(ctx); err != nil {
 		return Stats{}, err
 	}
-	c := e.ix.count()
+	c := e.index().count()
 	st := Stats{
 		TotalMemories: c.live, ConversationCount: c.conversations, Scopes: map[string]int{}, Summaries: c.summaries,
 		Forgotten: c.forgotten, Archived: c.archived, IndexReady: e.Ready(), Engine: e.store.Engine, Generated: e.now(),
 	}
 	st.IndexLoaded, st.IndexExpected = e.LoadProgress()
+	st.Embedding = EmbeddingStats{Model: e.modelID, Vectors: e.index().vectorCount(), Pending: e.embeds.len()}
 	for _, name := range e.scopes.Names() {
 		st.Scopes[name] = c.perScope[name]
 	}

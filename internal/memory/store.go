@@ -40,7 +40,22 @@ type StoreResult struct {
 	DuplicateOf  string
 	ScopeCreated bool
 	Collection   string
+	// Similar lists memories of the same scope that say nearly the same
+	// (cosine at least SimilarCosine), so the client can update one of
+	// them instead of keeping both.
+	Similar []Similar
 }
+
+// Similar is a memory close in meaning to another.
+type Similar struct {
+	ID         string
+	Text       string
+	Similarity float64
+}
+
+// SimilarCosine is the cosine from which a stored memory is reported as
+// similar to a new one.
+const SimilarCosine = 0.9
 
 // Limits on the small text fields of a memory.
 const (
@@ -89,15 +104,21 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		return StoreResult{}, err
 	}
 	key := contentKey(text)
+	// Embed before taking the write lock: it is the slow part of a store.
+	var vec []float32
+	if _, dup := e.index().duplicate(scope, key); !dup {
+		vec = e.embedText(ctx, text)
+	}
 
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	if id, ok := e.ix.duplicate(scope, key); ok {
-		it, _ := e.ix.lookup(id)
+	if id, ok := e.index().duplicate(scope, key); ok {
+		it, _ := e.index().lookup(id)
 		return StoreResult{ID: id.Hex(), Scope: scope, DuplicateOf: id.Hex(), ScopeCreated: created, Collection: it.kind.collection()}, nil
 	}
 	id := bson.NewObjectID()
-	d := doc{id: id, text: text, source: source, scope: scope, conv: conv, tags: tags, ts: ts, created: now, importance: importance, key: key}
+	d := doc{id: id, text: text, source: source, scope: scope, conv: conv, tags: tags, ts: ts, created: now, importance: importance, key: key, vec: vec}
+	similar := e.index().similar(vec, scope, SimilarCosine, 3)
 	if source == sourceSummary {
 		d.kind = kindSummary
 		err = e.store.Summaries.Insert(ctx, &mongostore.Summary{
@@ -113,8 +134,27 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	if err != nil {
 		return StoreResult{}, fmt.Errorf("cannot store memory: %w", err)
 	}
-	e.ix.put(d)
-	return StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: d.kind.collection()}, nil
+	// The memory is stored and acknowledged from here on; a failed
+	// embedding write is retried by the background embedder.
+	if err := e.writeVector(ctx, d); err != nil {
+		e.log.Warn("embedding not stored; queued for the background embedder", "err", err)
+		d.vec = nil
+	}
+	e.index().put(d)
+	if vec == nil && e.opts.Embedder != nil {
+		e.embeds.add(id, d.kind)
+	}
+	res := StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: d.kind.collection()}
+	if len(similar) > 0 {
+		ms, err := e.fetch(ctx, similar)
+		if err != nil {
+			e.log.Warn("cannot read similar memories", "err", err)
+		}
+		for _, m := range ms {
+			res.Similar = append(res.Similar, Similar{ID: m.ID, Text: snippet(m.Text, 200), Similarity: m.Confidence})
+		}
+	}
+	return res, nil
 }
 
 func checkSource(s string) (string, error) {

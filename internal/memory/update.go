@@ -46,9 +46,14 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 	if req.Content == nil && req.Tags == nil && req.AddTags == nil && req.RemoveTags == nil && req.Importance == nil && req.Category == nil && req.Scope == nil {
 		return UpdateResult{}, inputErrorf("nothing to change: send content, tags, add_tags, remove_tags, importance, category or scope")
 	}
+	// Embed a new text before taking the write lock.
+	var newVec []float32
+	if req.Content != nil {
+		newVec = e.embedText(ctx, normalizeContent(*req.Content))
+	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	it, ok := e.ix.lookup(id)
+	it, ok := e.index().lookup(id)
 	if !ok || !it.live() {
 		return UpdateResult{}, inputErrorf("no live memory has id %s; it may have been forgotten (unforget_memory restores it)", req.ID)
 	}
@@ -127,7 +132,7 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 	now := e.now()
 	rev := mongostore.Revision{Text: cur.Text, Tags: cur.Tags, Importance: cur.Importance, Scope: cur.Scope, Category: cur.Category, ChangedAt: now}
 	key := contentKey(next.Text)
-	if dup, ok := e.ix.duplicate(next.Scope, key); ok && dup != id {
+	if dup, ok := e.index().duplicate(next.Scope, key); ok && dup != id {
 		res.DuplicateOf = dup.Hex()
 	}
 	set := bson.D{
@@ -144,13 +149,24 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 	if err != nil {
 		return UpdateResult{}, fmt.Errorf("cannot update memory %s: %w", req.ID, err)
 	}
-	if slices.Contains(changed, "content") {
-		res.PreviousText = cur.Text
-	}
-	e.ix.put(doc{
+	d := doc{
 		id: id, kind: it.kind, text: next.Text, source: cur.Source, scope: next.Scope, conv: cur.ConversationID, tags: next.Tags,
 		ts: cur.Timestamp, created: cur.CreatedAt, importance: next.Importance, useCount: it.useCount, key: key,
-		archived: cur.Archived,
-	})
+		archived: cur.Archived, keepVec: true,
+	}
+	if slices.Contains(changed, "content") {
+		res.PreviousText = cur.Text
+		d.vec, d.keepVec = newVec, false
+		if err := e.writeVector(ctx, d); err != nil {
+			e.log.Warn("new embedding not stored; queued for the background embedder", "err", err)
+			d.vec = nil
+		}
+	} else if err := e.updateVectorMeta(ctx, id, next.Scope, cur.Timestamp, next.Tags); err != nil {
+		e.log.Warn("cannot update the embedding's metadata", "memory_id", req.ID, "err", err)
+	}
+	e.index().put(d)
+	if d.vec == nil && !d.keepVec && e.opts.Embedder != nil {
+		e.embeds.add(id, it.kind)
+	}
 	return res, nil
 }

@@ -537,3 +537,45 @@ func (ix *Index) Stats() Stats {
 	b += int64(cap(ix.fwd))*24 + int64(cap(ix.docLen))*4 + int64(cap(ix.live))*8
 	return Stats{Docs: ix.nDocs, Terms: len(ix.dict), Postings: ix.nPostings, Bytes: b}
 }
+
+// Overlap is the Jaccard similarity of the distinct terms of documents a and
+// b: 1 when they use the same words (whatever their order, case, punctuation
+// or inflection), 0 when they share none or either is absent.
+func (ix *Index) Overlap(a, b DocID) float64 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if int(a) >= len(ix.fwd) || int(b) >= len(ix.fwd) {
+		return 0
+	}
+	x, y := ix.fwd[a], ix.fwd[b]
+	if len(x) == 0 || len(y) == 0 {
+		return 0
+	}
+	// Both lists are sorted with repeats: merge over distinct values.
+	var inter, union int
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		switch {
+		case j == len(y) || i < len(x) && x[i] < y[j]:
+			union++
+			i = skip(x, i)
+		case i == len(x) || y[j] < x[i]:
+			union++
+			j = skip(y, j)
+		default:
+			inter++
+			union++
+			i, j = skip(x, i), skip(y, j)
+		}
+	}
+	return float64(inter) / float64(union)
+}
+
+// skip returns the index after the run of values equal to s[i].
+func skip(s []uint32, i int) int {
+	v := s[i]
+	for i < len(s) && s[i] == v {
+		i++
+	}
+	return i
+}

@@ -443,3 +443,20 @@ func TestIdealScore(t *testing.T) {
 		t.Fatal("stop-word query has an ideal score")
 	}
 }
+
+func TestOverlap(t *testing.T) {
+	ix := New(DefaultOptions())
+	ix.Add(1, "The wifi password is blue-falcon-42")
+	ix.Add(2, "the WiFi password is blue falcon 42!")
+	ix.Add(3, "The wifi password is red-eagle-17")
+	ix.Add(4, "cats and dogs")
+	cases := []struct {
+		a, b DocID
+		want float64
+	}{{1, 2, 1}, {1, 1, 1}, {1, 3, 2.0 / 8}, {1, 4, 0}, {1, 99, 0}}
+	for _, c := range cases {
+		if got := ix.Overlap(c.a, c.b); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("Overlap(%d, %d) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/internal/f16"
+	"github.com/infmem/infmem/mongostore"
+)
+
+// vectorEncoding is how embeddings are stored in MemoryIndex: half
+// precision, which changes cosines by less than 1e-3 and halves the bytes.
+const vectorEncoding = "f16"
+
+// embedText computes a text's embedding; nil when there is no embedder or
+// it failed (the background embedder retries later).
+func (e *Engine) embedText(ctx context.Context, text string) []float32 {
+	if e.opts.Embedder == nil {
+		return nil
+	}
+	v, err := e.opts.Embedder.Embed(ctx, text)
+	if err != nil {
+		e.log.Warn("cannot embed a memory now; it will be embedded in the background", "err", err)
+		return nil
+	}
+	return v
+}
+
+// queryVector embeds a search query, through the query cache.
+func (e *Engine) queryVector(ctx context.Context, text string) ([]float32, error) {
+	if e.queries == nil {
+		return nil, nil
+	}
+	return e.queries.Embed(ctx, text)
+}
+
+// writeVector stores an embedding in MemoryIndex under the memory's id.
+func (e *Engine) writeVector(ctx context.Context, d doc) error {
+	if d.vec == nil {
+		return nil
+	}
+	entry := &mongostore.IndexEntry{
+		ID: d.id, SourceCollection: d.kind.collection(), SourceID: d.id, Scope: d.scope,
+		Model: e.modelID, Dim: len(d.vec), Embedding: f16.Append(make([]byte, 0, 2*len(d.vec)), d.vec),
+		Encoding: vectorEncoding, Metadata: mongostore.IndexMeta{Timestamp: d.ts, Tags: nonNil(d.tags)},
+		CreatedAt: e.now(),
+	}
+	if err := e.store.Index.Upsert(ctx, d.id, entry); err != nil {
+		return fmt.Errorf("cannot store the embedding of %s: %w", d.id.Hex(), err)
+	}
+	return nil
+}
+
+// readVector loads a memory's stored embedding if it is of the current model.
+func (e *Engine) readVector(ctx context.Context, id bson.ObjectID) []float32 {
+	if e.index().vecs == nil {
+		return nil
+	}
+	entry, err := e.store.Index.Get(ctx, id)
+	if err != nil {
+		return nil
+	}
+	return e.decodeEntry(entry)
+}
+
+// decodeEntry returns the vector of an index entry made by the current
+// model, or nil for another model (it will be re-embedded).
+func (e *Engine) decodeEntry(entry *mongostore.IndexEntry) []float32 {
+	if entry.Model != e.modelID || entry.Dim != e.dim {
+		return nil
+	}
+	switch entry.Encoding {
+	case vectorEncoding:
+		if len(entry.Embedding) != 2*e.dim {
+			return nil
+		}
+		return f16.Decode(entry.Embedding)
+	}
+	return nil
+}
+
+// updateVectorMeta keeps MemoryIndex's copy of scope, time and tags current.
+func (e *Engine) updateVectorMeta(ctx context.Context, id bson.ObjectID, scope string, ts time.Time, tags []string) error {
+	if e.index().vecs == nil {
+		return nil
+	}
+	err := e.store.Index.Update(ctx, id, bson.D{{Key: "$set", Value: bson.D{
+		{Key: "scope", Value: scope}, {Key: "metadata.timestamp", Value: ts}, {Key: "metadata.tags", Value: nonNil(tags)},
+	}}})
+	if errIsNotFound(err) {
+		return nil
+	}
+	return err
+}
