@@ -186,7 +186,7 @@ func (r *Runtime) openLoop(ctx context.Context) {
 		if ctx.Err() != nil {
 			r.mu.Unlock()
 			if st != nil {
-				r.closeStack(context.Background(), st)
+				r.closeStackBounded(st)
 			}
 			return
 		}
@@ -243,7 +243,7 @@ func (r *Runtime) open(ctx context.Context) (*Stack, error) {
 	st := &Stack{Store: store, Scopes: reg}
 	r.startEngine(st)
 	if err := r.attach(ctx, st); err != nil {
-		r.closeStack(context.Background(), st)
+		r.closeStackBounded(st)
 		return nil, err
 	}
 	return st, nil
@@ -306,6 +306,13 @@ func (r *Runtime) closeStack(ctx context.Context, st *Stack) {
 	if err := st.Store.Close(ctx); err != nil {
 		r.log.Error("cannot close the database", "err", r.redact(err.Error()))
 	}
+}
+
+// closeStackBounded closes st when no caller's deadline applies.
+func (r *Runtime) closeStackBounded(st *Stack) {
+	ctx, cancel := context.WithTimeout(context.Background(), r.opts.ShutdownTimeout)
+	defer cancel()
+	r.closeStack(ctx, st)
 }
 
 // unavailable is why a call cannot have the memory right now. It wraps
@@ -582,7 +589,7 @@ func (r *Runtime) resume(reload bool) error {
 	if err != nil {
 		// Start over from the database rather than serve a half-rebuilt stack.
 		r.stack = nil
-		go r.closeStack(context.Background(), st)
+		go r.closeStackBounded(st)
 		r.startOpeningLocked()
 		return fmt.Errorf("cannot resume; reopening the database: %w", err)
 	}
