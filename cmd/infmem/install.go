@@ -104,6 +104,9 @@ func runInstall(ctx context.Context, opts installOptions, env *cliEnv, uninstall
 		}
 	} else {
 		_, err = installer.Install(ctx, target, env.stdout)
+		if err == nil && !opts.dryRun && !opts.noService {
+			noteRunningDaemon(ctx, target.DataDir, env)
+		}
 	}
 	if err != nil {
 		if hint := installer.Hint(err); hint != "" {
@@ -112,6 +115,19 @@ func runInstall(ctx context.Context, opts installOptions, env *cliEnv, uninstall
 		return err
 	}
 	return nil
+}
+
+// noteRunningDaemon explains why a daemon that 'infmem mcp' started keeps
+// serving after the login service was started: the root's lock admits one
+// daemon, and the service's exits quietly while another holds it.
+func noteRunningDaemon(ctx context.Context, dir string, env *cliEnv) {
+	ep, err := control.EndpointsFor(dataroot.Root{Dir: dir})
+	if err != nil {
+		return
+	}
+	if p := control.ProbeDaemon(ctx, ep); p.Presence == control.Running && p.Pong.PID > 0 {
+		fmt.Fprintf(env.stdout, "Note: the daemon already running (pid %d) keeps serving; the login service runs it from the next login, or at once after 'infmem stop' and 'infmem start'.\n", p.Pong.PID)
+	}
 }
 
 // stopDaemonIfRunning stops a daemon that 'infmem mcp' started, which the
