@@ -125,6 +125,13 @@ func noteRunningDaemon(ctx context.Context, dir string, env *cliEnv) {
 	if err != nil {
 		return
 	}
+	ls, err := installer.OpenLoginService(ctx, installer.Options{DataDir: dir, Env: env.getenv})
+	if err != nil {
+		return
+	}
+	if running, err := ls.Running(); err != nil || running {
+		return // the service's own daemon is the one serving, or we cannot tell
+	}
 	if p := control.ProbeDaemon(ctx, ep); p.Presence == control.Running && p.Pong.PID > 0 {
 		fmt.Fprintf(env.stdout, "Note: the daemon already running (pid %d) keeps serving; the login service runs it from the next login, or at once after 'infmem stop' and 'infmem start'.\n", p.Pong.PID)
 	}
