@@ -238,6 +238,9 @@ func (b *daemonBench) throughput(ctx context.Context, n, stores int) (int, time.
 	var mu sync.Mutex
 	ops := 0
 	var firstErr error
+	// A run-unique prefix: a text stored before is a duplicate, which the
+	// engine acknowledges without writing.
+	run := time.Now().UnixNano()
 	t0 := time.Now()
 	for i, c := range cs {
 		wg.Add(1)
@@ -248,7 +251,7 @@ func (b *daemonBench) throughput(ctx context.Context, n, stores int) (int, time.
 				calls := []struct {
 					tool string
 					args map[string]any
-				}{{"store_memory", map[string]any{"content": gen.sentence(2_000_000 + i*stores + j), "metadata": map[string]any{"scope": gen.scope()}}}}
+				}{{"store_memory", map[string]any{"content": fmt.Sprintf("run %d: %s", run, gen.sentence(2_000_000+i*stores+j)), "metadata": map[string]any{"scope": gen.scope()}}}}
 				if j%5 == 0 {
 					calls = append(calls, struct {
 						tool string
