@@ -394,7 +394,7 @@ func TestBytesPerDoc(t *testing.T) {
 // accuracy compares the index with exact float search over docs, for the
 // queries given: the largest score error over every (query, document) pair,
 // its root mean square, and the mean recall of the top 10.
-func accuracy(t *testing.T, docs, queries [][]float32) (worst, rms, rec float64) {
+func accuracy(t testing.TB, docs, queries [][]float32) (worst, rms, rec float64) {
 	t.Helper()
 	ix := New(len(docs[0]))
 	for i, d := range docs {
@@ -478,7 +478,7 @@ func skipUnderRace(t *testing.T) {
 	}
 }
 
-func embedAll(t *testing.T, m embed.Embedder, texts []string) [][]float32 {
+func embedAll(t testing.TB, m embed.Embedder, texts []string) [][]float32 {
 	t.Helper()
 	vs, err := m.EmbedBatch(context.Background(), texts)
 	if err != nil {
