@@ -27,7 +27,8 @@
 // per-dimension scale would adapt to anisotropic embeddings but has to be
 // fitted to the data, and every stored vector re-encoded whenever the fit
 // moves; sentence-encoder components are spread evenly enough (the largest
-// component of a USE-lite vector is under 0.09) that it would gain little.
+// component of the USE-lite vectors we measured was 0.087, against 0.044
+// for the root mean square) that it would gain little.
 // Measured error against exact float32 cosine: see BENCHMARKS.md.
 //
 // # Layout and search
