@@ -18,6 +18,7 @@ import (
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/internal/logging"
 	"github.com/infmem/infmem/internal/mcptools"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/mongostore"
@@ -334,7 +335,7 @@ func (r *Runtime) unavailableLocked() error {
 		return &unavailable{"memory is paused while a backup is restored; try again in a few seconds"}
 	case control.StateFailed:
 		return &unavailable{fmt.Sprintf("memory is unavailable: %s; infmem keeps retrying (details in %s)",
-			firstLine(r.redact(r.lastErr.Error())), r.opts.Root.Path(dataroot.Logs, "memory_service.log"))}
+			firstLine(r.redact(r.lastErr.Error())), r.opts.Root.Path(dataroot.Logs, logging.FileName))}
 	}
 	return &unavailable{"memory is shutting down; try again in a few seconds"}
 }

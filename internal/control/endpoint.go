@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/internal/logging"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -58,7 +59,7 @@ func EndpointsFor(root dataroot.Root) (Endpoints, error) {
 }
 
 // LogFile is the service log the daemon writes.
-func (e Endpoints) LogFile() string { return filepath.Join(e.Root.LogsDir(), "memory_service.log") }
+func (e Endpoints) LogFile() string { return filepath.Join(e.Root.LogsDir(), logging.FileName) }
 
 // Info is daemon.json: who serves the data root and where.
 type Info struct {
