@@ -47,9 +47,8 @@ type Index struct {
 	qmax      int32
 	dots      dotsFunc
 	// parallelMin is the number of candidates from which a search is split
-	// over goroutines; maxWorkers caps how many (0: GOMAXPROCS).
+	// over GOMAXPROCS goroutines; tests and benchmarks move it.
 	parallelMin int
-	maxWorkers  int
 	bufs        sync.Pool // *scanBuf
 
 	mu     sync.RWMutex
@@ -63,14 +62,14 @@ func New(dim int) *Index {
 	if dim < 1 || dim > MaxDim {
 		panic(fmt.Sprintf("vecindex: dimension %d outside [1, %d]", dim, MaxDim))
 	}
-	k := asmDots()
-	if k == nil {
-		k = dotsGo
+	ix := &Index{
+		dim: dim, signWords: (dim + 63) / 64, qmax: queryMaxFor(dim),
+		dots: asmDots(), parallelMin: asmParallelMin,
 	}
-	return &Index{
-		dim: dim, signWords: (dim + 63) / 64, qmax: queryMaxFor(dim), dots: k,
-		parallelMin: defaultParallelMin,
+	if ix.dots == nil {
+		ix.dots, ix.parallelMin = dotsGo, goParallelMin
 	}
+	return ix
 }
 
 // Dim returns the vector length.
@@ -248,13 +247,12 @@ func (ix *Index) candidatesLocked(f *Filter) (n int, delta float32) {
 	return n, delta
 }
 
+// workers returns how many goroutines scan for a search with this many
+// candidates: one below parallelMin, then one more per parallelMin/2
+// candidates up to GOMAXPROCS.
 func (ix *Index) workers(candidates int) int {
-	w := runtime.GOMAXPROCS(0)
-	if ix.maxWorkers > 0 {
-		w = min(w, ix.maxWorkers)
-	}
 	if candidates < ix.parallelMin {
 		return 1
 	}
-	return max(1, min(w, candidates/max(ix.parallelMin/2, 1)))
+	return max(1, min(runtime.GOMAXPROCS(0), candidates/max(ix.parallelMin/2, 1)))
 }
