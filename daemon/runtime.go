@@ -18,6 +18,7 @@ import (
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/internal/embed"
 	"github.com/infmem/infmem/internal/logging"
 	"github.com/infmem/infmem/internal/mcptools"
 	"github.com/infmem/infmem/internal/memory"
@@ -104,6 +105,12 @@ type Runtime struct {
 	openCancel context.CancelFunc
 	openDone   chan struct{}
 	paused     bool // a pause is held; guards against a second one
+
+	// embedder is shared by every engine this runtime starts; nil means
+	// keyword search only.
+	embedder embed.Embedder
+	modelID  string
+	dim      int
 }
 
 // NewRuntime builds the runtime and its MCP server; Start opens the memory.
@@ -121,6 +128,13 @@ func NewRuntime(opts Options) *Runtime {
 		opts.ShutdownTimeout = 20 * time.Second
 	}
 	r := &Runtime{opts: opts, log: opts.Logger, state: control.StateStarting, changed: make(chan struct{})}
+	// The model loads in the background (USE-lite: ~15 ms); the first
+	// embedding waits for it, nothing else does. One embedder serves every
+	// engine this runtime starts (a resume after restore builds a new one).
+	var err error
+	if r.embedder, r.modelID, r.dim, err = embed.Load(opts.Config.Embedding.Model); err != nil {
+		r.log.Error("embedding model unavailable; keyword search only", "model", opts.Config.Embedding.Model, "err", err)
+	}
 	r.srv = mcptools.NewServer(mcptools.Deps{
 		Engine:     r.engineFor,
 		Logger:     opts.Logger,
@@ -255,12 +269,22 @@ func (r *Runtime) startEngine(st *Stack) {
 	cfg := r.opts.Config
 	ectx, cancel := context.WithCancel(context.Background())
 	st.cancel = cancel
-	st.Memory = memory.New(st.Store, st.Scopes, memory.Options{
+	opts := memory.Options{
 		MaxContentBytes: cfg.Memory.MaxContentBytes,
 		DefaultScope:    cfg.Scopes.Default,
 		Location:        location(cfg.TimeZone),
+		Embedder:        r.embedder,
+		ModelID:         r.modelID,
+		Dim:             r.dim,
+		QueryCache:      cfg.Embedding.CacheEntries,
 		Logger:          r.log,
-	})
+	}
+	// Only a database this data root owns can vouch for a snapshot: an
+	// external one may be written by others while the daemon is down.
+	if st.Store.Engine != mongostore.ModeExternal {
+		opts.SnapshotPath = r.opts.Root.Path(dataroot.MongoData, memory.SnapshotFile)
+	}
+	st.Memory = memory.New(st.Store, st.Scopes, opts)
 	st.Memory.Start(ectx)
 }
 

@@ -68,6 +68,8 @@ type Store struct {
 	client *mongo.Client
 	db     *mongo.Database
 	log    *slog.Logger
+
+	snapshotToken string
 }
 
 // Open starts or reaches the engine the options select, connects with
@@ -153,6 +155,10 @@ func connect(ctx context.Context, eng engine, mode, reason string, opts Options)
 	if err := eng.prepare(ctx, opts.Database); err != nil {
 		_ = client.Disconnect(context.WithoutCancel(ctx))
 		return nil, err
+	}
+	if err := s.takeSnapshotToken(ctx); err != nil {
+		_ = client.Disconnect(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("cannot read the index snapshot record: %w", err)
 	}
 	return s, nil
 }

@@ -12,6 +12,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/internal/embed"
+	"github.com/infmem/infmem/internal/f16"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
 )
@@ -22,6 +24,7 @@ func runSeed(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
 	dir := fs.String("data-dir", "", "data root to fill")
 	n := fs.Int("n", 10000, "memories to insert")
+	model := fs.String("embedding", "use-lite", "embedding model for the memories' vectors: use-lite, hash or none")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -47,6 +50,10 @@ func runSeed(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	emb, err := embed.New(*model)
+	if err != nil {
+		return err
+	}
 	gen := newSynth(42)
 	start := time.Now()
 	base := time.Now().AddDate(-2, 0, 0).UTC()
@@ -65,6 +72,11 @@ func runSeed(ctx context.Context, args []string) error {
 			if err := store.Memories.InsertMany(ctx, batch); err != nil {
 				return err
 			}
+			if emb != nil {
+				if err := seedVectors(ctx, store, emb, batch); err != nil {
+					return err
+				}
+			}
 			batch = batch[:0]
 			if (i+1)%10000 == 0 {
 				fmt.Fprintf(os.Stderr, "%d memories in %v\n", i+1, time.Since(start).Round(time.Second))
@@ -73,4 +85,26 @@ func runSeed(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("seeded %d memories into %s in %v\n", *n, root.Dir, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// seedVectors embeds a batch and writes its MemoryIndex entries as the
+// engine does (f16 binary, keyed by the memory's id).
+func seedVectors(ctx context.Context, store *mongostore.Store, emb embed.Embedder, batch []*mongostore.Memory) error {
+	texts := make([]string, len(batch))
+	for i, m := range batch {
+		texts[i] = m.Text
+	}
+	vecs, err := emb.EmbedBatch(ctx, texts)
+	if err != nil {
+		return err
+	}
+	entries := make([]*mongostore.IndexEntry, len(batch))
+	for i, m := range batch {
+		entries[i] = &mongostore.IndexEntry{
+			ID: m.ID, SourceCollection: mongostore.ConversationHistory, SourceID: m.ID, Scope: m.Scope,
+			Model: emb.ModelID(), Dim: len(vecs[i]), Embedding: f16.Append(nil, vecs[i]), Encoding: "f16",
+			Metadata: mongostore.IndexMeta{Timestamp: m.Timestamp, Tags: m.Tags}, CreatedAt: m.CreatedAt,
+		}
+	}
+	return store.Index.InsertMany(ctx, entries)
 }

@@ -42,6 +42,32 @@ const HashDim = 512
 // ""), "hash", or "none". For "none" it returns (nil, nil): embeddings are
 // disabled and callers must fall back to keyword search. It loads USE-lite
 // synchronously; wrap the call in NewLazy to keep start-up fast.
+// Describe returns the model id and dimension an embedder from New(model)
+// will have, without loading it; ok is false for "none".
+func Describe(model string) (modelID string, dim int, ok bool, err error) {
+	switch strings.ToLower(strings.TrimSpace(model)) {
+	case "", ModelUSELite:
+		return USELiteModelID, 512, true, nil
+	case ModelHash:
+		return NewHash(HashDim).ModelID(), HashDim, true, nil
+	case ModelNone:
+		return "", 0, false, nil
+	}
+	_, err = New(model)
+	return "", 0, false, err
+}
+
+// Load starts loading the embedder for model in the background and returns
+// it at once (nil for "none"): the first embedding waits for the load, which
+// never blocks a caller that does not embed.
+func Load(model string) (e Embedder, modelID string, dim int, err error) {
+	modelID, dim, ok, err := Describe(model)
+	if err != nil || !ok {
+		return nil, "", 0, err
+	}
+	return NewLazy(func() (Embedder, error) { return New(model) }), modelID, dim, nil
+}
+
 func New(model string) (Embedder, error) {
 	switch strings.ToLower(strings.TrimSpace(model)) {
 	case "", ModelUSELite:

@@ -17,6 +17,9 @@ type accessTracker struct {
 	store *mongostore.Store
 	log   *slog.Logger
 	now   func() time.Time
+	// beforeWrite runs before each batch of writes (the engine's snapshot
+	// bookkeeping).
+	beforeWrite func()
 
 	// mu guards pending, closed and busy, and every send on or close of wake.
 	mu      sync.Mutex
@@ -33,8 +36,8 @@ type accessMark struct {
 	at    time.Time
 }
 
-func newAccessTracker(store *mongostore.Store, log *slog.Logger, now func() time.Time) *accessTracker {
-	return &accessTracker{store: store, log: log, now: now, pending: map[bson.ObjectID]accessMark{},
+func newAccessTracker(store *mongostore.Store, log *slog.Logger, now func() time.Time, beforeWrite func()) *accessTracker {
+	return &accessTracker{store: store, log: log, now: now, beforeWrite: beforeWrite, pending: map[bson.ObjectID]accessMark{},
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
@@ -86,6 +89,9 @@ func (a *accessTracker) flush() {
 		a.pending = map[bson.ObjectID]accessMark{}
 		a.busy = true
 		a.mu.Unlock()
+		if a.beforeWrite != nil {
+			a.beforeWrite()
+		}
 		for id, m := range batch {
 			upd := bson.D{
 				{Key: "$inc", Value: bson.D{{Key: "use_count", Value: m.count}}},

@@ -49,8 +49,11 @@ type Options struct {
 	// QueryCache bounds the LRU cache of query embeddings (default 1024).
 	QueryCache int
 	// Rank tunes hybrid ranking; zero fields take the defaults.
-	Rank   RankOptions
-	Logger *slog.Logger
+	Rank RankOptions
+	// SnapshotPath is where the index snapshot lives; empty disables it
+	// (an external database may be written by others).
+	SnapshotPath string
+	Logger       *slog.Logger
 }
 
 // Engine is the memory engine. Safe for concurrent use.
@@ -79,6 +82,11 @@ type Engine struct {
 	queries *embed.Cached
 	embeds  *embedQueue
 	stop    context.CancelFunc
+
+	// snapMu guards snap; taken after writeMu when both are held.
+	snapMu       sync.Mutex
+	snap         snapshotState
+	fromSnapshot atomic.Bool
 }
 
 // New creates an engine; call Start to load its index.
@@ -117,7 +125,7 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	if opts.Embedder != nil {
 		e.queries = embed.NewCached(opts.Embedder, opts.QueryCache)
 	}
-	e.access = newAccessTracker(store, opts.Logger, opts.Now)
+	e.access = newAccessTracker(store, opts.Logger, opts.Now, func() { e.markDirty(context.Background()) })
 	return e
 }
 
@@ -132,7 +140,7 @@ func (e *Engine) Start(ctx context.Context) {
 	e.stop = stop
 	go func() {
 		start := time.Now()
-		err := e.load(bg)
+		err := e.load(bg, true)
 		e.loadErr = err
 		close(e.ready)
 		if err != nil {
@@ -141,6 +149,9 @@ func (e *Engine) Start(ctx context.Context) {
 			return
 		}
 		e.log.Info("memory index loaded", "memories", e.loaded.Load(), "vectors", e.index().vectorCount(), "duration", time.Since(start).Round(time.Millisecond))
+		if e.opts.SnapshotPath != "" {
+			go e.runSnapshotter(bg)
+		}
 		if e.opts.Embedder == nil {
 			close(e.embeds.done)
 			return
@@ -162,7 +173,11 @@ func (e *Engine) Close(ctx context.Context) error {
 	case <-e.embeds.done:
 	case <-ctx.Done():
 	}
-	return e.access.close(ctx)
+	err := e.access.close(ctx)
+	if serr := e.Snapshot(ctx); serr != nil {
+		e.log.Warn("index snapshot at shutdown failed; the next start reloads from the database", "err", serr)
+	}
+	return err
 }
 
 // Ready reports whether the index is loaded.
@@ -204,7 +219,17 @@ func (e *Engine) wait(ctx context.Context) error {
 	}
 }
 
-func (e *Engine) load(ctx context.Context) error {
+func (e *Engine) load(ctx context.Context, allowSnapshot bool) error {
+	if allowSnapshot && e.loadSnapshot() {
+		// Nothing has written since Open: the snapshot stays current
+		// until this engine's first write.
+		if err := e.store.RecordSnapshot(ctx, e.store.SnapshotToken()); err == nil {
+			e.snapMu.Lock()
+			e.snap.valid = true
+			e.snapMu.Unlock()
+		}
+		return nil
+	}
 	n1, err := e.store.Memories.EstimatedCount(ctx)
 	if err != nil {
 		return err
@@ -263,6 +288,9 @@ func (e *Engine) loadVectors(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if len(ghosts) > 0 {
+		e.markDirty(ctx)
+	}
 	for _, id := range ghosts {
 		if _, err := e.store.Index.Delete(ctx, id); err != nil {
 			return fmt.Errorf("cannot remove an orphaned embedding: %w", err)
@@ -281,7 +309,8 @@ func (e *Engine) Reload(ctx context.Context) error {
 	fresh := newIndex(e.dim)
 	old := e.ixp.Swap(fresh)
 	e.loaded.Store(0)
-	if err := e.load(ctx); err != nil {
+	e.markDirty(ctx)
+	if err := e.load(ctx, false); err != nil {
 		e.ixp.Store(old)
 		return err
 	}

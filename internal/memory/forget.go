@@ -72,6 +72,7 @@ func (e *Engine) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, e
 
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
+	e.markDirty(ctx)
 	now := e.now()
 	for _, h := range targets {
 		var err error
@@ -280,6 +281,7 @@ func (e *Engine) Unforget(ctx context.Context, ids []string) (restored []string,
 	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
+	e.markDirty(ctx)
 	now := e.now()
 	for _, id := range oids {
 		it, ok := e.index().lookup(id)

@@ -19,6 +19,8 @@ type Stats struct {
 	IndexReady bool
 	// IndexLoaded and IndexExpected report load progress.
 	IndexLoaded, IndexExpected int64
+	// IndexSource is where the index was loaded from: snapshot or database.
+	IndexSource string
 	Engine                     string
 	Generated                  time.Time
 	// Embedding describes semantic recall: the model, how many live
@@ -45,6 +47,10 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 		Forgotten: c.forgotten, Archived: c.archived, IndexReady: e.Ready(), Engine: e.store.Engine, Generated: e.now(),
 	}
 	st.IndexLoaded, st.IndexExpected = e.LoadProgress()
+	st.IndexSource = "database"
+	if e.fromSnapshot.Load() {
+		st.IndexSource = "snapshot"
+	}
 	st.Embedding = EmbeddingStats{Model: e.modelID, Vectors: e.index().vectorCount(), Pending: e.embeds.len()}
 	for _, name := range e.scopes.Names() {
 		st.Scopes[name] = c.perScope[name]

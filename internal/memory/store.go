@@ -119,6 +119,7 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	id := bson.NewObjectID()
 	d := doc{id: id, text: text, source: source, scope: scope, conv: conv, tags: tags, ts: ts, created: now, importance: importance, key: key, vec: vec}
 	similar := e.index().similar(vec, scope, SimilarCosine, 3)
+	e.markDirty(ctx)
 	if source == sourceSummary {
 		d.kind = kindSummary
 		err = e.store.Summaries.Insert(ctx, &mongostore.Summary{

@@ -56,6 +56,14 @@ type Index struct {
 	n      int
 }
 
+// newBlock allocates an empty block.
+func (ix *Index) newBlock() *block {
+	return &block{
+		codes: make([]int8, blockSize*ix.dim),
+		signs: make([]uint64, blockSize*ix.signWords),
+	}
+}
+
 // New returns an empty index of dim-long vectors. It panics if dim is not in
 // [1, MaxDim], which is a programming error.
 func New(dim int) *Index {
@@ -142,10 +150,7 @@ func (ix *Index) Put(id uint32, v []float32) error {
 	if blk == nil {
 		// 576 KiB at dimension 512, zeroed by the allocator while the
 		// lock is held; it happens once per 1024 new slots.
-		blk = &block{
-			codes: make([]int8, blockSize*ix.dim),
-			signs: make([]uint64, blockSize*ix.signWords),
-		}
+		blk = ix.newBlock()
 		ix.blocks[b] = blk
 	}
 	copy(blk.codes[s*ix.dim:(s+1)*ix.dim], e.codes)

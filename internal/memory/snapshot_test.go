@@ -1,0 +1,197 @@
+package memory
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/internal/embed"
+	"github.com/infmem/infmem/internal/testenv"
+	"github.com/infmem/infmem/mongostore"
+	"github.com/infmem/infmem/scopes"
+)
+
+// snapEnv opens stores and engines on one data root, one after another, as
+// daemon restarts would.
+type snapEnv struct {
+	t    *testing.T
+	root dataroot.Root
+	emb  embed.Embedder
+}
+
+func (s snapEnv) open() (*mongostore.Store, *Engine) {
+	s.t.Helper()
+	ctx := testenv.Context(s.t)
+	store, err := mongostore.Open(ctx, mongostore.Options{Mode: mongostore.ModeEmbedded, Root: s.root, Logger: testenv.Logger(s.t)})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	reg, err := scopes.Load(ctx, store, scopes.Options{AutoCreate: true})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	e := New(store, reg, Options{Embedder: s.emb, Logger: testenv.Logger(s.t), SnapshotPath: s.root.Path(dataroot.MongoData, SnapshotFile)})
+	e.Start(ctx)
+	if err := e.wait(ctx); err != nil {
+		s.t.Fatal(err)
+	}
+	return store, e
+}
+
+func (s snapEnv) close(store *mongostore.Store, e *Engine) {
+	ctx := context.Background()
+	if e != nil {
+		if err := e.Close(ctx); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	if err := store.Close(ctx); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func source(t *testing.T, e *Engine) string {
+	st, err := e.Stats(testenv.Context(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.IndexSource
+}
+
+func TestSnapshotRestart(t *testing.T) {
+	env := snapEnv{t: t, root: testenv.Root(t), emb: embed.NewHash(512)}
+	ctx := testenv.Context(t)
+	store, e := env.open()
+	if source(t, e) != "database" {
+		t.Fatal("first start did not load from the database")
+	}
+	a := mustStore(t, e, StoreRequest{Content: "The boat is moored at pier 7", Tags: []string{"boat"}, Scope: "Sailing", ConversationID: "c1"})
+	mustStore(t, e, StoreRequest{Content: "Bring the spare sail on Saturday", ConversationID: "c1", Scope: "Sailing"})
+	gone := mustStore(t, e, StoreRequest{Content: "forget this line about anchors", Scope: "Sailing"})
+	e.Forget(ctx, ForgetRequest{ID: gone.ID})
+	for i := 0; i < 3; i++ {
+		e.Search(ctx, SearchRequest{Query: "pier"})
+	}
+	before, _ := e.Search(ctx, SearchRequest{Query: "where is the boat moored", Scope: "Sailing", Limit: 10, KeepWeak: true})
+	stBefore, _ := e.Stats(ctx)
+	env.close(store, e)
+	if _, err := os.Stat(filepath.Join(env.root.MongoDataDir(), SnapshotFile)); err != nil {
+		t.Fatalf("no snapshot after a clean stop: %v", err)
+	}
+
+	store, e = env.open()
+	if source(t, e) != "snapshot" {
+		t.Fatal("restart after a clean stop did not use the snapshot")
+	}
+	after, _ := e.Search(ctx, SearchRequest{Query: "where is the boat moored", Scope: "Sailing", Limit: 10, KeepWeak: true})
+	if !slices.Equal(texts(before.Results), texts(after.Results)) || after.Results[0].ID != a.ID || after.Results[0].Confidence != before.Results[0].Confidence {
+		t.Fatalf("results differ after a snapshot restart:\n%v\n%v", texts(before.Results), texts(after.Results))
+	}
+	stAfter, _ := e.Stats(ctx)
+	if stAfter.TotalMemories != stBefore.TotalMemories || stAfter.Forgotten != 1 || stAfter.Embedding.Vectors != stBefore.Embedding.Vectors {
+		t.Fatalf("stats differ: %+v vs %+v", stBefore, stAfter)
+	}
+	if dup := mustStore(t, e, StoreRequest{Content: "the boat is moored at pier 7", Scope: "sailing"}); dup.DuplicateOf != a.ID {
+		t.Fatalf("dedup lost in the snapshot: %+v", dup)
+	}
+	if l, _ := e.List(ctx, ListRequest{Tags: []string{"boat"}}); l.Total != 1 {
+		t.Fatalf("tags lost in the snapshot: %d", l.Total)
+	}
+	if r, err := e.Unforget(ctx, []string{gone.ID}); err != nil || len(r) != 1 {
+		t.Fatalf("forgotten flag lost in the snapshot: %v %v", r, err)
+	}
+	env.close(store, e)
+}
+
+// TestSnapshotNotTrustedAfterOtherWrites: anything that opens the store
+// may write, so the next start loads from the database.
+func TestSnapshotNotTrustedAfterOtherWrites(t *testing.T) {
+	env := snapEnv{t: t, root: testenv.Root(t), emb: embed.NewHash(512)}
+	ctx := testenv.Context(t)
+	store, e := env.open()
+	mustStore(t, e, StoreRequest{Content: "written through the engine"})
+	env.close(store, e)
+
+	// Another process (a restore, say) writes directly.
+	other, err := mongostore.Open(ctx, mongostore.Options{Mode: mongostore.ModeEmbedded, Root: env.root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	m := &mongostore.Memory{ID: bson.NewObjectID(), Timestamp: now, Text: "written behind the engine's back", Scope: "Global", Tags: []string{}, Source: "note", CreatedAt: now, UpdatedAt: now}
+	if err := other.Memories.Insert(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	env.close(other, nil)
+
+	store, e = env.open()
+	defer env.close(store, e)
+	if source(t, e) != "database" {
+		t.Fatal("snapshot trusted after another process opened the store")
+	}
+	if res, _ := e.Search(ctx, SearchRequest{Query: "behind the engine's back", Mode: ModeKeyword}); len(res.Results) != 1 {
+		t.Fatalf("outside write not visible: %v", texts(res.Results))
+	}
+}
+
+// TestSnapshotAfterCrash: a crash with writes since the snapshot forces a
+// database load; a crash without writes keeps the snapshot.
+func TestSnapshotAfterCrash(t *testing.T) {
+	env := snapEnv{t: t, root: testenv.Root(t), emb: embed.NewHash(512)}
+	store, e := env.open()
+	mustStore(t, e, StoreRequest{Content: "before the snapshot"})
+	env.close(store, e)
+
+	// Started from the snapshot, no writes, then a crash (no Close).
+	store, e = env.open()
+	if source(t, e) != "snapshot" {
+		t.Fatal("clean restart did not use the snapshot")
+	}
+	e.stop()
+	store.Close(context.Background())
+
+	store, e = env.open()
+	if source(t, e) != "snapshot" {
+		t.Fatal("a crash without writes lost the snapshot")
+	}
+	mustStore(t, e, StoreRequest{Content: "after the snapshot"})
+	e.stop() // crash after a write
+	store.Close(context.Background())
+
+	store, e = env.open()
+	defer env.close(store, e)
+	if source(t, e) != "database" {
+		t.Fatal("a snapshot was trusted although a write followed it")
+	}
+	if res, _ := e.Search(testenv.Context(t), SearchRequest{Query: "after the snapshot", Mode: ModeKeyword}); len(res.Results) == 0 {
+		t.Fatal("write after the snapshot lost")
+	}
+}
+
+func TestSnapshotDamagedFileFallsBack(t *testing.T) {
+	env := snapEnv{t: t, root: testenv.Root(t), emb: embed.NewHash(512)}
+	store, e := env.open()
+	mustStore(t, e, StoreRequest{Content: "survives a damaged snapshot"})
+	env.close(store, e)
+	path := filepath.Join(env.root.MongoDataDir(), SnapshotFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0x40
+	os.WriteFile(path, data, 0o600)
+	store, e = env.open()
+	defer env.close(store, e)
+	if source(t, e) != "database" {
+		t.Fatal("damaged snapshot used")
+	}
+	if res, _ := e.Search(testenv.Context(t), SearchRequest{Query: "damaged snapshot", Mode: ModeKeyword}); len(res.Results) != 1 {
+		t.Fatal("memory lost")
+	}
+}
