@@ -21,8 +21,8 @@ type Stats struct {
 	IndexLoaded, IndexExpected int64
 	// IndexSource is where the index was loaded from: snapshot or database.
 	IndexSource string
-	Engine                     string
-	Generated                  time.Time
+	Engine      string
+	Generated   time.Time
 	// Embedding describes semantic recall: the model, how many live
 	// memories have a vector of it, and how many wait for one (a model
 	// change re-embeds everything in the background).
