@@ -45,6 +45,7 @@ var conformanceCases = []struct {
 	{"Metadata", testMetadata},
 	{"Profile", testProfile},
 	{"Stats", testStats},
+	{"Compact", testCompact},
 }
 
 func ctxT(t *testing.T) context.Context {
@@ -473,6 +474,20 @@ func testStats(t *testing.T, s *Store) {
 		t.Fatalf("dbStats: %d %d %v", data, storage, err)
 	}
 	if err := s.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testCompact(t *testing.T, s *Store) {
+	ctx := ctxT(t)
+	if err := s.Memories.Insert(ctx, newMemory("compact me", "Global")); err != nil {
+		t.Fatal(err)
+	}
+	how, err := s.Compact(ctx)
+	if err != nil || how == "" {
+		t.Fatalf("compact: %q %v", how, err)
+	}
+	if _, err := s.Memories.EstimatedCount(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -43,6 +43,14 @@ type Memory struct {
 	ForgottenAt *time.Time `bson:"forgotten_at,omitempty"`
 	// Archived memories are excluded from default retrieval but kept and exported.
 	Archived bool `bson:"archived,omitempty"`
+	// ArchivedAt and ArchiveReason say when and why maintenance archived it.
+	ArchivedAt    *time.Time `bson:"archived_at,omitempty"`
+	ArchiveReason string     `bson:"archive_reason,omitempty"`
+	// MergedInto names the memory a duplicate was merged into (it is then
+	// soft-forgotten; unforgetting it undoes the merge).
+	MergedInto string `bson:"merged_into,omitempty"`
+	// Pinned memories are never archived or pruned by maintenance.
+	Pinned bool `bson:"pinned,omitempty"`
 	// History keeps earlier versions, oldest first, when a memory is edited.
 	History []Revision `bson:"history,omitempty"`
 }
@@ -84,6 +92,8 @@ type Summary struct {
 	LastAccessed *time.Time `bson:"last_accessed,omitempty"`
 	ForgottenAt  *time.Time `bson:"forgotten_at,omitempty"`
 	Archived     bool       `bson:"archived,omitempty"`
+	MergedInto   string     `bson:"merged_into,omitempty"`
+	Pinned       bool       `bson:"pinned,omitempty"`
 	History      []Revision `bson:"history,omitempty"`
 }
 

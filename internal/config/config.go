@@ -27,11 +27,15 @@ type Config struct {
 	// empty means the system's.
 	TimeZone string `json:"time_zone"`
 
-	Memory    Memory    `json:"memory"`
-	Backup    Backup    `json:"backup"`
-	Embedding Embedding `json:"embedding"`
-	Scopes    Scopes    `json:"scopes"`
-	Logging   Logging   `json:"logging"`
+	Memory      Memory      `json:"memory"`
+	Backup      Backup      `json:"backup"`
+	Maintenance Maintenance `json:"maintenance"`
+	Retention   Retention   `json:"retention"`
+	Dedup       Dedup       `json:"dedup"`
+	Forget      Forget      `json:"forget"`
+	Embedding   Embedding   `json:"embedding"`
+	Scopes      Scopes      `json:"scopes"`
+	Logging     Logging     `json:"logging"`
 }
 
 // Mongo selects and reaches the database engine.
@@ -62,6 +66,39 @@ type Backup struct {
 	Encryption string `json:"encryption"`
 	// Recipients are age X25519 public keys ("age1...") scheduled backups are encrypted to.
 	Recipients []string `json:"recipients"`
+}
+
+// Maintenance configures scheduled upkeep.
+type Maintenance struct {
+	// Schedule is a cron expression for the nightly maintenance pass, or "off".
+	Schedule string `json:"schedule"`
+	// Summarizer is extractive (offline) or ollama (a local Ollama, falling
+	// back to extractive when unreachable).
+	Summarizer  string `json:"summarizer"`
+	OllamaURL   string `json:"ollama_url"`
+	OllamaModel string `json:"ollama_model"`
+}
+
+// Retention configures how long raw memories stay in full.
+type Retention struct {
+	// KeepFullDays: conversations older than this are summarized and their
+	// raw messages archived.
+	KeepFullDays int `json:"keep_full_days"`
+	// Mode is keep (no relevance pruning), moderate or aggressive.
+	Mode string `json:"mode"`
+}
+
+// Dedup configures near-duplicate merging.
+type Dedup struct {
+	// Threshold is the cosine from which two memories of a scope are merged.
+	Threshold float64 `json:"threshold"`
+}
+
+// Forget configures soft-forgotten memories.
+type Forget struct {
+	// PurgeAfterDays: soft-forgotten memories older than this are deleted
+	// for good, once a backup includes them.
+	PurgeAfterDays int `json:"purge_after_days"`
 }
 
 // Embedding configures the sentence embedder.
@@ -106,9 +143,13 @@ func Defaults() Config {
 			Encryption:     "auto",
 			Recipients:     []string{},
 		},
-		Embedding: Embedding{Model: "use-lite", CacheEntries: 1024},
-		Scopes:    Scopes{Default: "Global", AutoCreate: true},
-		Logging:   Logging{Level: "info"},
+		Maintenance: Maintenance{Schedule: "30 3 * * *", Summarizer: "extractive", OllamaModel: "llama3.2"},
+		Retention:   Retention{KeepFullDays: 180, Mode: "keep"},
+		Dedup:       Dedup{Threshold: 0.95},
+		Forget:      Forget{PurgeAfterDays: 30},
+		Embedding:   Embedding{Model: "use-lite", CacheEntries: 1024},
+		Scopes:      Scopes{Default: "Global", AutoCreate: true},
+		Logging:     Logging{Level: "info"},
 	}
 }
 

@@ -79,6 +79,14 @@ func TestParseRejects(t *testing.T) {
 		{"bad scope", `{"scopes": {"default": "ALL"}}`, `key "scopes.default": invalid scope name`},
 		{"bad level", `{"logging": {"level": "loud"}}`, `key "logging.level" is "loud"`},
 		{"bad zone", `{"time_zone": "Mars/Olympus"}`, `key "time_zone" is "Mars/Olympus"`},
+		{"bad maintenance schedule", `{"maintenance": {"schedule": "nightly"}}`, `key "maintenance.schedule" is not a cron schedule`},
+		{"bad summarizer", `{"maintenance": {"summarizer": "gpt"}}`, `key "maintenance.summarizer" is "gpt"`},
+		{"ollama without url", `{"maintenance": {"summarizer": "ollama"}}`, `key "maintenance.ollama_url": must be set`},
+		{"remote ollama", `{"maintenance": {"summarizer": "ollama", "ollama_url": "http://example.com:11434"}}`, "is not on this machine"},
+		{"bad retention", `{"retention": {"mode": "yolo"}}`, `key "retention.mode" is "yolo"`},
+		{"zero keep days", `{"retention": {"keep_full_days": 0}}`, `key "retention.keep_full_days" must be at least 1`},
+		{"bad dedup", `{"dedup": {"threshold": 0.5}}`, `key "dedup.threshold" must be between 0.8 and 1`},
+		{"bad purge", `{"forget": {"purge_after_days": 0}}`, `key "forget.purge_after_days" must be at least 1`},
 		{"tiny content", `{"memory": {"max_content_bytes": 10}}`, `key "memory.max_content_bytes" must be between`},
 	}
 	for _, c := range cases {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -62,6 +63,29 @@ func (c Config) Validate() error {
 			return fmt.Errorf("key \"backup.recipients[%d]\" is not an age X25519 recipient (age1...): %q; hint: run 'infmem backup keygen' to make one", i, r)
 		}
 	}
+	if err := validSchedule("maintenance.schedule", c.Maintenance.Schedule); err != nil {
+		return err
+	}
+	if err := oneOf("maintenance.summarizer", c.Maintenance.Summarizer, "extractive", "ollama"); err != nil {
+		return err
+	}
+	if c.Maintenance.Summarizer == "ollama" || c.Maintenance.OllamaURL != "" {
+		if err := loopbackURL(c.Maintenance.OllamaURL); err != nil {
+			return fmt.Errorf("key %q: %w", "maintenance.ollama_url", err)
+		}
+	}
+	if c.Retention.KeepFullDays < 1 {
+		return fmt.Errorf("key %q must be at least 1 day, not %d", "retention.keep_full_days", c.Retention.KeepFullDays)
+	}
+	if err := oneOf("retention.mode", c.Retention.Mode, "keep", "moderate", "aggressive"); err != nil {
+		return err
+	}
+	if !(c.Dedup.Threshold >= 0.8 && c.Dedup.Threshold <= 1) {
+		return fmt.Errorf("key %q must be between 0.8 and 1, not %v", "dedup.threshold", c.Dedup.Threshold)
+	}
+	if c.Forget.PurgeAfterDays < 1 {
+		return fmt.Errorf("key %q must be at least 1 day, not %d", "forget.purge_after_days", c.Forget.PurgeAfterDays)
+	}
 	if err := oneOf("embedding.model", c.Embedding.Model, "use-lite", "hash", "none"); err != nil {
 		return err
 	}
@@ -81,6 +105,23 @@ func oneOf(key, v string, valid ...string) error {
 		}
 	}
 	return fmt.Errorf("key %q is %q; use one of: %s", key, v, strings.Join(valid, ", "))
+}
+
+// loopbackURL accepts only http(s) URLs on this machine: memories never
+// leave it.
+func loopbackURL(s string) error {
+	if s == "" {
+		return fmt.Errorf("must be set when maintenance.summarizer is ollama, e.g. http://127.0.0.1:11434")
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http URL like http://127.0.0.1:11434", s)
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("%q is not on this machine; infmem sends memories only to localhost or 127.0.0.1", s)
+	}
+	return nil
 }
 
 // ValidDatabaseName applies MongoDB's database naming rules.

@@ -256,6 +256,8 @@ type listItem struct {
 	UseCount    int64  `json:"use_count" jsonschema_description:"How often it was recalled."`
 	ForgottenAt string `json:"forgotten_at,omitempty" jsonschema_description:"Set when soft-forgotten."`
 	Archived    bool   `json:"archived,omitempty" jsonschema_description:"True when archived."`
+	Pinned      bool   `json:"pinned,omitempty" jsonschema_description:"True when pinned (maintenance never archives it)."`
+	MergedInto  string `json:"merged_into,omitempty" jsonschema_description:"Set on a forgotten duplicate: the memory it was merged into (unforget_memory undoes the merge)."`
 }
 
 type listOut struct {
@@ -290,7 +292,8 @@ func listMemories(d Deps) server.ServerTool {
 		items := toItems(res.Memories, false)
 		out := listOut{Kind: recalledKind, Notice: recalledNotice, Memories: make([]listItem, len(items)), Total: res.Total, NextOffset: res.NextOffset, Scopes: res.Scopes}
 		for i, m := range res.Memories {
-			out.Memories[i] = listItem{memoryItem: items[i], CreatedAt: iso(m.CreatedAt), UseCount: m.UseCount, ForgottenAt: isoPtr(m.ForgottenAt), Archived: m.Archived}
+			out.Memories[i] = listItem{memoryItem: items[i], CreatedAt: iso(m.CreatedAt), UseCount: m.UseCount, ForgottenAt: isoPtr(m.ForgottenAt),
+				Archived: m.Archived, Pinned: m.Pinned, MergedInto: m.MergedInto}
 		}
 		return out, nil
 	})}
@@ -305,6 +308,7 @@ type updateIn struct {
 	Importance *float64  `json:"importance,omitempty" jsonschema_description:"New importance, 0 to 1."`
 	Category   *string   `json:"category,omitempty" jsonschema_description:"New category (empty to clear)."`
 	Scope      *string   `json:"scope,omitempty" jsonschema_description:"Move it to this scope."`
+	Pinned     *bool     `json:"pinned,omitempty" jsonschema_description:"true: never let maintenance archive or prune it (for what the user wants kept as is); false: unpin."`
 }
 
 type updateOut struct {
@@ -318,7 +322,7 @@ type updateOut struct {
 
 func updateMemory(d Deps) server.ServerTool {
 	tool := mcp.NewTool("update_memory",
-		mcp.WithDescription("Correct or extend a stored memory instead of storing a contradicting one: \"actually the deadline moved to June 12\". Change its text, tags, importance, category or scope by memory_id (retrieve_memory shows ids). The previous text is kept in the memory's history."),
+		mcp.WithDescription("Correct or extend a stored memory instead of storing a contradicting one: \"actually the deadline moved to June 12\". Change its text, tags, importance, category or scope, or pin it, by memory_id (retrieve_memory shows ids). The previous text is kept in the memory's history."),
 		mcp.WithInputSchema[updateIn](),
 		mcp.WithOutputSchema[updateOut](),
 		annotate("Update a memory", false, false, true),
@@ -326,7 +330,7 @@ func updateMemory(d Deps) server.ServerTool {
 	return server.ServerTool{Tool: tool, Handler: typed(d, "update_memory", func(ctx context.Context, c call, in updateIn) (any, error) {
 		res, err := c.eng.Update(ctx, memory.UpdateRequest{
 			ID: in.MemoryID, Content: in.Content, Tags: in.Tags, AddTags: in.AddTags, RemoveTags: in.RemoveTags,
-			Importance: in.Importance, Category: in.Category, Scope: in.Scope, ActiveScope: c.sess.ActiveScope(),
+			Importance: in.Importance, Category: in.Category, Scope: in.Scope, Pinned: in.Pinned, ActiveScope: c.sess.ActiveScope(),
 		})
 		if err != nil {
 			return nil, err

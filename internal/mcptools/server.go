@@ -25,6 +25,11 @@ type Deps struct {
 	LastBackup func(ctx context.Context) (time.Time, bool)
 	// Redact removes secrets (a connection string's password) from error text.
 	Redact func(string) string
+	// Backup, Export and Optimize run a backup, an export and maintenance
+	// jobs; each tool is registered only when its hook is set.
+	Backup   func(ctx context.Context) (BackupResult, error)
+	Export   func(ctx context.Context, req ExportRequest) (ExportResult, error)
+	Optimize func(ctx context.Context, job string, dryRun bool) (OptimizeResult, error)
 
 	// fallback holds the active scope of sessions that cannot hold it
 	// themselves; shared by every tool of one server.
@@ -69,7 +74,7 @@ func Tools(d Deps) []server.ServerTool {
 		d.Redact = func(s string) string { return s }
 	}
 	d.fallback = &fallbackScope{}
-	return []server.ServerTool{
+	tools := []server.ServerTool{
 		storeMemory(d),
 		retrieveMemory(d),
 		searchByTag(d),
@@ -86,4 +91,14 @@ func Tools(d Deps) []server.ServerTool {
 		updateUserProfile(d),
 		getMemoryStats(d),
 	}
+	if d.Backup != nil {
+		tools = append(tools, backupMemory(d))
+	}
+	if d.Export != nil {
+		tools = append(tools, exportMemory(d))
+	}
+	if d.Optimize != nil {
+		tools = append(tools, optimizeMemory(d))
+	}
+	return tools
 }

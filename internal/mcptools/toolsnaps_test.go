@@ -1,12 +1,16 @@
 package mcptools
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // TestToolSnapshots compares every tool's definition with its snapshot in
@@ -14,7 +18,7 @@ import (
 func TestToolSnapshots(t *testing.T) {
 	update := os.Getenv("UPDATE_TOOLSNAPS") == "true"
 	seen := map[string]bool{}
-	for _, st := range Tools(Deps{}) {
+	for _, st := range allTools() {
 		name := st.Tool.Name
 		got, err := json.MarshalIndent(st.Tool, "", "  ")
 		if err != nil {
@@ -51,7 +55,7 @@ func TestToolSnapshots(t *testing.T) {
 
 // TestToolInvariants checks what every tool must have.
 func TestToolInvariants(t *testing.T) {
-	tools := Tools(Deps{})
+	tools := allTools()
 	names := map[string]bool{}
 	for _, st := range tools {
 		tool := st.Tool
@@ -94,8 +98,8 @@ func TestToolInvariants(t *testing.T) {
 			}
 		})
 	}
-	want := []string{"create_memory_scope", "delete_memory", "get_memory_stats", "get_user_profile", "list_memories",
-		"list_memory_scopes", "recall_memory_by_time", "retrieve_memory", "search_by_scope", "search_by_tag",
+	want := []string{"backup_memory", "create_memory_scope", "delete_memory", "export_memory", "get_memory_stats", "get_user_profile", "list_memories",
+		"list_memory_scopes", "optimize_memory", "recall_memory_by_time", "retrieve_memory", "search_by_scope", "search_by_tag",
 		"set_active_scope", "store_memory", "unforget_memory", "update_memory", "update_user_profile"}
 	var got []string
 	for n := range names {
@@ -118,6 +122,29 @@ func checkDescribed(t *testing.T, path string, schema map[string]any) {
 		checkDescribed(t, path+"."+name, pm)
 		if items, ok := pm["items"].(map[string]any); ok {
 			checkDescribed(t, path+"."+name+"[]", items)
+		}
+	}
+}
+
+// allTools lists every tool definition, with the daemon-wired ones
+// included; their hooks are never called here.
+func allTools() []server.ServerTool {
+	return Tools(Deps{
+		Backup: func(context.Context) (BackupResult, error) { return BackupResult{}, errors.New("not called") },
+		Export: func(context.Context, ExportRequest) (ExportResult, error) {
+			return ExportResult{}, errors.New("not called")
+		},
+		Optimize: func(context.Context, string, bool) (OptimizeResult, error) {
+			return OptimizeResult{}, errors.New("not called")
+		},
+	})
+}
+
+func TestAdminToolsOnlyWithHooks(t *testing.T) {
+	for _, st := range Tools(Deps{}) {
+		switch st.Tool.Name {
+		case "backup_memory", "export_memory", "optimize_memory":
+			t.Errorf("%s registered without its hook", st.Tool.Name)
 		}
 	}
 }

@@ -239,7 +239,7 @@ func (e *Engine) softForgetOne(ctx context.Context, h hit, now time.Time) error 
 	if err != nil {
 		return err
 	}
-	e.index().setForgotten(h.id, true, "", nil)
+	e.index().setForgotten(h.id, true, now, "", nil)
 	return nil
 }
 
@@ -295,16 +295,21 @@ func (e *Engine) Unforget(ctx context.Context, ids []string) (restored []string,
 		if err != nil {
 			return restored, err
 		}
+		// Unforgetting also undoes a merge: the memory stands on its own again.
+		upd := bson.D{
+			{Key: "$unset", Value: bson.D{{Key: "forgotten_at", Value: ""}, {Key: "merged_into", Value: ""}}},
+			{Key: "$set", Value: bson.D{{Key: "updated_at", Value: now}}},
+		}
 		if it.kind == kindSummary {
-			err = e.store.Summaries.Unforget(ctx, id, now)
+			err = e.store.Summaries.Update(ctx, id, upd)
 		} else {
-			err = e.store.Memories.Unforget(ctx, id, now)
+			err = e.store.Memories.Update(ctx, id, upd)
 		}
 		if err != nil {
 			return restored, fmt.Errorf("cannot unforget memory %s: %w", id.Hex(), err)
 		}
 		vec := e.readVector(ctx, id)
-		e.index().setForgotten(id, false, m.Text, vec)
+		e.index().setForgotten(id, false, time.Time{}, m.Text, vec)
 		if vec == nil && e.opts.Embedder != nil {
 			e.embeds.add(id, it.kind)
 		}

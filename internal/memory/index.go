@@ -32,6 +32,7 @@ func (k kind) collection() string {
 const (
 	flagForgotten uint8 = 1 << iota
 	flagArchived
+	flagPinned
 )
 
 // item is what the index keeps of one memory: enough to filter, rank,
@@ -51,6 +52,8 @@ type item struct {
 	flags      uint8
 	used       bool
 	hasVec     bool
+	// forgottenAt is when it was soft-forgotten (unix ms; 0 when live).
+	forgottenAt int64
 }
 
 func (it *item) live() bool { return it.used && it.flags&flagForgotten == 0 }
@@ -133,6 +136,9 @@ type doc struct {
 	key        [16]byte
 	forgotten  bool
 	archived   bool
+	pinned     bool
+	// forgottenAt is set with forgotten.
+	forgottenAt time.Time
 	// vec is the embedding, when known; a live item without one waits for
 	// the background embedder.
 	vec []float32
@@ -145,15 +151,22 @@ func docFromMemory(m *mongostore.Memory) doc {
 	return doc{
 		id: m.ID, kind: kindMemory, text: m.Text, source: m.Source, scope: m.Scope, conv: m.ConversationID,
 		tags: m.Tags, ts: m.Timestamp, created: m.CreatedAt, importance: m.Importance, useCount: m.UseCount,
-		key: contentKey(m.Text), forgotten: m.ForgottenAt != nil, archived: m.Archived,
+		key: contentKey(m.Text), forgotten: m.ForgottenAt != nil, forgottenAt: timeOr(m.ForgottenAt), archived: m.Archived, pinned: m.Pinned,
 	}
+}
+
+func timeOr(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
 }
 
 func docFromSummary(s *mongostore.Summary) doc {
 	return doc{
 		id: s.ID, kind: kindSummary, text: s.SummaryText, source: sourceSummary, scope: s.Scope, conv: s.ConversationID,
 		tags: s.Tags, ts: s.Timestamp, created: s.CreatedAt, importance: s.Importance, useCount: s.UseCount,
-		key: contentKey(s.SummaryText), forgotten: s.ForgottenAt != nil, archived: s.Archived,
+		key: contentKey(s.SummaryText), forgotten: s.ForgottenAt != nil, forgottenAt: timeOr(s.ForgottenAt), archived: s.Archived, pinned: s.Pinned,
 	}
 }
 
@@ -182,9 +195,13 @@ func (ix *index) put(d doc) uint32 {
 	}
 	if d.forgotten {
 		it.flags |= flagForgotten
+		it.forgottenAt = d.forgottenAt.UnixMilli()
 	}
 	if d.archived {
 		it.flags |= flagArchived
+	}
+	if d.pinned {
+		it.flags |= flagPinned
 	}
 	keep := false
 	if ok {
@@ -284,9 +301,9 @@ func (ix *index) before(a, b uint32) bool {
 	return bytes.Compare(x.id[:], y.id[:]) < 0
 }
 
-// neighborsLocked returns the live items just before and after slot in
-// its conversation.
-func (ix *index) neighborsLocked(slot uint32) []uint32 {
+// neighborsLocked returns the items just before and after slot in its
+// conversation among those admit accepts.
+func (ix *index) neighborsLocked(slot uint32, admit func(*item) bool) []uint32 {
 	it := &ix.items[slot]
 	if it.conv == 0 {
 		return nil
@@ -295,13 +312,13 @@ func (ix *index) neighborsLocked(slot uint32) []uint32 {
 	i := sort.Search(len(list), func(i int) bool { return !ix.before(list[i], slot) })
 	var out []uint32
 	for j := i - 1; j >= 0; j-- {
-		if ix.items[list[j]].live() {
+		if admit(&ix.items[list[j]]) {
 			out = append(out, list[j])
 			break
 		}
 	}
 	for j := i + 1; j < len(list); j++ {
-		if ix.items[list[j]].live() {
+		if admit(&ix.items[list[j]]) {
 			out = append(out, list[j])
 			break
 		}
@@ -336,7 +353,7 @@ func (ix *index) remove(id bson.ObjectID) {
 
 // setForgotten flips the soft-forget flag; the text leaves or rejoins the
 // keyword index (text is needed only to rejoin).
-func (ix *index) setForgotten(id bson.ObjectID, forgotten bool, text string, vec []float32) {
+func (ix *index) setForgotten(id bson.ObjectID, forgotten bool, at time.Time, text string, vec []float32) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	slot, ok := ix.byID[id]
@@ -346,12 +363,14 @@ func (ix *index) setForgotten(id bson.ObjectID, forgotten bool, text string, vec
 	it := &ix.items[slot]
 	if forgotten {
 		it.flags |= flagForgotten
+		it.forgottenAt = at.UnixMilli()
 		ix.dropDedupLocked(slot)
 		ix.text.Remove(slot)
 		ix.setVecLocked(slot, nil)
 		return
 	}
 	it.flags &^= flagForgotten
+	it.forgottenAt = 0
 	ix.dedup[dedupKey{it.scope, it.key}] = slot
 	ix.text.Add(slot, text)
 	ix.setVecLocked(slot, vec)
@@ -688,4 +707,17 @@ func (ix *index) similar(v []float32, scope string, threshold float64, k int) []
 		}
 	}
 	return out
+}
+
+// setFlag sets or clears a flag on id.
+func (ix *index) setFlag(id bson.ObjectID, flag uint8, on bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if slot, ok := ix.byID[id]; ok {
+		if on {
+			ix.items[slot].flags |= flag
+		} else {
+			ix.items[slot].flags &^= flag
+		}
+	}
 }

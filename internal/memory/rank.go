@@ -138,10 +138,8 @@ func (e *Engine) rank(ctx context.Context, query string, f filter, k int, mode s
 			seeds = append(seeds, s)
 		}
 		for _, s := range seeds {
-			for _, n := range ix.neighborsLocked(s) {
-				if c.match(&ix.items[n]) {
-					add(n)
-				}
+			for _, n := range ix.neighborsLocked(s, c.match) {
+				add(n)
 			}
 		}
 	}
@@ -188,7 +186,9 @@ func (e *Engine) rank(ctx context.Context, query string, f filter, k int, mode s
 	}
 	for _, cd := range cands {
 		best := 0.0
-		neighbors := ix.neighborsLocked(cd.slot)
+		// Neighbours are the turns around it that this query may see: a
+		// summary whose messages are archived stands alone.
+		neighbors := ix.neighborsLocked(cd.slot, c.match)
 		for _, n := range neighbors {
 			if nc, ok := cands[n]; ok {
 				best = max(best, nc.base)

@@ -30,6 +30,8 @@ type Memory struct {
 	LastAccessed   *time.Time
 	ForgottenAt    *time.Time
 	Archived       bool
+	Pinned         bool
+	MergedInto     string
 	History        []mongostore.Revision
 	// Confidence is the relevance to the query, 0–1; set by searches only.
 	Confidence float64
@@ -42,7 +44,7 @@ func fromMemory(m *mongostore.Memory) Memory {
 		ID: m.ID.Hex(), Text: m.Text, Source: m.Source, Collection: mongostore.ConversationHistory, Timestamp: m.Timestamp,
 		Scope: m.Scope, Tags: nonNil(m.Tags), Importance: m.Importance, Category: m.Category, ConversationID: m.ConversationID,
 		Speaker: m.Speaker, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, UseCount: m.UseCount, LastAccessed: m.LastAccessed,
-		ForgottenAt: m.ForgottenAt, Archived: m.Archived, History: m.History,
+		ForgottenAt: m.ForgottenAt, Archived: m.Archived, Pinned: m.Pinned, MergedInto: m.MergedInto, History: m.History,
 	}
 }
 
@@ -51,7 +53,7 @@ func fromSummary(s *mongostore.Summary) Memory {
 		ID: s.ID.Hex(), Text: s.SummaryText, Source: sourceSummary, Collection: mongostore.Summaries, Timestamp: s.Timestamp,
 		Scope: s.Scope, Tags: nonNil(s.Tags), Importance: s.Importance, ConversationID: s.ConversationID,
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, UseCount: s.UseCount, LastAccessed: s.LastAccessed,
-		ForgottenAt: s.ForgottenAt, Archived: s.Archived, History: s.History,
+		ForgottenAt: s.ForgottenAt, Archived: s.Archived, Pinned: s.Pinned, MergedInto: s.MergedInto, History: s.History,
 	}
 }
 

@@ -32,7 +32,7 @@ import (
 // length-prefixed section; a CRC-32C of everything before it.
 const (
 	snapMagic   = "INFMEMSN"
-	snapVersion = 1
+	snapVersion = 2
 )
 
 // SnapshotFile is the snapshot's file name in the data root's mongo_data/.
@@ -187,6 +187,7 @@ func writeSnapshotFile(path, token, model string, dim int, ix *index) error {
 		w.u32(math.Float32bits(it.importance))
 		w.varint(it.useCount)
 		w.raw(it.key[:])
+		w.varint(it.forgottenAt)
 	}
 	w.section(func(out io.Writer) error { _, err := ix.text.WriteTo(out); return err })
 	if ix.vecs != nil {
@@ -279,6 +280,7 @@ func readSnapshotFile(path, token, model string, dim int) (*index, error) {
 		it.importance = math.Float32frombits(r.u32())
 		it.useCount = r.varint()
 		copy(it.key[:], r.raw(16))
+		it.forgottenAt = r.varint()
 		ix.byID[it.id] = uint32(slot)
 		if it.live() {
 			ix.dedup[dedupKey{it.scope, it.key}] = uint32(slot)

@@ -12,14 +12,16 @@ import (
 
 // UpdateRequest edits a memory; nil fields stay as they are.
 type UpdateRequest struct {
-	ID          string
-	Content     *string
-	Tags        *[]string // replaces all tags
-	AddTags     []string
-	RemoveTags  []string
-	Importance  *float64
-	Category    *string
-	Scope       *string // moves the memory
+	ID         string
+	Content    *string
+	Tags       *[]string // replaces all tags
+	AddTags    []string
+	RemoveTags []string
+	Importance *float64
+	Category   *string
+	Scope      *string // moves the memory
+	// Pinned protects the memory from maintenance (archival, pruning).
+	Pinned      *bool
 	ActiveScope string
 }
 
@@ -43,8 +45,8 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 	if err != nil {
 		return UpdateResult{}, err
 	}
-	if req.Content == nil && req.Tags == nil && req.AddTags == nil && req.RemoveTags == nil && req.Importance == nil && req.Category == nil && req.Scope == nil {
-		return UpdateResult{}, inputErrorf("nothing to change: send content, tags, add_tags, remove_tags, importance, category or scope")
+	if req.Content == nil && req.Tags == nil && req.AddTags == nil && req.RemoveTags == nil && req.Importance == nil && req.Category == nil && req.Scope == nil && req.Pinned == nil {
+		return UpdateResult{}, inputErrorf("nothing to change: send content, tags, add_tags, remove_tags, importance, category, scope or pinned")
 	}
 	// Embed a new text before taking the write lock.
 	var newVec []float32
@@ -125,6 +127,11 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 			changed = append(changed, "scope")
 		}
 	}
+	pinned := it.flags&flagPinned != 0
+	if req.Pinned != nil && *req.Pinned != pinned {
+		pinned = *req.Pinned
+		changed = append(changed, "pinned")
+	}
 	res := UpdateResult{ID: req.ID, Changed: changed, Scope: next.Scope}
 	if len(changed) == 0 {
 		return res, nil
@@ -138,7 +145,7 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 	e.markDirty(ctx)
 	set := bson.D{
 		{Key: "tags", Value: next.Tags}, {Key: "importance", Value: next.Importance}, {Key: "scope", Value: next.Scope},
-		{Key: "content_hash", Value: keyHex(key)}, {Key: "updated_at", Value: now},
+		{Key: "content_hash", Value: keyHex(key)}, {Key: "pinned", Value: pinned}, {Key: "updated_at", Value: now},
 	}
 	if it.kind == kindSummary {
 		set = append(set, bson.E{Key: "summary_text", Value: next.Text})
@@ -153,7 +160,7 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 	d := doc{
 		id: id, kind: it.kind, text: next.Text, source: cur.Source, scope: next.Scope, conv: cur.ConversationID, tags: next.Tags,
 		ts: cur.Timestamp, created: cur.CreatedAt, importance: next.Importance, useCount: it.useCount, key: key,
-		archived: cur.Archived, keepVec: true,
+		archived: cur.Archived, pinned: pinned, keepVec: true,
 	}
 	if slices.Contains(changed, "content") {
 		res.PreviousText = cur.Text

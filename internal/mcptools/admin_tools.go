@@ -1,0 +1,155 @@
+package mcptools
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// BackupResult is a finished backup.
+type BackupResult struct {
+	File      string
+	Encrypted bool
+	Documents int
+}
+
+// ErrBackupNotConfigured marks a backup refused for lack of configuration
+// (no recipients while encryption is required); its message says what to set.
+var ErrBackupNotConfigured = errors.New("backups are not configured")
+
+// ExportRequest selects what to export.
+type ExportRequest struct {
+	Scopes []string
+	// Format is json, markdown or both.
+	Format string
+}
+
+// ExportResult is a finished export.
+type ExportResult struct {
+	Dir      string
+	Files    []string
+	Memories int
+	Notice   string
+}
+
+// OptimizeResult is what maintenance did (or would do).
+type OptimizeResult struct {
+	Operations []string
+	Counts     map[string]int
+	Warnings   []string
+	DryRun     bool
+}
+
+type backupIn struct{}
+
+type backupOut struct {
+	Status     string `json:"status" jsonschema_description:"OK."`
+	BackupFile string `json:"backup_file" jsonschema_description:"The backup's file name in the data root's backups folder."`
+	Encrypted  bool   `json:"encrypted" jsonschema_description:"True when the backup is encrypted with age."`
+	Documents  int    `json:"documents" jsonschema_description:"Documents it holds."`
+}
+
+func backupMemory(d Deps) server.ServerTool {
+	tool := mcp.NewTool("backup_memory",
+		mcp.WithDescription("Back up the whole memory now, to an encrypted archive in the data root's backups folder (scheduled backups also run nightly). Use it when the user asks to back up their memory, or before a large clean-up they asked for."),
+		mcp.WithInputSchema[backupIn](),
+		mcp.WithOutputSchema[backupOut](),
+		annotate("Back up memory", false, false, false),
+	)
+	return server.ServerTool{Tool: tool, Handler: typed(d, "backup_memory", func(ctx context.Context, _ call, _ backupIn) (any, error) {
+		res, err := d.Backup(ctx)
+		if errors.Is(err, ErrBackupNotConfigured) {
+			return nil, badInput("%s", err.Error())
+		}
+		if err != nil {
+			return nil, err
+		}
+		return backupOut{Status: "OK", BackupFile: res.File, Encrypted: res.Encrypted, Documents: res.Documents}, nil
+	})}
+}
+
+type exportIn struct {
+	Scopes []string `json:"scopes,omitempty" jsonschema_description:"Only these scopes; omit for all."`
+	Format string   `json:"format,omitempty" jsonschema:"enum=both,enum=json,enum=markdown" jsonschema_description:"json (one document per scope), markdown (a readable file per scope) or both (default)."`
+}
+
+type exportOut struct {
+	Status    string   `json:"status" jsonschema_description:"OK."`
+	Directory string   `json:"directory" jsonschema_description:"Folder the export was written to."`
+	Files     []string `json:"files" jsonschema_description:"Files written."`
+	Memories  int      `json:"memories" jsonschema_description:"Memories exported (forgotten ones are left out)."`
+	Notice    string   `json:"notice" jsonschema_description:"Privacy reminder to pass on: the files hold personal data in the clear."`
+}
+
+func exportMemory(d Deps) server.ServerTool {
+	tool := mcp.NewTool("export_memory",
+		mcp.WithDescription("Export the memory in a readable form (JSON and Markdown, a file per scope, with the user profile) into the data root's export folder, for the user to read or take elsewhere. Not a backup: use backup_memory for that. Tell the user the files are unencrypted personal data."),
+		mcp.WithInputSchema[exportIn](),
+		mcp.WithOutputSchema[exportOut](),
+		annotate("Export memory", false, false, false),
+	)
+	return server.ServerTool{Tool: tool, Handler: typed(d, "export_memory", func(ctx context.Context, _ call, in exportIn) (any, error) {
+		format := strings.ToLower(strings.TrimSpace(in.Format))
+		switch format {
+		case "":
+			format = "both"
+		case "both", "json", "markdown":
+		default:
+			return nil, badInput("format %q is not json, markdown or both", in.Format)
+		}
+		res, err := d.Export(ctx, ExportRequest{Scopes: in.Scopes, Format: format})
+		if err != nil {
+			return nil, err
+		}
+		if res.Files == nil {
+			res.Files = []string{}
+		}
+		return exportOut{Status: "OK", Directory: res.Dir, Files: res.Files, Memories: res.Memories, Notice: res.Notice}, nil
+	})}
+}
+
+type optimizeIn struct {
+	Job    string `json:"job,omitempty" jsonschema:"enum=maintenance,enum=summarize,enum=dedup,enum=noise,enum=prune,enum=size,enum=purge,enum=compact" jsonschema_description:"Which job: maintenance (default: all of them), summarize (condense conversations past retention and archive their messages), dedup (merge near-duplicates), noise (archive old acknowledgements), prune (archive unused memories, per retention.mode), size (enforce size limits), purge (delete long-forgotten memories a backup holds), compact (compact the database, repair the embedding index)."`
+	DryRun bool   `json:"dry_run,omitempty" jsonschema_description:"Report what would change without changing anything."`
+}
+
+type optimizeOut struct {
+	Status     string         `json:"status" jsonschema_description:"OK."`
+	Operations []string       `json:"operations" jsonschema_description:"What was done, e.g. removed_20_duplicate_entries."`
+	Counts     map[string]int `json:"counts" jsonschema_description:"The numbers behind the operations."`
+	Warnings   []string       `json:"warnings" jsonschema_description:"What could not be done, and why."`
+	DryRun     bool           `json:"dry_run" jsonschema_description:"True when nothing was changed."`
+}
+
+func optimizeMemory(d Deps) server.ServerTool {
+	tool := mcp.NewTool("optimize_memory",
+		mcp.WithDescription("Run memory maintenance now (it also runs nightly): condense old conversations into summaries and archive their messages, merge duplicates, archive noise and unused memories, purge long-forgotten ones a backup holds, compact. Nothing is lost: archived and merged memories stay recoverable. Use it when the user asks to clean up or optimize their memory; use dry_run to show what would change first."),
+		mcp.WithInputSchema[optimizeIn](),
+		mcp.WithOutputSchema[optimizeOut](),
+		annotate("Optimize memory", false, true, false),
+	)
+	return server.ServerTool{Tool: tool, Handler: typed(d, "optimize_memory", func(ctx context.Context, _ call, in optimizeIn) (any, error) {
+		job := strings.TrimSpace(in.Job)
+		if job == "" {
+			job = "maintenance"
+		}
+		res, err := d.Optimize(ctx, job, in.DryRun)
+		if err != nil {
+			return nil, err
+		}
+		out := optimizeOut{Status: "OK", Operations: res.Operations, Counts: res.Counts, Warnings: res.Warnings, DryRun: res.DryRun}
+		if out.Operations == nil {
+			out.Operations = []string{}
+		}
+		if out.Counts == nil {
+			out.Counts = map[string]int{}
+		}
+		if out.Warnings == nil {
+			out.Warnings = []string{}
+		}
+		return out, nil
+	})}
+}
