@@ -78,8 +78,8 @@ func checkFaithful(summary string, msgs []Message, loc *time.Location) error {
 }
 
 var (
-	isoDateRE     = regexp.MustCompile(`\b(\d{4})-(\d{1,2})-\d{1,2}\b`)
-	digitsRE      = regexp.MustCompile(`\d+`)
+	isoDateRE      = regexp.MustCompile(`\b(\d{4})-(\d{1,2})-\d{1,2}\b`)
+	digitsRE       = regexp.MustCompile(`\d+`)
 	thousandsSepRE = regexp.MustCompile(`\b\d{1,3}(?:,\d{3})+\b`)
 )
 
