@@ -73,21 +73,20 @@ func runBackup(ctx context.Context, opts backupOptions, env *cliEnv) error {
 	if err != nil {
 		return err
 	}
-	enc, err := manualEncryption(s.cfg.Backup, opts, env)
+	args, err := manualEncryption(s.cfg.Backup, opts, env)
 	if err != nil {
 		return err
 	}
-	store, err := s.openStore(ctx)
+	d, err := s.runningDaemon(ctx)
 	if err != nil {
-		return fmt.Errorf("cannot open the database to back it up: %w", err)
+		return err
 	}
-	defer store.Close(context.WithoutCancel(ctx))
-	bar, endBar := progressBar(env)
-	res, err := backup.Create(ctx, store, backup.Options{
-		Dir: s.root.BackupsDir(), Kind: backup.KindManual, Encryption: enc,
-		Progress: bar, Logger: s.log,
-	})
-	endBar()
+	var res *backup.Result
+	if d != nil {
+		res, err = backupViaDaemon(ctx, d, args, env)
+	} else {
+		res, err = backupInProcess(ctx, s, args, env)
+	}
 	if err != nil {
 		return err
 	}
@@ -96,91 +95,134 @@ func runBackup(ctx context.Context, opts backupOptions, env *cliEnv) error {
 	}
 	fmt.Fprintf(env.stdout, "backup written: %s\n", res.Path)
 	fmt.Fprintf(env.stdout, "  %d documents, %s, %s\n", res.Documents(), humanBytes(res.Manifest.Size), describeEncryption(res.Manifest))
-	if enc.Mode() == backup.EncryptionNone {
+	if res.Manifest.Encryption == backup.EncryptionNone {
 		fmt.Fprintf(env.stderr, "infmem: warning: this backup is not encrypted; anyone who can read the file can read your memory\nhint: run 'infmem backup keygen' and add the recipient it prints to \"backup.recipients\", or use --passphrase\n")
 	}
 	return nil
 }
 
+// backupInProcess opens the database itself: no daemon holds it.
+func backupInProcess(ctx context.Context, s *session, args backupJobArgs, env *cliEnv) (*backup.Result, error) {
+	enc, err := args.encryption(s.cfg.Backup)
+	if err != nil {
+		return nil, err
+	}
+	store, err := s.openStore(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the database to back it up: %w", err)
+	}
+	defer store.Close(context.WithoutCancel(ctx))
+	bar, endBar := progressBar(env)
+	res, err := backup.Create(ctx, store, backup.Options{
+		Dir: s.root.BackupsDir(), Kind: backup.KindManual, Encryption: enc,
+		Progress: bar, Logger: s.log,
+	})
+	endBar()
+	return res, err
+}
+
+// backupViaDaemon asks the daemon, which owns the database, to make the
+// backup. A passphrase travels over the control socket, which only this
+// user can open; the daemon neither logs nor keeps it.
+func backupViaDaemon(ctx context.Context, d *runningDaemon, args backupJobArgs, env *cliEnv) (*backup.Result, error) {
+	var res backup.Result
+	if err := d.run(ctx, env, jobBackup, args, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
 // manualEncryption decides how a backup made from the terminal is
 // encrypted: an explicit passphrase wins, then the configured recipients;
 // when encryption is required and there are none, a passphrase is asked for.
-func manualEncryption(cfg config.Backup, opts backupOptions, env *cliEnv) (backup.Encryption, error) {
+func manualEncryption(cfg config.Backup, opts backupOptions, env *cliEnv) (backupJobArgs, error) {
 	explicit := opts.passphrase || opts.passphraseFile != "" || env.getenv(EnvBackupPassphrase) != ""
 	if opts.noEncrypt {
 		if opts.passphrase || opts.passphraseFile != "" {
-			return backup.Encryption{}, usageErrorf("--no-encrypt cannot be combined with --passphrase or --passphrase-file")
+			return backupJobArgs{}, usageErrorf("--no-encrypt cannot be combined with --passphrase or --passphrase-file")
 		}
 		if cfg.Encryption == "required" {
-			return backup.Encryption{}, usageErrorf("--no-encrypt is refused: the config sets backup.encryption to required")
+			return backupJobArgs{}, usageErrorf("--no-encrypt is refused: the config sets backup.encryption to required")
 		}
-		return backup.Encryption{}, nil
+		return backupJobArgs{Encryption: encNone}, nil
 	}
 	if explicit {
-		p, err := readPassphrase(env, opts.passphraseFile, true)
+		p, err := readPassphraseText(env, opts.passphraseFile, true)
 		if err != nil {
-			return backup.Encryption{}, err
+			return backupJobArgs{}, err
 		}
-		return backup.Encryption{Passphrase: p, ScryptWorkFactor: testOnlyScryptWorkFactor}, nil
+		return backupJobArgs{Encryption: encPassphrase, Passphrase: p}, nil
 	}
-	enc, err := backup.ConfiguredEncryption(cfg)
+	_, err := backup.ConfiguredEncryption(cfg)
 	if errors.Is(err, backup.ErrNoRecipients) {
 		if !isTerminal(env.stdin) {
-			return backup.Encryption{}, usageErrorf("backup.encryption is required, no recipients are configured, and there is no terminal to ask for a passphrase\nhint: use --passphrase-file FILE or $%s, or add a recipient from 'infmem backup keygen' to \"backup.recipients\"", EnvBackupPassphrase)
+			return backupJobArgs{}, usageErrorf("backup.encryption is required, no recipients are configured, and there is no terminal to ask for a passphrase\nhint: use --passphrase-file FILE or $%s, or add a recipient from 'infmem backup keygen' to \"backup.recipients\"", EnvBackupPassphrase)
 		}
-		p, err := readPassphrase(env, "", true)
+		p, err := readPassphraseText(env, "", true)
 		if err != nil {
-			return backup.Encryption{}, err
+			return backupJobArgs{}, err
 		}
-		return backup.Encryption{Passphrase: p, ScryptWorkFactor: testOnlyScryptWorkFactor}, nil
+		return backupJobArgs{Encryption: encPassphrase, Passphrase: p}, nil
 	}
-	return enc, err
+	if err != nil {
+		return backupJobArgs{}, err
+	}
+	return backupJobArgs{Encryption: encConfigured}, nil
 }
 
 // readPassphrase takes the passphrase from file, then $INFMEM_BACKUP_PASSPHRASE,
 // then a prompt without echo on the terminal (twice when confirm is set).
 func readPassphrase(env *cliEnv, file string, confirm bool) (*backup.Passphrase, error) {
+	text, err := readPassphraseText(env, file, confirm)
+	if err != nil {
+		return nil, err
+	}
+	return backup.NewPassphrase(string(text))
+}
+
+// readPassphraseText is readPassphrase for a passphrase that goes to the
+// daemon; it is never empty.
+func readPassphraseText(env *cliEnv, file string, confirm bool) (wirePassphrase, error) {
 	if file != "" {
 		data, err := os.ReadFile(file)
 		if err != nil {
-			return nil, usageErrorf("cannot read --passphrase-file: %v", err)
+			return "", usageErrorf("cannot read --passphrase-file: %v", err)
 		}
 		line, _, _ := strings.Cut(string(data), "\n")
-		p, err := backup.NewPassphrase(strings.TrimSuffix(line, "\r"))
-		if err != nil {
-			return nil, usageErrorf("--passphrase-file %s: the first line is empty", file)
+		line = strings.TrimSuffix(line, "\r")
+		if line == "" {
+			return "", usageErrorf("--passphrase-file %s: the first line is empty", file)
 		}
-		return p, nil
+		return wirePassphrase(line), nil
 	}
 	if v := env.getenv(EnvBackupPassphrase); v != "" {
-		return backup.NewPassphrase(v)
+		return wirePassphrase(v), nil
 	}
 	if !isTerminal(env.stdin) {
-		return nil, usageErrorf("a passphrase is needed and there is no terminal to ask for it\nhint: use --passphrase-file FILE or set $%s", EnvBackupPassphrase)
+		return "", usageErrorf("a passphrase is needed and there is no terminal to ask for it\nhint: use --passphrase-file FILE or set $%s", EnvBackupPassphrase)
 	}
 	fd := int(env.stdin.(*os.File).Fd())
 	fmt.Fprint(env.stderr, "Backup passphrase: ")
 	first, err := term.ReadPassword(fd)
 	fmt.Fprintln(env.stderr)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the passphrase: %w", err)
+		return "", fmt.Errorf("cannot read the passphrase: %w", err)
 	}
 	if confirm {
 		fmt.Fprint(env.stderr, "Again, to confirm: ")
 		second, err := term.ReadPassword(fd)
 		fmt.Fprintln(env.stderr)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read the passphrase: %w", err)
+			return "", fmt.Errorf("cannot read the passphrase: %w", err)
 		}
 		if string(first) != string(second) {
-			return nil, usageErrorf("the two passphrases differ")
+			return "", usageErrorf("the two passphrases differ")
 		}
 	}
-	p, err := backup.NewPassphrase(string(first))
-	if err != nil {
-		return nil, usageErrorf("the passphrase is empty")
+	if len(first) == 0 {
+		return "", usageErrorf("the passphrase is empty")
 	}
-	return p, nil
+	return wirePassphrase(first), nil
 }
 
 // refusePassphraseArg stops '--passphrase=SECRET' before the flag package

@@ -64,7 +64,9 @@ func runDaemon(ctx context.Context, opts daemonOptions, env *cliEnv) error {
 	defer lg.Close()
 	log := lg.Logger
 
-	d, err := daemon.Open(daemon.Options{Config: s.cfg, Root: s.root, Version: version.String(), Logger: log})
+	dopts := daemon.Options{Config: s.cfg, Root: s.root, Version: version.String(), Logger: log}
+	newServices(s, log).apply(&dopts)
+	d, err := daemon.Open(dopts)
 	var running *daemon.RunningError
 	if errors.As(err, &running) {
 		// Not a failure: a daemon serves this root, which is what was

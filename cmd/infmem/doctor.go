@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/infmem/infmem/backup"
 	"github.com/infmem/infmem/installer"
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/control"
@@ -77,6 +78,10 @@ type doctor struct {
 	cfg    config.Config
 	src    config.Source
 	root   *dataroot.Root
+	// backups is the backup state read by the engine check; backupsWhy
+	// says why there is none.
+	backups    *backupState
+	backupsWhy string
 }
 
 func (d *doctor) add(name, result, detail, fix string) {
@@ -94,6 +99,8 @@ func runDoctor(ctx context.Context, opts doctorOptions, env *cliEnv) error {
 	d.checkMongod()
 	if d.root != nil {
 		d.checkDaemonAndEngine(ctx)
+		d.checkBackupConfig()
+		d.checkBackups(time.Now())
 		d.checkLoginService(ctx)
 	}
 	d.checkClaude()
@@ -270,6 +277,18 @@ func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	st, err := c.Status(cctx)
+	d.backupsWhy = "the daemon does not report it"
+	if err == nil {
+		d.backupsWhy = "the daemon's memory is " + st.State
+		if raw, ok := st.Jobs[reporterBackup]; ok {
+			var b backupState
+			if jerr := json.Unmarshal(raw, &b); jerr == nil {
+				d.backups = &b
+			} else {
+				d.backupsWhy = "the daemon's backup report is not readable: " + jerr.Error()
+			}
+		}
+	}
 	switch {
 	case err != nil:
 		d.add("engine", checkFail, "the daemon does not report its status: "+err.Error(), "restart it: 'infmem stop' then 'infmem start'; see "+ep.LogFile())
@@ -314,6 +333,101 @@ func (d *doctor) checkEngineInProcess(ctx context.Context) {
 		return
 	}
 	d.add("engine", checkPass, fmt.Sprintf("%s engine opens and answers (%s)", store.Engine, store.Reason), "")
+	if d.backups, err = readBackupState(octx, store, d.cfg.Backup, nil); err != nil {
+		d.backupsWhy = err.Error()
+	}
+}
+
+// checkBackupConfig judges the backup settings: encryption off, or no
+// recipient for scheduled backups, is a warning; scheduled backups that
+// are bound to fail (encryption required without a recipient) fail.
+func (d *doctor) checkBackupConfig() {
+	cfg := d.cfg.Backup
+	warnings := backup.ConfigWarnings(cfg)
+	if len(warnings) == 0 {
+		d.add("backup config", checkPass, fmt.Sprintf("scheduled backups encrypted to %d age key(s)", len(cfg.Recipients)), "")
+		return
+	}
+	keygen := "run 'infmem backup keygen', keep the identity file it writes safe, and put the recipient it prints in \"backup.recipients\""
+	fix := keygen
+	switch {
+	case cfg.Encryption == "off":
+		fix = "set \"backup.encryption\" to \"auto\", then " + keygen
+	case !cfg.Enabled && len(cfg.Recipients) > 0:
+		fix = "set \"backup.enabled\" to true"
+	}
+	result := checkWarn
+	if _, err := backup.ConfiguredEncryption(cfg); errors.Is(err, backup.ErrNoRecipients) && cfg.Enabled {
+		result = checkFail
+	}
+	d.add("backup config", result, strings.Join(warnings, "; "), fix)
+}
+
+// checkBackups fails when the last backup run failed and none was made
+// since, or when backups are enabled and none was made for longer than
+// the schedule allows (two days with a daily backup).
+func (d *doctor) checkBackups(now time.Time) {
+	b := d.backups
+	logFile := filepath.Join(d.root.LogsDir(), logging.FileName)
+	if b == nil {
+		why := d.backupsWhy
+		if why == "" {
+			why = "the database could not be opened"
+		}
+		d.add("backups", checkWarn, "cannot read the backup record: "+why, "")
+		return
+	}
+	last := "none yet"
+	if lb := b.LastBackup; lb != nil {
+		last = fmt.Sprintf("%s (%s, %s)", lb.At.Local().Format(time.DateTime), lb.Kind, encryptionWords(lb.Encryption))
+	}
+	if len(b.Failing) > 0 {
+		kind := b.Failing[0]
+		r := b.Runs[kind]
+		msg, hint := splitHint(errors.New(r.Error))
+		if hint == "" {
+			hint = "see " + logFile + " for why; once fixed, 'infmem backup' makes one now"
+		}
+		d.add("backups", checkFail, fmt.Sprintf("the last %s backup failed at %s: %s; last good backup: %s",
+			kind, r.FinishedAt.Local().Format(time.DateTime), firstLineOf(msg), last), hint)
+		return
+	}
+	if late, since := b.overdue(now); late {
+		detail := fmt.Sprintf("no backup for %s: the last was made %s", roundDays(now.Sub(since)), since.Local().Format(time.DateTime))
+		if b.LastBackup == nil {
+			detail = fmt.Sprintf("no backup was ever made, and the memory exists since %s", since.Local().Format(time.DateTime))
+		}
+		d.add("backups", checkFail, detail,
+			"'infmem backup' makes one now; scheduled backups run only while the daemon runs ('infmem install' starts it at login)")
+		return
+	}
+	if !b.Enabled {
+		d.add("backups", checkWarn, "scheduled backups are disabled; last backup: "+last, "set \"backup.enabled\" to true in the config")
+		return
+	}
+	d.add("backups", checkPass, "last backup: "+last, "")
+}
+
+// encryptionWords says a backup's encryption mode in words.
+func encryptionWords(mode string) string {
+	switch mode {
+	case backup.EncryptionRecipients:
+		return "encrypted to age keys"
+	case backup.EncryptionPassphrase:
+		return "encrypted with a passphrase"
+	case backup.EncryptionNone:
+		return "not encrypted"
+	}
+	return mode
+}
+
+// roundDays says how long d is in days.
+func roundDays(d time.Duration) string {
+	n := int(d.Hours() / 24)
+	if n == 1 {
+		return "1 day"
+	}
+	return fmt.Sprintf("%d days", n)
 }
 
 func (d *doctor) checkLoginService(ctx context.Context) {

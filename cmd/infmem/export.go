@@ -47,18 +47,19 @@ func runExport(ctx context.Context, opts exportOptions, env *cliEnv) error {
 	if err != nil {
 		return err
 	}
-	store, err := s.openStore(ctx)
+	args := exportJobArgs{Scopes: opts.scopes, Format: opts.format}
+	d, err := s.runningDaemon(ctx)
 	if err != nil {
-		return fmt.Errorf("cannot open the database to export it: %w", err)
+		return err
 	}
-	defer store.Close(context.WithoutCancel(ctx))
-	bar, endBar := progressBar(env)
-	res, err := backup.Export(ctx, store, backup.ExportOptions{
-		Dir: s.root.ExportDir(), Scopes: opts.scopes,
-		JSON: opts.format != "markdown", Markdown: opts.format != "json",
-		Progress: bar,
-	})
-	endBar()
+	var res *backup.ExportResult
+	if d != nil {
+		// The daemon owns the database; it writes into the same export/.
+		res = &backup.ExportResult{}
+		err = d.run(ctx, env, jobExport, args, res)
+	} else {
+		res, err = exportInProcess(ctx, s, args, env)
+	}
 	if err != nil {
 		return err
 	}
@@ -73,4 +74,19 @@ func runExport(ctx context.Context, opts exportOptions, env *cliEnv) error {
 		fmt.Fprintf(env.stdout, "  %s\n", filepath.Join(res.Dir, f))
 	}
 	return nil
+}
+
+// exportInProcess opens the database itself: no daemon holds it.
+func exportInProcess(ctx context.Context, s *session, args exportJobArgs, env *cliEnv) (*backup.ExportResult, error) {
+	store, err := s.openStore(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the database to export it: %w", err)
+	}
+	defer store.Close(context.WithoutCancel(ctx))
+	bar, endBar := progressBar(env)
+	eo := args.options(s.root.ExportDir())
+	eo.Progress = bar
+	res, err := backup.Export(ctx, store, eo)
+	endBar()
+	return res, err
 }

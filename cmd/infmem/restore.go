@@ -14,6 +14,8 @@ import (
 	"filippo.io/age"
 
 	"github.com/infmem/infmem/backup"
+	"github.com/infmem/infmem/internal/control"
+	"github.com/infmem/infmem/mongostore"
 )
 
 // stringList is a repeatable string flag.
@@ -116,30 +118,112 @@ func runRestore(ctx context.Context, opts restoreOptions, env *cliEnv) error {
 		}
 		safety = &backup.Options{Dir: s.root.BackupsDir(), Encryption: enc, Logger: s.log}
 	}
-	store, err := s.openStore(ctx)
-	if err != nil {
-		return fmt.Errorf("cannot open the database for the restore: %w", err)
+	ropts := backup.RestoreOptions{
+		Keys: keys, RunDir: s.root.RunDir(), TempDir: s.root.BackupsDir(), SafetyBackup: safety, Logger: s.log,
 	}
-	defer store.Close(context.WithoutCancel(ctx))
-	bar, endBar := progressBar(env)
-	res, err := backup.Restore(ctx, store, path, backup.RestoreOptions{
-		Keys: keys, RunDir: s.root.RunDir(), TempDir: s.root.BackupsDir(), SafetyBackup: safety,
-		Progress: bar, Logger: s.log,
-	})
-	endBar()
+	d, err := s.runningDaemon(ctx)
 	if err != nil {
+		return err
+	}
+	var res *backup.RestoreResult
+	if d != nil {
+		res, err = restoreBesideDaemon(ctx, s, d, path, ropts, env)
+	} else {
+		res, err = restoreInProcess(ctx, s, path, ropts, env)
+	}
+	var notResumed *notResumedError
+	if err != nil && !errors.As(err, &notResumed) {
 		return explainRefusal(err, s.root.BackupsDir())
 	}
 	if opts.json {
-		return printJSON(env.stdout, res)
-	}
-	fmt.Fprintf(env.stdout, "restored %s: %d documents\n", res.Contents.File, res.Contents.Documents())
-	if res.SafetyBackup != nil {
-		fmt.Fprintf(env.stdout, "the data it replaced is in %s\n", res.SafetyBackup.Path)
+		if err := printJSON(env.stdout, res); err != nil {
+			return err
+		}
 	} else {
-		fmt.Fprintln(env.stdout, "no safety backup was taken (--no-safety-backup)")
+		fmt.Fprintf(env.stdout, "restored %s: %d documents\n", res.Contents.File, res.Contents.Documents())
+		if res.SafetyBackup != nil {
+			fmt.Fprintf(env.stdout, "the data it replaced is in %s\n", res.SafetyBackup.Path)
+		} else {
+			fmt.Fprintln(env.stdout, "no safety backup was taken (--no-safety-backup)")
+		}
 	}
-	return nil
+	return err
+}
+
+// notResumedError is a restore that succeeded while the daemon it paused
+// did not resume.
+type notResumedError struct{ err error }
+
+func (e *notResumedError) Error() string {
+	return fmt.Sprintf("the backup was restored, but the daemon did not resume: %v\nhint: restart it: 'infmem stop', then 'infmem start'", e.err)
+}
+
+func (e *notResumedError) Unwrap() error { return e.err }
+
+// restoreInProcess opens the database itself: no daemon holds it.
+func restoreInProcess(ctx context.Context, s *session, path string, ropts backup.RestoreOptions, env *cliEnv) (*backup.RestoreResult, error) {
+	store, err := s.openStore(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the database for the restore: %w", err)
+	}
+	defer store.Close(context.WithoutCancel(ctx))
+	bar, endBar := progressBar(env)
+	ropts.Progress = bar
+	res, err := backup.Restore(ctx, store, path, ropts)
+	endBar()
+	return res, err
+}
+
+// restoreBesideDaemon restores while a daemon serves the data root, so that
+// no MCP client sees a half-restored memory. An external server can be
+// reached by both processes: the restore stages the backup beside the live
+// data and pauses the daemon only around the swap, after which the daemon
+// rebuilds its index. The embedded engine and a managed mongod admit one
+// process at a time, so the daemon is paused and closes its database first,
+// and opens it again after the restore, whatever its outcome (it also does
+// so by itself should this process die, when the control connection ends).
+func restoreBesideDaemon(ctx context.Context, s *session, d *runningDaemon, path string, ropts backup.RestoreOptions, env *cliEnv) (*backup.RestoreResult, error) {
+	c, err := control.Dial(ctx, d.ep.Control)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	st, err := c.Status(sctx)
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("cannot ask the daemon (pid %d) about its database; nothing was changed: %w", d.pid, err)
+	}
+	engine := s.cfg.Mongo.Mode
+	if st.Store != nil {
+		engine = st.Store.Engine
+	}
+	if engine == mongostore.ModeExternal {
+		// Restore pauses the daemon itself, on a connection of its own, and
+		// resumes it with a reload; the pause must not release the
+		// database, since resuming from a release recovers restores and
+		// needs the restore lock that Restore holds until it returns.
+		ropts.Pauser = control.Pauser{Control: d.ep.Control}
+		return restoreInProcess(ctx, s, path, ropts, env)
+	}
+	if isTerminal(env.stderr) {
+		fmt.Fprintf(env.stderr, "restore: pausing the daemon (pid %d); MCP clients wait until it resumes\n", d.pid)
+	}
+	resume, err := c.Pause(ctx, true)
+	if err != nil {
+		return nil, fmt.Errorf("cannot pause the daemon (pid %d) for the restore; nothing was changed: %w", d.pid, err)
+	}
+	// restoreInProcess has closed the store, and Restore has let go of the
+	// restore lock, before the daemon opens the database again.
+	res, err := restoreInProcess(ctx, s, path, ropts, env)
+	if rerr := resume(true); rerr != nil {
+		if err != nil {
+			fmt.Fprintf(env.stderr, "infmem: warning: the daemon did not resume after the failed restore: %v\nhint: restart it: 'infmem stop', then 'infmem start'\n", rerr)
+			return nil, err
+		}
+		return res, &notResumedError{rerr}
+	}
+	return res, err
 }
 
 // resolveBackupPath accepts a path, or the bare name of a file in backups/.

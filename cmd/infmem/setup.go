@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/infmem/infmem/internal/config"
+	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/dataroot"
 	"github.com/infmem/infmem/mongostore"
 )
@@ -114,6 +116,54 @@ func (s *session) openStore(ctx context.Context) (*mongostore.Store, error) {
 		Database:   s.cfg.Database,
 		Logger:     s.log,
 	})
+}
+
+// runningDaemon is the daemon that serves a data root, as a terminal
+// command sees it.
+type runningDaemon struct {
+	ep  control.Endpoints
+	pid int
+}
+
+// runningDaemon returns the daemon serving the session's data root when one
+// answers, and nil when none does: the command then does the work itself.
+func (s *session) runningDaemon(ctx context.Context) (*runningDaemon, error) {
+	ep, err := control.EndpointsFor(s.root)
+	if err != nil {
+		return nil, err
+	}
+	p := control.ProbeDaemon(ctx, ep)
+	if p.Presence != control.Running {
+		return nil, nil
+	}
+	return &runningDaemon{ep: ep, pid: p.Pong.PID}, nil
+}
+
+// run runs a job in the daemon and decodes its result into out. What the
+// daemon refuses comes back as the error it gave, hint lines included.
+func (d *runningDaemon) run(ctx context.Context, env *cliEnv, job string, args, out any) error {
+	c, err := control.Dial(ctx, d.ep.Control)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if isTerminal(env.stderr) {
+		// No progress comes back over the control socket; say who works.
+		fmt.Fprintf(env.stderr, "%s: running in the daemon (pid %d)\n", job, d.pid)
+	}
+	err = c.Run(ctx, job, args, out)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, control.ErrRefused) {
+		return fmt.Errorf("the daemon (pid %d) did not finish the %s: %w\nhint: see %s", d.pid, job, err, d.ep.LogFile())
+	}
+	msg := strings.TrimPrefix(err.Error(), control.ErrRefused.Error()+" "+control.OpRun+": ")
+	if rest, ok := strings.CutPrefix(msg, job+": "); ok {
+		return errors.New(rest)
+	}
+	// A daemon that does not know the job is older than this command.
+	return fmt.Errorf("%s\nhint: restart the daemon so it runs this version of infmem: 'infmem stop', then 'infmem start'", msg)
 }
 
 // location is the user's time zone: the config's time_zone, else the system's.

@@ -60,10 +60,14 @@ type statusReport struct {
 	Daemon  daemonReport  `json:"daemon"`
 	Service serviceReport `json:"login_service"`
 	// Index and Memories come from a running daemon's in-memory index.
-	Index      *control.IndexStatus       `json:"index,omitempty"`
-	Memories   *control.MemoryCounts      `json:"memories,omitempty"`
-	LastBackup *control.BackupRecord      `json:"last_backup,omitempty"`
-	Jobs       map[string]json.RawMessage `json:"jobs,omitempty"`
+	Index      *control.IndexStatus  `json:"index,omitempty"`
+	Memories   *control.MemoryCounts `json:"memories,omitempty"`
+	LastBackup *control.BackupRecord `json:"last_backup,omitempty"`
+	// Backups is the backup state: the daemon's when one runs and has its
+	// memory open, else read here. Its warnings come from the config of
+	// whoever read it.
+	Backups *backupState               `json:"backups,omitempty"`
+	Jobs    map[string]json.RawMessage `json:"jobs,omitempty"`
 }
 
 // daemonReport is the daemon's part of the status.
@@ -121,6 +125,11 @@ func runStatus(ctx context.Context, opts statusOptions, env *cliEnv) error {
 		if err := fillFromDaemon(ctx, &rep, ep); err != nil {
 			return err
 		}
+		if rep.Backups == nil {
+			// The daemon's memory is not open: the configuration can
+			// still be judged.
+			rep.Backups = configBackupState(s.cfg.Backup)
+		}
 	} else if err := fillInProcess(ctx, &rep, s); err != nil {
 		return err
 	}
@@ -151,6 +160,13 @@ func fillFromDaemon(ctx context.Context, rep *statusReport, ep control.Endpoints
 		fillStore(rep, st.Store)
 	}
 	rep.Index, rep.Memories, rep.LastBackup, rep.Jobs = st.Index, st.Memories, st.LastBackup, st.Jobs
+	if raw, ok := rep.Jobs[reporterBackup]; ok {
+		var b backupState
+		if err := json.Unmarshal(raw, &b); err == nil {
+			rep.Backups = &b
+			delete(rep.Jobs, reporterBackup)
+		}
+	}
 	return nil
 }
 
@@ -168,6 +184,11 @@ func fillInProcess(ctx context.Context, rep *statusReport, s *session) error {
 	fillStore(rep, ss)
 	if rep.LastBackup, err = daemon.ReadLastBackup(ctx, store); err != nil {
 		return err
+	}
+	if rep.Backups, err = readBackupState(ctx, store, s.cfg.Backup, nil); err != nil {
+		// The rest of the status still holds; the config can be judged.
+		s.log.Warn("cannot read the backup record", "err", err)
+		rep.Backups = configBackupState(s.cfg.Backup)
 	}
 	return nil
 }
@@ -271,6 +292,9 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 	} else if rep.Engine != "" {
 		fmt.Fprintf(w, "last backup\tnone recorded\n")
 	}
+	if b := rep.Backups; b != nil {
+		printBackupRuns(w, b)
+	}
 	names := make([]string, 0, len(rep.Jobs))
 	for n := range rep.Jobs {
 		names = append(names, n)
@@ -288,7 +312,47 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 	if d.Presence == string(control.Running) && d.State == control.StateFailed {
 		fmt.Fprintf(out, "hint: the daemon cannot open the database; see %s\n", ep.LogFile())
 	}
+	if b := rep.Backups; b != nil {
+		printBackupWarnings(out, b, ep)
+	}
 	return nil
+}
+
+// printBackupRuns adds a line for the last run of each backup schedule and
+// the last manual backup a daemon made.
+func printBackupRuns(w io.Writer, b *backupState) {
+	if !b.Enabled {
+		fmt.Fprintf(w, "scheduled backups\tdisabled\n")
+	} else if len(b.Scheduled) == 0 {
+		fmt.Fprintf(w, "scheduled backups\tenabled, but both schedules are off\n")
+	}
+	for _, kind := range runKinds {
+		r, ok := b.Runs[kind]
+		if !ok {
+			continue
+		}
+		at := r.FinishedAt.Local().Format(time.DateTime)
+		switch {
+		case r.OK && r.RetentionError != "":
+			fmt.Fprintf(w, "%s backup\tok at %s (%s); retention failed: %s\n", kind, at, r.File, firstLineOf(r.RetentionError))
+		case r.OK:
+			fmt.Fprintf(w, "%s backup\tok at %s (%s)\n", kind, at, r.File)
+		case r.Attempts > 1:
+			fmt.Fprintf(w, "%s backup\tFAILED at %s after %d attempts: %s\n", kind, at, r.Attempts, firstLineOf(r.Error))
+		default:
+			fmt.Fprintf(w, "%s backup\tFAILED at %s: %s\n", kind, at, firstLineOf(r.Error))
+		}
+	}
+}
+
+// printBackupWarnings says what is wrong with backups, below the table.
+func printBackupWarnings(out io.Writer, b *backupState, ep control.Endpoints) {
+	for _, kind := range b.Failing {
+		fmt.Fprintf(out, "warning: the last %s backup failed and none was made since\nhint: see %s; 'infmem backup' makes one now\n", kind, ep.LogFile())
+	}
+	for _, w := range b.Warnings {
+		fmt.Fprintf(out, "warning: %s\n", w)
+	}
 }
 
 func firstLineOf(s string) string {

@@ -1,0 +1,339 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/infmem/infmem/backup"
+	"github.com/infmem/infmem/daemon"
+	"github.com/infmem/infmem/internal/config"
+	"github.com/infmem/infmem/mongostore"
+	"github.com/infmem/infmem/scopes"
+)
+
+// What the daemon offers terminal commands on its control socket.
+const (
+	// jobBackup makes a manual backup; its arguments are backupJobArgs and
+	// its result a *backup.Result.
+	jobBackup = "backup"
+	// jobExport writes an export; its arguments are exportJobArgs and its
+	// result a *backup.ExportResult.
+	jobExport = "export"
+	// reporterBackup adds a backupState to the daemon's status.
+	reporterBackup = "backup"
+)
+
+// services are what the daemon runs beside the memory for one session:
+// the components attached to the open memory, the jobs terminal commands
+// start through the control socket, and the sections they add to the
+// daemon's status.
+type services struct {
+	Attach    []daemon.Attach
+	Jobs      map[string]daemon.Job
+	Reporters map[string]daemon.Reporter
+}
+
+// newServices builds the daemon's services from the session's config and
+// data root; log is the service log.
+func newServices(s *session, log *slog.Logger) services {
+	b := &backupService{cfg: s.cfg.Backup, dir: s.root.BackupsDir(), exportDir: s.root.ExportDir(), log: log}
+	return services{
+		Jobs: map[string]daemon.Job{
+			jobBackup: b.backupJob,
+			jobExport: b.exportJob,
+		},
+		Reporters: map[string]daemon.Reporter{
+			reporterBackup: b.report,
+		},
+	}
+}
+
+// apply adds the services to the daemon's options.
+func (sv services) apply(o *daemon.Options) {
+	o.Attach = append(o.Attach, sv.Attach...)
+	if o.Jobs == nil {
+		o.Jobs = map[string]daemon.Job{}
+	}
+	for name, j := range sv.Jobs {
+		o.Jobs[name] = j
+	}
+	if o.Reporters == nil {
+		o.Reporters = map[string]daemon.Reporter{}
+	}
+	for name, r := range sv.Reporters {
+		o.Reporters[name] = r
+	}
+}
+
+// backupService makes the backups and exports terminal commands ask the
+// daemon for, and reports the backup state.
+type backupService struct {
+	cfg       config.Backup
+	dir       string
+	exportDir string
+	log       *slog.Logger
+
+	mu sync.Mutex
+	// manual is the outcome of the last backup this daemon made for a
+	// terminal; a failed one is recorded nowhere else.
+	manual *backupRun
+}
+
+// How a manual backup is encrypted (backupJobArgs.Encryption).
+const (
+	// encConfigured: as unattended backups are, to the configured
+	// recipients (or not at all when the config allows it).
+	encConfigured = "configured"
+	// encPassphrase: with the passphrase that comes with the request.
+	encPassphrase = "passphrase"
+	// encNone: not at all (refused when backup.encryption is required).
+	encNone = "none"
+)
+
+// backupJobArgs are the arguments of the backup job. The terminal decides
+// them (it asks for a passphrase when one is needed); the daemon applies
+// them against its own config.
+type backupJobArgs struct {
+	Encryption string `json:"encryption"`
+	// Passphrase is set only for encPassphrase.
+	Passphrase wirePassphrase `json:"passphrase,omitempty"`
+}
+
+// wirePassphrase is a passphrase on its way from a terminal to the daemon,
+// over the owner-only control socket. It prints and logs as [REDACTED];
+// only its JSON encoding, which goes to that socket alone, carries it.
+type wirePassphrase string
+
+func (wirePassphrase) String() string       { return "[REDACTED]" }
+func (wirePassphrase) GoString() string     { return "[REDACTED]" }
+func (wirePassphrase) LogValue() slog.Value { return slog.StringValue("[REDACTED]") }
+
+// encryption turns the arguments into the backup's encryption under cfg.
+func (a backupJobArgs) encryption(cfg config.Backup) (backup.Encryption, error) {
+	switch a.Encryption {
+	case encConfigured, "":
+		return backup.ConfiguredEncryption(cfg)
+	case encPassphrase:
+		p, err := backup.NewPassphrase(string(a.Passphrase))
+		if err != nil {
+			return backup.Encryption{}, err
+		}
+		return backup.Encryption{Passphrase: p, ScryptWorkFactor: testOnlyScryptWorkFactor}, nil
+	case encNone:
+		if cfg.Encryption == "required" {
+			return backup.Encryption{}, errors.New("an unencrypted backup is refused: the config sets backup.encryption to required")
+		}
+		return backup.Encryption{}, nil
+	}
+	return backup.Encryption{}, fmt.Errorf("unknown backup encryption %q", a.Encryption)
+}
+
+// backupJob makes a manual backup of the open memory.
+func (b *backupService) backupJob(ctx context.Context, s *daemon.Stack, raw json.RawMessage) (any, error) {
+	var args backupJobArgs
+	if len(raw) > 0 {
+		// The decoder's message may quote part of its input, which can hold
+		// a passphrase: say only that the request was malformed.
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return nil, errors.New("the backup request is malformed")
+		}
+	}
+	run := backupRun{StartedAt: time.Now().UTC(), Attempts: 1}
+	enc, err := args.encryption(b.cfg)
+	args.Passphrase = ""
+	var res *backup.Result
+	if err == nil {
+		res, err = backup.Create(ctx, s.Store, backup.Options{Dir: b.dir, Kind: backup.KindManual, Encryption: enc, Logger: b.log})
+	}
+	run.FinishedAt = time.Now().UTC()
+	run.OK = err == nil
+	if err != nil {
+		run.Error = err.Error()
+		b.log.Error("manual backup failed", "err", err)
+	} else {
+		run.File = res.File
+	}
+	b.mu.Lock()
+	b.manual = &run
+	b.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// exportJobArgs are the arguments of the export job.
+type exportJobArgs struct {
+	// Scopes limits the export; empty exports every scope.
+	Scopes []string `json:"scopes,omitempty"`
+	// Format is all, json or markdown.
+	Format string `json:"format"`
+}
+
+func (a exportJobArgs) options(dir string) backup.ExportOptions {
+	return backup.ExportOptions{Dir: dir, Scopes: a.Scopes, JSON: a.Format != "markdown", Markdown: a.Format != "json"}
+}
+
+// exportJob writes an export of the open memory into export/.
+func (b *backupService) exportJob(ctx context.Context, s *daemon.Stack, raw json.RawMessage) (any, error) {
+	var args exportJobArgs
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return nil, fmt.Errorf("the export request is malformed: %w", err)
+		}
+	}
+	switch args.Format {
+	case "", "all", "json", "markdown":
+	default:
+		return nil, fmt.Errorf("export format %q is not one of all, json, markdown", args.Format)
+	}
+	res, err := backup.Export(ctx, s.Store, args.options(b.exportDir))
+	if err != nil {
+		return nil, err
+	}
+	b.log.Info("export written", "dir", res.Dir, "memories", res.Memories, "summaries", res.Summaries)
+	return res, nil
+}
+
+// report is the backup section of the daemon's status.
+func (b *backupService) report(ctx context.Context, s *daemon.Stack) (any, error) {
+	b.mu.Lock()
+	var manual *backupRun
+	if b.manual != nil {
+		m := *b.manual
+		manual = &m
+	}
+	b.mu.Unlock()
+	return readBackupState(ctx, s.Store, b.cfg, manual)
+}
+
+// backupState is what status and doctor show about backups: the newest
+// backup, the last run of each schedule (and the last manual backup the
+// daemon made), and what is wrong with the configuration.
+type backupState struct {
+	// Enabled is backup.enabled; Scheduled lists the kinds with a schedule.
+	Enabled   bool     `json:"enabled"`
+	Scheduled []string `json:"scheduled,omitempty"`
+	// LastBackup is the newest successful backup of any kind.
+	LastBackup *backupRecordOut `json:"last_backup,omitempty"`
+	// Runs holds the last run of each schedule (daily, weekly) and, from a
+	// daemon, the last manual backup it made.
+	Runs map[string]backupRun `json:"runs,omitempty"`
+	// Failing lists the runs that failed after the newest backup was made.
+	Failing []string `json:"failing,omitempty"`
+	// Warnings are backup.ConfigWarnings.
+	Warnings []string `json:"warnings,omitempty"`
+	// MemorySince is when this memory was created, which tells how long
+	// it has gone without a backup when there is none.
+	MemorySince *time.Time `json:"memory_since,omitempty"`
+}
+
+// backupRecordOut is backup.BackupRecord as status prints it.
+type backupRecordOut struct {
+	File       string    `json:"file"`
+	Kind       string    `json:"kind"`
+	At         time.Time `json:"at"`
+	Size       int64     `json:"size"`
+	Encryption string    `json:"encryption"`
+	Documents  int64     `json:"documents"`
+}
+
+// backupRun is the outcome of one backup run.
+type backupRun struct {
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at"`
+	OK         bool      `json:"ok"`
+	Attempts   int       `json:"attempts,omitempty"`
+	File       string    `json:"file,omitempty"`
+	// Error is why it failed (it never holds a secret).
+	Error          string `json:"error,omitempty"`
+	RetentionError string `json:"retention_error,omitempty"`
+}
+
+// readBackupState reads the backup record of store and judges it against
+// cfg; manual is the last manual backup a daemon made, if any.
+func readBackupState(ctx context.Context, store *mongostore.Store, cfg config.Backup, manual *backupRun) (*backupState, error) {
+	st, err := backup.ReadStatus(ctx, store)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the backup record: %w", err)
+	}
+	out := configBackupState(cfg)
+	if lb := st.LastBackup; lb != nil {
+		out.LastBackup = &backupRecordOut{File: lb.File, Kind: string(lb.Kind), At: lb.At, Size: lb.Size,
+			Encryption: lb.Encryption, Documents: lb.Documents}
+	}
+	for kind, r := range st.Runs {
+		if out.Runs == nil {
+			out.Runs = map[string]backupRun{}
+		}
+		out.Runs[kind] = backupRun{StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, OK: r.OK, Attempts: r.Attempts,
+			File: r.File, Error: r.Error, RetentionError: r.RetentionError}
+	}
+	if manual != nil {
+		if out.Runs == nil {
+			out.Runs = map[string]backupRun{}
+		}
+		out.Runs[string(backup.KindManual)] = *manual
+	}
+	for _, kind := range runKinds {
+		r, ok := out.Runs[kind]
+		if ok && !r.OK && (out.LastBackup == nil || r.FinishedAt.After(out.LastBackup.At)) {
+			out.Failing = append(out.Failing, kind)
+		}
+	}
+	if g, err := store.Scopes.GetByName(ctx, scopes.Global); err == nil && !g.CreatedAt.IsZero() {
+		since := g.CreatedAt.UTC()
+		out.MemorySince = &since
+	}
+	return out, nil
+}
+
+// configBackupState is what the configuration alone says about backups.
+func configBackupState(cfg config.Backup) *backupState {
+	out := &backupState{Enabled: cfg.Enabled, Warnings: backup.ConfigWarnings(cfg)}
+	if sched, err := backup.Schedules(cfg); err == nil {
+		for _, s := range sched {
+			out.Scheduled = append(out.Scheduled, string(s.Kind))
+		}
+	}
+	return out
+}
+
+// runKinds orders the runs in status and doctor.
+var runKinds = []string{string(backup.KindDaily), string(backup.KindWeekly), string(backup.KindManual)}
+
+// overdueAfter is how long backups may be missing before doctor fails:
+// two days while a daily backup is scheduled, a week and a day when only
+// a weekly one is.
+func (b *backupState) overdueAfter() time.Duration {
+	for _, k := range b.Scheduled {
+		if k == string(backup.KindDaily) {
+			return 48 * time.Hour
+		}
+	}
+	if len(b.Scheduled) > 0 {
+		return 8 * 24 * time.Hour
+	}
+	return 0
+}
+
+// overdue reports whether backups are enabled and scheduled but none was
+// made for longer than overdueAfter, and since when.
+func (b *backupState) overdue(now time.Time) (bool, time.Time) {
+	limit := b.overdueAfter()
+	if !b.Enabled || limit == 0 {
+		return false, time.Time{}
+	}
+	switch {
+	case b.LastBackup != nil:
+		return now.Sub(b.LastBackup.At) > limit, b.LastBackup.At
+	case b.MemorySince != nil:
+		return now.Sub(*b.MemorySince) > limit, *b.MemorySince
+	}
+	return false, time.Time{}
+}
