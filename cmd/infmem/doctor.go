@@ -280,6 +280,9 @@ func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
 	d.backupsWhy = "the daemon does not report it"
 	if err == nil {
 		d.backupsWhy = "the daemon's memory is " + st.State
+		if st.State == control.StateReady {
+			d.backupsWhy = "the daemon does not report backups (restart it to run this version: 'infmem stop', then 'infmem start')"
+		}
 		if raw, ok := st.Jobs[reporterBackup]; ok {
 			var b backupState
 			if jerr := json.Unmarshal(raw, &b); jerr == nil {
