@@ -457,3 +457,44 @@ func TestHeader(t *testing.T) {
 		}
 	}
 }
+
+// A sentence longer than the room left is skipped whole, never cut: a cut
+// can drop a "not".
+func TestExtractiveSkipsOverlongSentences(t *testing.T) {
+	long := "We will not renew the lease on " + strings.Repeat("the old office and ", 20) + "the garage by June 30."
+	msgs := []Message{
+		{Speaker: "A", Text: long},
+		{Speaker: "B", Text: "Rent is $900 a month."},
+	}
+	s, err := NewExtractive(nil, ExtractiveOptions{MaxChars: 100, NoHeader: true}).Summarize(context.Background(), msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "B: Rent is $900 a month."; s.Text != want || !slices.Equal(s.Kept, []int{1}) {
+		t.Errorf("got %q %v, want %q [1]", s.Text, s.Kept, want)
+	}
+}
+
+// An answer ("Yes.") is kept only with its question, and only if both fit.
+func TestExtractiveAnswersGoWithTheirQuestion(t *testing.T) {
+	msgs := []Message{
+		{Speaker: "A", Text: "Should we take the 9am ferry?"},
+		{Speaker: "B", Text: "Yes!"},
+		{Speaker: "A", Text: "ok"},
+	}
+	s, err := NewExtractive(nil, ExtractiveOptions{NoHeader: true}).Summarize(context.Background(), msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "A: Should we take the 9am ferry?\nB: Yes!"; s.Text != want {
+		t.Errorf("got %q, want %q", s.Text, want)
+	}
+	// Room for the question but not the answer: neither is kept alone.
+	s, err = NewExtractive(nil, ExtractiveOptions{MaxChars: 33, NoHeader: true}).Summarize(context.Background(), msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Text != "" {
+		t.Errorf("got %q, want nothing", s.Text)
+	}
+}

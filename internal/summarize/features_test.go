@@ -40,6 +40,13 @@ func TestDetectFeatures(t *testing.T) {
 		{"details are at https://example.com/x", features{ref: true}},
 		{"mail it to bob@example.com", features{ref: true}},
 		{"the view was lovely", features{}},
+		{"we won’t go", features{decision: true}},
+		{"I’ll call", features{decision: true}},
+		{"don't forget the charger", features{decision: true}},
+		{"what to do about it", features{}},
+		{"we meet on mondays", features{date: true}},
+		{"see you at 8 o'clock", features{date: true, number: true}},
+		{"a couple of weeks ago", features{date: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.s, func(t *testing.T) {
@@ -53,13 +60,13 @@ func TestDetectFeatures(t *testing.T) {
 
 func TestAcks(t *testing.T) {
 	for _, s := range []string{"ok", "OK!", "Thanks!", "thank you so much", "lol", "sounds good", "Sounds good, thanks!",
-		"Great, see you then", "👍 ok", "Will do.", "Yes", "no problem", "Got it, makes sense"} {
+		"Great, see you then", "👍 ok", "Will do.", "Yes", "no problem", "Got it, makes sense", "Thanks Lena.", "OK Bob"} {
 		if !isAck(words(s)) {
 			t.Errorf("isAck(%q) = false, want true", s)
 		}
 	}
 	for _, s := range []string{"ok, 3pm works", "Thanks, I'll book it tomorrow", "lol that hotel was awful",
-		"Sounds good, Alice will drive", "", "I booked the flight"} {
+		"Sounds good, Alice will drive", "", "I booked the flight", "Thanks Lena, the mockups look great", "Thanks NASA"} {
 		if isAck(words(s)) {
 			t.Errorf("isAck(%q) = true, want false", s)
 		}
