@@ -56,7 +56,8 @@ type Sampling struct {
 const defaultMaxInputChars = 200_000
 
 // NewSampling returns a summarizer using s's client model. s may be nil (no
-// client connected): fallback then always summarizes.
+// client connected): fallback then always summarizes. Pass a nil interface,
+// not a nil *mcpserve.Session, whose methods would panic.
 func NewSampling(s Sampler, fallback Summarizer) *Sampling {
 	return &Sampling{sampler: s, fallback: fallback}
 }
