@@ -122,13 +122,21 @@ func (s *Session) RequestSampling(ctx context.Context, req mcp.CreateMessageRequ
 	if !s.SupportsSampling() {
 		return nil, ErrNoSampling
 	}
-	raw, err := s.request(ctx, string(mcp.MethodSamplingCreateMessage), req.Params)
+	raw, err := s.request(ctx, string(mcp.MethodSamplingCreateMessage), req.CreateMessageParams)
 	if err != nil {
 		return nil, err
 	}
 	var res mcp.CreateMessageResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return nil, fmt.Errorf("cannot read the client's sampling result: %w", err)
+	}
+	// The content arrives as a plain map; give callers the typed content.
+	if m, ok := res.Content.(map[string]any); ok {
+		c, err := mcp.ParseContent(m)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the client's sampling result: %w", err)
+		}
+		res.Content = c
 	}
 	return &res, nil
 }
