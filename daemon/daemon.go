@@ -248,7 +248,7 @@ func (d *Daemon) serveMCP(conn net.Conn) {
 		d.mu.Unlock()
 	}()
 	d.log.Debug("MCP session opened")
-	err := mcpserve.Serve(d.ctx, d.rt.Server(), conn, deadlineWriter{conn}, mcpserve.Options{
+	err := d.rt.Serve(d.ctx, conn, deadlineWriter{conn}, mcpserve.Options{
 		Logger:       d.log,
 		DrainTimeout: d.opts.ShutdownTimeout / 2,
 	})

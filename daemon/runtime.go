@@ -55,6 +55,8 @@ type Options struct {
 	// Jobs are what the control socket's run operation offers, by name
 	// (backup, export, maintenance runs started from a terminal).
 	Jobs map[string]Job
+	// Tools adds the MCP tools that need more than the memory engine.
+	Tools ToolHooks
 	// Reporters add to the daemon's status, by name (last maintenance run).
 	Reporters map[string]Reporter
 }
@@ -65,6 +67,10 @@ type Stack struct {
 	Store  *mongostore.Store
 	Scopes *scopes.Registry
 	Memory *memory.Engine
+	// Embedder is the engine's embedder (nil: keyword search only).
+	Embedder embed.Embedder
+	// Sessions are the connected MCP sessions.
+	Sessions *Sessions
 
 	cancel context.CancelFunc // ends the engine's background work
 	stops  []func(context.Context) error
@@ -76,6 +82,15 @@ type Attach func(ctx context.Context, s *Stack) (stop func(context.Context) erro
 // Job runs on the open stack on behalf of a control client; its result is
 // encoded as JSON.
 type Job func(ctx context.Context, s *Stack, args json.RawMessage) (any, error)
+
+// ToolHooks run the MCP tools that need more than the memory engine:
+// backup_memory, export_memory and optimize_memory. A nil hook leaves its
+// tool out.
+type ToolHooks struct {
+	Backup   func(ctx context.Context, s *Stack) (mcptools.BackupResult, error)
+	Export   func(ctx context.Context, s *Stack, req mcptools.ExportRequest) (mcptools.ExportResult, error)
+	Optimize func(ctx context.Context, s *Stack, job string, dryRun bool) (mcptools.OptimizeResult, error)
+}
 
 // Reporter adds a JSON-encodable section to the status.
 type Reporter func(ctx context.Context, s *Stack) (any, error)
@@ -106,6 +121,9 @@ type Runtime struct {
 	openDone   chan struct{}
 	paused     bool // a pause is held; guards against a second one
 
+	// sessions are the MCP sessions connected through Serve.
+	sessions Sessions
+
 	// embedder is shared by every engine this runtime starts; nil means
 	// keyword search only.
 	embedder embed.Embedder
@@ -135,12 +153,31 @@ func NewRuntime(opts Options) *Runtime {
 	if r.embedder, r.modelID, r.dim, err = embed.Load(opts.Config.Embedding.Model); err != nil {
 		r.log.Error("embedding model unavailable; keyword search only", "model", opts.Config.Embedding.Model, "err", err)
 	}
-	r.srv = mcptools.NewServer(mcptools.Deps{
+	deps := mcptools.Deps{
 		Engine:     r.engineFor,
 		Logger:     opts.Logger,
 		LastBackup: r.lastBackup,
 		Redact:     r.redact,
-	}, opts.Version)
+	}
+	if h := opts.Tools.Backup; h != nil {
+		deps.Backup = func(ctx context.Context) (res mcptools.BackupResult, err error) {
+			err = r.Do(ctx, func(st *Stack) error { res, err = h(ctx, st); return err })
+			return res, err
+		}
+	}
+	if h := opts.Tools.Export; h != nil {
+		deps.Export = func(ctx context.Context, req mcptools.ExportRequest) (res mcptools.ExportResult, err error) {
+			err = r.Do(ctx, func(st *Stack) error { res, err = h(ctx, st, req); return err })
+			return res, err
+		}
+	}
+	if h := opts.Tools.Optimize; h != nil {
+		deps.Optimize = func(ctx context.Context, job string, dryRun bool) (res mcptools.OptimizeResult, err error) {
+			err = r.Do(ctx, func(st *Stack) error { res, err = h(ctx, st, job, dryRun); return err })
+			return res, err
+		}
+	}
+	r.srv = mcptools.NewServer(deps, opts.Version)
 	r.srv.Use(r.gate)
 	return r
 }
@@ -255,7 +292,7 @@ func (r *Runtime) open(ctx context.Context) (*Stack, error) {
 	if err != nil {
 		return fail(err)
 	}
-	st := &Stack{Store: store, Scopes: reg}
+	st := &Stack{Store: store, Scopes: reg, Embedder: r.embedder, Sessions: &r.sessions}
 	r.startEngine(st)
 	if err := r.attach(ctx, st); err != nil {
 		r.closeStackBounded(st)

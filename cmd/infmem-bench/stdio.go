@@ -85,7 +85,9 @@ func runStdio(ctx context.Context, args []string) error {
 	json.Unmarshal([]byte(text(st)), &stats)
 	fmt.Printf("memories %d, index ready %v\n", stats.Stats.Total, stats.Stats.Index.Ready)
 
-	gen := newSynth(7)
+	// Texts unique to this run: re-storing an earlier run's texts would only
+	// hit the duplicate check and time nothing.
+	gen := newSynth(uint64(time.Now().UnixNano()))
 	measure := func(name string, args func(i int) map[string]any) error {
 		lat := make([]time.Duration, 0, *calls)
 		for i := 0; i < *calls; i++ {

@@ -26,14 +26,15 @@ type cliEnv struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"help":    helpCommand(),
-		"mcp":     mcpCommand,
-		"status":  statusCommand,
-		"version": versionCommand,
-		"backup":  backupCommand,
-		"backups": backupsCommand,
-		"restore": restoreCommand,
-		"export":  exportCommand,
+		"help":     helpCommand(),
+		"mcp":      mcpCommand,
+		"maintain": maintainCommand,
+		"status":   statusCommand,
+		"version":  versionCommand,
+		"backup":   backupCommand,
+		"backups":  backupsCommand,
+		"restore":  restoreCommand,
+		"export":   exportCommand,
 
 		"daemon":    daemonCommand,
 		"install":   installCommand,

@@ -98,7 +98,9 @@ func runMCPInProcess(ctx context.Context, s *session, ep control.Endpoints, env 
 		return err
 	}
 	defer lock.Release()
-	rt := daemon.NewRuntime(daemon.Options{Config: s.cfg, Root: s.root, Version: version.String(), Logger: s.log})
+	dopts := daemon.Options{Config: s.cfg, Root: s.root, Version: version.String(), Logger: s.log}
+	newServices(s, s.log).apply(&dopts)
+	rt := daemon.NewRuntime(dopts)
 	rt.Start()
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
@@ -106,5 +108,5 @@ func runMCPInProcess(ctx context.Context, s *session, ep control.Endpoints, env 
 		rt.Close(cctx)
 	}()
 	s.log.Info("serving MCP on stdio in-process", "data_root", s.root.Dir)
-	return mcpserve.Serve(ctx, rt.Server(), env.stdin, env.stdout, mcpserve.Options{Logger: s.log})
+	return rt.Serve(ctx, env.stdin, env.stdout, mcpserve.Options{Logger: s.log})
 }

@@ -36,20 +36,27 @@ type services struct {
 	Attach    []daemon.Attach
 	Jobs      map[string]daemon.Job
 	Reporters map[string]daemon.Reporter
+	Tools     daemon.ToolHooks
 }
 
 // newServices builds the daemon's services from the session's config and
 // data root; log is the service log.
 func newServices(s *session, log *slog.Logger) services {
 	b := &backupService{cfg: s.cfg.Backup, dir: s.root.BackupsDir(), exportDir: s.root.ExportDir(), log: log}
+	m := newMaintenanceService(s, log)
 	return services{
+		Attach: []daemon.Attach{m.attach},
 		Jobs: map[string]daemon.Job{
-			jobBackup: b.backupJob,
-			jobExport: b.exportJob,
+			jobBackup:         b.backupJob,
+			jobExport:         b.exportJob,
+			jobMaintain:       m.maintainJob,
+			jobMaintenanceLog: m.logJob,
 		},
 		Reporters: map[string]daemon.Reporter{
-			reporterBackup: b.report,
+			reporterBackup:      b.report,
+			reporterMaintenance: m.report,
 		},
+		Tools: m.toolHooks(),
 	}
 }
 
@@ -68,6 +75,7 @@ func (sv services) apply(o *daemon.Options) {
 	for name, r := range sv.Reporters {
 		o.Reporters[name] = r
 	}
+	o.Tools = sv.Tools
 }
 
 // backupService makes the backups and exports terminal commands ask the

@@ -84,6 +84,10 @@ func badInput(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errInput, fmt.Sprintf(format, args...))
 }
 
+// BadInput is an error a tool hook returns for a request it refuses; the
+// tool answers it as an isError result with this message.
+func BadInput(format string, args ...any) error { return badInput(format, args...) }
+
 // decodeArgs decodes tool arguments strictly: an unknown or mistyped
 // argument is an error that names it and lists the valid ones.
 func decodeArgs(raw any, into any) error {

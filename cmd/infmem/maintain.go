@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/infmem/infmem/daemon"
+	"github.com/infmem/infmem/internal/version"
+	"github.com/infmem/infmem/maintenance"
+)
+
+type maintainOptions struct {
+	common commonFlags
+	job    string
+	dryRun bool
+	log    bool
+	limit  int
+	json   bool
+}
+
+const maintainUsage = "maintain [--job NAME] [--dry-run] [--log [--limit N]] [--json] [--config FILE] [--data-dir DIR]"
+
+var maintainCommand = command{
+	summary: "run memory maintenance now, or show what it did (--log)",
+	usage:   maintainUsage,
+	run: func(ctx context.Context, env *cliEnv, args []string) error {
+		var opts maintainOptions
+		fs := newFlagSet("maintain", env, maintainUsage)
+		opts.common.register(fs)
+		fs.StringVar(&opts.job, "job", maintenance.JobAll, "job to run: maintenance (all), summarize, noise, dedup, prune, size, purge, compact")
+		fs.BoolVar(&opts.dryRun, "dry-run", false, "report what would change without changing anything")
+		fs.BoolVar(&opts.log, "log", false, "show the audit trail of past runs instead of running anything")
+		fs.IntVar(&opts.limit, "limit", 20, "with --log, how many runs to show")
+		fs.BoolVar(&opts.json, "json", false, "print machine-readable JSON")
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() > 0 {
+			return usageErrorf("maintain takes no arguments")
+		}
+		if opts.limit < 1 {
+			return usageErrorf("--limit must be at least 1")
+		}
+		return runMaintain(ctx, opts, env)
+	},
+}
+
+func runMaintain(ctx context.Context, opts maintainOptions, env *cliEnv) error {
+	s, err := setup(opts.common, env, env.stderr, true)
+	if err != nil {
+		return err
+	}
+	d, err := s.runningDaemon(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.log {
+		var entries []maintenance.AuditEntry
+		if d != nil {
+			err = d.run(ctx, env, jobMaintenanceLog, map[string]int{"limit": opts.limit}, &entries)
+		} else {
+			err = withMaintenance(ctx, s, func(st *daemon.Stack, _ *maintenanceService) error {
+				entries, err = maintenance.Audit(ctx, st.Store, opts.limit)
+				return err
+			})
+		}
+		if err != nil {
+			return err
+		}
+		return printAudit(env, entries, opts.json)
+	}
+	var rep maintenance.Report
+	if d != nil {
+		err = d.run(ctx, env, jobMaintain, maintainJobArgs{Job: opts.job, DryRun: opts.dryRun}, &rep)
+	} else {
+		err = withMaintenance(ctx, s, func(st *daemon.Stack, m *maintenanceService) error {
+			sched := maintenance.NewScheduler(st.Store, maintenance.Options{Logger: s.log, Location: m.loc})
+			maintenance.Register(sched, m.env(st), nil)
+			r, err := sched.RunNow(ctx, opts.job, opts.dryRun)
+			if r != nil {
+				rep = *r
+			}
+			return err
+		})
+	}
+	if errors.Is(err, maintenance.ErrUnknownJob) || err != nil && strings.Contains(err.Error(), maintenance.ErrUnknownJob.Error()) {
+		return usageError{err.Error()}
+	}
+	if err != nil && rep.Job == "" {
+		return err
+	}
+	if perr := printReport(env, &rep, opts.json); perr != nil {
+		return perr
+	}
+	if rep.Outcome == "failed" {
+		return fmt.Errorf("maintenance %s failed: %s", rep.Job, rep.Error)
+	}
+	return nil
+}
+
+// withMaintenance opens the memory in this process (no daemon runs),
+// waits for its index, and calls fn on it.
+func withMaintenance(ctx context.Context, s *session, fn func(*daemon.Stack, *maintenanceService) error) error {
+	rt := daemon.NewRuntime(daemon.Options{Config: s.cfg, Root: s.root, Version: version.String(), Logger: s.log, CallWait: 10 * time.Minute})
+	rt.Start()
+	defer rt.Close(context.WithoutCancel(ctx))
+	m := newMaintenanceService(s, s.log)
+	return rt.Do(ctx, func(st *daemon.Stack) error {
+		// Maintenance reads the whole index: wait for it to load.
+		for !st.Memory.Ready() {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		return fn(st, m)
+	})
+}
+
+func printReport(env *cliEnv, rep *maintenance.Report, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	w := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
+	what := "ran"
+	if rep.DryRun {
+		what = "dry run (nothing changed)"
+	}
+	fmt.Fprintf(w, "job\t%s, %s, %s in %v\n", rep.Job, what, rep.Outcome, rep.Duration.Round(time.Millisecond))
+	if len(rep.Operations) == 0 {
+		fmt.Fprintf(w, "operations\tnothing to do\n")
+	}
+	for i, op := range rep.Operations {
+		label := ""
+		if i == 0 {
+			label = "operations"
+		}
+		fmt.Fprintf(w, "%s\t%s\n", label, op)
+	}
+	for _, warn := range rep.Warnings {
+		fmt.Fprintf(w, "warning\t%s\n", warn)
+	}
+	if rep.Error != "" {
+		fmt.Fprintf(w, "error\t%s\n", rep.Error)
+	}
+	return w.Flush()
+}
+
+func printAudit(env *cliEnv, entries []maintenance.AuditEntry, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(entries)
+	}
+	if len(entries) == 0 {
+		fmt.Fprintln(env.stdout, "no maintenance has run yet")
+		return nil
+	}
+	for _, e := range entries {
+		flag := ""
+		if e.DryRun {
+			flag = " (dry run)"
+		}
+		fmt.Fprintf(env.stdout, "%s  %s%s  %s, %s\n", e.Started.Local().Format("2006-01-02 15:04:05"), e.Job, flag, e.Outcome, e.Trigger)
+		for _, op := range e.Operations {
+			fmt.Fprintf(env.stdout, "    %s\n", op)
+		}
+		for _, c := range e.Changes {
+			ids := c.IDs
+			more := ""
+			if len(ids) > 5 {
+				ids, more = ids[:5], fmt.Sprintf(" … (%d in all)", len(c.IDs))
+			}
+			fmt.Fprintf(env.stdout, "    %s: %s%s\n", c.Action, strings.Join(ids, ", "), more)
+		}
+		for _, w := range e.Warnings {
+			fmt.Fprintf(env.stdout, "    warning: %s\n", w)
+		}
+		if e.Error != "" {
+			fmt.Fprintf(env.stdout, "    error: %s\n", e.Error)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/infmem/infmem/backup"
+	"github.com/infmem/infmem/daemon"
+	"github.com/infmem/infmem/internal/config"
+	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/internal/mcptools"
+	"github.com/infmem/infmem/internal/summarize"
+	"github.com/infmem/infmem/maintenance"
+	"github.com/infmem/infmem/mongostore"
+)
+
+// What the daemon offers terminal commands for maintenance.
+const (
+	// jobMaintain runs maintenance jobs now; arguments maintainJobArgs,
+	// result a *maintenance.Report.
+	jobMaintain = "maintain"
+	// jobMaintenanceLog reads the audit trail; arguments {"limit": n},
+	// result []maintenance.AuditEntry.
+	jobMaintenanceLog = "maintenance-log"
+	// reporterMaintenance adds a maintenanceState to the daemon's status.
+	reporterMaintenance = "maintenance"
+)
+
+// maintenanceService runs the scheduler (nightly maintenance and the
+// scheduled backups) beside the open memory, and maintenance on demand.
+type maintenanceService struct {
+	cfg  config.Config
+	root dataroot.Root
+	loc  *time.Location
+	log  *slog.Logger
+
+	mu    sync.Mutex
+	sched *maintenance.Scheduler
+}
+
+func newMaintenanceService(s *session, log *slog.Logger) *maintenanceService {
+	return &maintenanceService{cfg: s.cfg, root: s.root, loc: s.location(), log: log}
+}
+
+// env builds the jobs' environment on an open stack.
+func (m *maintenanceService) env(st *daemon.Stack) *maintenance.Env {
+	return &maintenance.Env{
+		Engine: st.Memory, Store: st.Store, Config: m.cfg, Log: m.log,
+		Summarizer: m.summarizer(st),
+		LastBackup: func(ctx context.Context) (time.Time, bool) {
+			s, err := backup.ReadStatus(ctx, st.Store)
+			if err != nil || s.LastBackup == nil {
+				return time.Time{}, false
+			}
+			return s.LastBackup.At, true
+		},
+	}
+}
+
+// summarizer chains the configured ways to summarize: a connected client's
+// model (MCP sampling) when one offers it, then a local Ollama when
+// configured, then the offline extractive summarizer.
+func (m *maintenanceService) summarizer(st *daemon.Stack) summarize.Summarizer {
+	var s summarize.Summarizer = summarize.NewExtractive(st.Embedder, summarize.ExtractiveOptions{Location: m.loc, Logger: m.log})
+	if m.cfg.Maintenance.Summarizer == "ollama" {
+		o := summarize.NewOllama(m.cfg.Maintenance.OllamaURL, m.cfg.Maintenance.OllamaModel, s, nil)
+		o.Logger = m.log
+		s = o
+	}
+	sp := summarize.NewSampling(st.Sessions, s)
+	sp.Logger = m.log
+	return sp
+}
+
+// attach starts the scheduler on an open stack.
+func (m *maintenanceService) attach(ctx context.Context, st *daemon.Stack) (func(context.Context) error, error) {
+	sched := maintenance.NewScheduler(st.Store, maintenance.Options{Logger: m.log, Location: m.loc})
+	nightly, err := config.ParseSchedule(m.cfg.Maintenance.Schedule)
+	if err != nil {
+		return nil, err
+	}
+	maintenance.Register(sched, m.env(st), nightly)
+	kinds, err := backup.Schedules(m.cfg.Backup)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range kinds {
+		job := &backup.Job{Store: st.Store, Dir: m.root.BackupsDir(), Config: m.cfg.Backup, Logger: m.log}
+		kind := k.Kind
+		sched.Add("backup-"+string(kind), k.Schedule, func(ctx context.Context, dryRun bool) (*maintenance.Report, error) {
+			rep := &maintenance.Report{}
+			if dryRun {
+				return rep, nil
+			}
+			res, err := job.Run(ctx, kind)
+			if err != nil {
+				return rep, err
+			}
+			rep.Operations = []string{"backed_up_to_" + res.File}
+			rep.Counts = map[string]int{"documents": int(res.Documents())}
+			return rep, nil
+		})
+	}
+	sched.Start(ctx)
+	m.mu.Lock()
+	m.sched = sched
+	m.mu.Unlock()
+	return func(ctx context.Context) error {
+		m.mu.Lock()
+		m.sched = nil
+		m.mu.Unlock()
+		return sched.Stop(ctx)
+	}, nil
+}
+
+func (m *maintenanceService) scheduler() (*maintenance.Scheduler, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.sched == nil {
+		return nil, errors.New("maintenance is not running (the memory is not open)")
+	}
+	return m.sched, nil
+}
+
+// maintainJobArgs are the arguments of the maintain job.
+type maintainJobArgs struct {
+	Job    string `json:"job"`
+	DryRun bool   `json:"dry_run"`
+}
+
+func (m *maintenanceService) maintainJob(ctx context.Context, st *daemon.Stack, raw json.RawMessage) (any, error) {
+	var args maintainJobArgs
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return nil, fmt.Errorf("the maintain request is malformed: %w", err)
+		}
+	}
+	if args.Job == "" {
+		args.Job = maintenance.JobAll
+	}
+	sched, err := m.scheduler()
+	if err != nil {
+		return nil, err
+	}
+	rep, err := sched.RunNow(ctx, args.Job, args.DryRun)
+	if err != nil && rep == nil {
+		return nil, err
+	}
+	// A job that failed part-way still reports what it did.
+	return rep, nil
+}
+
+func (m *maintenanceService) logJob(ctx context.Context, st *daemon.Stack, raw json.RawMessage) (any, error) {
+	var args struct {
+		Limit int `json:"limit"`
+	}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return nil, fmt.Errorf("the maintenance-log request is malformed: %w", err)
+		}
+	}
+	return maintenance.Audit(ctx, st.Store, args.Limit)
+}
+
+// maintenanceState is the maintenance section of status.
+type maintenanceState struct {
+	Schedule string                     `json:"schedule"`
+	Running  string                     `json:"running,omitempty"`
+	Runs     map[string]maintenance.Run `json:"runs"`
+}
+
+func (m *maintenanceService) report(ctx context.Context, st *daemon.Stack) (any, error) {
+	return readMaintenanceState(ctx, st.Store, m.cfg, m.running())
+}
+
+func (m *maintenanceService) running() string {
+	if s, err := m.scheduler(); err == nil {
+		return s.Running()
+	}
+	return ""
+}
+
+func readMaintenanceState(ctx context.Context, store *mongostore.Store, cfg config.Config, running string) (*maintenanceState, error) {
+	runs, err := maintenance.Runs(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	return &maintenanceState{Schedule: cfg.Maintenance.Schedule, Running: running, Runs: runs}, nil
+}
+
+// toolHooks are the backup_memory, export_memory and optimize_memory tools.
+func (m *maintenanceService) toolHooks() daemon.ToolHooks {
+	return daemon.ToolHooks{
+		Backup: func(ctx context.Context, st *daemon.Stack) (mcptools.BackupResult, error) {
+			enc, err := backup.ConfiguredEncryption(m.cfg.Backup)
+			if errors.Is(err, backup.ErrNoRecipients) {
+				return mcptools.BackupResult{}, fmt.Errorf("%w: %v; add an age recipient to backup.recipients in the config (make one with 'infmem backup keygen'), or set backup.encryption to auto", mcptools.ErrBackupNotConfigured, err)
+			}
+			if err != nil {
+				return mcptools.BackupResult{}, err
+			}
+			res, err := backup.Create(ctx, st.Store, backup.Options{Dir: m.root.BackupsDir(), Kind: backup.KindManual, Encryption: enc, Logger: m.log})
+			if err != nil {
+				return mcptools.BackupResult{}, err
+			}
+			return mcptools.BackupResult{File: res.File, Encrypted: res.Manifest.Encryption != "none", Documents: int(res.Documents())}, nil
+		},
+		Export: func(ctx context.Context, st *daemon.Stack, req mcptools.ExportRequest) (mcptools.ExportResult, error) {
+			res, err := backup.Export(ctx, st.Store, backup.ExportOptions{Dir: m.root.ExportDir(), Scopes: req.Scopes,
+				JSON: req.Format != "markdown", Markdown: req.Format != "json"})
+			if err != nil {
+				return mcptools.ExportResult{}, err
+			}
+			return mcptools.ExportResult{Dir: res.Dir, Files: res.Files, Memories: res.Memories + res.Summaries, Notice: res.Notice}, nil
+		},
+		Optimize: func(ctx context.Context, st *daemon.Stack, job string, dryRun bool) (mcptools.OptimizeResult, error) {
+			sched, err := m.scheduler()
+			if err != nil {
+				return mcptools.OptimizeResult{}, err
+			}
+			rep, err := sched.RunNow(ctx, job, dryRun)
+			if errors.Is(err, maintenance.ErrUnknownJob) {
+				return mcptools.OptimizeResult{}, mcptools.BadInput("%v", err)
+			}
+			if rep == nil {
+				return mcptools.OptimizeResult{}, err
+			}
+			out := mcptools.OptimizeResult{Operations: rep.Operations, Counts: rep.Counts, Warnings: rep.Warnings, DryRun: dryRun}
+			if err != nil {
+				out.Warnings = append(out.Warnings, "some jobs failed: "+err.Error())
+			}
+			return out, nil
+		},
+	}
+}
