@@ -87,9 +87,10 @@ type Job func(ctx context.Context, s *Stack, args json.RawMessage) (any, error)
 // backup_memory, export_memory and optimize_memory. A nil hook leaves its
 // tool out.
 type ToolHooks struct {
-	Backup   func(ctx context.Context, s *Stack) (mcptools.BackupResult, error)
-	Export   func(ctx context.Context, s *Stack, req mcptools.ExportRequest) (mcptools.ExportResult, error)
-	Optimize func(ctx context.Context, s *Stack, job string, dryRun bool) (mcptools.OptimizeResult, error)
+	Backup          func(ctx context.Context, s *Stack) (mcptools.BackupResult, error)
+	Export          func(ctx context.Context, s *Stack, req mcptools.ExportRequest) (mcptools.ExportResult, error)
+	Optimize        func(ctx context.Context, s *Stack, job string, dryRun bool) (mcptools.OptimizeResult, error)
+	MaintenanceRuns func(ctx context.Context, s *Stack) (map[string]mcptools.MaintenanceRun, error)
 }
 
 // Reporter adds a JSON-encodable section to the status.
@@ -174,6 +175,12 @@ func NewRuntime(opts Options) *Runtime {
 	if h := opts.Tools.Optimize; h != nil {
 		deps.Optimize = func(ctx context.Context, job string, dryRun bool) (res mcptools.OptimizeResult, err error) {
 			err = r.Do(ctx, func(st *Stack) error { res, err = h(ctx, st, job, dryRun); return err })
+			return res, err
+		}
+	}
+	if h := opts.Tools.MaintenanceRuns; h != nil {
+		deps.MaintenanceRuns = func(ctx context.Context) (res map[string]mcptools.MaintenanceRun, err error) {
+			err = r.Do(ctx, func(st *Stack) error { res, err = h(ctx, st); return err })
 			return res, err
 		}
 	}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/infmem/infmem/backup"
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/embed"
 	"github.com/infmem/infmem/internal/memory"
@@ -197,6 +200,15 @@ func TestSummarizeAndArchive(t *testing.T) {
 	}
 	if travel != 6 {
 		t.Fatalf("archived messages not kept: %d of Travel listed, want the 5 messages and the summary", travel)
+	}
+	// And exported: archived means out of recall, not out of the user's hands.
+	ex, err := backup.Export(f.ctx, f.store, backup.ExportOptions{Dir: t.TempDir(), JSON: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(ex.Dir, "memory.json"))
+	if err != nil || !strings.Contains(string(data), "I booked the Alfama hotel for 340 euros per night.") {
+		t.Fatalf("archived message missing from the export: %v", err)
 	}
 	// A second run has nothing left to do.
 	again, _ := f.env.Summarize(f.ctx, false)

@@ -17,6 +17,7 @@ const usage = `usage: infmem-bench <command> [flags]
   stdio  --data-dir DIR --bin PATH   time infmem mcp's tools over stdio
   daemon --data-dir DIR --bin PATH   time the bridge and the shared daemon: launch to
                                      initialize (cold and warm), bridge overhead, throughput
+  maintain --data-dir DIR --bin PATH  time a full maintenance pass while retrievals run
   locomo [--modes keyword,vector,hybrid] [--embedding use-lite] FILE
                                      LoCoMo Recall@k through the memory engine
 `
@@ -38,6 +39,8 @@ func main() {
 		err = runDaemonBench(ctx, os.Args[2:])
 	case "locomo":
 		err = runLocomo(ctx, os.Args[2:])
+	case "maintain":
+		err = runMaintainBench(ctx, os.Args[2:])
 	default:
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)

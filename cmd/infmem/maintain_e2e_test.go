@@ -71,8 +71,16 @@ func TestAdminToolsAndMaintainThroughDaemon(t *testing.T) {
 		t.Fatalf("maintain --log: %d %s", code, out)
 	}
 	code, out, _ = runBin(t, env, "status", "--json")
-	if code != 0 || !strings.Contains(out, `"maintenance"`) {
+	if code != 0 || !strings.Contains(out, `"maintenance"`) || !strings.Contains(out, `"noise"`) {
 		t.Fatalf("status lacks maintenance: %s", out)
+	}
+	code, out, _ = runBin(t, env, "status")
+	if code != 0 || !strings.Contains(out, "noise: ok at") {
+		t.Fatalf("status text lacks the noise run: %s", out)
+	}
+	st := callJSON(t, c, "get_memory_stats", nil)["stats"].(map[string]any)
+	if m, _ := st["maintenance"].(map[string]any); m["compact"] == nil || m["noise"] == nil {
+		t.Fatalf("get_memory_stats lacks maintenance runs: %v", st)
 	}
 	if code, _, errs := runBin(t, env, "maintain", "--job", "bogus"); code != exitUsage || !strings.Contains(errs, "no such maintenance job") {
 		t.Fatalf("bad job: %d %s", code, errs)

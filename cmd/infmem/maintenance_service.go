@@ -218,6 +218,18 @@ func (m *maintenanceService) toolHooks() daemon.ToolHooks {
 			}
 			return mcptools.ExportResult{Dir: res.Dir, Files: res.Files, Memories: res.Memories + res.Summaries, Notice: res.Notice}, nil
 		},
+		MaintenanceRuns: func(ctx context.Context, st *daemon.Stack) (map[string]mcptools.MaintenanceRun, error) {
+			runs, err := maintenance.Runs(ctx, st.Store)
+			if err != nil {
+				return nil, err
+			}
+			out := make(map[string]mcptools.MaintenanceRun, len(runs))
+			for name, r := range runs {
+				out[name] = mcptools.MaintenanceRun{LastRun: r.LastRun.UTC().Format(time.RFC3339), Outcome: r.Outcome,
+					DurationMS: r.Duration.Milliseconds(), Warnings: r.Warnings}
+			}
+			return out, nil
+		},
 		Optimize: func(ctx context.Context, st *daemon.Stack, job string, dryRun bool) (mcptools.OptimizeResult, error) {
 			sched, err := m.scheduler()
 			if err != nil {

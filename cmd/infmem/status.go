@@ -66,8 +66,10 @@ type statusReport struct {
 	// Backups is the backup state: the daemon's when one runs and has its
 	// memory open, else read here. Its warnings come from the config of
 	// whoever read it.
-	Backups *backupState               `json:"backups,omitempty"`
-	Jobs    map[string]json.RawMessage `json:"jobs,omitempty"`
+	Backups *backupState `json:"backups,omitempty"`
+	// Maintenance is each maintenance job's last run.
+	Maintenance *maintenanceState          `json:"maintenance,omitempty"`
+	Jobs        map[string]json.RawMessage `json:"jobs,omitempty"`
 }
 
 // daemonReport is the daemon's part of the status.
@@ -167,6 +169,13 @@ func fillFromDaemon(ctx context.Context, rep *statusReport, ep control.Endpoints
 			delete(rep.Jobs, reporterBackup)
 		}
 	}
+	if raw, ok := rep.Jobs[reporterMaintenance]; ok {
+		var m maintenanceState
+		if err := json.Unmarshal(raw, &m); err == nil {
+			rep.Maintenance = &m
+			delete(rep.Jobs, reporterMaintenance)
+		}
+	}
 	return nil
 }
 
@@ -189,6 +198,9 @@ func fillInProcess(ctx context.Context, rep *statusReport, s *session) error {
 		// The rest of the status still holds; the config can be judged.
 		s.log.Warn("cannot read the backup record", "err", err)
 		rep.Backups = configBackupState(s.cfg.Backup)
+	}
+	if rep.Maintenance, err = readMaintenanceState(ctx, store, s.cfg, ""); err != nil {
+		s.log.Warn("cannot read the maintenance record", "err", err)
 	}
 	return nil
 }
@@ -303,9 +315,7 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 	for _, n := range names {
 		fmt.Fprintf(w, "%s\t%s\n", n, rep.Jobs[n])
 	}
-	if _, ok := rep.Jobs["maintenance"]; !ok && rep.Engine != "" {
-		fmt.Fprintf(w, "maintenance\tno run recorded\n")
-	}
+	printMaintenance(w, rep.Maintenance, rep.Engine != "")
 	if err := w.Flush(); err != nil {
 		return err
 	}
@@ -358,4 +368,37 @@ func printBackupWarnings(out io.Writer, b *backupState, ep control.Endpoints) {
 func firstLineOf(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// printMaintenance prints each maintenance job's last run and warnings.
+func printMaintenance(w io.Writer, m *maintenanceState, open bool) {
+	if m == nil || len(m.Runs) == 0 {
+		if open {
+			fmt.Fprintf(w, "maintenance\tno run recorded\n")
+		}
+		return
+	}
+	names := make([]string, 0, len(m.Runs))
+	for n := range m.Runs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		r := m.Runs[n]
+		label := ""
+		if i == 0 {
+			label = "maintenance"
+		}
+		line := fmt.Sprintf("%s: %s at %s, %v", n, r.Outcome, r.LastRun.Local().Format(time.DateTime), r.Duration.Round(time.Millisecond))
+		if n == m.Running {
+			line += " (running now)"
+		}
+		fmt.Fprintf(w, "%s\t%s\n", label, line)
+		if r.Error != "" {
+			fmt.Fprintf(w, "\t  error: %s\n", r.Error)
+		}
+		for _, warn := range r.Warnings {
+			fmt.Fprintf(w, "\t  warning: %s\n", warn)
+		}
+	}
 }

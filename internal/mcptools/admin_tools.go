@@ -35,6 +35,14 @@ type ExportResult struct {
 	Notice   string
 }
 
+// MaintenanceRun is a maintenance job's last run.
+type MaintenanceRun struct {
+	LastRun    string   `json:"last_run" jsonschema_description:"When it last ran (ISO 8601, UTC)."`
+	Outcome    string   `json:"outcome" jsonschema_description:"ok or failed."`
+	DurationMS int64    `json:"duration_ms" jsonschema_description:"How long it took."`
+	Warnings   []string `json:"warnings,omitempty" jsonschema_description:"What it could not do."`
+}
+
 // OptimizeResult is what maintenance did (or would do).
 type OptimizeResult struct {
 	Operations []string

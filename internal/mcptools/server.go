@@ -30,6 +30,9 @@ type Deps struct {
 	Backup   func(ctx context.Context) (BackupResult, error)
 	Export   func(ctx context.Context, req ExportRequest) (ExportResult, error)
 	Optimize func(ctx context.Context, job string, dryRun bool) (OptimizeResult, error)
+	// MaintenanceRuns reports each maintenance job's last run, for
+	// get_memory_stats.
+	MaintenanceRuns func(ctx context.Context) (map[string]MaintenanceRun, error)
 
 	// fallback holds the active scope of sessions that cannot hold it
 	// themselves; shared by every tool of one server.

@@ -27,6 +27,8 @@ type statsOut struct {
 	Engine            string         `json:"engine" jsonschema_description:"Database engine: embedded, managed or external."`
 	Index             indexStatusOut `json:"index" jsonschema_description:"Search index state."`
 	Embedding         embeddingOut   `json:"embedding" jsonschema_description:"Semantic recall state."`
+	// Maintenance lists each maintenance job's last run.
+	Maintenance map[string]MaintenanceRun `json:"maintenance,omitempty" jsonschema_description:"Each maintenance job's last run (summarize, dedup, backups...)."`
 }
 
 type embeddingOut struct {
@@ -60,6 +62,14 @@ func getMemoryStats(d Deps) server.ServerTool {
 		if d.LastBackup != nil {
 			if t, ok := d.LastBackup(ctx); ok {
 				out.LastBackup = iso(t)
+			}
+		}
+		if d.MaintenanceRuns != nil {
+			runs, err := d.MaintenanceRuns(ctx)
+			if err != nil {
+				d.Logger.Warn("cannot read maintenance runs for stats", "err", err)
+			} else if len(runs) > 0 {
+				out.Maintenance = runs
 			}
 		}
 		return statsResultOut{Stats: out}, nil

@@ -252,7 +252,6 @@ func (e *Engine) DuplicateGroups(ctx context.Context, threshold float64, since t
 	type probe struct {
 		slot  uint32
 		scope uint32
-		vec   []float32
 	}
 	// Gather the probes and one filter per scope under a short read lock;
 	// the searches run without it, so writers are never held up for long.
@@ -278,9 +277,6 @@ func (e *Engine) DuplicateGroups(ctx context.Context, threshold float64, since t
 		if it.created >= since.UnixMilli() {
 			probes = append(probes, probe{slot: uint32(i), scope: it.scope})
 		}
-	}
-	for i := range probes {
-		probes[i].vec, _ = ix.vecs.Get(probes[i].slot)
 	}
 	ix.mu.RUnlock()
 
@@ -312,7 +308,13 @@ func (e *Engine) DuplicateGroups(ctx context.Context, threshold float64, since t
 				return nil, err
 			}
 		}
-		for _, h := range ix.vecs.Search(p.vec, 6, filters[p.scope]) {
+		// One vector at a time: copying them all up front would cost
+		// 2 KB per memory (200 MB at 100k).
+		v, ok := ix.vecs.Get(p.slot)
+		if !ok {
+			continue
+		}
+		for _, h := range ix.vecs.Search(v, 6, filters[p.scope]) {
 			if h.ID != p.slot && float64(h.Score) >= threshold {
 				union(p.slot, h.ID)
 			}
