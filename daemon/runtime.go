@@ -293,6 +293,7 @@ func (r *Runtime) open(ctx context.Context) (*Stack, error) {
 	if recovered, err := backup.RecoverRestore(ctx, store, r.opts.Root.RunDir(), r.log); err != nil {
 		return fail(fmt.Errorf("cannot recover an interrupted restore: %w", err))
 	} else if recovered {
+		store.ForgetSnapshotToken()
 		r.log.Warn("rolled back a restore that was interrupted")
 	}
 	reg, err := scopes.Load(ctx, store, scopes.Options{AutoCreate: cfg.Scopes.AutoCreate})

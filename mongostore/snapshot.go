@@ -47,3 +47,8 @@ func (s *Store) RecordSnapshot(ctx context.Context, token string) error {
 func (s *Store) InvalidateSnapshot(ctx context.Context) error {
 	return s.DeleteMeta(ctx, snapshotKey)
 }
+
+// ForgetSnapshotToken stops this store from vouching for any snapshot: the
+// database changed after Open by other means than the memory engine (say,
+// the rollback of an interrupted restore).
+func (s *Store) ForgetSnapshotToken() { s.snapshotToken = "" }

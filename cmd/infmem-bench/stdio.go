@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -24,6 +25,7 @@ func runStdio(ctx context.Context, args []string) error {
 	bin := fs.String("bin", "infmem", "infmem binary")
 	calls := fs.Int("calls", 500, "calls per measured tool")
 	extra := fs.String("args", "", "extra arguments for infmem mcp, space-separated")
+	crashAfter := fs.Int("crash-after", 0, "instead of measuring, store this many new memories, then kill the server (SIGKILL) to leave a crash behind")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -88,6 +90,9 @@ func runStdio(ctx context.Context, args []string) error {
 	// Texts unique to this run: re-storing an earlier run's texts would only
 	// hit the duplicate check and time nothing.
 	gen := newSynth(uint64(time.Now().UnixNano()))
+	if *crashAfter > 0 {
+		return storeThenKill(ctx, c, gen, *crashAfter)
+	}
 	measure := func(name string, args func(i int) map[string]any) error {
 		lat := make([]time.Duration, 0, *calls)
 		for i := 0; i < *calls; i++ {
@@ -196,4 +201,31 @@ func serverPID() int {
 		}
 	}
 	return 0
+}
+
+// storeThenKill stores n new memories (each one a change the index snapshot
+// must account for), then kills the server as a crash would.
+func storeThenKill(ctx context.Context, c *client.Client, gen *synth, n int) error {
+	for i := 0; i < n; i++ {
+		res, _, err := callTool(ctx, c, "store_memory", map[string]any{"content": gen.sentence(2_000_000 + i), "metadata": map[string]any{"scope": gen.scope(), "tags": gen.tags()}})
+		if err != nil {
+			return err
+		}
+		if res.IsError {
+			return fmt.Errorf("store_memory: %s", text(res))
+		}
+	}
+	pid := serverPID()
+	if pid == 0 {
+		return errors.New("cannot find the server process to kill")
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	if err := p.Kill(); err != nil {
+		return err
+	}
+	fmt.Printf("stored %d memories, then killed the server (pid %d)\n", n, pid)
+	return nil
 }

@@ -19,7 +19,7 @@ type accessTracker struct {
 	now   func() time.Time
 	// beforeWrite runs before each batch of writes (the engine's snapshot
 	// bookkeeping).
-	beforeWrite func()
+	beforeWrite func(ids []bson.ObjectID)
 
 	// mu guards pending, closed and busy, and every send on or close of wake.
 	mu      sync.Mutex
@@ -36,7 +36,7 @@ type accessMark struct {
 	at    time.Time
 }
 
-func newAccessTracker(store *mongostore.Store, log *slog.Logger, now func() time.Time, beforeWrite func()) *accessTracker {
+func newAccessTracker(store *mongostore.Store, log *slog.Logger, now func() time.Time, beforeWrite func(ids []bson.ObjectID)) *accessTracker {
 	return &accessTracker{store: store, log: log, now: now, beforeWrite: beforeWrite, pending: map[bson.ObjectID]accessMark{},
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
@@ -90,7 +90,11 @@ func (a *accessTracker) flush() {
 		a.busy = true
 		a.mu.Unlock()
 		if a.beforeWrite != nil {
-			a.beforeWrite()
+			ids := make([]bson.ObjectID, 0, len(batch))
+			for id := range batch {
+				ids = append(ids, id)
+			}
+			a.beforeWrite(ids)
 		}
 		for id, m := range batch {
 			upd := bson.D{

@@ -151,7 +151,7 @@ func (e *Engine) embedSome(ctx context.Context, batch map[bson.ObjectID]kind) {
 		// The text must still be the one embedded: an edit since then
 		// brings its own vector.
 		if ok && it.live() && !it.hasVec && it.key == contentKey(texts[i]) {
-			e.markDirty(ctx)
+			e.markDirty(ctx, docs[i].id)
 			if err := e.writeVector(ctx, docs[i]); err != nil {
 				e.log.Warn("cannot store a background embedding", "err", err)
 				e.embeds.add(docs[i].id, docs[i].kind)

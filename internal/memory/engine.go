@@ -53,6 +53,9 @@ type Options struct {
 	// SnapshotPath is where the index snapshot lives; empty disables it
 	// (an external database may be written by others).
 	SnapshotPath string
+	// JournalLimit bounds how many memories the snapshot's change journal
+	// names before the snapshot is dropped (default DefaultJournalLimit).
+	JournalLimit int
 	Logger       *slog.Logger
 }
 
@@ -115,6 +118,9 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	if opts.Embedder == nil {
 		opts.ModelID, opts.Dim = "", 0
 	}
+	if opts.JournalLimit <= 0 {
+		opts.JournalLimit = DefaultJournalLimit
+	}
 	if opts.QueryCache <= 0 {
 		opts.QueryCache = 1024
 	}
@@ -125,7 +131,7 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	if opts.Embedder != nil {
 		e.queries = embed.NewCached(opts.Embedder, opts.QueryCache)
 	}
-	e.access = newAccessTracker(store, opts.Logger, opts.Now, func() { e.markDirty(context.Background()) })
+	e.access = newAccessTracker(store, opts.Logger, opts.Now, func(ids []bson.ObjectID) { e.markDirty(context.Background(), ids...) })
 	return e
 }
 
@@ -220,14 +226,7 @@ func (e *Engine) wait(ctx context.Context) error {
 }
 
 func (e *Engine) load(ctx context.Context, allowSnapshot bool) error {
-	if allowSnapshot && e.loadSnapshot() {
-		// Nothing has written since Open: the snapshot stays current
-		// until this engine's first write.
-		if err := e.store.RecordSnapshot(ctx, e.store.SnapshotToken()); err == nil {
-			e.snapMu.Lock()
-			e.snap.valid = true
-			e.snapMu.Unlock()
-		}
+	if allowSnapshot && e.loadSnapshot(ctx) {
 		return nil
 	}
 	n1, err := e.store.Memories.EstimatedCount(ctx)
@@ -289,7 +288,7 @@ func (e *Engine) loadVectors(ctx context.Context) error {
 		return err
 	}
 	if len(ghosts) > 0 {
-		e.markDirty(ctx)
+		e.markDirty(ctx, ghosts...)
 	}
 	for _, id := range ghosts {
 		if _, err := e.store.Index.Delete(ctx, id); err != nil {

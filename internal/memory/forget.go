@@ -72,7 +72,11 @@ func (e *Engine) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, e
 
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	e.markDirty(ctx)
+	touched := make([]bson.ObjectID, len(targets))
+	for i, h := range targets {
+		touched[i] = h.id
+	}
+	e.markDirty(ctx, touched...)
 	now := e.now()
 	for _, h := range targets {
 		var err error
@@ -281,7 +285,7 @@ func (e *Engine) Unforget(ctx context.Context, ids []string) (restored []string,
 	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	e.markDirty(ctx)
+	e.markDirty(ctx, oids...)
 	now := e.now()
 	for _, id := range oids {
 		it, ok := e.index().lookup(id)

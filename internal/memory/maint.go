@@ -125,9 +125,9 @@ func (e *Engine) AddSummary(ctx context.Context, in SummaryInput) (string, error
 	vec := e.embedText(ctx, text)
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	e.markDirty(ctx)
-	now := e.now()
 	id := bson.NewObjectID()
+	e.markDirty(ctx, id)
+	now := e.now()
 	key := contentKey(text)
 	ts := in.To.UTC().Truncate(time.Millisecond)
 	d := doc{id: id, kind: kindSummary, text: text, source: sourceSummary, scope: in.Scope, conv: in.ConversationID,
@@ -167,16 +167,16 @@ func (e *Engine) setArchived(ctx context.Context, ids []string, archived bool, r
 	if err := e.wait(ctx); err != nil {
 		return 0, err
 	}
+	oids, err := parseIDs(ids)
+	if err != nil {
+		return 0, err
+	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	e.markDirty(ctx)
+	e.markDirty(ctx, oids...)
 	now := e.now()
 	n := 0
-	for _, s := range ids {
-		id, err := parseID(s)
-		if err != nil {
-			return n, err
-		}
+	for _, id := range oids {
 		it, ok := e.index().lookup(id)
 		if !ok || it.flags&flagForgotten != 0 || (it.flags&flagArchived != 0) == archived {
 			continue
@@ -200,7 +200,7 @@ func (e *Engine) setArchived(ctx context.Context, ids []string, archived bool, r
 			continue
 		}
 		if err != nil {
-			return n, fmt.Errorf("cannot archive memory %s: %w", s, err)
+			return n, fmt.Errorf("cannot archive memory %s: %w", id.Hex(), err)
 		}
 		e.index().setFlag(id, flagArchived, archived)
 		n++
@@ -221,7 +221,7 @@ func (e *Engine) SetPinned(ctx context.Context, id string, pinned bool) error {
 	if !ok {
 		return inputErrorf("no memory has id %s", id)
 	}
-	e.markDirty(ctx)
+	e.markDirty(ctx, oid)
 	upd := bson.D{{Key: "$set", Value: bson.D{{Key: "pinned", Value: pinned}, {Key: "updated_at", Value: e.now()}}}}
 	if it.kind == kindSummary {
 		err = e.store.Summaries.Update(ctx, oid, upd)
@@ -419,7 +419,11 @@ func (e *Engine) Merge(ctx context.Context, keep string, others []string) (int, 
 	if tags, err = normalizeTags(tags); err != nil {
 		return 0, err
 	}
-	e.markDirty(ctx)
+	touched := []bson.ObjectID{keepID}
+	for _, h := range merged {
+		touched = append(touched, h.id)
+	}
+	e.markDirty(ctx, touched...)
 	now := e.now()
 	upd := bson.D{{Key: "$set", Value: bson.D{{Key: "tags", Value: tags}, {Key: "importance", Value: importance}, {Key: "updated_at", Value: now}}}}
 	if kit.kind == kindSummary {
@@ -539,15 +543,16 @@ func (e *Engine) Purge(ctx context.Context, ids []string) (int, error) {
 	if err := e.wait(ctx); err != nil {
 		return 0, err
 	}
+	oids, err := parseIDs(ids)
+	if err != nil {
+		return 0, err
+	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	e.markDirty(ctx)
+	e.markDirty(ctx, oids...)
 	n := 0
-	for _, s := range ids {
-		id, err := parseID(s)
-		if err != nil {
-			return n, err
-		}
+	for i, id := range oids {
+		s := ids[i]
 		it, ok := e.index().lookup(id)
 		if !ok || it.flags&flagForgotten == 0 {
 			continue
@@ -586,7 +591,7 @@ func (e *Engine) Reconcile(ctx context.Context) (removed, queued int, err error)
 		}
 		if len(ghosts) > 0 {
 			e.writeMu.Lock()
-			e.markDirty(ctx)
+			e.markDirty(ctx, ghosts...)
 			for _, id := range ghosts {
 				// Re-check under the lock: the memory may have been stored meanwhile.
 				if _, ok := e.index().lookup(id); ok {

@@ -16,6 +16,8 @@ import (
 	"sort"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/infmem/infmem/internal/textindex"
 	"github.com/infmem/infmem/internal/vecindex"
 )
@@ -23,9 +25,11 @@ import (
 // The index snapshot lets a restart skip reading every memory and embedding
 // from the database (about 50 s at 100k memories on the embedded engine):
 // the engine writes its in-memory index to a file, then records the file's
-// random token in Metadata. Every store Open clears that record, and the
-// engine clears it before its first write after a snapshot, so a snapshot is
-// used only when nothing can have changed the database since it was taken.
+// random token in Metadata. Every store Open clears that record, so a
+// snapshot is used only when nothing but this engine can have changed the
+// database since it was taken; the engine's own changes since then are
+// named in the change journal (journal.go), or, past its limit, the engine
+// clears the record before writing.
 //
 // Layout: magic, version, token, model id, dimension; the interned strings;
 // the items; the keyword index and the vector index, each as a
@@ -43,30 +47,59 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 // snapshotState tracks whether the database's snapshot record matches a
 // file this engine wrote.
 type snapshotState struct {
-	valid     bool      // the record names a file that matches the database
+	// valid: the record names a snapshot file that, with the ids in jr,
+	// describes the database. With valid set and jr nil, the first write
+	// must drop the record.
+	valid     bool
+	jr        *journal
 	lastWrite time.Time // last change to the database
 	lastSnap  time.Time
 }
 
-// markDirty clears the snapshot record before the database changes.
-// Callers hold writeMu, or snapMu for writes outside it.
-func (e *Engine) markDirty(ctx context.Context) {
+// markDirty runs before the engine changes the memories named by ids in
+// the database: it journals them so the snapshot stays usable, or, when
+// it cannot (no ids given, journal full or failing), clears the snapshot
+// record. Callers hold writeMu, or snapMu for writes outside it.
+func (e *Engine) markDirty(ctx context.Context, ids ...bson.ObjectID) {
 	e.snapMu.Lock()
 	defer e.snapMu.Unlock()
 	e.snap.lastWrite = time.Now()
 	if !e.snap.valid {
 		return
 	}
-	if err := e.store.InvalidateSnapshot(ctx); err != nil {
-		// The write still goes ahead; the record will be ignored if the
-		// token and the file disagree, but log it: this must not happen.
-		e.log.Error("cannot invalidate the index snapshot record", "err", err)
+	if e.snap.jr != nil && len(ids) > 0 {
+		ok, err := e.snap.jr.add(ids)
+		if err == nil && ok {
+			return
+		}
+		if err != nil {
+			e.log.Warn("cannot journal a change; the index snapshot is dropped", "err", err)
+		}
 	}
-	e.snap.valid = false
+	e.dropSnapshotLocked(ctx)
 }
 
-// Snapshot writes the index to the snapshot file and records it, unless
-// the recorded snapshot is already current. It blocks writes meanwhile.
+// dropSnapshotLocked stops the recorded snapshot from vouching for the
+// database. Callers hold snapMu.
+func (e *Engine) dropSnapshotLocked(ctx context.Context) {
+	if e.snap.jr != nil {
+		e.snap.jr.close()
+		e.snap.jr = nil
+	}
+	e.snap.valid = false
+	if err := e.store.InvalidateSnapshot(ctx); err != nil {
+		// The write still goes ahead, so make sure no start can use the
+		// snapshot file the record still names.
+		e.log.Error("cannot invalidate the index snapshot record; removing the snapshot file", "err", err)
+		if rerr := os.Remove(e.opts.SnapshotPath); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+			e.log.Error("cannot remove the index snapshot file", "err", rerr)
+		}
+	}
+}
+
+// Snapshot writes the index to the snapshot file, starts an empty change
+// journal and records both, unless the recorded snapshot is current and
+// nothing is journaled. It blocks writes meanwhile.
 func (e *Engine) Snapshot(ctx context.Context) error {
 	if e.opts.SnapshotPath == "" || !e.Ready() {
 		return nil
@@ -75,7 +108,7 @@ func (e *Engine) Snapshot(ctx context.Context) error {
 	defer e.writeMu.Unlock()
 	e.snapMu.Lock()
 	defer e.snapMu.Unlock()
-	if e.snap.valid {
+	if e.snap.valid && e.snap.jr != nil && e.snap.jr.count() == 0 {
 		return nil
 	}
 	b := make([]byte, 16)
@@ -84,19 +117,32 @@ func (e *Engine) Snapshot(ctx context.Context) error {
 	}
 	token := hex.EncodeToString(b)
 	start := time.Now()
+	if e.snap.jr != nil {
+		// Until the new token is recorded the old record still holds; no
+		// write can happen meanwhile, and any failure below leaves valid
+		// set with no journal, so the next write drops the record.
+		e.snap.jr.close()
+		e.snap.jr = nil
+	}
 	if err := writeSnapshotFile(e.opts.SnapshotPath, token, e.modelID, e.dim, e.index()); err != nil {
 		return fmt.Errorf("cannot write the index snapshot: %w", err)
 	}
+	jr, err := createJournal(journalPath(e.opts.SnapshotPath), token, e.opts.JournalLimit)
+	if err != nil {
+		return fmt.Errorf("cannot start the index change journal: %w", err)
+	}
 	if err := e.store.RecordSnapshot(ctx, token); err != nil {
+		jr.close()
 		return fmt.Errorf("cannot record the index snapshot: %w", err)
 	}
-	e.snap.valid, e.snap.lastSnap = true, time.Now()
+	e.snap.valid, e.snap.jr, e.snap.lastSnap = true, jr, time.Now()
 	e.log.Info("index snapshot written", "path", e.opts.SnapshotPath, "duration", time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
 // runSnapshotter snapshots the index once writes have paused for a
-// minute, at most every ten minutes, so a crash rarely costs a full reload.
+// minute, at most every ten minutes, and sooner when the change journal
+// fills, so a restart rarely costs a full reload.
 func (e *Engine) runSnapshotter(ctx context.Context) {
 	t := time.NewTicker(30 * time.Second)
 	defer t.Stop()
@@ -106,10 +152,7 @@ func (e *Engine) runSnapshotter(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		e.snapMu.Lock()
-		due := !e.snap.valid && time.Since(e.snap.lastWrite) > time.Minute && time.Since(e.snap.lastSnap) > 10*time.Minute
-		e.snapMu.Unlock()
-		if due {
+		if e.snapshotDue(time.Now()) {
 			if err := e.Snapshot(ctx); err != nil {
 				e.log.Warn("index snapshot failed", "err", err)
 			}
@@ -117,9 +160,28 @@ func (e *Engine) runSnapshotter(ctx context.Context) {
 	}
 }
 
-// loadSnapshot fills the index from the snapshot file when the database
-// names it as current; false means a full load is needed.
-func (e *Engine) loadSnapshot() bool {
+func (e *Engine) snapshotDue(now time.Time) bool {
+	e.snapMu.Lock()
+	defer e.snapMu.Unlock()
+	journaled := 0
+	if e.snap.jr != nil {
+		journaled = e.snap.jr.count()
+	}
+	if e.snap.valid && journaled == 0 {
+		return false
+	}
+	if now.Sub(e.snap.lastWrite) > time.Minute && now.Sub(e.snap.lastSnap) > 10*time.Minute {
+		return true
+	}
+	// A journal half full is replaced even while writes go on.
+	return e.snap.valid && journaled >= e.opts.JournalLimit/2 && now.Sub(e.snap.lastSnap) > time.Minute
+}
+
+// loadSnapshot fills the index from the snapshot file the database names
+// as current and re-reads the memories its change journal names; false
+// means a full load is needed. On success the snapshot is recorded again
+// and the journal stays open for this engine's writes.
+func (e *Engine) loadSnapshot(ctx context.Context) bool {
 	token := e.store.SnapshotToken()
 	if e.opts.SnapshotPath == "" || token == "" {
 		return false
@@ -130,11 +192,81 @@ func (e *Engine) loadSnapshot() bool {
 		e.log.Info("index snapshot not used; loading from the database", "reason", err)
 		return false
 	}
+	jpath := journalPath(e.opts.SnapshotPath)
+	ids, size, err := readJournal(jpath, token)
+	if err != nil {
+		e.log.Info("index snapshot not used; loading from the database", "reason", err)
+		return false
+	}
 	e.ixp.Store(ix)
+	for id := range ids {
+		if err := e.refresh(ctx, id); err != nil {
+			e.log.Warn("cannot apply the index change journal; loading from the database", "err", err)
+			e.ixp.Store(newIndex(e.dim))
+			return false
+		}
+	}
 	e.fromSnapshot.Store(true)
 	e.loaded.Store(int64(len(ix.byID)))
-	e.log.Info("index loaded from snapshot", "memories", len(ix.byID), "duration", time.Since(start).Round(time.Millisecond))
+	e.log.Info("index loaded from snapshot", "memories", len(ix.byID), "journaled_changes", len(ids), "duration", time.Since(start).Round(time.Millisecond))
+
+	// Nothing but this engine writes from now on: keep journaling into the
+	// same journal and name the snapshot as current again.
+	jr, err := openJournal(jpath, size, ids, e.opts.JournalLimit)
+	if err != nil {
+		e.log.Warn("cannot reopen the index change journal; the next write drops the snapshot", "err", err)
+	}
+	if err := e.store.RecordSnapshot(ctx, token); err != nil {
+		if jr != nil {
+			jr.close()
+		}
+		return true
+	}
+	e.snapMu.Lock()
+	e.snap.valid, e.snap.jr, e.snap.lastSnap = true, jr, time.Now()
+	e.snapMu.Unlock()
 	return true
+}
+
+// refresh makes the index's entry for id match the database.
+func (e *Engine) refresh(ctx context.Context, id bson.ObjectID) error {
+	var d doc
+	m, err := e.store.Memories.Get(ctx, id)
+	switch {
+	case err == nil:
+		d = docFromMemory(m)
+	case errIsNotFound(err):
+		s, err := e.store.Summaries.Get(ctx, id)
+		if errIsNotFound(err) {
+			e.index().remove(id)
+			// A hard delete that crashed between its two writes.
+			if _, err := e.store.Index.Delete(ctx, id); err != nil && !errIsNotFound(err) {
+				return err
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		d = docFromSummary(s)
+	default:
+		return err
+	}
+	e.index().put(d)
+	if e.index().vecs == nil {
+		return nil
+	}
+	entry, err := e.store.Index.Get(ctx, id)
+	if errIsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if v := e.decodeEntry(entry); v != nil {
+		e.index().setVec(id, v)
+	}
+	return nil
 }
 
 func writeSnapshotFile(path, token, model string, dim int, ix *index) error {

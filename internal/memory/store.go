@@ -119,7 +119,7 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	id := bson.NewObjectID()
 	d := doc{id: id, text: text, source: source, scope: scope, conv: conv, tags: tags, ts: ts, created: now, importance: importance, key: key, vec: vec}
 	similar := e.index().similar(vec, scope, SimilarCosine, 3)
-	e.markDirty(ctx)
+	e.markDirty(ctx, id)
 	if source == sourceSummary {
 		d.kind = kindSummary
 		err = e.store.Summaries.Insert(ctx, &mongostore.Summary{
@@ -203,6 +203,19 @@ func checkTimestamp(t, now time.Time) (time.Time, error) {
 }
 
 // parseID turns a memory id from a client into an ObjectID.
+// parseIDs parses every id before anything is changed.
+func parseIDs(ids []string) ([]bson.ObjectID, error) {
+	out := make([]bson.ObjectID, len(ids))
+	for i, s := range ids {
+		id, err := parseID(s)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = id
+	}
+	return out, nil
+}
+
 func parseID(s string) (bson.ObjectID, error) {
 	id, err := bson.ObjectIDFromHex(strings.TrimSpace(s))
 	if err != nil {

@@ -142,7 +142,7 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 	if dup, ok := e.index().duplicate(next.Scope, key); ok && dup != id {
 		res.DuplicateOf = dup.Hex()
 	}
-	e.markDirty(ctx)
+	e.markDirty(ctx, id)
 	set := bson.D{
 		{Key: "tags", Value: next.Tags}, {Key: "importance", Value: next.Importance}, {Key: "scope", Value: next.Scope},
 		{Key: "content_hash", Value: keyHex(key)}, {Key: "pinned", Value: pinned}, {Key: "updated_at", Value: now},
