@@ -115,6 +115,33 @@ func TestBackupExportRestoreWithDaemon(t *testing.T) {
 	if log := serviceLog(t, root); !strings.Contains(log, `msg="backup written"`) {
 		t.Fatalf("the daemon did not write the backup:\n%s", log)
 	}
+	// What a terminal's progress bar is drawn from: the daemon's backup
+	// streams its progress over the control socket.
+	droot, err := dataroot.Prepare(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, err := control.EndpointsFor(droot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := control.Dial(context.Background(), ep.Control)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []backup.Progress
+	var viaSocket backup.Result
+	err = cc.RunWithProgress(context.Background(), jobBackup, backupJobArgs{Encryption: encConfigured}, &viaSocket, func(raw json.RawMessage) {
+		var p backup.Progress
+		if err := json.Unmarshal(raw, &p); err != nil {
+			t.Errorf("progress line %s: %v", raw, err)
+		}
+		steps = append(steps, p)
+	})
+	cc.Close()
+	if err != nil || viaSocket.File == "" || len(steps) == 0 || !steps[len(steps)-1].Done || steps[len(steps)-1].Op != "backup" {
+		t.Fatalf("backup with progress: %v %+v %+v", err, viaSocket, steps)
+	}
 
 	// export: written by the daemon into export/.
 	code, out, errs = runBin(t, env, "export")
@@ -154,7 +181,7 @@ func TestBackupExportRestoreWithDaemon(t *testing.T) {
 	code, out, errs = runBin(t, env, "status", "--json")
 	rep := statusJSON(t, out)
 	if code != 0 || rep.Daemon.Presence != "running" || rep.Backups == nil || rep.Backups.LastBackup == nil || len(rep.Backups.Warnings) != 0 ||
-		len(rep.Backups.Failing) != 0 || rep.Backups.Runs["manual"].File != filepath.Base(path) {
+		len(rep.Backups.Failing) != 0 || rep.Backups.Runs["manual"].File != viaSocket.File {
 		t.Fatalf("status: %d %s %s", code, out, errs)
 	}
 	if code, out, _ = runBin(t, env, "status"); code != 0 || !strings.Contains(out, "last backup") || !strings.Contains(out, "manual backup") ||

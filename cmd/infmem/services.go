@@ -12,6 +12,7 @@ import (
 	"github.com/infmem/infmem/backup"
 	"github.com/infmem/infmem/daemon"
 	"github.com/infmem/infmem/internal/config"
+	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
 )
@@ -156,7 +157,8 @@ func (b *backupService) backupJob(ctx context.Context, s *daemon.Stack, raw json
 	args.Passphrase = ""
 	var res *backup.Result
 	if err == nil {
-		res, err = backup.Create(ctx, s.Store, backup.Options{Dir: b.dir, Kind: backup.KindManual, Encryption: enc, Logger: b.log})
+		res, err = backup.Create(ctx, s.Store, backup.Options{Dir: b.dir, Kind: backup.KindManual, Encryption: enc, Logger: b.log,
+			Progress: func(p backup.Progress) { control.ReportProgress(ctx, p) }})
 	}
 	run.FinishedAt = time.Now().UTC()
 	run.OK = err == nil
@@ -200,7 +202,9 @@ func (b *backupService) exportJob(ctx context.Context, s *daemon.Stack, raw json
 	default:
 		return nil, fmt.Errorf("export format %q is not one of all, json, markdown", args.Format)
 	}
-	res, err := backup.Export(ctx, s.Store, args.options(b.exportDir))
+	eo := args.options(b.exportDir)
+	eo.Progress = func(p backup.Progress) { control.ReportProgress(ctx, p) }
+	res, err := backup.Export(ctx, s.Store, eo)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/infmem/infmem/backup"
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/dataroot"
@@ -147,13 +149,26 @@ func (d *runningDaemon) run(ctx context.Context, env *cliEnv, job string, args, 
 		return err
 	}
 	defer c.Close()
+	var progress func(json.RawMessage)
 	if isTerminal(env.stderr) {
-		// No progress comes back over the control socket; say who works.
 		fmt.Fprintf(env.stderr, "%s: running in the daemon (pid %d)\n", job, d.pid)
+		// Backup and export report backup.Progress; other jobs report none.
+		bar, endBar := progressBar(env)
+		defer endBar()
+		progress = func(raw json.RawMessage) {
+			var p backup.Progress
+			if json.Unmarshal(raw, &p) == nil {
+				bar(p)
+			}
+		}
 	}
-	err = c.Run(ctx, job, args, out)
+	// Leaving (Ctrl-C) closes the connection, which cancels the job.
+	err = c.RunWithProgress(ctx, job, args, out, progress)
 	if err == nil {
 		return nil
+	}
+	if ctx.Err() != nil && !errors.Is(err, control.ErrRefused) {
+		return fmt.Errorf("%s interrupted; the daemon (pid %d) stopped it", job, d.pid)
 	}
 	if !errors.Is(err, control.ErrRefused) {
 		return fmt.Errorf("the daemon (pid %d) did not finish the %s: %w\nhint: see %s", d.pid, job, err, d.ep.LogFile())

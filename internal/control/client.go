@@ -37,6 +37,11 @@ func (c *Client) Close() error { return c.conn.Close() }
 
 // Call sends req and decodes the result into out (if not nil).
 func (c *Client) Call(ctx context.Context, req Request, out any) error {
+	return c.call(ctx, req, out, nil)
+}
+
+// call is Call that hands progress lines to progress.
+func (c *Client) call(ctx context.Context, req Request, out any, progress func(json.RawMessage)) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if d, ok := ctx.Deadline(); ok {
@@ -53,13 +58,22 @@ func (c *Client) Call(ctx context.Context, req Request, out any) error {
 	if _, err := c.conn.Write(append(b, '\n')); err != nil {
 		return c.fail(ctx, req.Op, err)
 	}
-	line, err := c.r.ReadBytes('\n')
-	if err != nil {
-		return c.fail(ctx, req.Op, err)
-	}
 	var resp Response
-	if err := json.Unmarshal(line, &resp); err != nil {
-		return fmt.Errorf("daemon's answer to %s is not JSON: %w", req.Op, err)
+	for {
+		line, err := c.r.ReadBytes('\n')
+		if err != nil {
+			return c.fail(ctx, req.Op, err)
+		}
+		resp = Response{}
+		if err := json.Unmarshal(line, &resp); err != nil {
+			return fmt.Errorf("daemon's answer to %s is not JSON: %w", req.Op, err)
+		}
+		if len(resp.Progress) == 0 {
+			break
+		}
+		if progress != nil {
+			progress(resp.Progress)
+		}
 	}
 	if !resp.OK {
 		return fmt.Errorf("%w %s: %s", ErrRefused, req.Op, resp.Error)
@@ -117,6 +131,12 @@ func (c *Client) Pause(ctx context.Context, release bool) (resume func(reload bo
 
 // Run runs a job the daemon offers and decodes its result into out.
 func (c *Client) Run(ctx context.Context, job string, args any, out any) error {
+	return c.RunWithProgress(ctx, job, args, out, nil)
+}
+
+// RunWithProgress is Run that hands the job's progress reports, as JSON,
+// to progress while it runs.
+func (c *Client) RunWithProgress(ctx context.Context, job string, args any, out any, progress func(json.RawMessage)) error {
 	var raw json.RawMessage
 	if args != nil {
 		b, err := json.Marshal(args)
@@ -125,7 +145,7 @@ func (c *Client) Run(ctx context.Context, job string, args any, out any) error {
 		}
 		raw = b
 	}
-	return c.Call(ctx, Request{Op: OpRun, Job: job, Args: raw}, out)
+	return c.call(ctx, Request{Op: OpRun, Job: job, Args: raw, Progress: progress != nil}, out, progress)
 }
 
 // Shutdown asks the daemon to stop; it answers before it begins.

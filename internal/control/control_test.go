@@ -26,6 +26,9 @@ type fakeHandler struct {
 	resumed  []bool
 	shutdown int
 	resumeCh chan bool
+	// started and cancelled report on the "block" job.
+	started   chan struct{}
+	cancelled chan error
 }
 
 func (f *fakeHandler) Status(ctx context.Context) (*Status, error) {
@@ -51,10 +54,21 @@ func (f *fakeHandler) Pause(ctx context.Context, release bool) (func(bool) error
 }
 
 func (f *fakeHandler) Run(ctx context.Context, job string, args json.RawMessage) (any, error) {
-	if job != "echo" {
-		return nil, errors.New("no job " + job)
+	switch job {
+	case "echo":
+		return args, nil
+	case "count":
+		for i := 1; i <= 3; i++ {
+			ReportProgress(ctx, map[string]int{"step": i})
+		}
+		return "counted", nil
+	case "block":
+		f.started <- struct{}{}
+		<-ctx.Done()
+		f.cancelled <- ctx.Err()
+		return nil, ctx.Err()
 	}
-	return args, nil
+	return nil, errors.New("no job " + job)
 }
 
 func (f *fakeHandler) Shutdown() { f.mu.Lock(); f.shutdown++; f.mu.Unlock() }
@@ -339,5 +353,56 @@ func TestPIDAliveTreatsZombiesAsGone(t *testing.T) {
 	}
 	if !PIDAlive(os.Getpid()) {
 		t.Fatal("this process counts as gone")
+	}
+}
+
+func TestRunProgress(t *testing.T) {
+	path, _ := serve(t, &fakeHandler{})
+	c := dial(t, path)
+	ctx := context.Background()
+	var steps []string
+	var out string
+	if err := c.RunWithProgress(ctx, "count", nil, &out, func(p json.RawMessage) { steps = append(steps, string(p)) }); err != nil || out != "counted" {
+		t.Fatalf("run: %q %v", out, err)
+	}
+	if strings.Join(steps, " ") != `{"step":1} {"step":2} {"step":3}` {
+		t.Fatalf("progress: %v", steps)
+	}
+	// Without asking, no progress lines come, and the connection goes on.
+	if err := c.Run(ctx, "count", nil, &out); err != nil || out != "counted" {
+		t.Fatalf("run without progress: %q %v", out, err)
+	}
+	if _, err := c.Ping(ctx); err != nil {
+		t.Fatalf("connection unusable after a run: %v", err)
+	}
+}
+
+// TestRunCancelledWhenClientLeaves: a job stops when the client that runs
+// it goes away (Ctrl-C on the terminal), and only then.
+func TestRunCancelledWhenClientLeaves(t *testing.T) {
+	h := &fakeHandler{started: make(chan struct{}, 1), cancelled: make(chan error, 1)}
+	path, _ := serve(t, h)
+	c := dial(t, path)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- c.Run(ctx, "block", nil, nil) }()
+	<-h.started
+	select {
+	case err := <-h.cancelled:
+		t.Fatalf("job cancelled while its client waits: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	cancel() // the client gives up and hangs up
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("client: %v", err)
+	}
+	c.Close()
+	select {
+	case err := <-h.cancelled:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("job ended with %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("job still running after its client left")
 	}
 }

@@ -13,10 +13,13 @@
 //	{"op":"pause","release":true}          → {"ok":true}
 //	{"op":"resume","reload":true}          → {"ok":true}
 //	{"op":"run","job":"backup","args":{}}  → {"ok":true,"result":…}
+//	{"op":"run","job":"backup","progress":true}
+//	                                       → {"ok":true,"progress":…} lines, then the result
 //	{"op":"shutdown"}                      → {"ok":true}
 //	anything refused                       → {"ok":false,"error":"…"}
 //
 // A pause belongs to the connection that asked for it: when that connection
 // ends without a resume, the daemon resumes (reloading) by itself, so a
-// crashed restore never leaves the daemon paused.
+// crashed restore never leaves the daemon paused. Likewise a job is
+// cancelled when the connection that runs it ends (the user pressed Ctrl-C).
 package control

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 )
@@ -27,6 +28,8 @@ type Request struct {
 	// Job and Args (run) name a job the daemon offers and its arguments.
 	Job  string          `json:"job,omitempty"`
 	Args json.RawMessage `json:"args,omitempty"`
+	// Progress (run) asks for progress lines while the job runs.
+	Progress bool `json:"progress,omitempty"`
 }
 
 // Response is one line the daemon answers with.
@@ -34,6 +37,24 @@ type Response struct {
 	OK     bool            `json:"ok"`
 	Error  string          `json:"error,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
+	// Progress marks an interim line of a run that asked for progress;
+	// the final line has none.
+	Progress json.RawMessage `json:"progress,omitempty"`
+}
+
+type progressKey struct{}
+
+// WithProgress gives a job's context a progress reporter.
+func WithProgress(ctx context.Context, report func(v any)) context.Context {
+	return context.WithValue(ctx, progressKey{}, report)
+}
+
+// ReportProgress sends v (JSON-encodable) to the client that runs the job
+// of ctx, if it asked for progress; otherwise it does nothing.
+func ReportProgress(ctx context.Context, v any) {
+	if report, ok := ctx.Value(progressKey{}).(func(any)); ok {
+		report(v)
+	}
 }
 
 // Pong is the result of ping.

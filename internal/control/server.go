@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"sync"
+	"time"
 )
 
 // Handler is what the control socket serves; the daemon implements it.
@@ -124,7 +126,12 @@ func (s *Server) serveConn(conn net.Conn) {
 			s.reply(w, nil, fmt.Errorf("request is not JSON: %v", err))
 			return
 		}
-		result, err := s.handle(req, &resume)
+		var result any
+		if req.Op == OpRun {
+			result, err = s.run(conn, br, w, req)
+		} else {
+			result, err = s.handle(req, &resume)
+		}
 		if !s.reply(w, result, err) {
 			return
 		}
@@ -156,16 +163,60 @@ func (s *Server) handle(req Request, resume *func(bool) error) (any, error) {
 		*resume = nil
 		s.log.Info("resumed by a control client", "reload", req.Reload)
 		return nil, r(req.Reload)
-	case OpRun:
-		if req.Job == "" {
-			return nil, errors.New("run needs a job name")
-		}
-		return s.h.Run(s.ctx, req.Job, req.Args)
 	case OpShutdown:
 		s.h.Shutdown()
 		return nil, nil
 	}
 	return nil, fmt.Errorf("unknown operation %q", req.Op)
+}
+
+// run runs a job for the client on conn: it is cancelled if the client
+// goes away meanwhile, and streams progress lines if asked to.
+func (s *Server) run(conn net.Conn, br *bufio.Reader, w *bufio.Writer, req Request) (any, error) {
+	if req.Job == "" {
+		return nil, errors.New("run needs a job name")
+	}
+	ctx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
+	// A client waits silently for the answer; the end of its connection
+	// (Ctrl-C, a crash) cancels the job. Peek reads nothing away.
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		if _, err := br.Peek(1); err != nil && ctx.Err() == nil {
+			if !errors.Is(err, os.ErrDeadlineExceeded) {
+				s.log.Info("control client left; cancelling its job", "job", req.Job)
+				cancel()
+			}
+		}
+	}()
+	defer func() {
+		conn.SetReadDeadline(time.Now())
+		<-watched
+		conn.SetReadDeadline(time.Time{})
+	}()
+	if req.Progress {
+		var mu sync.Mutex
+		done := false
+		defer func() { mu.Lock(); done = true; mu.Unlock() }()
+		ctx = WithProgress(ctx, func(v any) {
+			b, err := json.Marshal(v)
+			if err != nil {
+				return
+			}
+			line, _ := json.Marshal(Response{OK: true, Progress: b})
+			mu.Lock()
+			defer mu.Unlock()
+			if done {
+				return
+			}
+			conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			w.Write(append(line, '\n'))
+			w.Flush()
+			conn.SetWriteDeadline(time.Time{})
+		})
+	}
+	return s.h.Run(ctx, req.Job, req.Args)
 }
 
 // reply writes one response; it reports whether the connection is usable.
