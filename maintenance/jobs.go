@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"time"
 
@@ -336,33 +337,52 @@ func (env *Env) Prune(ctx context.Context, dryRun bool) (*Report, error) {
 	return env.archive(ctx, rep, ids, dryRun, fmt.Sprintf("not recalled in %d days", days), "pruned", "archived_%d_unused_memories")
 }
 
-// Size enforces max_memory_items: above it, the oldest conversations are
-// summarized and archived until live memories are under 90 % of the limit.
-// When only memories it may not touch remain, it warns instead of deleting.
-// The database size limit can only be reported: archived memories still
-// take space.
+// Size enforces the soft limits. Above max_memory_items, or when the live
+// memories' share of the database is above max_memory_size_mb, the oldest
+// conversations are summarized and archived until live memories are under
+// 90 % of the limit. The live share is the database size times the live
+// fraction of its memories: archiving leaves the file as large as it was
+// (archived memories are kept), so measuring the file alone would archive
+// everything night after night. When only memories it may not touch remain,
+// it warns instead of deleting; a file over the limit because of what is
+// archived or forgotten is reported too.
 func (env *Env) Size(ctx context.Context, dryRun bool) (*Report, error) {
 	rep := &Report{}
 	st, err := env.Engine.Stats(ctx)
 	if err != nil {
 		return rep, err
 	}
-	limit := env.Config.MaxMemoryItems
+	limit, limitMB := env.Config.MaxMemoryItems, float64(env.Config.MaxMemorySizeMB)
+	excess := 0
 	if st.TotalMemories > limit {
-		target := limit * 9 / 10
-		excess := st.TotalMemories - target
+		excess = st.TotalMemories - limit*9/10
+	}
+	perMemoryMB := 0.0
+	if docs := st.TotalMemories + st.Archived + st.Forgotten; docs > 0 {
+		perMemoryMB = st.DBSizeMB / float64(docs)
+	}
+	liveMB := perMemoryMB * float64(st.TotalMemories)
+	if limitMB > 0 && liveMB > limitMB {
+		excess = max(excess, int(math.Ceil((liveMB-0.9*limitMB)/perMemoryMB)))
+	}
+	if excess > 0 {
 		n, archived, err := env.summarizeConversations(ctx, env.Engine.Conversations(env.now()), dryRun, rep, excess)
 		rep.add("size_conversations_summarized", n, fmt.Sprintf("summarized_%d_conversations_over_the_size_limit", n))
 		rep.add("size_messages_archived", archived, fmt.Sprintf("archived_%d_messages_over_the_size_limit", archived))
 		if err != nil {
 			return rep, err
 		}
-		if left := st.TotalMemories - archived + n; left > limit {
+		left := st.TotalMemories - archived + n
+		if left > limit {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d live memories exceed max_memory_items (%d), but the rest are notes, summaries or pinned memories, which maintenance never deletes; raise the limit or forget some", left, limit))
 		}
+		if mb := perMemoryMB * float64(left); limitMB > 0 && mb > limitMB {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("live memories take about %.1f MB, above max_memory_size_mb (%d), but the rest are notes, summaries or pinned memories, which maintenance never deletes; raise the limit or forget some", mb, env.Config.MaxMemorySizeMB))
+		}
 	}
-	if mb := env.Config.MaxMemorySizeMB; st.DBSizeMB > float64(mb) {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the database holds %.1f MB, above max_memory_size_mb (%d); archived memories still take space: forget what is not needed (purge follows the next backup) or raise the limit", st.DBSizeMB, mb))
+	if limitMB > 0 && st.DBSizeMB > limitMB {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the database file holds %.1f MB, above max_memory_size_mb (%d), of which about %.1f MB are archived or forgotten memories, which are kept: forget what is not needed (purge follows the next backup) or raise the limit",
+			st.DBSizeMB, env.Config.MaxMemorySizeMB, st.DBSizeMB-liveMB))
 	}
 	return rep, nil
 }

@@ -321,6 +321,49 @@ func TestSizeLimitArchivesOldestConversationsFirst(t *testing.T) {
 	}
 }
 
+// TestSizeLimitInMB: over max_memory_size_mb, conversations are archived
+// oldest first until the live memories' share of the database is under
+// 90 % of it; the file itself does not shrink, which is reported, and the
+// next pass archives nothing more.
+func TestSizeLimitInMB(t *testing.T) {
+	f := newFixture(t)
+	filler := strings.Repeat("The quarterly numbers were discussed at length again. ", 500) // ~27 KB
+	bulk := func(label string, days, n int) {
+		for i := 0; i < n; i++ {
+			f.put(fmt.Sprintf("%s#%d", label, i), memory.StoreRequest{
+				Content: fmt.Sprintf("%s part %d: %s", label, i, filler), ConversationID: label, Source: "conversation",
+				Timestamp: daysAgo(days).Add(time.Duration(i) * time.Minute),
+			})
+		}
+	}
+	bulk("bulk-old", 650, 25)
+	bulk("bulk-new", 5, 25)
+	st, _ := f.eng.Stats(f.ctx)
+	if st.DBSizeMB < 1.2 {
+		t.Fatalf("fixture too small to test a 1 MB limit: %.2f MB", st.DBSizeMB)
+	}
+	f.env.Config.MaxMemorySizeMB = 1
+	rep, err := f.env.Size(f.ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.archived("bulk-old#0", "bulk-old#24")) != 2 || len(f.archived("bulk-new#0", "bulk-new#24", "note-old", "pinned")) != 0 {
+		t.Fatalf("did not archive the oldest conversations first: %+v", rep)
+	}
+	after, _ := f.eng.Stats(f.ctx)
+	liveMB := after.DBSizeMB * float64(after.TotalMemories) / float64(after.TotalMemories+after.Archived+after.Forgotten)
+	if liveMB > 0.9*float64(f.env.Config.MaxMemorySizeMB)+0.05 {
+		t.Fatalf("live share still %.2f MB of %.2f: %+v", liveMB, after.DBSizeMB, rep)
+	}
+	if !strings.Contains(strings.Join(rep.Warnings, " "), "the database file holds") {
+		t.Fatalf("file over the limit not reported: %+v", rep.Warnings)
+	}
+	again, err := f.env.Size(f.ctx, false)
+	if err != nil || again.Counts["size_messages_archived"] != 0 {
+		t.Fatalf("second pass archived more: %+v %v", again, err)
+	}
+}
+
 func TestPurgeOnlyWhatABackupHolds(t *testing.T) {
 	f := newFixture(t)
 	f.clk.Set(daysAgo(40))
