@@ -25,11 +25,13 @@ import (
 type locomoSample struct {
 	SampleID     string                     `json:"sample_id"`
 	Conversation map[string]json.RawMessage `json:"conversation"`
-	QA           []struct {
-		Question string   `json:"question"`
-		Evidence []string `json:"evidence"`
-		Category int      `json:"category"`
-	} `json:"qa"`
+	QA           []locomoQA                 `json:"qa"`
+}
+
+type locomoQA struct {
+	Question string   `json:"question"`
+	Evidence []string `json:"evidence"`
+	Category int      `json:"category"`
 }
 
 type locomoTurn struct {
@@ -50,6 +52,7 @@ func runLocomo(ctx context.Context, args []string) error {
 	modes := fs.String("modes", "keyword,vector,hybrid", "comma-separated ranking modes to report: keyword, vector, hybrid")
 	fs.StringVar(&benchModel, "embedding", benchModel, "embedding model: use-lite, hash or none")
 	calibrate := fs.Bool("calibrate", false, "fit each mode's confidence model (evidence turns against the best matches in another conversation) and print it")
+	crossValidate := fs.Bool("cross-validate", false, "leave one conversation out: choose the sweep grid's best weights on the other conversations, report recall on the one left out")
 	sweep := fs.Bool("sweep", false, "report hybrid Recall@k over a grid of ranking weights (see -vector-weights, -neighbor-shares)")
 	fs.StringVar(&sweepVW, "vector-weights", "0.5,1,1.5,2", "vector weights to sweep")
 	fs.StringVar(&sweepNS, "neighbor-shares", "0.2,0.3,0.4,0.5", "neighbour shares to sweep")
@@ -130,6 +133,9 @@ func runLocomo(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("stored %d turns of %d conversations in %v\n", turns, len(samples), time.Since(start).Round(time.Millisecond))
 
+	if *crossValidate {
+		return locomoCrossValidate(ctx, eng, samples, owners)
+	}
 	if *sweep {
 		return locomoSweep(ctx, eng, samples, owners)
 	}
@@ -174,6 +180,73 @@ func locomoSweep(ctx context.Context, eng *memory.Engine, samples []locomoSample
 		}
 	}
 	eng.SetRankOptions(base)
+	return nil
+}
+
+// locomoCrossValidate answers how much the ranking weights owe to being
+// tuned on the split they are measured on: for each conversation, the grid
+// point with the best R@5 + R@10 on the other conversations is chosen and
+// measured on it; the held-out figures are averaged over all questions.
+func locomoCrossValidate(ctx context.Context, eng *memory.Engine, samples []locomoSample, owners map[string][]string) error {
+	type cell struct {
+		vw, ns float64
+		n      []int        // questions per conversation
+		sum    [][3]float64 // recall sums per conversation
+	}
+	base := eng.RankOptions()
+	defer eng.SetRankOptions(base)
+	var grid []*cell
+	for _, vw := range floats(sweepVW) {
+		for _, ns := range floats(sweepNS) {
+			c := &cell{vw: vw, ns: ns, n: make([]int, len(samples)), sum: make([][3]float64, len(samples))}
+			o := base
+			o.VectorWeight, o.NeighborShare = vw, ns
+			eng.SetRankOptions(o)
+			for si, smp := range samples {
+				for _, q := range smp.QA {
+					rec, ok, err := questionRecall(ctx, eng, smp.SampleID, q, owners, "hybrid")
+					if err != nil {
+						return err
+					}
+					if ok {
+						c.n[si]++
+						for i := range rec {
+							c.sum[si][i] += rec[i]
+						}
+					}
+				}
+			}
+			grid = append(grid, c)
+		}
+	}
+	var heldN int
+	var held [3]float64
+	fmt.Printf("\nleave-one-conversation-out over %d weight pairs\n", len(grid))
+	for out := range samples {
+		var best *cell
+		bestScore := -1.0
+		for _, c := range grid {
+			n, score := 0, 0.0
+			for si := range samples {
+				if si != out {
+					n += c.n[si]
+					score += c.sum[si][1] + c.sum[si][2]
+				}
+			}
+			if score /= float64(max(n, 1)); score > bestScore {
+				best, bestScore = c, score
+			}
+		}
+		heldN += best.n[out]
+		for i := range held {
+			held[i] += best.sum[out][i]
+		}
+		n := float64(max(best.n[out], 1))
+		fmt.Printf("  %-8s chose vector weight %.2f, neighbour share %.2f: held out R@1 %.1f%%, R@5 %.1f%%, R@10 %.1f%% (%d questions)\n",
+			samples[out].SampleID, best.vw, best.ns, 100*best.sum[out][0]/n, 100*best.sum[out][1]/n, 100*best.sum[out][2]/n, best.n[out])
+	}
+	n := float64(max(heldN, 1))
+	fmt.Printf("  held out, all %d questions: R@1 %.1f%%, R@5 %.1f%%, R@10 %.1f%%\n", heldN, 100*held[0]/n, 100*held[1]/n, 100*held[2]/n)
 	return nil
 }
 
@@ -286,8 +359,44 @@ func features(mode string, ev *memory.Evidence) []float64 {
 	return []float64{ev.Cosine, ev.Coverage, ev.NeighborCosine, ev.NeighborCoverage}
 }
 
+// locomoKs are the k of the reported Recall@k.
+var locomoKs = [3]int{1, 5, 10}
+
+// questionRecall retrieves the top 10 for one question within its
+// conversation's scope and returns Recall@1, @5 and @10; ok is false for
+// questions the protocol skips (adversarial, or no usable evidence).
+func questionRecall(ctx context.Context, eng *memory.Engine, scope string, q locomoQA, owners map[string][]string, mode string) (rec [3]float64, ok bool, err error) {
+	if q.Category == 5 {
+		return rec, false, nil
+	}
+	evidence := evidenceSet(q.Evidence)
+	if len(evidence) == 0 {
+		return rec, false, nil
+	}
+	res, err := eng.Search(ctx, memory.SearchRequest{
+		Query: q.Question, Scope: scope, ExactScope: true, Limit: 10, Mode: mode, KeepWeak: true,
+	})
+	if err != nil {
+		return rec, false, fmt.Errorf("%s %q: %w", mode, q.Question, err)
+	}
+	for i, k := range locomoKs {
+		hit := map[string]bool{}
+		for j, r := range res.Results {
+			if j >= k {
+				break
+			}
+			for _, d := range owners[r.ID] {
+				if evidence[d] {
+					hit[d] = true
+				}
+			}
+		}
+		rec[i] = float64(len(hit)) / float64(len(evidence))
+	}
+	return rec, true, nil
+}
+
 func locomoRecall(ctx context.Context, eng *memory.Engine, samples []locomoSample, owners map[string][]string, mode string) error {
-	ks := []int{1, 5, 10}
 	type acc struct {
 		n   int
 		sum [3]float64
@@ -297,40 +406,21 @@ func locomoRecall(ctx context.Context, eng *memory.Engine, samples []locomoSampl
 	start := time.Now()
 	for _, s := range samples {
 		for _, q := range s.QA {
-			if q.Category == 5 {
-				continue
-			}
-			evidence := evidenceSet(q.Evidence)
-			if len(evidence) == 0 {
-				continue
-			}
-			res, err := eng.Search(ctx, memory.SearchRequest{
-				Query: q.Question, Scope: s.SampleID, ExactScope: true, Limit: 10, Mode: mode, KeepWeak: true,
-			})
+			rec, ok, err := questionRecall(ctx, eng, s.SampleID, q, owners, mode)
 			if err != nil {
-				return fmt.Errorf("%s %q: %w", mode, q.Question, err)
+				return err
 			}
-
+			if !ok {
+				continue
+			}
 			a := byCat[q.Category]
 			if a == nil {
 				a = &acc{}
 				byCat[q.Category] = a
 			}
-			for i, k := range ks {
-				hit := map[string]bool{}
-				for j, r := range res.Results {
-					if j >= k {
-						break
-					}
-					for _, d := range owners[r.ID] {
-						if evidence[d] {
-							hit[d] = true
-						}
-					}
-				}
-				rec := float64(len(hit)) / float64(len(evidence))
-				a.sum[i] += rec
-				total.sum[i] += rec
+			for i := range rec {
+				a.sum[i] += rec[i]
+				total.sum[i] += rec[i]
 			}
 			a.n++
 			total.n++
