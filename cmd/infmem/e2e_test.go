@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,9 +24,30 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// Under -race the launched binaries are race-built too; they write any
+	// race they find to raceDir (GORACE is inherited), and the run fails.
+	raceDir := ""
+	if raceEnabled {
+		dir, err := os.MkdirTemp("", "infmem-race")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		raceDir = dir
+		os.Setenv("GORACE", "log_path="+filepath.Join(dir, "race"))
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
+	}
+	if raceDir != "" {
+		reports, _ := filepath.Glob(filepath.Join(raceDir, "race.*"))
+		for _, r := range reports {
+			b, _ := os.ReadFile(r)
+			fmt.Fprintf(os.Stderr, "data race in a launched infmem process (%s):\n%s\n", filepath.Base(r), b)
+			code = 1
+		}
+		os.RemoveAll(raceDir)
 	}
 	os.Exit(code)
 }
@@ -41,7 +63,11 @@ func infmemBinary(t *testing.T) string {
 		}
 		binDir = dir
 		binPath = filepath.Join(dir, "infmem")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		args := []string{"build", "-o", binPath}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 		if err != nil {
 			binErr = err
 			binPath = string(out)
