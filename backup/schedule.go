@@ -86,7 +86,7 @@ func (j *Job) Run(ctx context.Context, kind Kind) (*Result, error) {
 			run.File = res.File
 		}
 		// The record must be written even when ctx ended the run.
-		if rerr := recordRun(context.WithoutCancel(ctx), j.Store, kind, run); rerr != nil {
+		if rerr := RecordRun(context.WithoutCancel(ctx), j.Store, kind, run); rerr != nil {
 			log.Warn("cannot record the backup run", "kind", string(kind), "err", rerr)
 		}
 		return res, err

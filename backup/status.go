@@ -23,7 +23,7 @@ type Status struct {
 	Type string `bson:"type"`
 	// LastBackup is the newest successful backup of any kind.
 	LastBackup *BackupRecord `bson:"last_backup,omitempty"`
-	// Runs holds the last scheduled run of each kind (daily, weekly).
+	// Runs holds the last run of each kind (daily, weekly, manual).
 	Runs map[string]RunRecord `bson:"runs,omitempty"`
 }
 
@@ -37,7 +37,7 @@ type BackupRecord struct {
 	Documents  int64     `bson:"documents"`
 }
 
-// RunRecord is the outcome of one scheduled run.
+// RunRecord is the outcome of one run.
 type RunRecord struct {
 	StartedAt  time.Time `bson:"started_at"`
 	FinishedAt time.Time `bson:"finished_at"`
@@ -98,7 +98,9 @@ func recordBackup(ctx context.Context, store *mongostore.Store, res *Result) err
 	}}})
 }
 
-func recordRun(ctx context.Context, store *mongostore.Store, kind Kind, run RunRecord) error {
+// RecordRun records the outcome of a run of kind (scheduled, or a manual
+// backup) for status and doctor.
+func RecordRun(ctx context.Context, store *mongostore.Store, kind Kind, run RunRecord) error {
 	return setStatus(ctx, store, bson.D{{Key: "runs." + string(kind), Value: run}})
 }
 

@@ -113,11 +113,13 @@ func backupInProcess(ctx context.Context, s *session, args backupJobArgs, env *c
 	}
 	defer store.Close(context.WithoutCancel(ctx))
 	bar, endBar := progressBar(env)
+	started := time.Now().UTC()
 	res, err := backup.Create(ctx, store, backup.Options{
 		Dir: s.root.BackupsDir(), Kind: backup.KindManual, Encryption: enc,
 		Progress: bar, Logger: s.log,
 	})
 	endBar()
+	recordManualRun(ctx, store, started, res, err, s.log)
 	return res, err
 }
 

@@ -336,7 +336,7 @@ func (d *doctor) checkEngineInProcess(ctx context.Context) {
 		return
 	}
 	d.add("engine", checkPass, fmt.Sprintf("%s engine opens and answers (%s)", store.Engine, store.Reason), "")
-	if d.backups, err = readBackupState(octx, store, d.cfg.Backup, nil); err != nil {
+	if d.backups, err = readBackupState(octx, store, d.cfg.Backup); err != nil {
 		d.backupsWhy = err.Error()
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/infmem/infmem/backup"
@@ -86,11 +85,6 @@ type backupService struct {
 	dir       string
 	exportDir string
 	log       *slog.Logger
-
-	mu sync.Mutex
-	// manual is the outcome of the last backup this daemon made for a
-	// terminal; a failed one is recorded nowhere else.
-	manual *backupRun
 }
 
 // How a manual backup is encrypted (backupJobArgs.Encryption).
@@ -152,7 +146,7 @@ func (b *backupService) backupJob(ctx context.Context, s *daemon.Stack, raw json
 			return nil, errors.New("the backup request is malformed")
 		}
 	}
-	run := backupRun{StartedAt: time.Now().UTC(), Attempts: 1}
+	started := time.Now().UTC()
 	enc, err := args.encryption(b.cfg)
 	args.Passphrase = ""
 	var res *backup.Result
@@ -160,21 +154,31 @@ func (b *backupService) backupJob(ctx context.Context, s *daemon.Stack, raw json
 		res, err = backup.Create(ctx, s.Store, backup.Options{Dir: b.dir, Kind: backup.KindManual, Encryption: enc, Logger: b.log,
 			Progress: func(p backup.Progress) { control.ReportProgress(ctx, p) }})
 	}
-	run.FinishedAt = time.Now().UTC()
-	run.OK = err == nil
-	if err != nil {
-		run.Error = err.Error()
-		b.log.Error("manual backup failed", "err", err)
-	} else {
-		run.File = res.File
-	}
-	b.mu.Lock()
-	b.manual = &run
-	b.mu.Unlock()
+	recordManualRun(ctx, s.Store, started, res, err, b.log)
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// recordManualRun records how a manual backup went, for status and doctor
+// (a failed one is recorded nowhere else). One the user interrupted is
+// not a failure and is not recorded.
+func recordManualRun(ctx context.Context, store *mongostore.Store, started time.Time, res *backup.Result, err error, log *slog.Logger) {
+	if ctx.Err() != nil {
+		log.Info("manual backup interrupted")
+		return
+	}
+	run := backup.RunRecord{StartedAt: started, FinishedAt: time.Now().UTC(), OK: err == nil, Attempts: 1}
+	if err != nil {
+		run.Error = err.Error()
+		log.Error("manual backup failed", "err", err)
+	} else {
+		run.File = res.File
+	}
+	if rerr := backup.RecordRun(context.WithoutCancel(ctx), store, backup.KindManual, run); rerr != nil {
+		log.Warn("cannot record the manual backup", "err", rerr)
+	}
 }
 
 // exportJobArgs are the arguments of the export job.
@@ -214,14 +218,7 @@ func (b *backupService) exportJob(ctx context.Context, s *daemon.Stack, raw json
 
 // report is the backup section of the daemon's status.
 func (b *backupService) report(ctx context.Context, s *daemon.Stack) (any, error) {
-	b.mu.Lock()
-	var manual *backupRun
-	if b.manual != nil {
-		m := *b.manual
-		manual = &m
-	}
-	b.mu.Unlock()
-	return readBackupState(ctx, s.Store, b.cfg, manual)
+	return readBackupState(ctx, s.Store, b.cfg)
 }
 
 // backupState is what status and doctor show about backups: the newest
@@ -269,7 +266,7 @@ type backupRun struct {
 
 // readBackupState reads the backup record of store and judges it against
 // cfg; manual is the last manual backup a daemon made, if any.
-func readBackupState(ctx context.Context, store *mongostore.Store, cfg config.Backup, manual *backupRun) (*backupState, error) {
+func readBackupState(ctx context.Context, store *mongostore.Store, cfg config.Backup) (*backupState, error) {
 	st, err := backup.ReadStatus(ctx, store)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the backup record: %w", err)
@@ -285,12 +282,6 @@ func readBackupState(ctx context.Context, store *mongostore.Store, cfg config.Ba
 		}
 		out.Runs[kind] = backupRun{StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, OK: r.OK, Attempts: r.Attempts,
 			File: r.File, Error: r.Error, RetentionError: r.RetentionError}
-	}
-	if manual != nil {
-		if out.Runs == nil {
-			out.Runs = map[string]backupRun{}
-		}
-		out.Runs[string(backup.KindManual)] = *manual
 	}
 	for _, kind := range runKinds {
 		r, ok := out.Runs[kind]

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/infmem/infmem/backup"
 	"github.com/infmem/infmem/daemon"
 	"github.com/infmem/infmem/internal/config"
@@ -68,6 +70,15 @@ func TestBackupJobRecordsOutcomeWithoutSecrets(t *testing.T) {
 		if m, ok := b.Runs["manual"]; !ok || m.OK || m.Error == "" || len(b.Failing) != 1 || b.Failing[0] != "manual" {
 			t.Fatalf("failed manual backup not reported: %+v", b)
 		}
+		// The record outlives the daemon that made it, and holds no secret.
+		fresh := &backupService{cfg: cfg, dir: notADir, log: svc.log}
+		if rep, err := fresh.report(ctx, st); err != nil || len(rep.(*backupState).Failing) != 1 {
+			t.Fatalf("failed manual backup forgotten by a new daemon: %+v %v", rep, err)
+		}
+		var stored bson.M
+		if err := store.GetMeta(ctx, backup.StatusKey, &stored); err != nil || strings.Contains(fmt.Sprint(stored), secretWords) {
+			t.Fatalf("stored record: %v %v", stored, err)
+		}
 
 		svc.dir = filepath.Join(root, "backups")
 		out, err := svc.backupJob(ctx, st, raw)
@@ -82,6 +93,15 @@ func TestBackupJobRecordsOutcomeWithoutSecrets(t *testing.T) {
 		b = rep.(*backupState)
 		if !b.Runs["manual"].OK || len(b.Failing) != 0 || b.LastBackup == nil || b.LastBackup.File != res.File {
 			t.Fatalf("after a good backup: %+v", b)
+		}
+		// An interrupted backup is not a failure: nothing is recorded.
+		cancelled, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, err := svc.backupJob(cancelled, st, raw); err == nil {
+			t.Fatal("backup ran on a cancelled context")
+		}
+		if rep, _ := svc.report(ctx, st); !rep.(*backupState).Runs["manual"].OK {
+			t.Fatalf("interrupted backup recorded as a failure: %+v", rep)
 		}
 		if strings.Contains(logged.String(), secretWords) {
 			t.Fatalf("passphrase in the service log:\n%s", logged.String())

@@ -194,7 +194,7 @@ func fillInProcess(ctx context.Context, rep *statusReport, s *session) error {
 	if rep.LastBackup, err = daemon.ReadLastBackup(ctx, store); err != nil {
 		return err
 	}
-	if rep.Backups, err = readBackupState(ctx, store, s.cfg.Backup, nil); err != nil {
+	if rep.Backups, err = readBackupState(ctx, store, s.cfg.Backup); err != nil {
 		// The rest of the status still holds; the config can be judged.
 		s.log.Warn("cannot read the backup record", "err", err)
 		rep.Backups = configBackupState(s.cfg.Backup)
