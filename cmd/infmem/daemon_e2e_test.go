@@ -252,64 +252,81 @@ func TestConcurrentBridgesLoseNoWrite(t *testing.T) {
 
 // kill -9 in the middle of a write burst loses no acknowledged write, and
 // the next `infmem mcp` replaces the dead daemon.
+// TestKilledDaemonLosesNoAcknowledgedWrite kills the daemon (kill -9) in a
+// write burst twice: first while its index came from the database, then
+// after a clean restart, when it came from the snapshot and the burst went
+// into the change journal. Every acknowledged store is served afterwards.
 func TestKilledDaemonLosesNoAcknowledgedWrite(t *testing.T) {
 	root := shortRoot(t)
 	env := processEnv(t, root)
 	t.Cleanup(func() { stopDaemon(t, root, env) })
-	c := bridgeClient(t, env)
-	pid := daemonInfo(t, root).PID
-
-	var mu sync.Mutex
 	acked := map[string]string{}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for j := 0; ; j++ {
-			text := fmt.Sprintf("burst note %d", j)
-			out, err := tryCall(c, "store_memory", map[string]any{"content": text})
-			if err != nil {
-				return // the daemon died under us
+	burstAndKill := func(round int) {
+		c := bridgeClient(t, env)
+		pid := daemonInfo(t, root).PID
+		var mu sync.Mutex
+		n := 0
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for j := 0; ; j++ {
+				text := fmt.Sprintf("burst %d note %d", round, j)
+				out, err := tryCall(c, "store_memory", map[string]any{"content": text})
+				if err != nil {
+					return // the daemon died under us
+				}
+				mu.Lock()
+				acked[out["memory_id"].(string)] = text
+				n++
+				mu.Unlock()
 			}
+		}()
+		for {
 			mu.Lock()
-			acked[out["memory_id"].(string)] = text
+			enough := n >= 40
 			mu.Unlock()
+			if enough {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
 		}
-	}()
-	for {
-		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 40 {
-			break
+		proc, err := os.FindProcess(pid)
+		if err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	proc, err := os.FindProcess(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := proc.Kill(); err != nil { // SIGKILL: kill -9
-		t.Fatal(err)
-	}
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("stores went on after the daemon was killed")
-	}
-	mu.Lock()
-	defer mu.Unlock()
-
-	c2 := bridgeClient(t, env)
-	if again := daemonInfo(t, root).PID; again == pid {
-		t.Fatalf("no new daemon: pid %d", again)
-	}
-	seen := indexedIDs(t, c2)
-	for id, text := range acked {
-		if !seen[id] {
-			t.Fatalf("acknowledged store %s (%q) lost in the crash", id, text)
+		if err := proc.Kill(); err != nil { // SIGKILL: kill -9
+			t.Fatal(err)
 		}
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Fatal("stores went on after the daemon was killed")
+		}
+		c2 := bridgeClient(t, env)
+		if again := daemonInfo(t, root).PID; again == pid {
+			t.Fatalf("no new daemon: pid %d", again)
+		}
+		seen := indexedIDs(t, c2)
+		for id, text := range acked {
+			if !seen[id] {
+				t.Fatalf("round %d: acknowledged store %s (%q) lost in the crash", round, id, text)
+			}
+		}
+		t.Logf("round %d: %d acknowledged stores before kill -9, all present", round, len(acked))
 	}
-	t.Logf("%d acknowledged stores before kill -9, all present", len(acked))
+	burstAndKill(1)
+	stopDaemon(t, root, env) // a clean stop writes the index snapshot
+	burstAndKill(2)
+	log := serviceLog(t, root)
+	i := strings.LastIndex(log, `msg="index loaded from snapshot"`)
+	if i < 0 {
+		t.Fatalf("no restart used the index snapshot:\n%s", log)
+	}
+	line, _, _ := strings.Cut(log[i:], "\n")
+	if !strings.Contains(line, "journaled_changes=") || strings.Contains(line, "journaled_changes=0 ") {
+		t.Fatalf("the restart after the second crash did not replay the change journal: %s", line)
+	}
+	t.Log(line)
 }
 
 // A crashed daemon's daemon.json and sockets are seen as stale and
