@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -219,6 +220,47 @@ func TestStartupReconciles(t *testing.T) {
 	res, _ := e.Search(ctx, SearchRequest{Query: "where is the spare key hidden", Mode: ModeVector})
 	if len(res.Results) != 1 {
 		t.Fatalf("reconciled memory not found by meaning: %v", texts(res.Results))
+	}
+}
+
+// TestLoadVectorsBeforeTheirMemories: the full load reads embeddings while
+// memories are still being read; embeddings that come first are held and
+// placed once their memories are in, and a ghost among them is removed.
+func TestLoadVectorsBeforeTheirMemories(t *testing.T) {
+	store := testenv.Store(t)
+	ctx := testenv.Context(t)
+	emb := embed.NewHash(512)
+	e1 := semanticEngine(t, store, emb)
+	for i := 0; i < 30; i++ {
+		mustStore(t, e1, StoreRequest{Content: fmt.Sprintf("memory number %d about sailing boats", i)})
+	}
+	ghost := bson.NewObjectID()
+	if err := store.Index.Insert(ctx, &mongostore.IndexEntry{ID: ghost, SourceID: ghost, SourceCollection: mongostore.ConversationHistory,
+		Scope: "Global", Model: emb.ModelID(), Dim: 512, Embedding: make([]byte, 1024), Encoding: "f16"}); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := scopes.Load(ctx, store, scopes.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2 := New(store, reg, Options{Embedder: emb})
+	srcDone := make(chan struct{})
+	early, err := e2.readVectors(ctx, srcDone) // no memory indexed yet
+	if err != nil || len(early) != 31 || e2.index().vectorCount() != 0 {
+		t.Fatalf("read ahead: %d held, %d placed, %v", len(early), e2.index().vectorCount(), err)
+	}
+	if err := e2.loadSources(ctx); err != nil {
+		t.Fatal(err)
+	}
+	close(srcDone)
+	if err := e2.placeEarlyVectors(ctx, early); err != nil {
+		t.Fatal(err)
+	}
+	if n := e2.index().vectorCount(); n != 30 {
+		t.Fatalf("%d vectors placed, want 30", n)
+	}
+	if _, err := store.Index.Get(ctx, ghost); !errors.Is(err, mongostore.ErrNotFound) {
+		t.Fatalf("orphaned embedding kept: %v", err)
 	}
 }
 
