@@ -158,6 +158,11 @@ func Restore(ctx context.Context, store *mongostore.Store, path string, opts Res
 		return nil, errors.Join(err, resume(false))
 	}
 	// From here on the restore has happened; what is left is cleanup.
+	// The restored Metadata may name an index snapshot of the time of the
+	// backup; no snapshot describes the restored data.
+	if err := store.InvalidateSnapshot(ctx); err != nil {
+		opts.Logger.Warn("cannot withdraw the index snapshot record; the next start may use a stale index", "err", err)
+	}
 	r.dropReplaced(ctx)
 	if status != nil {
 		if _, err := r.db.Collection(mongostore.Metadata).ReplaceOne(ctx, bson.D{{Key: "_id", Value: StatusKey}}, status, options.Replace().SetUpsert(true)); err != nil {

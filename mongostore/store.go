@@ -37,7 +37,12 @@ type Options struct {
 	Database string
 	// ConnectTimeout bounds reaching the engine; zero means 10 s.
 	ConnectTimeout time.Duration
-	Logger         *slog.Logger
+	// KeepIndexSnapshot promises that this opener changes no memory,
+	// summary or embedding (a backup, an export, a status check), so the
+	// memory engine's index snapshot stays valid. Otherwise Open withdraws
+	// it, and the next engine start reads the whole index from the database.
+	KeepIndexSnapshot bool
+	Logger            *slog.Logger
 }
 
 // engine is a running (or reachable) MongoDB-wire server.
@@ -155,6 +160,9 @@ func connect(ctx context.Context, eng engine, mode, reason string, opts Options)
 	if err := eng.prepare(ctx, opts.Database); err != nil {
 		_ = client.Disconnect(context.WithoutCancel(ctx))
 		return nil, err
+	}
+	if opts.KeepIndexSnapshot {
+		return s, nil
 	}
 	if err := s.takeSnapshotToken(ctx); err != nil {
 		_ = client.Disconnect(context.WithoutCancel(ctx))

@@ -107,7 +107,7 @@ func backupInProcess(ctx context.Context, s *session, args backupJobArgs, env *c
 	if err != nil {
 		return nil, err
 	}
-	store, err := s.openStore(ctx)
+	store, err := s.openStoreToRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the database to back it up: %w", err)
 	}

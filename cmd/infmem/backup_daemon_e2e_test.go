@@ -408,3 +408,53 @@ func tcpToUnix(t *testing.T, uri string) string {
 	}()
 	return ln.Addr().String()
 }
+
+// TestReadOnlyCommandsKeepIndexSnapshot: status, doctor, export and backup
+// run with the daemon stopped open the database themselves; they change no
+// memory, so the next daemon still starts from the index snapshot. A
+// restore does change memories, so the daemon after it reads the database.
+func TestReadOnlyCommandsKeepIndexSnapshot(t *testing.T) {
+	root := shortRoot(t)
+	env := processEnv(t, root)
+	t.Cleanup(func() { stopDaemon(t, root, env) })
+	c := bridgeClient(t, env)
+	storeText(t, c, "The spare key is under the blue flowerpot")
+	c.Close()
+	stopDaemon(t, root, env) // clean stop: snapshot written
+	for _, args := range [][]string{{"status"}, {"doctor"}, {"export"}, {"backup", "--no-encrypt"}} {
+		if code, out, errs := runBin(t, env, args...); code != 0 && args[0] != "doctor" {
+			t.Fatalf("%v: %d %q %q", args, code, out, errs)
+		}
+	}
+	snapshotLoads := func() int { return strings.Count(serviceLog(t, root), `msg="index loaded from snapshot"`) }
+	if code, out, errs := runBin(t, env, "start"); code != 0 {
+		t.Fatalf("start: %d %q %q", code, out, errs)
+	}
+	c = bridgeClient(t, env)
+	if ids := indexedIDs(t, c); len(ids) != 1 {
+		t.Fatalf("daemon serves %d memories", len(ids))
+	}
+	c.Close()
+	if n := snapshotLoads(); n != 1 {
+		t.Fatalf("after read-only commands the daemon did not start from the snapshot (%d snapshot loads)", n)
+	}
+	stopDaemon(t, root, env)
+
+	backups, _ := filepath.Glob(filepath.Join(root, "backups", "backup_*.archive.gz"))
+	if len(backups) != 1 {
+		t.Fatalf("backups: %v", backups)
+	}
+	if code, out, errs := runBin(t, env, "restore", backups[0], "--no-safety-backup"); code != 0 {
+		t.Fatalf("restore: %d %q %q", code, out, errs)
+	}
+	if code, out, errs := runBin(t, env, "start"); code != 0 {
+		t.Fatalf("start: %d %q %q", code, out, errs)
+	}
+	c = bridgeClient(t, env)
+	if ids := indexedIDs(t, c); len(ids) != 1 {
+		t.Fatalf("daemon serves %d memories after the restore", len(ids))
+	}
+	if n := snapshotLoads(); n != 1 {
+		t.Fatalf("the daemon trusted its snapshot after a restore (%d snapshot loads)", n)
+	}
+}

@@ -320,7 +320,7 @@ func (d *doctor) checkEngineInProcess(ctx context.Context) {
 	defer cancel()
 	store, err := mongostore.Open(octx, mongostore.Options{
 		Mode: d.cfg.Mongo.Mode, URI: d.cfg.Mongo.URI, MongodPath: d.cfg.Mongo.MongodPath,
-		Root: *d.root, Database: d.cfg.Database,
+		Root: *d.root, Database: d.cfg.Database, KeepIndexSnapshot: true,
 	})
 	if err != nil {
 		msg, hint := splitHint(err)

@@ -78,7 +78,7 @@ func runExport(ctx context.Context, opts exportOptions, env *cliEnv) error {
 
 // exportInProcess opens the database itself: no daemon holds it.
 func exportInProcess(ctx context.Context, s *session, args exportJobArgs, env *cliEnv) (*backup.ExportResult, error) {
-	store, err := s.openStore(ctx)
+	store, err := s.openStoreToRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the database to export it: %w", err)
 	}

@@ -108,16 +108,28 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
 }
 
-// openStore starts or reaches the configured engine.
+// openStore starts or reaches the configured engine, for a command that
+// may change memories (a restore).
 func (s *session) openStore(ctx context.Context) (*mongostore.Store, error) {
-	return mongostore.Open(ctx, mongostore.Options{
-		Mode:       s.cfg.Mongo.Mode,
-		URI:        s.cfg.Mongo.URI,
-		MongodPath: s.cfg.Mongo.MongodPath,
-		Root:       s.root,
-		Database:   s.cfg.Database,
-		Logger:     s.log,
-	})
+	return mongostore.Open(ctx, s.storeOptions(false))
+}
+
+// openStoreToRead is openStore for a command that changes no memory (a
+// backup, an export, status): the daemon's index snapshot stays usable.
+func (s *session) openStoreToRead(ctx context.Context) (*mongostore.Store, error) {
+	return mongostore.Open(ctx, s.storeOptions(true))
+}
+
+func (s *session) storeOptions(readOnly bool) mongostore.Options {
+	return mongostore.Options{
+		Mode:              s.cfg.Mongo.Mode,
+		URI:               s.cfg.Mongo.URI,
+		MongodPath:        s.cfg.Mongo.MongodPath,
+		Root:              s.root,
+		Database:          s.cfg.Database,
+		KeepIndexSnapshot: readOnly,
+		Logger:            s.log,
+	}
 }
 
 // runningDaemon is the daemon that serves a data root, as a terminal

@@ -181,7 +181,7 @@ func fillFromDaemon(ctx context.Context, rep *statusReport, ep control.Endpoints
 
 // fillInProcess opens the database itself: no daemon holds it.
 func fillInProcess(ctx context.Context, rep *statusReport, s *session) error {
-	store, err := s.openStore(ctx)
+	store, err := s.openStoreToRead(ctx)
 	if err != nil {
 		return err
 	}
