@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/infmem/infmem/backup"
@@ -45,7 +47,7 @@ func newServices(s *session, log *slog.Logger) services {
 	b := &backupService{cfg: s.cfg.Backup, dir: s.root.BackupsDir(), exportDir: s.root.ExportDir(), log: log}
 	m := newMaintenanceService(s, log)
 	return services{
-		Attach: []daemon.Attach{m.attach},
+		Attach: []daemon.Attach{gcAttach, m.attach},
 		Jobs: map[string]daemon.Job{
 			jobBackup:         b.backupJob,
 			jobExport:         b.exportJob,
@@ -58,6 +60,30 @@ func newServices(s *session, log *slog.Logger) services {
 		},
 		Tools: m.toolHooks(),
 	}
+}
+
+// serverGCPercent is the garbage collector's target in a server once its
+// memory index is loaded: the heap may grow to 1.5 times the live data
+// instead of Go's default 2. At 100k memories the server's RSS drops from
+// about 360 to 290 MB with no measurable change in latency; during the
+// index load itself, which makes garbage fast, it would cost time, so the
+// default applies until then (BENCHMARKS.md). GOGC, when set, wins.
+const serverGCPercent = 50
+
+// gcAttach applies serverGCPercent once the stack's index is loaded.
+func gcAttach(ctx context.Context, s *daemon.Stack) (func(context.Context) error, error) {
+	if os.Getenv("GOGC") != "" {
+		return nil, nil
+	}
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-s.Memory.Loaded():
+			debug.SetGCPercent(serverGCPercent)
+		case <-stop:
+		}
+	}()
+	return func(context.Context) error { close(stop); return nil }, nil
 }
 
 // apply adds the services to the daemon's options.

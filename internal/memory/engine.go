@@ -186,6 +186,9 @@ func (e *Engine) Close(ctx context.Context) error {
 	return err
 }
 
+// Loaded is closed when the index load has ended (see Ready for how).
+func (e *Engine) Loaded() <-chan struct{} { return e.ready }
+
 // Ready reports whether the index is loaded.
 func (e *Engine) Ready() bool {
 	select {
