@@ -365,6 +365,7 @@ func (env *Env) Size(ctx context.Context, dryRun bool) (*Report, error) {
 	if limitMB > 0 && liveMB > limitMB {
 		excess = max(excess, int(math.Ceil((liveMB-0.9*limitMB)/perMemoryMB)))
 	}
+	left := st.TotalMemories
 	if excess > 0 {
 		n, archived, err := env.summarizeConversations(ctx, env.Engine.Conversations(env.now()), dryRun, rep, excess)
 		rep.add("size_conversations_summarized", n, fmt.Sprintf("summarized_%d_conversations_over_the_size_limit", n))
@@ -372,7 +373,7 @@ func (env *Env) Size(ctx context.Context, dryRun bool) (*Report, error) {
 		if err != nil {
 			return rep, err
 		}
-		left := st.TotalMemories - archived + n
+		left = st.TotalMemories - archived + n
 		if left > limit {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d live memories exceed max_memory_items (%d), but the rest are notes, summaries or pinned memories, which maintenance never deletes; raise the limit or forget some", left, limit))
 		}
@@ -382,7 +383,7 @@ func (env *Env) Size(ctx context.Context, dryRun bool) (*Report, error) {
 	}
 	if limitMB > 0 && st.DBSizeMB > limitMB {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the database file holds %.1f MB, above max_memory_size_mb (%d), of which about %.1f MB are archived or forgotten memories, which are kept: forget what is not needed (purge follows the next backup) or raise the limit",
-			st.DBSizeMB, env.Config.MaxMemorySizeMB, st.DBSizeMB-liveMB))
+			st.DBSizeMB, env.Config.MaxMemorySizeMB, st.DBSizeMB-perMemoryMB*float64(left)))
 	}
 	return rep, nil
 }
