@@ -183,6 +183,15 @@ func (e *Engine) Close(ctx context.Context) error {
 	if serr := e.Snapshot(ctx); serr != nil {
 		e.log.Warn("index snapshot at shutdown failed; the next start reloads from the database", "err", serr)
 	}
+	// Let go of the journal file (a later engine replaces it; Windows
+	// refuses to rename over an open file). A write after Close, which
+	// should not happen, would find no journal and drop the snapshot.
+	e.snapMu.Lock()
+	if e.snap.jr != nil {
+		e.snap.jr.close()
+		e.snap.jr = nil
+	}
+	e.snapMu.Unlock()
 	return err
 }
 

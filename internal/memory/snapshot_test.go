@@ -83,6 +83,9 @@ func TestSnapshotRestart(t *testing.T) {
 	before, _ := e.Search(ctx, SearchRequest{Query: "where is the boat moored", Scope: "Sailing", Limit: 10, KeepWeak: true})
 	stBefore, _ := e.Stats(ctx)
 	env.close(store, e)
+	if e.snap.jr != nil {
+		t.Fatal("the change journal is still open after Close")
+	}
 	if _, err := os.Stat(filepath.Join(env.root.MongoDataDir(), SnapshotFile)); err != nil {
 		t.Fatalf("no snapshot after a clean stop: %v", err)
 	}
