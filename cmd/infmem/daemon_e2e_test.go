@@ -44,8 +44,8 @@ func processEnv(t *testing.T, root string) []string {
 	if err := os.WriteFile(cfg, []byte(`{"logging": {"level": "debug"}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return []string{"INFMEM_DATA_DIR=" + root, "INFMEM_CONFIG=" + cfg, "HOME=" + home,
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")}
+	return withRaceLog([]string{"INFMEM_DATA_DIR=" + root, "INFMEM_CONFIG=" + cfg, "HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH")})
 }
 
 // runBin runs the infmem binary and returns its exit code and output.

@@ -52,6 +52,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// withRaceLog passes TestMain's GORACE on to a launched process, whose
+// environment is otherwise built from scratch.
+func withRaceLog(env []string) []string {
+	if v := os.Getenv("GORACE"); v != "" {
+		env = append(env, "GORACE="+v)
+	}
+	return env
+}
+
 // infmemBinary builds the real infmem binary once per test run.
 func infmemBinary(t *testing.T) string {
 	t.Helper()
@@ -85,7 +94,7 @@ func startMCP(t *testing.T, root string) *client.Client {
 	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "config.json")
 	os.WriteFile(cfg, []byte(`{"logging": {"level": "debug"}}`), 0o600)
-	env := []string{"INFMEM_DATA_DIR=" + root, "INFMEM_CONFIG=" + cfg, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	env := withRaceLog([]string{"INFMEM_DATA_DIR=" + root, "INFMEM_CONFIG=" + cfg, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")})
 	// 'infmem mcp' starts a daemon that outlives it; stop it after the client.
 	t.Cleanup(func() { stopDaemon(t, root, env) })
 	c, err := client.NewStdioMCPClient(infmemBinary(t), env, "mcp")
