@@ -69,6 +69,7 @@ func (r *Runtime) Status(ctx context.Context) *control.Status {
 	st.Index = &control.IndexStatus{Ready: eng.Ready(), Loaded: loaded, Expected: expected}
 	if eng.Ready() {
 		if ms, err := eng.Stats(ctx); err == nil {
+			st.Index.Source = ms.IndexSource
 			st.Memories = &control.MemoryCounts{Total: ms.TotalMemories, Conversations: ms.ConversationCount,
 				Summaries: ms.Summaries, Forgotten: ms.Forgotten, Archived: ms.Archived, Scopes: ms.Scopes}
 		}

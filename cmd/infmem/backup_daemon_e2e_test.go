@@ -438,6 +438,16 @@ func TestReadOnlyCommandsKeepIndexSnapshot(t *testing.T) {
 	if n := snapshotLoads(); n != 1 {
 		t.Fatalf("after read-only commands the daemon did not start from the snapshot (%d snapshot loads)", n)
 	}
+	indexSource := func() string {
+		_, out, _ := runBin(t, env, "status", "--json")
+		if rep := statusJSON(t, out); rep.Index != nil {
+			return rep.Index.Source
+		}
+		return ""
+	}
+	if src := indexSource(); src != "snapshot" {
+		t.Fatalf("status says the index came from %q", src)
+	}
 	stopDaemon(t, root, env)
 
 	backups, _ := filepath.Glob(filepath.Join(root, "backups", "backup_*.archive.gz"))
@@ -456,5 +466,11 @@ func TestReadOnlyCommandsKeepIndexSnapshot(t *testing.T) {
 	}
 	if n := snapshotLoads(); n != 1 {
 		t.Fatalf("the daemon trusted its snapshot after a restore (%d snapshot loads)", n)
+	}
+	if src := indexSource(); src != "database" {
+		t.Fatalf("status says the index came from %q after a restore", src)
+	}
+	if _, out, _ := runBin(t, env, "status"); !strings.Contains(out, "ready (loaded from the database)") {
+		t.Fatalf("status text: %s", out)
 	}
 }

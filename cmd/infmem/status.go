@@ -288,9 +288,12 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 		fmt.Fprintf(w, "memories\t%d live in %d scopes, %d summaries, %d forgotten, %d archived\n", m.Total, len(m.Scopes), m.Summaries, m.Forgotten, m.Archived)
 	}
 	if ix := rep.Index; ix != nil {
-		if ix.Ready {
+		switch {
+		case ix.Ready && ix.Source != "":
+			fmt.Fprintf(w, "index\tready (loaded from the %s)\n", ix.Source)
+		case ix.Ready:
 			fmt.Fprintf(w, "index\tready\n")
-		} else {
+		default:
 			fmt.Fprintf(w, "index\tloading, %d of about %d\n", ix.Loaded, ix.Expected)
 		}
 	}

@@ -112,6 +112,9 @@ type IndexStatus struct {
 	Ready    bool  `json:"ready"`
 	Loaded   int64 `json:"loaded"`
 	Expected int64 `json:"expected"`
+	// Source is where a ready index came from: snapshot (the file in
+	// mongo_data/, with its change journal) or database (read in full).
+	Source string `json:"source,omitempty"`
 }
 
 // MemoryCounts counts what the memory holds, from the index.
