@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,10 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/infmem/infmem/internal/dataroot"
 	"github.com/infmem/infmem/internal/memory"
-	"github.com/infmem/infmem/mongostore"
-	"github.com/infmem/infmem/scopes"
 )
 
 // The LoCoMo development split's format (see its README).
@@ -40,68 +35,43 @@ type locomoTurn struct {
 	Text    string `json:"text"`
 }
 
+// locomoMemory is one turn as the protocol stores it.
+type locomoMemory struct {
+	scope, conv, speaker, diaID, content string
+	ts                                   time.Time
+}
+
+// locomoQuestion is one question the protocol asks: categories 1–4 with
+// usable evidence.
+type locomoQuestion struct {
+	conv     int // index of its conversation
+	scope    string
+	text     string
+	category int
+	evidence map[string]bool
+}
+
 var diaIDRe = regexp.MustCompile(`^D\d+:\d+$`)
 
-// runLocomo follows the dataset README's turn-level protocol through the
-// memory engine the MCP tools use: every turn stored as "Speaker: text"
-// with its session's date, one scope per conversation; every question of
-// categories 1–4 retrieved within its scope; Recall@k averaged.
-func runLocomo(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("locomo", flag.ContinueOnError)
-	dir := fs.String("data-dir", "", "data root to load into (default: a temporary one)")
-	modes := fs.String("modes", "keyword,vector,hybrid", "comma-separated ranking modes to report: keyword, vector, hybrid")
-	fs.StringVar(&benchModel, "embedding", benchModel, "embedding model: use-lite, hash or none")
-	calibrate := fs.Bool("calibrate", false, "fit each mode's confidence model (evidence turns against the best matches in another conversation) and print it")
-	crossValidate := fs.Bool("cross-validate", false, "leave one conversation out: choose the sweep grid's best weights on the other conversations, report recall on the one left out")
-	sweep := fs.Bool("sweep", false, "report hybrid Recall@k over a grid of ranking weights (see -vector-weights, -neighbor-shares)")
-	fs.StringVar(&sweepVW, "vector-weights", "0.5,1,1.5,2", "vector weights to sweep")
-	fs.StringVar(&sweepNS, "neighbor-shares", "0.2,0.3,0.4,0.5", "neighbour shares to sweep")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("usage: infmem-bench locomo [flags] FILE")
-	}
-	raw, err := os.ReadFile(fs.Arg(0))
+// locomoData is the dataset flattened into what is stored and asked.
+type locomoData struct {
+	scopes    []string
+	memories  []locomoMemory
+	questions []locomoQuestion
+}
+
+func readLocomo(path string) (*locomoData, error) {
+	raw, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var samples []locomoSample
 	if err := json.Unmarshal(raw, &samples); err != nil {
-		return fmt.Errorf("cannot read %s: %w", fs.Arg(0), err)
+		return nil, fmt.Errorf("cannot read %s: %w", path, err)
 	}
-	if *dir == "" {
-		tmp, err := os.MkdirTemp("", "infmem-locomo")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		*dir = filepath.Join(tmp, "root")
-	}
-	root, err := dataroot.Prepare(*dir)
-	if err != nil {
-		return err
-	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	store, err := mongostore.Open(ctx, mongostore.Options{Mode: mongostore.ModeEmbedded, Root: root, Logger: log})
-	if err != nil {
-		return err
-	}
-	defer store.Close(context.WithoutCancel(ctx))
-	reg, err := scopes.Load(ctx, store, scopes.Options{AutoCreate: true})
-	if err != nil {
-		return err
-	}
-	eng, err := newBenchEngine(ctx, store, reg, log)
-	if err != nil {
-		return err
-	}
-	defer eng.Close(context.WithoutCancel(ctx))
-
-	start := time.Now()
-	owners := map[string][]string{} // memory id -> dia ids it stands for
-	turns := 0
-	for _, s := range samples {
+	d := &locomoData{}
+	for si, s := range samples {
+		d.scopes = append(d.scopes, s.SampleID)
 		for n := 1; ; n++ {
 			key := fmt.Sprintf("session_%d", n)
 			body, ok := s.Conversation[key]
@@ -112,221 +82,27 @@ func runLocomo(ctx context.Context, args []string) error {
 			json.Unmarshal(s.Conversation[key+"_date_time"], &when)
 			ts, err := time.Parse("3:04 pm on 2 January, 2006", when)
 			if err != nil {
-				return fmt.Errorf("%s %s: date %q: %w", s.SampleID, key, when, err)
+				return nil, fmt.Errorf("%s %s: date %q: %w", s.SampleID, key, when, err)
 			}
 			var list []locomoTurn
 			if err := json.Unmarshal(body, &list); err != nil {
-				return err
+				return nil, fmt.Errorf("%s %s: %w", s.SampleID, key, err)
 			}
 			for _, t := range list {
-				res, err := eng.Store(ctx, memory.StoreRequest{
-					Content: t.Speaker + ": " + t.Text, Scope: s.SampleID, Timestamp: ts, Source: "conversation",
-					ConversationID: s.SampleID + "/" + key, Speaker: t.Speaker,
-				})
-				if err != nil {
-					return fmt.Errorf("store %s: %w", t.DiaID, err)
-				}
-				owners[res.ID] = append(owners[res.ID], t.DiaID)
-				turns++
+				d.memories = append(d.memories, locomoMemory{scope: s.SampleID, conv: s.SampleID + "/" + key, speaker: t.Speaker,
+					diaID: t.DiaID, content: t.Speaker + ": " + t.Text, ts: ts})
 			}
 		}
-	}
-	fmt.Printf("stored %d turns of %d conversations in %v\n", turns, len(samples), time.Since(start).Round(time.Millisecond))
-
-	if *crossValidate {
-		return locomoCrossValidate(ctx, eng, samples, owners)
-	}
-	if *sweep {
-		return locomoSweep(ctx, eng, samples, owners)
-	}
-	for _, mode := range strings.Split(*modes, ",") {
-		mode = strings.TrimSpace(mode)
-		if err := locomoRecall(ctx, eng, samples, owners, mode); err != nil {
-			return err
-		}
-		if *calibrate {
-			if err := locomoCalibrate(ctx, eng, samples, owners, mode); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-var sweepVW, sweepNS string
-
-func floats(list string) []float64 {
-	var out []float64
-	for _, f := range strings.Split(list, ",") {
-		if v, err := strconv.ParseFloat(strings.TrimSpace(f), 64); err == nil {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// locomoSweep reports hybrid recall over a grid of ranking weights.
-func locomoSweep(ctx context.Context, eng *memory.Engine, samples []locomoSample, owners map[string][]string) error {
-	base := eng.RankOptions()
-	for _, vw := range floats(sweepVW) {
-		for _, ns := range floats(sweepNS) {
-			o := base
-			o.VectorWeight, o.NeighborShare = vw, ns
-			eng.SetRankOptions(o)
-			fmt.Printf("\n== vector weight %.2f, neighbour share %.2f", vw, ns)
-			if err := locomoRecall(ctx, eng, samples, owners, "hybrid"); err != nil {
-				return err
-			}
-		}
-	}
-	eng.SetRankOptions(base)
-	return nil
-}
-
-// locomoCrossValidate answers how much the ranking weights owe to being
-// tuned on the split they are measured on: for each conversation, the grid
-// point with the best R@5 + R@10 on the other conversations is chosen and
-// measured on it; the held-out figures are averaged over all questions.
-func locomoCrossValidate(ctx context.Context, eng *memory.Engine, samples []locomoSample, owners map[string][]string) error {
-	type cell struct {
-		vw, ns float64
-		n      []int        // questions per conversation
-		sum    [][3]float64 // recall sums per conversation
-	}
-	base := eng.RankOptions()
-	defer eng.SetRankOptions(base)
-	var grid []*cell
-	for _, vw := range floats(sweepVW) {
-		for _, ns := range floats(sweepNS) {
-			c := &cell{vw: vw, ns: ns, n: make([]int, len(samples)), sum: make([][3]float64, len(samples))}
-			o := base
-			o.VectorWeight, o.NeighborShare = vw, ns
-			eng.SetRankOptions(o)
-			for si, smp := range samples {
-				for _, q := range smp.QA {
-					rec, ok, err := questionRecall(ctx, eng, smp.SampleID, q, owners, "hybrid")
-					if err != nil {
-						return err
-					}
-					if ok {
-						c.n[si]++
-						for i := range rec {
-							c.sum[si][i] += rec[i]
-						}
-					}
-				}
-			}
-			grid = append(grid, c)
-		}
-	}
-	var heldN int
-	var held [3]float64
-	fmt.Printf("\nleave-one-conversation-out over %d weight pairs\n", len(grid))
-	for out := range samples {
-		var best *cell
-		bestScore := -1.0
-		for _, c := range grid {
-			n, score := 0, 0.0
-			for si := range samples {
-				if si != out {
-					n += c.n[si]
-					score += c.sum[si][1] + c.sum[si][2]
-				}
-			}
-			if score /= float64(max(n, 1)); score > bestScore {
-				best, bestScore = c, score
-			}
-		}
-		heldN += best.n[out]
-		for i := range held {
-			held[i] += best.sum[out][i]
-		}
-		n := float64(max(best.n[out], 1))
-		fmt.Printf("  %-8s chose vector weight %.2f, neighbour share %.2f: held out R@1 %.1f%%, R@5 %.1f%%, R@10 %.1f%% (%d questions)\n",
-			samples[out].SampleID, best.vw, best.ns, 100*best.sum[out][0]/n, 100*best.sum[out][1]/n, 100*best.sum[out][2]/n, best.n[out])
-	}
-	n := float64(max(heldN, 1))
-	fmt.Printf("  held out, all %d questions: R@1 %.1f%%, R@5 %.1f%%, R@10 %.1f%%\n", heldN, 100*held[0]/n, 100*held[1]/n, 100*held[2]/n)
-	return nil
-}
-
-// locomoCalibrate fits P(relevant | evidence) for one mode. Positives are
-// the evidence turns a question retrieves in its own conversation (top 50);
-// negatives are the three best matches for the same question in another
-// conversation: on-topic against the most plausible off-topic memories,
-// which is the line the relevance bar has to draw.
-func locomoCalibrate(ctx context.Context, eng *memory.Engine, samples []locomoSample, owners map[string][]string, mode string) error {
-	var data []sample
-	var firsts []struct{ own, other *memory.Evidence }
-	for si, s := range samples {
-		other := samples[(si+1)%len(samples)].SampleID
 		for _, qa := range s.QA {
 			if qa.Category == 5 {
 				continue
 			}
-			evidence := evidenceSet(qa.Evidence)
-			if len(evidence) == 0 {
-				continue
-			}
-			res, err := eng.Search(ctx, memory.SearchRequest{Query: qa.Question, Scope: s.SampleID, ExactScope: true, Limit: 50, Mode: mode, KeepWeak: true})
-			if err != nil {
-				return err
-			}
-			var first struct{ own, other *memory.Evidence }
-			for i, r := range res.Results {
-				if i == 0 {
-					first.own = r.Evidence
-				}
-				for _, d := range owners[r.ID] {
-					if evidence[d] && r.Evidence != nil {
-						data = append(data, sample{x: features(mode, r.Evidence), relevant: true})
-						break
-					}
-				}
-			}
-			neg, err := eng.Search(ctx, memory.SearchRequest{Query: qa.Question, Scope: other, ExactScope: true, Limit: 3, Mode: mode, KeepWeak: true})
-			if err != nil {
-				return err
-			}
-			for i, r := range neg.Results {
-				if i == 0 {
-					first.other = r.Evidence
-				}
-				if r.Evidence != nil {
-					data = append(data, sample{x: features(mode, r.Evidence), relevant: false})
-				}
-			}
-			firsts = append(firsts, first)
-		}
-	}
-	w := fitLogistic(data)
-	fmt.Printf("\nconfidence fit for %s on %d results: bias %.3f, weights %.3f (features %s); Brier %.4f\n",
-		mode, len(data), w[0], w[1:], featureNames[mode], brier(data, w))
-	reliability(data, w)
-	// What a bar does with this fit: questions still answered in their own
-	// conversation, and questions asked of the wrong one that get nothing.
-	for _, bar := range []float64{0.3, 0.4, 0.5, 0.6} {
-		kept, rejected := 0, 0
-		for _, f := range firsts {
-			if f.own != nil && prob(w, features(mode, f.own)) >= bar {
-				kept++
-			}
-			if f.other == nil || prob(w, features(mode, f.other)) < bar {
-				rejected++
+			if ev := evidenceSet(qa.Evidence); len(ev) > 0 {
+				d.questions = append(d.questions, locomoQuestion{conv: si, scope: s.SampleID, text: qa.Question, category: qa.Category, evidence: ev})
 			}
 		}
-		fmt.Printf("  bar %.1f: top result kept for %.1f%% of questions in their conversation, nothing returned for %.1f%% asked of another\n",
-			bar, 100*float64(kept)/float64(len(firsts)), 100*float64(rejected)/float64(len(firsts)))
 	}
-	return nil
-}
-
-func prob(w, x []float64) float64 {
-	z := w[0]
-	for j, v := range x {
-		z += w[j+1] * v
-	}
-	return 1 / (1 + math.Exp(-z))
+	return d, nil
 }
 
 func evidenceSet(ids []string) map[string]bool {
@@ -341,105 +117,249 @@ func evidenceSet(ids []string) map[string]bool {
 	return evidence
 }
 
-// featureNames lists, per mode, the evidence features the confidence
-// model of that mode uses, in memory.confidence's order.
-var featureNames = map[string]string{
-	"hybrid":  "cosine, coverage, neighbour cosine, neighbour coverage",
-	"vector":  "cosine, neighbour cosine",
-	"keyword": "coverage, neighbour coverage",
+// retrieved is one search's answer as the benchmark reads it.
+type retrieved struct {
+	ids             []string // memory ids, best first
+	confidences     []float64
+	nothingRelevant bool
 }
 
-func features(mode string, ev *memory.Evidence) []float64 {
-	switch mode {
-	case "vector":
-		return []float64{ev.Cosine, ev.NeighborCosine}
-	case "keyword":
-		return []float64{ev.Coverage, ev.NeighborCoverage}
+// retriever asks for the top k memories of scope for a question.
+type retriever interface {
+	retrieve(ctx context.Context, scope, question string, k int) (retrieved, error)
+}
+
+// engineRetriever searches the memory engine directly, as the MCP tools do.
+type engineRetriever struct {
+	eng  *memory.Engine
+	mode string
+}
+
+func (r engineRetriever) retrieve(ctx context.Context, scope, question string, k int) (retrieved, error) {
+	res, err := r.eng.Search(ctx, memory.SearchRequest{Query: question, Scope: scope, ExactScope: true, Limit: k, Mode: r.mode})
+	if err != nil {
+		return retrieved{}, fmt.Errorf("%s %q: %w", r.mode, question, err)
 	}
-	return []float64{ev.Cosine, ev.Coverage, ev.NeighborCosine, ev.NeighborCoverage}
+	out := retrieved{nothingRelevant: res.NothingRelevant}
+	for _, m := range res.Results {
+		out.ids = append(out.ids, m.ID)
+		out.confidences = append(out.confidences, m.Confidence)
+	}
+	return out, nil
+}
+
+// runLocomo follows the dataset README's turn-level protocol: every turn
+// stored as "Speaker: text" with its session's date, one scope per
+// conversation; every question of categories 1–4 retrieved within its
+// scope; Recall@k averaged. With --mcp the turns are stored and the
+// questions asked through the real binary's `infmem mcp` with default
+// settings, as Claude would; otherwise through the memory engine.
+func runLocomo(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("locomo", flag.ContinueOnError)
+	dir := fs.String("data-dir", "", "data root to load into (default: a temporary one)")
+	modes := fs.String("modes", "hybrid", "comma-separated ranking modes to report (engine only): keyword, vector, hybrid")
+	fs.StringVar(&benchModel, "embedding", benchModel, "embedding model (engine only): use-lite, hash or none")
+	bin := fs.String("mcp", "", "instead of the engine, drive this infmem binary over stdio (`infmem mcp`, default settings)")
+	minimal := fs.Bool("minimal", false, "store only content, scope and timestamp (no source, conversation_id or speaker), as a plain client might")
+	calibrate := fs.Bool("calibrate", false, "fit each mode's confidence calibration and print it (engine only)")
+	crossValidate := fs.Bool("cross-validate", false, "leave one conversation out over the ranking grid (engine only; see --grid)")
+	fs.StringVar(&gridSpec, "grid", gridSpec, "ranking grid for --cross-validate: semicolon-separated name=v1,v2 lists over kw, vw, ns, spk, time, dated")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("usage: infmem-bench locomo [flags] FILE")
+	}
+	data, err := readLocomo(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if *dir == "" {
+		tmp, err := os.MkdirTemp("", "infmem-locomo")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		*dir = filepath.Join(tmp, "root")
+	}
+	var st storer
+	var eng *memory.Engine
+	var mcpr mcpRetriever
+	if *bin != "" {
+		c, done, err := startMCP(ctx, *dir, *bin)
+		if err != nil {
+			return err
+		}
+		defer done()
+		st, mcpr = mcpStorer{c}, mcpRetriever{c}
+	} else {
+		var done func()
+		if eng, done, err = openBenchEngine(ctx, *dir); err != nil {
+			return err
+		}
+		defer done()
+		st = engineStorer{eng}
+	}
+
+	start := time.Now()
+	owners := map[string]string{} // memory id -> dia id
+	for _, m := range data.memories {
+		meta := map[string]any{"scope": m.scope, "timestamp": m.ts.UTC().Format(time.RFC3339)}
+		if !*minimal {
+			meta["source"], meta["conversation_id"], meta["speaker"] = "conversation", m.conv, m.speaker
+		}
+		id, err := st.store(ctx, m.content, meta)
+		if err != nil {
+			return fmt.Errorf("store %s %s: %w", m.scope, m.diaID, err)
+		}
+		owners[id] = m.diaID
+	}
+	fields := "content, scope, timestamp, source, conversation_id, speaker"
+	if *minimal {
+		fields = "content, scope, timestamp"
+	}
+	via := "the engine"
+	if *bin != "" {
+		via = "infmem mcp"
+	}
+	fmt.Printf("stored %d turns of %d conversations through %s (%s) in %v\n", len(data.memories), len(data.scopes), via, fields, time.Since(start).Round(time.Millisecond))
+
+	if *bin != "" {
+		run, err := locomoRecall(ctx, mcpr, data, owners)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("\nthrough infmem mcp, retrieve_memory with filter.scope and top_k 10:\n")
+		run.print(data)
+		return locomoNegatives(ctx, mcpr, data, run)
+	}
+	if *crossValidate {
+		return locomoCrossValidate(ctx, eng, data, owners)
+	}
+	for _, mode := range strings.Split(*modes, ",") {
+		mode = strings.TrimSpace(mode)
+		r := engineRetriever{eng: eng, mode: mode}
+		rec, err := locomoRecall(ctx, r, data, owners)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("\nengine, mode %s:\n", mode)
+		rec.print(data)
+		if err := locomoNegatives(ctx, r, data, rec); err != nil {
+			return err
+		}
+		if *calibrate {
+			if err := locomoCalibrate(ctx, r, data, owners); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // locomoKs are the k of the reported Recall@k.
 var locomoKs = [3]int{1, 5, 10}
 
-// questionRecall retrieves the top 10 for one question within its
-// conversation's scope and returns Recall@1, @5 and @10; ok is false for
-// questions the protocol skips (adversarial, or no usable evidence).
-func questionRecall(ctx context.Context, eng *memory.Engine, scope string, q locomoQA, owners map[string][]string, mode string) (rec [3]float64, ok bool, err error) {
-	if q.Category == 5 {
-		return rec, false, nil
-	}
-	evidence := evidenceSet(q.Evidence)
-	if len(evidence) == 0 {
-		return rec, false, nil
-	}
-	res, err := eng.Search(ctx, memory.SearchRequest{
-		Query: q.Question, Scope: scope, ExactScope: true, Limit: 10, Mode: mode, KeepWeak: true,
-	})
-	if err != nil {
-		return rec, false, fmt.Errorf("%s %q: %w", mode, q.Question, err)
-	}
-	for i, k := range locomoKs {
-		hit := map[string]bool{}
-		for j, r := range res.Results {
-			if j >= k {
-				break
-			}
-			for _, d := range owners[r.ID] {
-				if evidence[d] {
+// recallRun holds one pass over the questions.
+type recallRun struct {
+	perQuestion [][3]float64
+	// ownNothing counts questions whose own-scope answer said nothing
+	// relevant; perQuestionTime is the mean time per question.
+	ownNothing      int
+	perQuestionTime time.Duration
+}
+
+// locomoRecall retrieves the top 10 for every question within its
+// conversation's scope.
+func locomoRecall(ctx context.Context, r retriever, data *locomoData, owners map[string]string) (recallRun, error) {
+	run := recallRun{perQuestion: make([][3]float64, len(data.questions))}
+	start := time.Now()
+	for qi, q := range data.questions {
+		res, err := r.retrieve(ctx, q.scope, q.text, 10)
+		if err != nil {
+			return run, err
+		}
+		if res.nothingRelevant {
+			run.ownNothing++
+		}
+		for i, k := range locomoKs {
+			hit := map[string]bool{}
+			for j, id := range res.ids {
+				if j >= k {
+					break
+				}
+				if d := owners[id]; q.evidence[d] {
 					hit[d] = true
 				}
 			}
+			run.perQuestion[qi][i] = float64(len(hit)) / float64(len(q.evidence))
 		}
-		rec[i] = float64(len(hit)) / float64(len(evidence))
 	}
-	return rec, true, nil
+	run.perQuestionTime = time.Since(start) / time.Duration(max(len(data.questions), 1))
+	return run, nil
 }
 
-func locomoRecall(ctx context.Context, eng *memory.Engine, samples []locomoSample, owners map[string][]string, mode string) error {
-	type acc struct {
-		n   int
-		sum [3]float64
+var categoryNames = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+type recallSum struct {
+	n   int
+	sum [3]float64
+}
+
+func (s *recallSum) add(r [3]float64) {
+	s.n++
+	for i := range r {
+		s.sum[i] += r[i]
 	}
-	byCat := map[int]*acc{}
-	total := &acc{}
-	start := time.Now()
-	for _, s := range samples {
-		for _, q := range s.QA {
-			rec, ok, err := questionRecall(ctx, eng, s.SampleID, q, owners, mode)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				continue
-			}
-			a := byCat[q.Category]
-			if a == nil {
-				a = &acc{}
-				byCat[q.Category] = a
-			}
-			for i := range rec {
-				a.sum[i] += rec[i]
-				total.sum[i] += rec[i]
-			}
-			a.n++
-			total.n++
+}
+
+func (s recallSum) row(name string) string {
+	n := float64(max(s.n, 1))
+	return fmt.Sprintf("  %-14s %5d %6.1f%% %6.1f%% %6.1f%%", name, s.n, 100*s.sum[0]/n, 100*s.sum[1]/n, 100*s.sum[2]/n)
+}
+
+// print reports Recall@k by category and overall.
+func (run recallRun) print(data *locomoData) {
+	byCat := map[int]*recallSum{}
+	var total recallSum
+	for qi, q := range data.questions {
+		if byCat[q.category] == nil {
+			byCat[q.category] = &recallSum{}
 		}
+		byCat[q.category].add(run.perQuestion[qi])
+		total.add(run.perQuestion[qi])
 	}
-	names := map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-	fmt.Printf("\nmode %s: %d questions, %v per question\n", mode, total.n, (time.Since(start) / time.Duration(max(total.n, 1))).Round(time.Microsecond))
-	fmt.Printf("  %-12s %5s %7s %7s %7s\n", "category", "n", "R@1", "R@5", "R@10")
+	fmt.Printf("  %d questions, %v per question\n", total.n, run.perQuestionTime.Round(time.Microsecond))
+	fmt.Printf("  %-14s %5s %7s %7s %7s\n", "category", "n", "R@1", "R@5", "R@10")
 	cats := make([]int, 0, len(byCat))
 	for c := range byCat {
 		cats = append(cats, c)
 	}
 	sort.Ints(cats)
-	row := func(name string, a *acc) {
-		fmt.Printf("  %-12s %5d %6.1f%% %6.1f%% %6.1f%%\n", name, a.n, 100*a.sum[0]/float64(a.n), 100*a.sum[1]/float64(a.n), 100*a.sum[2]/float64(a.n))
-	}
 	for _, c := range cats {
-		row(strconv.Itoa(c)+" "+names[c], byCat[c])
+		fmt.Println(byCat[c].row(strconv.Itoa(c) + " " + categoryNames[c]))
 	}
-	row("overall", total)
+	fmt.Println(total.row("overall"))
+}
+
+// locomoNegatives asks every question of the scope of the next
+// conversation, where its answer is not, and reports how often the
+// response says nothing relevant, beside how often it says so in the
+// question's own conversation.
+func locomoNegatives(ctx context.Context, r retriever, data *locomoData, own recallRun) error {
+	nothing := 0
+	for _, q := range data.questions {
+		other := data.scopes[(q.conv+1)%len(data.scopes)]
+		res, err := r.retrieve(ctx, other, q.text, 10)
+		if err != nil {
+			return err
+		}
+		if res.nothingRelevant {
+			nothing++
+		}
+	}
+	n := float64(max(len(data.questions), 1))
+	fmt.Printf("  nothing_relevant: %.1f%% of questions asked in another conversation's scope, %.1f%% in their own\n",
+		100*float64(nothing)/n, 100*float64(own.ownNothing)/n)
 	return nil
 }

@@ -18,8 +18,10 @@ const usage = `usage: infmem-bench <command> [flags]
   daemon --data-dir DIR --bin PATH   time the bridge and the shared daemon: launch to
                                      initialize (cold and warm), bridge overhead, throughput
   maintain --data-dir DIR --bin PATH  time a full maintenance pass while retrievals run
-  locomo [--modes keyword,vector,hybrid] [--embedding use-lite] FILE
-                                     LoCoMo Recall@k through the memory engine
+  locomo [--mcp BIN] [--minimal] [--modes keyword,vector,hybrid] [--calibrate] [--cross-validate] FILE
+                                     LoCoMo Recall@k through the memory engine, or through
+                                     BIN's infmem mcp as Claude gets it; held-out recall
+  everyday [--mcp BIN] [-v] [FILE]   the everyday set: hit@1, hit@3 and the never-stored rate
 `
 
 func main() {
@@ -39,6 +41,8 @@ func main() {
 		err = runDaemonBench(ctx, os.Args[2:])
 	case "locomo":
 		err = runLocomo(ctx, os.Args[2:])
+	case "everyday":
+		err = runEveryday(ctx, os.Args[2:])
 	case "maintain":
 		err = runMaintainBench(ctx, os.Args[2:])
 	default:

@@ -35,13 +35,15 @@ type storeOut struct {
 	ScopeCreated bool   `json:"scope_created,omitempty" jsonschema_description:"True when this call created the scope."`
 	// SimilarMemories lets the model update an existing memory instead of
 	// keeping two that say nearly the same.
-	SimilarMemories []similarOut `json:"similar_memories,omitempty" jsonschema_description:"Memories of the same scope that say nearly the same (cosine 0.9 or more). If one is the same fact, update_memory it or delete_memory the new one instead of keeping both."`
+	SimilarMemories []similarOut `json:"similar_memories,omitempty" jsonschema_description:"Memories of the same scope that read like the new one. same_fact: it states the same details, so update_memory one or delete_memory the new one instead of keeping both. differs_in: the details that differ (a different fact, or an update of the old one: if it replaces it, update or forget the old one)."`
 }
 
 type similarOut struct {
-	MemoryID   string  `json:"memory_id" jsonschema_description:"Id of the similar memory."`
-	Text       string  `json:"text" jsonschema_description:"Its text (shortened)."`
-	Similarity float64 `json:"similarity" jsonschema_description:"Cosine similarity to the new memory, 0 to 1."`
+	MemoryID   string   `json:"memory_id" jsonschema_description:"Id of the similar memory."`
+	Text       string   `json:"text" jsonschema_description:"Its text (shortened)."`
+	Similarity float64  `json:"similarity" jsonschema_description:"Cosine similarity of meaning to the new memory, 0 to 1."`
+	SameFact   bool     `json:"same_fact" jsonschema_description:"True when it states the same details (every number, amount, date, time, name and negation) in mostly the same words."`
+	DiffersIn  []string `json:"differs_in,omitempty" jsonschema_description:"Kinds of detail that differ: number, amount, date, time, name, negation."`
 }
 
 func storeMemory(d Deps) server.ServerTool {
@@ -67,7 +69,7 @@ func storeMemory(d Deps) server.ServerTool {
 		}
 		out := storeOut{Status: "OK", MemoryID: res.ID, Scope: res.Scope, DuplicateOf: res.DuplicateOf, ScopeCreated: res.ScopeCreated}
 		for _, sm := range res.Similar {
-			out.SimilarMemories = append(out.SimilarMemories, similarOut{MemoryID: sm.ID, Text: sm.Text, Similarity: sm.Similarity})
+			out.SimilarMemories = append(out.SimilarMemories, similarOut{MemoryID: sm.ID, Text: sm.Text, Similarity: sm.Similarity, SameFact: sm.SameFact, DiffersIn: sm.DiffersIn})
 		}
 		return out, nil
 	})}
@@ -87,7 +89,7 @@ type retrieveIn struct {
 
 func retrieveMemory(d Deps) server.ServerTool {
 	tool := mcp.NewTool("retrieve_memory",
-		mcp.WithDescription("Recall memories relevant to a question. Call it before answering anything that depends on the past: earlier conversations, the user's plans, projects, people, preferences, or \"do you remember…\". Results are ranked by relevance with a confidence from 0 to 1; an empty result means nothing relevant is remembered, so say you do not know rather than guessing."),
+		mcp.WithDescription("Recall memories relevant to a question. Call it before answering anything that depends on the past: earlier conversations, the user's plans, projects, people, preferences, or \"do you remember…\". Results come best first, up to top_k, each with a confidence from 0 to 1; loose matches are marked weak. When nothing_relevant is true, nothing clearly matches: say you do not remember rather than guessing, unless a weak result plainly answers the question."),
 		mcp.WithInputSchema[retrieveIn](),
 		mcp.WithOutputSchema[recallOut](),
 		annotate("Recall", true, false, true),
@@ -137,7 +139,7 @@ type searchByTagIn struct {
 
 func searchByTag(d Deps) server.ServerTool {
 	tool := mcp.NewTool("search_by_tag",
-		mcp.WithDescription("Recall memories that carry a tag. Use it when the user names a tag or hashtag (\"what do you remember about #ProjectAlpha?\", \"what did I save as #login?\"). With a query the tagged memories are ranked by relevance; without one they are listed newest first."),
+		mcp.WithDescription("Recall memories that carry a tag. Use it when the user names a tag or hashtag (\"what do you remember about #ProjectAlpha?\", \"what did I save as #login?\"). With a query the tagged memories are ranked by relevance (loose matches marked weak, nothing_relevant when none clearly matches); without one they are listed newest first."),
 		mcp.WithInputSchema[searchByTagIn](),
 		mcp.WithOutputSchema[recallOut](),
 		annotate("Recall by tag", true, false, true),
@@ -167,7 +169,7 @@ type searchByScopeIn struct {
 
 func searchByScope(d Deps) server.ServerTool {
 	tool := mcp.NewTool("search_by_scope",
-		mcp.WithDescription("Recall memories of one scope only, e.g. \"what do you remember from my Travel scope?\". With a query they are ranked by relevance; without one the newest are listed. list_memory_scopes shows the scopes."),
+		mcp.WithDescription("Recall memories of one scope only, e.g. \"what do you remember from my Travel scope?\". With a query they are ranked by relevance (loose matches marked weak, nothing_relevant when none clearly matches); without one the newest are listed. list_memory_scopes shows the scopes."),
 		mcp.WithInputSchema[searchByScopeIn](),
 		mcp.WithOutputSchema[recallOut](),
 		annotate("Recall by scope", true, false, true),

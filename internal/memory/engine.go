@@ -127,7 +127,7 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	opts.Rank = opts.Rank.withDefaults()
 	e := &Engine{store: store, scopes: reg, opts: opts, log: opts.Logger, ready: make(chan struct{}),
 		modelID: opts.ModelID, dim: opts.Dim, embeds: newEmbedQueue()}
-	e.ixp.Store(newIndex(opts.Dim))
+	e.ixp.Store(newIndex(opts.Dim, opts.Location))
 	if opts.Embedder != nil {
 		e.queries = embed.NewCached(opts.Embedder, opts.QueryCache)
 	}
@@ -361,7 +361,7 @@ func (e *Engine) placeEarlyVectors(ctx context.Context, early map[bson.ObjectID]
 func (e *Engine) Reload(ctx context.Context) error {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	fresh := newIndex(e.dim)
+	fresh := newIndex(e.dim, e.opts.Location)
 	old := e.ixp.Swap(fresh)
 	e.loaded.Store(0)
 	e.markDirty(ctx)

@@ -63,6 +63,17 @@ func mustStore(t *testing.T, e *Engine, req StoreRequest) StoreResult {
 	return res
 }
 
+// relevant keeps the results that clear the relevance bar.
+func relevant(res SearchResult) []Memory {
+	var out []Memory
+	for _, m := range res.Results {
+		if !m.Weak {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 func texts(ms []Memory) []string {
 	out := make([]string, len(ms))
 	for i, m := range ms {

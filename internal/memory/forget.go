@@ -171,7 +171,7 @@ func (e *Engine) forgetTargets(ctx context.Context, req ForgetRequest) ([]hit, F
 			return nil, res, inputErrorf("the query %q has no searchable words; name the memory by its content, or use its memory_id", snippet(req.Query, 60))
 		}
 		f.includeForgotten = false
-		ranked, err := e.rank(ctx, query, f, MaxLimit, mode, true)
+		ranked, err := e.rank(ctx, query, f, MaxLimit, mode)
 		if err != nil {
 			return nil, res, err
 		}

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/textindex"
+	"github.com/infmem/infmem/internal/timephrase"
 	"github.com/infmem/infmem/internal/vecindex"
 	"github.com/infmem/infmem/mongostore"
 )
@@ -38,20 +39,24 @@ const (
 // item is what the index keeps of one memory: enough to filter, rank,
 // count and deduplicate without touching the database.
 type item struct {
-	id         bson.ObjectID
-	kind       kind
-	source     uint32 // interned
-	scope      uint32 // interned, canonical scope name
-	conv       uint32 // interned conversation_id; 0 when none
-	tags       []uint32
-	ts         int64 // when it happened, unix ms
-	created    int64
-	importance float32
-	useCount   int64
-	key        [16]byte
-	flags      uint8
-	used       bool
-	hasVec     bool
+	id      bson.ObjectID
+	kind    kind
+	source  uint32 // interned
+	scope   uint32 // interned, canonical scope name
+	conv    uint32 // interned conversation_id; 0 when none
+	speaker uint32 // interned speaker; 0 when none
+	// refFrom and refTo bound the period the text refers to ("yesterday"
+	// read against ts), unix ms; 0 when it names none.
+	refFrom, refTo int64
+	tags           []uint32
+	ts             int64 // when it happened, unix ms
+	created        int64
+	importance     float32
+	useCount       int64
+	key            [16]byte
+	flags          uint8
+	used           bool
+	hasVec         bool
 	// forgottenAt is when it was soft-forgotten (unix ms; 0 when live).
 	forgottenAt int64
 }
@@ -89,30 +94,38 @@ type dedupKey struct {
 // index is the in-memory mirror of every memory and summary. Lock order:
 // index.mu before the text index's own lock.
 type index struct {
-	mu      sync.RWMutex
-	items   []item
-	free    []uint32
-	byID    map[bson.ObjectID]uint32
-	dedup   map[dedupKey]uint32 // not-forgotten items by scope and content
-	scopes  interner
-	tags    interner // folded tags
-	convs   interner
-	sources interner
-	text    *textindex.Index
+	mu       sync.RWMutex
+	items    []item
+	free     []uint32
+	byID     map[bson.ObjectID]uint32
+	dedup    map[dedupKey]uint32 // not-forgotten items by scope and content
+	scopes   interner
+	tags     interner // folded tags
+	convs    interner
+	sources  interner
+	speakers interner
+	text     *textindex.Index
 	// vecs holds the embeddings of live items, by slot; nil without an embedder.
 	vecs *vecindex.Index
 	// hasVec marks slots whose embedding (any model state) is in vecs.
 	vecCount int
 	// convOrder lists each conversation's items in the order they happened
-	// (timestamp, then insertion), to find a turn's neighbours.
+	// (timestamp, then insertion), to find a turn's neighbours; sessions
+	// does the same for memories grouped by scope and timestamp alone (see
+	// item.session).
 	convOrder map[uint32][]uint32
+	sessions  map[sessionKey][]uint32
+	// loc is the user's time zone, in which time references in a memory's
+	// text are read.
+	loc *time.Location
 }
 
-func newIndex(dim int) *index {
+func newIndex(dim int, loc *time.Location) *index {
 	ix := &index{
 		byID: map[bson.ObjectID]uint32{}, dedup: map[dedupKey]uint32{},
-		scopes: newInterner(), tags: newInterner(), convs: newInterner(), sources: newInterner(),
+		scopes: newInterner(), tags: newInterner(), convs: newInterner(), sources: newInterner(), speakers: newInterner(),
 		text: textindex.New(textindex.DefaultOptions()), convOrder: map[uint32][]uint32{},
+		sessions: map[sessionKey][]uint32{}, loc: loc,
 	}
 	if dim > 0 {
 		ix.vecs = vecindex.New(dim)
@@ -128,6 +141,7 @@ type doc struct {
 	source     string
 	scope      string
 	conv       string
+	speaker    string
 	tags       []string
 	ts         time.Time
 	created    time.Time
@@ -149,7 +163,7 @@ type doc struct {
 
 func docFromMemory(m *mongostore.Memory) doc {
 	return doc{
-		id: m.ID, kind: kindMemory, text: m.Text, source: m.Source, scope: m.Scope, conv: m.ConversationID,
+		id: m.ID, kind: kindMemory, text: m.Text, source: m.Source, scope: m.Scope, conv: m.ConversationID, speaker: m.Speaker,
 		tags: m.Tags, ts: m.Timestamp, created: m.CreatedAt, importance: m.Importance, useCount: m.UseCount,
 		key: contentKey(m.Text), forgotten: m.ForgottenAt != nil, forgottenAt: timeOr(m.ForgottenAt), archived: m.Archived, pinned: m.Pinned,
 	}
@@ -172,6 +186,16 @@ func docFromSummary(s *mongostore.Summary) doc {
 
 // put adds or replaces the item for d.id and returns its slot.
 func (ix *index) put(d doc) uint32 {
+	// Read outside the lock: finding a time reference costs tens of
+	// microseconds.
+	var refFrom, refTo int64
+	if r, ok := timephrase.Scan(d.text, d.ts, ix.loc); ok {
+		refFrom, refTo = r.From.UnixMilli(), r.To.UnixMilli()
+	}
+	speaker := d.speaker
+	if speaker == "" && d.kind == kindMemory {
+		speaker = speakerPrefix(d.text)
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	slot, ok := ix.byID[d.id]
@@ -186,8 +210,8 @@ func (ix *index) put(d doc) uint32 {
 	}
 	it := item{
 		id: d.id, kind: d.kind, source: ix.sources.intern(d.source), scope: ix.scopes.intern(d.scope),
-		conv: ix.convs.intern(d.conv), ts: d.ts.UnixMilli(), created: d.created.UnixMilli(),
-		importance: float32(d.importance), useCount: d.useCount, key: d.key, used: true,
+		conv: ix.convs.intern(d.conv), speaker: ix.speakers.intern(speaker), ts: d.ts.UnixMilli(), created: d.created.UnixMilli(),
+		importance: float32(d.importance), useCount: d.useCount, key: d.key, used: true, refFrom: refFrom, refTo: refTo,
 	}
 	it.tags = make([]uint32, 0, len(d.tags))
 	for _, t := range d.tags {
@@ -258,37 +282,77 @@ func (ix *index) setVec(id bson.ObjectID, v []float32) {
 	}
 }
 
-// orderLocked inserts a slot into its conversation's order.
+// A memory's thread is what its neighbours are drawn from: its
+// conversation, or, for a turn of a conversation (a memory with a speaker
+// or the conversation source) stored without a conversation id but with a
+// timestamp of its own, the turns of its scope stored with that same
+// timestamp: one session's turns, stored one by one. Notes stand alone,
+// even when several share a date.
+type sessionKey struct {
+	scope uint32
+	ts    int64
+}
+
+func (ix *index) sessionLocked(it *item) (sessionKey, bool) {
+	if it.conv != 0 || it.ts == it.created {
+		return sessionKey{}, false
+	}
+	turn := it.speaker != 0 || ix.sources.names[it.source] == sourceConversation
+	return sessionKey{it.scope, it.ts}, turn
+}
+
+// threadLocked returns the ordered slots of slot's thread (nil: none).
+func (ix *index) threadLocked(slot uint32) []uint32 {
+	it := &ix.items[slot]
+	if it.conv != 0 {
+		return ix.convOrder[it.conv]
+	}
+	if k, ok := ix.sessionLocked(it); ok {
+		return ix.sessions[k]
+	}
+	return nil
+}
+
+func (ix *index) setThreadLocked(slot uint32, list []uint32) {
+	it := &ix.items[slot]
+	switch k, ok := ix.sessionLocked(it); {
+	case it.conv != 0 && len(list) == 0:
+		delete(ix.convOrder, it.conv)
+	case it.conv != 0:
+		ix.convOrder[it.conv] = list
+	case ok && len(list) == 0:
+		delete(ix.sessions, k)
+	case ok:
+		ix.sessions[k] = list
+	}
+}
+
+// orderLocked inserts a slot into its thread's order.
 func (ix *index) orderLocked(slot uint32) {
 	it := &ix.items[slot]
-	if it.conv == 0 {
+	if _, ok := ix.sessionLocked(it); it.conv == 0 && !ok {
 		return
 	}
-	list := ix.convOrder[it.conv]
+	list := ix.threadLocked(slot)
 	i := sort.Search(len(list), func(i int) bool { return ix.before(slot, list[i]) })
 	list = append(list, 0)
 	copy(list[i+1:], list[i:])
 	list[i] = slot
-	ix.convOrder[it.conv] = list
+	ix.setThreadLocked(slot, list)
 }
 
 func (ix *index) unorderLocked(slot uint32) {
-	it := &ix.items[slot]
-	if it.conv == 0 {
+	list := ix.threadLocked(slot)
+	if list == nil {
 		return
 	}
-	list := ix.convOrder[it.conv]
 	for i, s := range list {
 		if s == slot {
 			list = append(list[:i], list[i+1:]...)
 			break
 		}
 	}
-	if len(list) == 0 {
-		delete(ix.convOrder, it.conv)
-	} else {
-		ix.convOrder[it.conv] = list
-	}
+	ix.setThreadLocked(slot, list)
 }
 
 // before orders a conversation's items by time, then by insertion (object
@@ -302,13 +366,12 @@ func (ix *index) before(a, b uint32) bool {
 }
 
 // neighborsLocked returns the items just before and after slot in its
-// conversation among those admit accepts.
+// thread among those admit accepts.
 func (ix *index) neighborsLocked(slot uint32, admit func(*item) bool) []uint32 {
-	it := &ix.items[slot]
-	if it.conv == 0 {
+	list := ix.threadLocked(slot)
+	if list == nil {
 		return nil
 	}
-	list := ix.convOrder[it.conv]
 	i := sort.Search(len(list), func(i int) bool { return !ix.before(list[i], slot) })
 	var out []uint32
 	for j := i - 1; j >= 0; j-- {
@@ -509,8 +572,10 @@ type hit struct {
 	id    bson.ObjectID
 	kind  kind
 	score float64
-	ts    int64
-	ev    *Evidence
+	// weak: under the relevance bar.
+	weak bool
+	ts   int64
+	ev   *Evidence
 }
 
 // sortKey orders a scan.

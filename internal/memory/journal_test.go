@@ -149,7 +149,7 @@ func TestJournalReplaysEveryKindOfWrite(t *testing.T) {
 			t.Fatalf("%s lost: %v", id, err)
 		}
 	}
-	if res, _ := e.Search(ctx, SearchRequest{Query: "mooring fee", Mode: ModeKeyword}); len(res.Results) != 1 || res.Results[0].ID != fresh.ID {
+	if res, _ := e.Search(ctx, SearchRequest{Query: "mooring fee", Mode: ModeKeyword}); len(relevant(res)) != 1 || res.Results[0].ID != fresh.ID {
 		t.Fatalf("new memory not searchable: %v", texts(res.Results))
 	}
 	now := indexDigest(e) // the searches above counted as uses
@@ -212,7 +212,7 @@ func TestJournalLimitDropsSnapshot(t *testing.T) {
 	if source(t, e) != "database" {
 		t.Fatal("snapshot used although the journal overflowed")
 	}
-	if res, _ := e.Search(ctx, SearchRequest{Query: "fourth memory", Mode: ModeKeyword}); len(res.Results) != 1 {
+	if res, _ := e.Search(ctx, SearchRequest{Query: "fourth memory", Mode: ModeKeyword}); len(relevant(res)) != 1 || res.Results[0].Text != "fourth memory, one too many" {
 		t.Fatal("write past the journal limit lost")
 	}
 }
@@ -278,7 +278,7 @@ func TestJournalDamage(t *testing.T) {
 			crash(store, e)
 			store, e = env.open()
 			defer env.close(store, e)
-			if res, _ := e.Search(ctx, SearchRequest{Query: "written after the restart", Mode: ModeKeyword}); len(res.Results) != 1 {
+			if res, _ := e.Search(ctx, SearchRequest{Query: "written after the restart", Mode: ModeKeyword}); len(relevant(res)) != 1 || res.Results[0].Text != "written after the restart" {
 				t.Fatal("write after the restart lost")
 			}
 		})

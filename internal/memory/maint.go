@@ -437,7 +437,7 @@ func (e *Engine) Merge(ctx context.Context, keep string, others []string) (int, 
 	if err := e.updateVectorMeta(ctx, keepID, kept.Scope, kept.Timestamp, tags); err != nil {
 		e.log.Warn("cannot update the kept memory's embedding metadata", "err", err)
 	}
-	e.index().put(doc{id: keepID, kind: kit.kind, text: kept.Text, source: kept.Source, scope: kept.Scope, conv: kept.ConversationID,
+	e.index().put(doc{id: keepID, kind: kit.kind, text: kept.Text, source: kept.Source, scope: kept.Scope, conv: kept.ConversationID, speaker: kept.Speaker,
 		tags: tags, ts: kept.Timestamp, created: kept.CreatedAt, importance: importance, useCount: kit.useCount, key: kit.key,
 		archived: kept.Archived, pinned: kit.flags&flagPinned != 0, keepVec: true})
 	n := 0

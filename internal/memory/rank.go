@@ -15,15 +15,27 @@ const (
 	ModeVector  = "vector"
 )
 
-// RankOptions tunes hybrid ranking. The defaults were chosen on the
-// LoCoMo development split (see BENCHMARKS.md and infmem-bench locomo).
+// RankOptions tunes ranking. The defaults were chosen on the LoCoMo
+// development split, each kept only where leave-one-conversation-out
+// agreed (see BENCHMARKS.md and infmem-bench locomo).
 type RankOptions struct {
-	// KeywordWeight and VectorWeight weigh max-normalised BM25 and cosine.
+	// KeywordWeight weighs keyword coverage: the share of the query's
+	// keyword weight (BM25 of an average memory holding every query word)
+	// a memory matches. VectorWeight weighs the cosine to the query.
 	KeywordWeight, VectorWeight float64
 	// NeighborShare adds this share of the best adjacent turn's score in
 	// the same conversation: an answer often sits next to the turn that
 	// matches the question.
 	NeighborShare float64
+	// SpeakerWeight is added when the query names who said the memory
+	// ("What did Caroline paint?" and a turn of Caroline's).
+	SpeakerWeight float64
+	// TimeWeight is added when the query names a period ("in May 2023",
+	// "last week") that the memory happened in or refers to.
+	TimeWeight float64
+	// DatedWeight is added for a memory that refers to a time ("yesterday",
+	// "on May 4") when the query asks when something happened.
+	DatedWeight float64
 	// Candidates is how many keyword and how many vector hits are fused.
 	Candidates int
 	// RecencyWeight and ImportanceWeight are tie-breakers.
@@ -33,7 +45,9 @@ type RankOptions struct {
 	// stored twice. Cosine alone cannot tell "the password is X" from "the
 	// password is Y".
 	DuplicateOverlap float64
-	// MinConfidence is the relevance bar: results below it are dropped.
+	// MinConfidence is the relevance bar: results below it are returned
+	// but marked weak, and a search whose results are all weak says that
+	// nothing relevant is remembered.
 	MinConfidence float64
 }
 
@@ -44,8 +58,11 @@ func (o RankOptions) withDefaults() RankOptions {
 		}
 	}
 	def(&o.KeywordWeight, 1)
-	def(&o.VectorWeight, 1.25)
-	def(&o.NeighborShare, 0.6)
+	def(&o.VectorWeight, 1)
+	def(&o.NeighborShare, 0.8)
+	def(&o.SpeakerWeight, 1.7)
+	def(&o.TimeWeight, 0.5)
+	def(&o.DatedWeight, 0.3)
 	def(&o.RecencyWeight, 0.02)
 	def(&o.ImportanceWeight, 0.02)
 	def(&o.DuplicateOverlap, 0.8)
@@ -54,7 +71,7 @@ func (o RankOptions) withDefaults() RankOptions {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.RecencyWeight, &o.ImportanceWeight} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight} {
 		if *v < 0 {
 			*v = 0
 		}
@@ -67,20 +84,23 @@ type candidate struct {
 	slot     uint32
 	bm25     float64 // raw BM25
 	cos      float64 // cosine to the query; 0 without vectors
-	hasCos   bool
-	base     float64
-	score    float64
 	coverage float64 // share of the query's ideal BM25 matched
-	// nbCos and nbCover are the best neighbour's cosine and coverage.
-	nbCos, nbCover float64
+	// base is the memory's own score on what the query asks: keywords,
+	// meaning and time; prior adds the speaker the query names.
+	base, prior float64
+	// score ranks: base and prior, the best neighbour's share of both,
+	// and the tie-breakers. evidence is the same without the prior: how
+	// well the content answers, which the confidence is calibrated on.
+	score, evidence float64
 }
 
 // rank runs a hybrid (or keyword-only / vector-only) search over the items
-// f admits and returns the best k, scored, with calibrated confidences.
-func (e *Engine) rank(ctx context.Context, query string, f filter, k int, mode string, keepWeak bool) ([]hit, error) {
+// f admits and returns the best k, best first, with confidences that fall
+// with rank; results under the relevance bar are marked weak.
+func (e *Engine) rank(ctx context.Context, query string, f filter, k int, mode string) ([]hit, error) {
 	ix := e.index()
 	ro := e.opts.Rank
-	q := ix.text.Analyze(query)
+	q := readQuery(ix.text, query, e.opts.Now(), e.opts.Location)
 	useVec := mode != ModeKeyword && ix.vecs != nil && e.opts.Embedder != nil
 	useKW := mode != ModeVector
 	var qv []float32
@@ -94,7 +114,7 @@ func (e *Engine) rank(ctx context.Context, query string, f filter, k int, mode s
 			qv = v
 		}
 	}
-	if !useVec && (!useKW || q.Empty()) {
+	if !useVec && (!useKW || q.terms.Empty()) {
 		return nil, nil
 	}
 
@@ -116,21 +136,20 @@ func (e *Engine) rank(ctx context.Context, query string, f filter, k int, mode s
 		}
 		return cd
 	}
-	if useKW && !q.Empty() {
-		for _, h := range ix.text.SearchQuery(q, ro.Candidates, allow) {
-			add(h.ID).bm25 = h.Score
+	if useKW && !q.terms.Empty() {
+		for _, h := range ix.text.SearchQuery(q.terms, ro.Candidates, allow) {
+			add(h.ID)
 		}
 	}
 	if useVec {
 		for _, h := range ix.vectorSearchLocked(qv, allowed, ro.Candidates) {
-			cd := add(h.slot)
-			cd.cos, cd.hasCos = h.score, true
+			add(h.slot)
 		}
 	}
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	// Neighbours of the best candidates join the pool: they get their own
+	// Neighbours of the candidates join the pool: they get their own
 	// scores and lend part of them to each other.
 	if ro.NeighborShare > 0 {
 		seeds := make([]uint32, 0, len(cands))
@@ -148,63 +167,61 @@ func (e *Engine) rank(ctx context.Context, query string, f filter, k int, mode s
 		slots = append(slots, s)
 	}
 	sort.Slice(slots, func(i, j int) bool { return slots[i] < slots[j] })
-	if useKW && !q.Empty() {
-		for i, sc := range ix.text.ScoreQuery(q, slots) {
+	ideal := 0.0
+	if useKW && !q.terms.Empty() {
+		for i, sc := range ix.text.ScoreQuery(q.terms, slots) {
 			cands[slots[i]].bm25 = sc
 		}
+		ideal = ix.text.IdealScore(q.terms)
 	}
 	if useVec {
 		for i, sc := range ix.vectorScoreLocked(qv, slots) {
 			if !math.IsNaN(sc) {
-				cands[slots[i]].cos, cands[slots[i]].hasCos = sc, true
+				cands[slots[i]].cos = sc
 			}
 		}
 	}
-	maxBM := 0.0
-	for _, cd := range cands {
-		maxBM = max(maxBM, cd.bm25)
-	}
-	ideal := 0.0
-	if useKW {
-		ideal = ix.text.IdealScore(q)
-	}
+	speakers := speakerMatcher{ix: ix, q: &q}
 	newest, oldest := int64(math.MinInt64), int64(math.MaxInt64)
 	for _, cd := range cands {
-		ts := ix.items[cd.slot].ts
-		newest, oldest = max(newest, ts), min(oldest, ts)
-	}
-	for _, cd := range cands {
-		if maxBM > 0 && useKW {
-			cd.base += ro.KeywordWeight * cd.bm25 / maxBM
-		}
-		if useVec {
-			cd.base += ro.VectorWeight * cd.cos
-		}
+		it := &ix.items[cd.slot]
+		newest, oldest = max(newest, it.ts), min(oldest, it.ts)
 		if ideal > 0 {
 			cd.coverage = min(1, cd.bm25/ideal)
 		}
+		cd.base = ro.KeywordWeight*cd.coverage + ro.VectorWeight*cd.cos
+		if speakers.named(it.speaker) {
+			cd.prior = ro.SpeakerWeight
+		}
+		if q.hasPeriod && it.during(q.from, q.to) {
+			cd.base += ro.TimeWeight
+		}
+		if q.when && it.refFrom != 0 {
+			cd.base += ro.DatedWeight
+		}
 	}
 	for _, cd := range cands {
-		best := 0.0
+		best, bestBase := 0.0, 0.0
 		// Neighbours are the turns around it that this query may see: a
 		// summary whose messages are archived stands alone.
 		neighbors := ix.neighborsLocked(cd.slot, c.match)
 		for _, n := range neighbors {
 			if nc, ok := cands[n]; ok {
-				best = max(best, nc.base)
-				cd.nbCos, cd.nbCover = max(cd.nbCos, nc.cos), max(cd.nbCover, nc.coverage)
+				best, bestBase = max(best, nc.base+nc.prior), max(bestBase, nc.base)
 			}
 		}
 		if len(neighbors) == 0 {
-			// A memory outside any conversation (a note) is its own context.
-			best, cd.nbCos, cd.nbCover = cd.base, cd.cos, cd.coverage
+			// A memory outside any conversation is its own context.
+			best, bestBase = cd.base+cd.prior, cd.base
 		}
 		it := &ix.items[cd.slot]
 		recency := 0.0
 		if newest > oldest {
 			recency = float64(it.ts-oldest) / float64(newest-oldest)
 		}
-		cd.score = cd.base + ro.NeighborShare*best + ro.RecencyWeight*recency + ro.ImportanceWeight*float64(it.importance)
+		tie := ro.RecencyWeight*recency + ro.ImportanceWeight*float64(it.importance)
+		cd.score = cd.base + cd.prior + ro.NeighborShare*best + tie
+		cd.evidence = cd.base + ro.NeighborShare*bestBase + tie
 	}
 	ordered := make([]*candidate, 0, len(cands))
 	for _, cd := range cands {
@@ -218,67 +235,95 @@ func (e *Engine) rank(ctx context.Context, query string, f filter, k int, mode s
 		return ix.items[a.slot].ts > ix.items[b.slot].ts
 	})
 
+	cal := calibrationFor(useKW, useVec)
 	out := make([]hit, 0, k)
 	var kept []uint32
 	for _, cd := range ordered {
 		if len(out) == k {
 			break
 		}
-		conf := confidence(cd, useKW, useVec)
-		if !keepWeak && conf < ro.MinConfidence {
-			continue
-		}
 		if ix.nearDuplicateLocked(cd.slot, kept, ro.DuplicateOverlap) {
 			continue
 		}
 		kept = append(kept, cd.slot)
 		it := &ix.items[cd.slot]
-		out = append(out, hit{id: it.id, kind: it.kind, score: conf, ts: it.ts,
-			ev: &Evidence{Cosine: cd.cos, Coverage: cd.coverage, NeighborCosine: cd.nbCos, NeighborCoverage: cd.nbCover, Score: cd.score}})
+		out = append(out, hit{id: it.id, kind: it.kind, score: cal.confidence(cd.evidence), ts: it.ts,
+			ev: &Evidence{Cosine: cd.cos, Coverage: cd.coverage, Score: cd.evidence}})
+	}
+	monotone(out)
+	for i := range out {
+		out[i].weak = out[i].score < ro.MinConfidence
 	}
 	return out, nil
 }
 
-// Evidence is what a search result's rank and confidence rest on.
-type Evidence struct {
-	Cosine           float64
-	Coverage         float64
-	NeighborCosine   float64
-	NeighborCoverage float64
-	Score            float64
+// monotone makes confidences fall with rank where the ranking's prior
+// (the speaker) ordered them otherwise: each run of results that rises is
+// replaced by its mean (isotonic regression by pooling adjacent
+// violators), the closest non-increasing sequence to the estimates.
+func monotone(hits []hit) {
+	type block struct {
+		sum float64
+		n   int
+	}
+	var blocks []block
+	for _, h := range hits {
+		blocks = append(blocks, block{h.score, 1})
+		for len(blocks) > 1 {
+			a, b := blocks[len(blocks)-2], blocks[len(blocks)-1]
+			if a.sum/float64(a.n) >= b.sum/float64(b.n) {
+				break
+			}
+			blocks = append(blocks[:len(blocks)-2], block{a.sum + b.sum, a.n + b.n})
+		}
+	}
+	i := 0
+	for _, b := range blocks {
+		v := math.Round(b.sum/float64(b.n)*1000) / 1000
+		for j := 0; j < b.n; j++ {
+			hits[i].score = v
+			i++
+		}
+	}
 }
 
-// confidence turns a candidate's evidence into a 0–1 relevance estimate:
-// a logistic function of its cosine to the query and the share of the
-// query's keyword weight it matches, fitted on the LoCoMo development
-// split (infmem-bench locomo -calibrate) so that a confidence of p means
-// about p of such results are relevant.
-func confidence(cd *candidate, useKW, useVec bool) float64 {
-	var z float64
-	switch {
-	case useKW && useVec:
-		z = calib.bias + calib.cos*cd.cos + calib.cover*cd.coverage + calib.nbCos*cd.nbCos + calib.nbCover*cd.nbCover
-	case useVec:
-		z = calib.vecBias + calib.vecCos*cd.cos + calib.vecNbCos*cd.nbCos
-	default:
-		z = calib.kwBias + calib.kwCover*cd.coverage + calib.kwNbCover*cd.nbCover
-	}
-	p := 1 / (1 + math.Exp(-z))
+// Evidence is what a search result's rank and confidence rest on.
+type Evidence struct {
+	Cosine   float64
+	Coverage float64
+	// Score is what the confidence is calibrated on: the ranking score
+	// without the speaker prior.
+	Score float64
+}
+
+// calibration turns a ranking score into a 0–1 relevance estimate,
+// P(relevant) = 1 / (1 + exp(-(Slope*score + Bias))): increasing in the
+// score, so confidence falls with rank. Fitted per mode on the LoCoMo
+// development split by `infmem-bench locomo --calibrate` (positives: a
+// question's evidence turns among its results in its own conversation;
+// negatives: the best matches for the same question in another
+// conversation), so that a confidence of p means about p of such results
+// are relevant.
+type calibration struct{ Slope, Bias float64 }
+
+func (c calibration) confidence(score float64) float64 {
+	p := 1 / (1 + math.Exp(-(c.Slope*score + c.Bias)))
 	return math.Round(p*1000) / 1000
 }
 
-// calib holds the fitted coefficients of confidence, from
-// `infmem-bench locomo -calibrate` on the LoCoMo development split with the
-// default ranking (2026-11-22): positives are questions' evidence turns
-// found in their own conversation, negatives the three best matches for the
-// same question in another conversation. Brier scores: hybrid 0.090,
-// keyword 0.136, vector 0.122.
-var calib = struct {
-	bias, cos, cover, nbCos, nbCover float64
-	vecBias, vecCos, vecNbCos        float64
-	kwBias, kwCover, kwNbCover       float64
-}{
-	bias: -8.419, cos: 7.361, cover: 4.563, nbCos: 8.812, nbCover: 0.198,
-	vecBias: -8.765, vecCos: 8.070, vecNbCos: 10.414,
-	kwBias: -3.504, kwCover: 5.623, kwNbCover: 3.122,
+// Calibrations per ranking mode, from `infmem-bench locomo --calibrate`.
+var (
+	calHybrid  = calibration{Slope: 4.623, Bias: -6.626}
+	calKeyword = calibration{Slope: 4.637, Bias: -3.724}
+	calVector  = calibration{Slope: 4.617, Bias: -4.865}
+)
+
+func calibrationFor(useKW, useVec bool) calibration {
+	switch {
+	case useKW && useVec:
+		return calHybrid
+	case useVec:
+		return calVector
+	}
+	return calKeyword
 }

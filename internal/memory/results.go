@@ -35,6 +35,8 @@ type Memory struct {
 	History        []mongostore.Revision
 	// Confidence is the relevance to the query, 0–1; set by searches only.
 	Confidence float64
+	// Weak: the confidence is under the relevance bar (searches only).
+	Weak bool
 	// Evidence explains a ranked result (searches with a query only).
 	Evidence *Evidence
 }
@@ -89,7 +91,7 @@ func (e *Engine) fetch(ctx context.Context, hits []hit) ([]Memory, error) {
 				errs[i] = err
 				return
 			}
-			m.Confidence, m.Evidence = h.score, h.ev
+			m.Confidence, m.Weak, m.Evidence = h.score, h.weak, h.ev
 			out[i], found[i] = m, true
 		}()
 	}

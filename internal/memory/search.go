@@ -27,17 +27,27 @@ type SearchRequest struct {
 	IncludeArchived bool
 	// Mode is hybrid (default with an embedder), keyword or vector.
 	Mode string
-	// KeepWeak keeps results below the relevance bar (benchmarks).
-	KeepWeak bool
 }
 
 // SearchResult holds the ranked results and the scopes searched.
 type SearchResult struct {
+	// Results are the best matches first, up to the limit, whatever their
+	// confidence; those under the relevance bar have Weak set.
 	Results []Memory
 	Scopes  []string
+	// NothingRelevant: a query was given and no result clears the
+	// relevance bar (or there is no result at all).
+	NothingRelevant bool
 	// Note explains an empty or unusual result.
 	Note string
 }
+
+// Notes a search can carry.
+const (
+	noteNoMatch      = "no memory matches; say you do not remember rather than guessing"
+	noteAllWeak      = "nothing clears the relevance bar: these are the closest memories, all marked weak. Say you do not remember, unless one of them plainly answers the question"
+	noteNoSearchable = "the query has no searchable words; ask with the names, places or topics to recall"
+)
 
 // Limits on result counts.
 const (
@@ -73,9 +83,9 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 			return SearchResult{}, err
 		}
 		if mode == ModeKeyword && e.index().text.Analyze(query).Empty() {
-			return SearchResult{Scopes: set, Note: "the query has no searchable words; ask with the names, places or topics to recall"}, nil
+			return SearchResult{Scopes: set, NothingRelevant: true, Note: noteNoSearchable}, nil
 		}
-		if hits, err = e.rank(ctx, query, f, limit, mode, req.KeepWeak); err != nil {
+		if hits, err = e.rank(ctx, query, f, limit, mode); err != nil {
 			return SearchResult{}, err
 		}
 	}
@@ -84,10 +94,17 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		return SearchResult{}, err
 	}
 	e.recordAccess(hits)
-	if len(res) == 0 {
-		note = "no memory matches; say you do not remember rather than guessing"
+	nothing := query != ""
+	for _, m := range res {
+		nothing = nothing && m.Weak
 	}
-	return SearchResult{Results: res, Scopes: set, Note: note}, nil
+	switch {
+	case len(res) == 0:
+		note, nothing = noteNoMatch, true
+	case nothing:
+		note = noteAllWeak
+	}
+	return SearchResult{Results: res, Scopes: set, NothingRelevant: nothing, Note: note}, nil
 }
 
 // mode resolves a ranking mode: hybrid when an embedder is configured,
@@ -110,16 +127,24 @@ func (e *Engine) mode(m string) (string, error) {
 	return "", inputErrorf("ranking mode %q is not hybrid, keyword or vector", m)
 }
 
+// recordAccess counts the results a client was given as used; weak ones
+// (under the relevance bar) do not count.
 func (e *Engine) recordAccess(hits []hit) {
-	if len(hits) == 0 {
+	used := make([]hit, 0, len(hits))
+	for _, h := range hits {
+		if !h.weak {
+			used = append(used, h)
+		}
+	}
+	if len(used) == 0 {
 		return
 	}
-	ids := make([]bson.ObjectID, len(hits))
-	for i, h := range hits {
+	ids := make([]bson.ObjectID, len(used))
+	for i, h := range used {
 		ids[i] = h.id
 	}
 	e.index().touch(ids)
-	e.access.record(hits)
+	e.access.record(used)
 }
 
 // searchFilter builds the filter shared by searches and listings.

@@ -36,7 +36,7 @@ import (
 // length-prefixed section; a CRC-32C of everything before it.
 const (
 	snapMagic   = "INFMEMSN"
-	snapVersion = 2
+	snapVersion = 3
 )
 
 // SnapshotFile is the snapshot's file name in the data root's mongo_data/.
@@ -187,7 +187,7 @@ func (e *Engine) loadSnapshot(ctx context.Context) bool {
 		return false
 	}
 	start := time.Now()
-	ix, err := readSnapshotFile(e.opts.SnapshotPath, token, e.modelID, e.dim)
+	ix, err := readSnapshotFile(e.opts.SnapshotPath, token, e.modelID, e.dim, e.opts.Location)
 	if err != nil {
 		e.log.Info("index snapshot not used; loading from the database", "reason", err)
 		return false
@@ -202,7 +202,7 @@ func (e *Engine) loadSnapshot(ctx context.Context) bool {
 	for id := range ids {
 		if err := e.refresh(ctx, id); err != nil {
 			e.log.Warn("cannot apply the index change journal; loading from the database", "err", err)
-			e.ixp.Store(newIndex(e.dim))
+			e.ixp.Store(newIndex(e.dim, e.opts.Location))
 			return false
 		}
 	}
@@ -287,7 +287,7 @@ func writeSnapshotFile(path, token, model string, dim int, ix *index) error {
 	w.str(token)
 	w.str(model)
 	w.uvarint(uint64(dim))
-	for _, in := range []*interner{&ix.scopes, &ix.tags, &ix.convs, &ix.sources} {
+	for _, in := range []*interner{&ix.scopes, &ix.tags, &ix.convs, &ix.sources, &ix.speakers} {
 		w.uvarint(uint64(len(in.names)))
 		for _, n := range in.names {
 			w.str(n)
@@ -320,6 +320,9 @@ func writeSnapshotFile(path, token, model string, dim int, ix *index) error {
 		w.varint(it.useCount)
 		w.raw(it.key[:])
 		w.varint(it.forgottenAt)
+		w.uvarint(uint64(it.speaker))
+		w.varint(it.refFrom)
+		w.varint(it.refTo)
 	}
 	w.section(func(out io.Writer) error { _, err := ix.text.WriteTo(out); return err })
 	if ix.vecs != nil {
@@ -347,7 +350,7 @@ func writeSnapshotFile(path, token, model string, dim int, ix *index) error {
 	return os.Rename(tmp, path)
 }
 
-func readSnapshotFile(path, token, model string, dim int) (*index, error) {
+func readSnapshotFile(path, token, model string, dim int, loc *time.Location) (*index, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -375,8 +378,8 @@ func readSnapshotFile(path, token, model string, dim int) (*index, error) {
 	if got := int(r.uvarint()); got != dim {
 		return nil, fmt.Errorf("snapshot of %d-d vectors, now %d", got, dim)
 	}
-	ix := newIndex(0)
-	for _, in := range []*interner{&ix.scopes, &ix.tags, &ix.convs, &ix.sources} {
+	ix := newIndex(0, loc)
+	for _, in := range []*interner{&ix.scopes, &ix.tags, &ix.convs, &ix.sources, &ix.speakers} {
 		n := r.count(1 << 26)
 		names := make([]string, 0, n)
 		for i := 0; i < n; i++ {
@@ -413,6 +416,8 @@ func readSnapshotFile(path, token, model string, dim int) (*index, error) {
 		it.useCount = r.varint()
 		copy(it.key[:], r.raw(16))
 		it.forgottenAt = r.varint()
+		it.speaker = r.ref(&ix.speakers)
+		it.refFrom, it.refTo = r.varint(), r.varint()
 		ix.byID[it.id] = uint32(slot)
 		if it.live() {
 			ix.dedup[dedupKey{it.scope, it.key}] = uint32(slot)
@@ -451,13 +456,22 @@ func readSnapshotFile(path, token, model string, dim int) (*index, error) {
 	if crc.Sum32() != want {
 		return nil, errors.New("snapshot checksum mismatch")
 	}
-	// Conversation order is derived.
+	// Thread order is derived.
 	for slot := range ix.items {
-		if ix.items[slot].used && ix.items[slot].conv != 0 {
-			ix.convOrder[ix.items[slot].conv] = append(ix.convOrder[ix.items[slot].conv], uint32(slot))
+		it := &ix.items[slot]
+		if !it.used {
+			continue
+		}
+		if it.conv != 0 {
+			ix.convOrder[it.conv] = append(ix.convOrder[it.conv], uint32(slot))
+		} else if k, ok := ix.sessionLocked(it); ok {
+			ix.sessions[k] = append(ix.sessions[k], uint32(slot))
 		}
 	}
 	for _, list := range ix.convOrder {
+		sort.Slice(list, func(i, j int) bool { return ix.before(list[i], list[j]) })
+	}
+	for _, list := range ix.sessions {
 		sort.Slice(list, func(i, j int) bool { return ix.before(list[i], list[j]) })
 	}
 	return ix, nil

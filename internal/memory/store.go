@@ -9,6 +9,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/facts"
+	"github.com/infmem/infmem/internal/textindex"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -46,16 +48,37 @@ type StoreResult struct {
 	Similar []Similar
 }
 
-// Similar is a memory close in meaning to another.
+// Similar is a stored memory that reads like a new one.
 type Similar struct {
-	ID         string
-	Text       string
+	ID   string
+	Text string
+	// Similarity is the cosine of the two texts' embeddings.
 	Similarity float64
+	// SameFact: the two state the same details (every number, amount,
+	// date, time, name and negation) in mostly the same words: a
+	// paraphrase or a repeat.
+	SameFact bool
+	// DiffersIn lists the kinds of detail that differ ("date", "amount",
+	// …): a different fact, or an update of the old one.
+	DiffersIn []string
 }
 
-// SimilarCosine is the cosine from which a stored memory is reported as
-// similar to a new one.
-const SimilarCosine = 0.9
+// Thresholds for reporting similar memories. Cosine alone cannot tell a
+// paraphrase ("The Apollo deadline is December 19" / "The Apollo project
+// deadline moved to December 19": 0.84) from a different fact ("Dentist
+// appointment on December 2 at 9:30" / "… January 14 at 11:00": 0.98), so
+// the facts' details and words decide.
+const (
+	// SimilarCosine: from this cosine a memory whose details differ is
+	// reported (with what differs), and one whose details agree is the
+	// same fact.
+	SimilarCosine = 0.9
+	// ParaphraseCosine and ParaphraseOverlap: below SimilarCosine, a
+	// memory with the same details is the same fact from this cosine when
+	// the two share this share of their words (Jaccard of keyword terms).
+	ParaphraseCosine  = 0.75
+	ParaphraseOverlap = 0.5
+)
 
 // Limits on the small text fields of a memory.
 const (
@@ -117,8 +140,8 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		return StoreResult{ID: id.Hex(), Scope: scope, DuplicateOf: id.Hex(), ScopeCreated: created, Collection: it.kind.collection()}, nil
 	}
 	id := bson.NewObjectID()
-	d := doc{id: id, text: text, source: source, scope: scope, conv: conv, tags: tags, ts: ts, created: now, importance: importance, key: key, vec: vec}
-	similar := e.index().similar(vec, scope, SimilarCosine, 3)
+	d := doc{id: id, text: text, source: source, scope: scope, conv: conv, speaker: speaker, tags: tags, ts: ts, created: now, importance: importance, key: key, vec: vec}
+	similar := e.index().similar(vec, scope, ParaphraseCosine, 5)
 	e.markDirty(ctx, id)
 	if source == sourceSummary {
 		d.kind = kindSummary
@@ -151,11 +174,36 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		if err != nil {
 			e.log.Warn("cannot read similar memories", "err", err)
 		}
-		for _, m := range ms {
-			res.Similar = append(res.Similar, Similar{ID: m.ID, Text: snippet(m.Text, 200), Similarity: m.Confidence})
-		}
+		res.Similar = compareSimilar(text, ms)
 	}
 	return res, nil
+}
+
+// compareSimilar keeps, of the memories close in meaning to text, those
+// that state the same fact and those that read the same with different
+// details, at most three.
+func compareSimilar(text string, ms []Memory) []Similar {
+	var out []Similar
+	mine := facts.Extract(text)
+	for _, m := range ms {
+		diffs := facts.Compare(mine, facts.Extract(m.Text))
+		cos := m.Confidence
+		s := Similar{ID: m.ID, Text: snippet(m.Text, 200), Similarity: cos}
+		switch {
+		case len(diffs) == 0 && (cos >= SimilarCosine || textindex.Jaccard(text, m.Text) >= ParaphraseOverlap):
+			s.SameFact = true
+		case len(diffs) > 0 && cos >= SimilarCosine:
+			for _, k := range diffs {
+				s.DiffersIn = append(s.DiffersIn, string(k))
+			}
+		default:
+			continue
+		}
+		if out = append(out, s); len(out) == 3 {
+			break
+		}
+	}
+	return out
 }
 
 func checkSource(s string) (string, error) {

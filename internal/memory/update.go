@@ -158,7 +158,7 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 		return UpdateResult{}, fmt.Errorf("cannot update memory %s: %w", req.ID, err)
 	}
 	d := doc{
-		id: id, kind: it.kind, text: next.Text, source: cur.Source, scope: next.Scope, conv: cur.ConversationID, tags: next.Tags,
+		id: id, kind: it.kind, text: next.Text, source: cur.Source, scope: next.Scope, conv: cur.ConversationID, speaker: cur.Speaker, tags: next.Tags,
 		ts: cur.Timestamp, created: cur.CreatedAt, importance: next.Importance, useCount: it.useCount, key: key,
 		archived: cur.Archived, pinned: pinned, keepVec: true,
 	}

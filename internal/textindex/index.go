@@ -253,6 +253,18 @@ type Query struct {
 // Terms returns the distinct analysed terms of the query.
 func (q Query) Terms() []string { return slices.Clone(q.terms) }
 
+// Without returns the query without the terms drop reports.
+func (q Query) Without(drop func(term string) bool) Query {
+	var out Query
+	for i, t := range q.terms {
+		if !drop(t) {
+			out.terms = append(out.terms, t)
+			out.counts = append(out.counts, q.counts[i])
+		}
+	}
+	return out
+}
+
 // Empty reports whether the query has no terms (for example, only stop
 // words), in which case it matches nothing.
 func (q Query) Empty() bool { return len(q.terms) == 0 }

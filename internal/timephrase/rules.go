@@ -88,7 +88,7 @@ var simpleRules = []rule{
 	{name: "weekday in week", re: re(reWeekday + ` (?:of )?(?P<rel>this|last|previous|next) week|(?P<rel_alt>this|last|previous|next) week ` + alias(reWeekday)), build: buildWeekdayInWeek},
 	{name: "month", re: re(`(?P<in>(?:in|during) )?` + reMonth), build: buildMonth},
 	{name: "relative month", re: re(`(?P<rel>this past|this|last|previous|past|next|coming) ` + reMonth), build: buildRelativeMonth},
-	{name: "month and year", re: re(reMonth + ` (?:of )?` + reYear), build: buildMonthYear},
+	{name: "month and year", re: re(`(?:(?:in|during) )?` + reMonth + ` (?:of )?` + reYear), build: buildMonthYear},
 	{name: "numeric month", re: re(`(?P<year>\d{4})[-/](?P<mnum>\d{1,2})|(?P<mnum_alt>\d{1,2})/(?P<year_alt>\d{4})`), build: buildNumericMonth},
 	{name: "month of relative year", re: re(reMonth + ` (?:of )?(?P<rel>this|last|next) year`), build: buildMonthOfRelativeYear},
 	{name: "year", re: re(`(?:the )?(?P<kw>year )?` + reYear), build: buildYear},
