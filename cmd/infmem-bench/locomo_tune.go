@@ -11,7 +11,7 @@ import (
 )
 
 // gridSpec is the ranking grid --cross-validate searches.
-var gridSpec = "kw=1,1.5;vw=1,1.25;ns=0.6,0.8,1;spk=1.3,1.7,2.2"
+var gridSpec = "kw=1,1.5;vw=1,1.25;ns=0.6,0.8;spk=1.3,1.7;time=0.3,0.5;dated=0.2,0.3"
 
 // rankGrid expands a grid spec into ranking options around base.
 func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []string, error) {

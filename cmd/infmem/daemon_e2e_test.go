@@ -420,7 +420,7 @@ func TestBridgeEndsButDaemonStays(t *testing.T) {
 	}
 	c := bridgeClient(t, env)
 	got, err := tryCall(c, "retrieve_memory", map[string]any{"query": "quitting"})
-	if err != nil || len(got["results"].([]any)) != 1 {
+	if err != nil || len(resultTexts(got)) != 1 {
 		t.Fatalf("%v %v", got, err)
 	}
 	if daemonInfo(t, root).PID != pid {
