@@ -48,6 +48,7 @@ func runEveryday(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("everyday", flag.ContinueOnError)
 	bin := fs.String("mcp", "", "drive this infmem binary over stdio (`infmem mcp`, default settings) instead of the engine")
 	verbose := fs.Bool("v", false, "print every miss")
+	bars := fs.Bool("bars", false, "also report what other relevance bars would say, from the best confidences")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -101,6 +102,13 @@ func runEveryday(ctx context.Context, args []string) error {
 		owner[id] = m.ID
 	}
 	var hit1, hit3, weakTop, told int
+	var posTop, negTop []float64 // best confidence per question
+	top := func(r retrieved) float64 {
+		if len(r.confidences) == 0 {
+			return 0
+		}
+		return r.confidences[0]
+	}
 	for _, q := range set.Questions {
 		res, err := r.retrieve(ctx, "", q.Q, 5)
 		if err != nil {
@@ -118,6 +126,7 @@ func runEveryday(ctx context.Context, args []string) error {
 		if rank >= 0 && rank < 3 {
 			hit3++
 		}
+		posTop = append(posTop, top(res))
 		if res.nothingRelevant {
 			told++
 		}
@@ -134,6 +143,7 @@ func runEveryday(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
+		negTop = append(negTop, top(res))
 		if res.nothingRelevant {
 			neg++
 		} else if *verbose {
@@ -149,7 +159,23 @@ func runEveryday(ctx context.Context, args []string) error {
 	fmt.Printf("  hit@1 %.1f%%, hit@3 %.1f%%\n", 100*float64(hit1)/n, 100*float64(hit3)/n)
 	fmt.Printf("  answerable questions told nothing_relevant: %.1f%% (%.1f%% with the right answer first)\n", 100*float64(told)/n, 100*float64(weakTop)/n)
 	fmt.Printf("  never-stored questions told nothing_relevant: %.1f%% (%d of %d)\n", 100*float64(neg)/float64(len(set.NeverStored)), neg, len(set.NeverStored))
+	if *bars {
+		for _, bar := range []float64{0.2, 0.3, 0.4, 0.5, 0.6, 0.7} {
+			fmt.Printf("  with a bar of %.1f: answerable told nothing relevant %.1f%%, never stored %.1f%%\n",
+				bar, 100*share(posTop, func(c float64) bool { return c < bar }), 100*share(negTop, func(c float64) bool { return c < bar }))
+		}
+	}
 	return nil
+}
+
+func share(list []float64, pred func(float64) bool) float64 {
+	n := 0
+	for _, v := range list {
+		if pred(v) {
+			n++
+		}
+	}
+	return float64(n) / float64(max(len(list), 1))
 }
 
 func contains(list []string, s string) bool {

@@ -329,7 +329,9 @@ func (run recallRun) print(data *locomoData) {
 		byCat[q.category].add(run.perQuestion[qi])
 		total.add(run.perQuestion[qi])
 	}
-	fmt.Printf("  %d questions, %v per question\n", total.n, run.perQuestionTime.Round(time.Microsecond))
+	if run.perQuestionTime > 0 {
+		fmt.Printf("  %d questions, %v per question\n", total.n, run.perQuestionTime.Round(time.Microsecond))
+	}
 	fmt.Printf("  %-14s %5s %7s %7s %7s\n", "category", "n", "R@1", "R@5", "R@10")
 	cats := make([]int, 0, len(byCat))
 	for c := range byCat {

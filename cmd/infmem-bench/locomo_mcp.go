@@ -36,7 +36,9 @@ func (r mcpRetriever) retrieve(ctx context.Context, scope, question string, k in
 	if err := json.Unmarshal([]byte(text(res)), &out); err != nil {
 		return retrieved{}, fmt.Errorf("retrieve_memory %q: cannot read the answer: %w", question, err)
 	}
-	got := retrieved{nothingRelevant: out.NothingRelevant}
+	// An empty answer says nothing relevant too (what builds before
+	// nothing_relevant did).
+	got := retrieved{nothingRelevant: out.NothingRelevant || len(out.Results) == 0}
 	for _, m := range out.Results {
 		got.ids = append(got.ids, m.MemoryID)
 		got.confidences = append(got.confidences, m.Confidence)

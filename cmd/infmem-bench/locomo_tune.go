@@ -114,30 +114,32 @@ func locomoCrossValidate(ctx context.Context, eng *memory.Engine, data *locomoDa
 	return nil
 }
 
-// locomoCalibrate fits P(relevant | score) for one mode. Positives are the
-// evidence turns a question retrieves in its own conversation (top 50);
-// negatives are the three best matches for the same question in another
-// conversation: on-topic against the most plausible off-topic memories,
-// which is the line the relevance bar has to draw.
+// locomoCalibrate fits P(relevant | evidence) for one mode. Positives are
+// the evidence turns a question retrieves in its own conversation (top
+// 50); negatives are the three best matches for the same question in
+// another conversation: on-topic against the most plausible off-topic
+// memories, which is the line the relevance bar has to draw.
 func locomoCalibrate(ctx context.Context, r engineRetriever, data *locomoData, owners map[string]string) error {
+	useKW, useVec := r.mode != memory.ModeVector, r.mode != memory.ModeKeyword
 	var pts []sample
-	type firsts struct{ own, other float64 }
+	type firsts struct{ own, other []float64 }
 	var tops []firsts
 	for _, q := range data.questions {
 		res, err := r.eng.Search(ctx, memory.SearchRequest{Query: q.text, Scope: q.scope, ExactScope: true, Limit: 50, Mode: r.mode})
 		if err != nil {
 			return err
 		}
-		f := firsts{own: math.Inf(-1), other: math.Inf(-1)}
+		var f firsts
 		for i, m := range res.Results {
 			if m.Evidence == nil {
 				continue
 			}
+			x := m.Evidence.Features(useKW, useVec)
 			if i == 0 {
-				f.own = m.Evidence.Score
+				f.own = x
 			}
 			if q.evidence[owners[m.ID]] {
-				pts = append(pts, sample{x: []float64{m.Evidence.Score}, relevant: true})
+				pts = append(pts, sample{x: x, relevant: true})
 			}
 		}
 		other := data.scopes[(q.conv+1)%len(data.scopes)]
@@ -149,10 +151,11 @@ func locomoCalibrate(ctx context.Context, r engineRetriever, data *locomoData, o
 			if m.Evidence == nil {
 				continue
 			}
+			x := m.Evidence.Features(useKW, useVec)
 			if i == 0 {
-				f.other = m.Evidence.Score
+				f.other = x
 			}
-			pts = append(pts, sample{x: []float64{m.Evidence.Score}, relevant: false})
+			pts = append(pts, sample{x: x, relevant: false})
 		}
 		tops = append(tops, f)
 	}
@@ -160,7 +163,8 @@ func locomoCalibrate(ctx context.Context, r engineRetriever, data *locomoData, o
 	if w == nil {
 		return fmt.Errorf("calibration: no results to fit")
 	}
-	fmt.Printf("\nconfidence calibration for %s on %d results: slope %.3f, bias %.3f; Brier %.4f\n", r.mode, len(pts), w[1], w[0], brier(pts, w))
+	fmt.Printf("\nconfidence calibration for %s on %d results: bias %.3f, weights %.3f (features %s); Brier %.4f\n",
+		r.mode, len(pts), w[0], w[1:], featureNames[r.mode], brier(pts, w))
 	reliability(pts, w)
 	// What a bar does with this fit: questions whose best result clears it
 	// in their own conversation, and questions asked of another
@@ -168,10 +172,10 @@ func locomoCalibrate(ctx context.Context, r engineRetriever, data *locomoData, o
 	for _, bar := range []float64{0.3, 0.4, 0.5, 0.6} {
 		kept, rejected := 0, 0
 		for _, f := range tops {
-			if prob(w, []float64{f.own}) >= bar {
+			if f.own != nil && prob(w, f.own) >= bar {
 				kept++
 			}
-			if prob(w, []float64{f.other}) < bar {
+			if f.other == nil || prob(w, f.other) < bar {
 				rejected++
 			}
 		}
@@ -180,6 +184,14 @@ func locomoCalibrate(ctx context.Context, r engineRetriever, data *locomoData, o
 			bar, 100*float64(kept)/n, 100*float64(rejected)/n)
 	}
 	return nil
+}
+
+// featureNames lists, per mode, the evidence features its confidence uses,
+// in memory.Evidence.Features' order.
+var featureNames = map[string]string{
+	memory.ModeHybrid:  "cosine, coverage, neighbour cosine, neighbour coverage, time match",
+	memory.ModeVector:  "cosine, neighbour cosine, time match",
+	memory.ModeKeyword: "coverage, neighbour coverage, time match",
 }
 
 func prob(w, x []float64) float64 {

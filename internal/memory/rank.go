@@ -89,9 +89,13 @@ type candidate struct {
 	// meaning and time; prior adds the speaker the query names.
 	base, prior float64
 	// score ranks: base and prior, the best neighbour's share of both,
-	// and the tie-breakers. evidence is the same without the prior: how
-	// well the content answers, which the confidence is calibrated on.
-	score, evidence float64
+	// and the tie-breakers.
+	score float64
+	// during: the memory falls in (or refers to) the period the query
+	// names. nbCos and nbCover are the best neighbour's cosine and
+	// coverage (its own for a memory that stands alone).
+	during         bool
+	nbCos, nbCover float64
 }
 
 // rank runs a hybrid (or keyword-only / vector-only) search over the items
@@ -195,33 +199,33 @@ func (e *Engine) rank(ctx context.Context, query string, f filter, k int, mode s
 		}
 		if q.hasPeriod && it.during(q.from, q.to) {
 			cd.base += ro.TimeWeight
+			cd.during = true
 		}
 		if q.when && it.refFrom != 0 {
 			cd.base += ro.DatedWeight
 		}
 	}
 	for _, cd := range cands {
-		best, bestBase := 0.0, 0.0
+		best := 0.0
 		// Neighbours are the turns around it that this query may see: a
 		// summary whose messages are archived stands alone.
 		neighbors := ix.neighborsLocked(cd.slot, c.match)
 		for _, n := range neighbors {
 			if nc, ok := cands[n]; ok {
-				best, bestBase = max(best, nc.base+nc.prior), max(bestBase, nc.base)
+				best = max(best, nc.base+nc.prior)
+				cd.nbCos, cd.nbCover = max(cd.nbCos, nc.cos), max(cd.nbCover, nc.coverage)
 			}
 		}
 		if len(neighbors) == 0 {
 			// A memory outside any conversation is its own context.
-			best, bestBase = cd.base+cd.prior, cd.base
+			best, cd.nbCos, cd.nbCover = cd.base+cd.prior, cd.cos, cd.coverage
 		}
 		it := &ix.items[cd.slot]
 		recency := 0.0
 		if newest > oldest {
 			recency = float64(it.ts-oldest) / float64(newest-oldest)
 		}
-		tie := ro.RecencyWeight*recency + ro.ImportanceWeight*float64(it.importance)
-		cd.score = cd.base + cd.prior + ro.NeighborShare*best + tie
-		cd.evidence = cd.base + ro.NeighborShare*bestBase + tie
+		cd.score = cd.base + cd.prior + ro.NeighborShare*best + ro.RecencyWeight*recency + ro.ImportanceWeight*float64(it.importance)
 	}
 	ordered := make([]*candidate, 0, len(cands))
 	for _, cd := range cands {
@@ -247,8 +251,8 @@ func (e *Engine) rank(ctx context.Context, query string, f filter, k int, mode s
 		}
 		kept = append(kept, cd.slot)
 		it := &ix.items[cd.slot]
-		out = append(out, hit{id: it.id, kind: it.kind, score: cal.confidence(cd.evidence), ts: it.ts,
-			ev: &Evidence{Cosine: cd.cos, Coverage: cd.coverage, Score: cd.evidence}})
+		ev := &Evidence{Cosine: cd.cos, Coverage: cd.coverage, NeighborCosine: cd.nbCos, NeighborCoverage: cd.nbCover, During: cd.during, Score: cd.score}
+		out = append(out, hit{id: it.id, kind: it.kind, score: cal.confidence(ev), ts: it.ts, ev: ev})
 	}
 	monotone(out)
 	for i := range out {
@@ -257,8 +261,8 @@ func (e *Engine) rank(ctx context.Context, query string, f filter, k int, mode s
 	return out, nil
 }
 
-// monotone makes confidences fall with rank where the ranking's prior
-// (the speaker) ordered them otherwise: each run of results that rises is
+// monotone makes confidences fall with rank where the ranking (with its
+// speaker prior and weights) ordered them otherwise: each run of results that rises is
 // replaced by its mean (isotonic regression by pooling adjacent
 // violators), the closest non-increasing sequence to the estimates.
 func monotone(hits []hit) {
@@ -289,33 +293,66 @@ func monotone(hits []hit) {
 
 // Evidence is what a search result's rank and confidence rest on.
 type Evidence struct {
-	Cosine   float64
-	Coverage float64
-	// Score is what the confidence is calibrated on: the ranking score
-	// without the speaker prior.
+	// Cosine is the query's cosine to the memory; Coverage the share of
+	// the query's keyword weight it matches.
+	Cosine, Coverage float64
+	// NeighborCosine and NeighborCoverage are the best neighbouring
+	// turn's (the memory's own when it stands alone).
+	NeighborCosine, NeighborCoverage float64
+	// During: the memory falls in, or refers to, the period the query names.
+	During bool
+	// Score is the ranking score.
 	Score float64
 }
 
-// calibration turns a ranking score into a 0–1 relevance estimate,
-// P(relevant) = 1 / (1 + exp(-(Slope*score + Bias))): increasing in the
-// score, so confidence falls with rank. Fitted per mode on the LoCoMo
-// development split by `infmem-bench locomo --calibrate` (positives: a
-// question's evidence turns among its results in its own conversation;
-// negatives: the best matches for the same question in another
-// conversation), so that a confidence of p means about p of such results
-// are relevant.
-type calibration struct{ Slope, Bias float64 }
+// Features lists the evidence a mode's confidence is calibrated on, in
+// the order of its calibration weights: how well the memory's content
+// answers, without the speaker prior that helps rank it.
+func (ev *Evidence) Features(useKW, useVec bool) []float64 {
+	during := 0.0
+	if ev.During {
+		during = 1
+	}
+	switch {
+	case useKW && useVec:
+		return []float64{ev.Cosine, ev.Coverage, ev.NeighborCosine, ev.NeighborCoverage, during}
+	case useVec:
+		return []float64{ev.Cosine, ev.NeighborCosine, during}
+	}
+	return []float64{ev.Coverage, ev.NeighborCoverage, during}
+}
 
-func (c calibration) confidence(score float64) float64 {
-	p := 1 / (1 + math.Exp(-(c.Slope*score + c.Bias)))
+// calibration turns evidence into a 0–1 relevance estimate,
+// P(relevant) = 1 / (1 + exp(-(Bias + Weights·features))). Fitted per mode
+// on the LoCoMo development split by `infmem-bench locomo --calibrate`
+// (positives: a question's evidence turns among its results in its own
+// conversation; negatives: the best matches for the same question in
+// another conversation), so that a confidence of p means about p of such
+// results are relevant. Results keep their rank order; monotone then
+// evens out the few places where a lower-ranked result has the higher
+// estimate.
+type calibration struct {
+	useKW, useVec bool
+	Bias          float64
+	Weights       []float64
+}
+
+func (c calibration) confidence(ev *Evidence) float64 {
+	z := c.Bias
+	for i, x := range ev.Features(c.useKW, c.useVec) {
+		z += c.Weights[i] * x
+	}
+	p := 1 / (1 + math.Exp(-z))
 	return math.Round(p*1000) / 1000
 }
 
-// Calibrations per ranking mode, from `infmem-bench locomo --calibrate`.
+// Calibrations per ranking mode, from `infmem-bench locomo --calibrate`
+// (features: cosine, coverage, neighbour cosine, neighbour coverage, time
+// match; keyword and vector modes use their own subset).
 var (
-	calHybrid  = calibration{Slope: 4.623, Bias: -6.626}
-	calKeyword = calibration{Slope: 4.637, Bias: -3.724}
-	calVector  = calibration{Slope: 4.617, Bias: -4.865}
+	calHybrid  = calibration{useKW: true, useVec: true, Bias: -8.317, Weights: []float64{5.814, 5.521, 8.647, 0.681, 3.151}}
+	calKeyword = calibration{useKW: true, Bias: -3.757, Weights: []float64{6.145, 3.267, 3.300}}
+	calVector  = calibration{useVec: true, Bias: -7.965, Weights: []float64{8.560, 8.271, 2.314}}
 )
 
 func calibrationFor(useKW, useVec bool) calibration {
