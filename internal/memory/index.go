@@ -774,6 +774,19 @@ func (ix *index) similar(v []float32, scope string, threshold float64, k int) []
 	return out
 }
 
+// overlap is the share of distinct keyword terms two memories have in
+// common (0 when either is unknown).
+func (ix *index) overlap(a, b bson.ObjectID) float64 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	x, ok1 := ix.byID[a]
+	y, ok2 := ix.byID[b]
+	if !ok1 || !ok2 {
+		return 0
+	}
+	return ix.text.Overlap(x, y)
+}
+
 // setFlag sets or clears a flag on id.
 func (ix *index) setFlag(id bson.ObjectID, flag uint8, on bool) {
 	ix.mu.Lock()

@@ -10,7 +10,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/facts"
-	"github.com/infmem/infmem/internal/textindex"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -169,8 +168,16 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		e.embeds.add(id, d.kind)
 	}
 	res := StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: d.kind.collection()}
-	if len(similar) > 0 {
-		ms, err := e.fetch(ctx, similar)
+	// Below SimilarCosine only a memory sharing most of the words can be
+	// the same fact; the others are not worth reading.
+	close := similar[:0]
+	for _, h := range similar {
+		if h.score >= SimilarCosine || e.index().overlap(id, h.id) >= ParaphraseOverlap {
+			close = append(close, h)
+		}
+	}
+	if len(close) > 0 {
+		ms, err := e.fetch(ctx, close)
 		if err != nil {
 			e.log.Warn("cannot read similar memories", "err", err)
 		}
@@ -179,9 +186,9 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	return res, nil
 }
 
-// compareSimilar keeps, of the memories close in meaning to text, those
-// that state the same fact and those that read the same with different
-// details, at most three.
+// compareSimilar keeps, of the memories close to text in meaning (and in
+// words, below SimilarCosine), those that state the same fact and those
+// that read the same with different details, at most three.
 func compareSimilar(text string, ms []Memory) []Similar {
 	var out []Similar
 	mine := facts.Extract(text)
@@ -190,7 +197,7 @@ func compareSimilar(text string, ms []Memory) []Similar {
 		cos := m.Confidence
 		s := Similar{ID: m.ID, Text: snippet(m.Text, 200), Similarity: cos}
 		switch {
-		case len(diffs) == 0 && (cos >= SimilarCosine || textindex.Jaccard(text, m.Text) >= ParaphraseOverlap):
+		case len(diffs) == 0:
 			s.SameFact = true
 		case len(diffs) > 0 && cos >= SimilarCosine:
 			for _, k := range diffs {

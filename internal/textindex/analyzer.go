@@ -41,30 +41,6 @@ func Tokens(text string) []string {
 	return defaultAnalyzer.tokens(text)
 }
 
-// Jaccard is the share of distinct terms two texts have in common (with
-// the default analysis): 1 when they use the same words, whatever their
-// order, case or inflection.
-func Jaccard(a, b string) float64 {
-	x, y := map[string]bool{}, map[string]bool{}
-	for _, t := range Tokens(a) {
-		x[t] = true
-	}
-	for _, t := range Tokens(b) {
-		y[t] = true
-	}
-	inter := 0
-	for t := range x {
-		if y[t] {
-			inter++
-		}
-	}
-	union := len(x) + len(y) - inter
-	if union == 0 {
-		return 0
-	}
-	return float64(inter) / float64(union)
-}
-
 func (a analyzer) tokens(text string) []string {
 	tl := getTokenList()
 	defer putTokenList(tl)

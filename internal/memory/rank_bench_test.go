@@ -1,0 +1,87 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/internal/embed"
+)
+
+// BenchmarkRank100k times the ranking of one query over 100k memories in
+// 8 scopes (keyword and vector candidates, neighbours, scores,
+// confidences), without the database: what a retrieval costs the engine
+// before its results are read by _id. Memories are 12–40 pseudo-words,
+// vectors random; the query is embedded by the hash embedder so that the
+// figure is the ranking's own.
+func BenchmarkRank100k(b *testing.B) {
+	const n = 100_000
+	rng := rand.New(rand.NewPCG(1, 2))
+	vocab := make([]string, 20000)
+	syl := []string{"ka", "lo", "mi", "ra", "ten", "vor", "sa", "ne", "tri", "pol", "du", "fe", "gan", "ish", "or", "bel", "zu", "wen"}
+	for i := range vocab {
+		var w strings.Builder
+		for j := 0; j < 2+rng.IntN(3); j++ {
+			w.WriteString(syl[rng.IntN(len(syl))])
+		}
+		vocab[i] = w.String()
+	}
+	zipf := rand.NewZipf(rand.New(rand.NewPCG(3, 4)), 1.1, 2, uint64(len(vocab)-1))
+	e := New(nil, nil, Options{Embedder: embed.NewHash(embed.HashDim)})
+	close(e.ready)
+	ix := e.index()
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < n; i++ {
+		var t strings.Builder
+		t.WriteString("Alice decided")
+		for j := 10 + rng.IntN(28); j > 0; j-- {
+			t.WriteByte(' ')
+			t.WriteString(vocab[zipf.Uint64()])
+		}
+		fmt.Fprintf(&t, " (note %d)", i)
+		v := make([]float32, embed.HashDim)
+		var norm float64
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+			norm += float64(v[j] * v[j])
+		}
+		for j := range v {
+			v[j] /= float32(math.Sqrt(norm))
+		}
+		ts := base.Add(time.Duration(rng.IntN(730*24)) * time.Hour)
+		conv := ""
+		if i%3 == 0 {
+			conv = fmt.Sprintf("c%d", i/60)
+		}
+		ix.put(doc{id: bson.NewObjectID(), kind: kindMemory, text: t.String(), source: sourceNote, scope: fmt.Sprintf("scope%d", i%8),
+			conv: conv, ts: ts, created: ts, importance: 0.5, key: contentKey(t.String()), vec: v})
+	}
+	queries := make([]string, 64)
+	for i := range queries {
+		var q []string
+		for j := 3 + rng.IntN(4); j > 0; j-- {
+			q = append(q, vocab[20+rng.IntN(2000)])
+		}
+		queries[i] = strings.Join(q, " ")
+	}
+	ctx := context.Background()
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		t0 := time.Now()
+		if _, err := e.rank(ctx, queries[i%len(queries)], filter{}, 5, ModeHybrid); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
