@@ -340,26 +340,37 @@ func dumpInto(ctx context.Context, store *mongostore.Store, out io.Writer, rep *
 			NumParallelCollections:     dumpParallel,
 			ExcludedCollectionPrefixes: stagingPrefixes,
 		},
-		OutputWriter:      out,
+		OutputWriter:      ctxWriter{ctx: ctx, w: out},
 		SkipUsersAndRoles: true,
 		ProgressManager:   &dumpProgress{r: rep, attached: map[string]progress.Progressor{}},
 	}
 	if err := dump.Init(); err != nil {
 		return redact(store, fmt.Errorf("mongodump cannot start: %w", err))
 	}
-	done := make(chan error, 1)
-	go func() { done <- dump.Dump() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			return redact(store, fmt.Errorf("mongodump failed: %w", err))
+	// A cancelled context stops the dump at its next write (ctxWriter).
+	// mongodump's own HandleInterrupt is not used: it reads a field that
+	// Dump sets when it starts, unsynchronised, a data race when a backup
+	// is cancelled as it begins.
+	if err := dump.Dump(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		return nil
-	case <-ctx.Done():
-		dump.HandleInterrupt()
-		<-done
-		return ctx.Err()
+		return redact(store, fmt.Errorf("mongodump failed: %w", err))
 	}
+	return nil
+}
+
+// ctxWriter fails every write once its context is done.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }
 
 // dumpParallel is how many collections mongodump reads at once. It must

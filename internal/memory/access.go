@@ -20,6 +20,11 @@ type accessTracker struct {
 	// beforeWrite runs before each batch of writes (the engine's snapshot
 	// bookkeeping).
 	beforeWrite func(ids []bson.ObjectID)
+	// writes is the engine's write lock, held for each update: the
+	// embedded engine applies an update by reading the document and
+	// writing it back whole, so an access update running beside an
+	// engine write to the same memory (a merge, an edit) could undo it.
+	writes sync.Locker
 
 	// mu guards pending, closed and busy, and every send on or close of wake.
 	mu      sync.Mutex
@@ -36,8 +41,8 @@ type accessMark struct {
 	at    time.Time
 }
 
-func newAccessTracker(store *mongostore.Store, log *slog.Logger, now func() time.Time, beforeWrite func(ids []bson.ObjectID)) *accessTracker {
-	return &accessTracker{store: store, log: log, now: now, beforeWrite: beforeWrite, pending: map[bson.ObjectID]accessMark{},
+func newAccessTracker(store *mongostore.Store, log *slog.Logger, now func() time.Time, writes sync.Locker, beforeWrite func(ids []bson.ObjectID)) *accessTracker {
+	return &accessTracker{store: store, log: log, now: now, writes: writes, beforeWrite: beforeWrite, pending: map[bson.ObjectID]accessMark{},
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
@@ -105,11 +110,13 @@ func (a *accessTracker) flush() {
 			// queue thousands, and one slow write must not doom the rest.
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			var err error
+			a.writes.Lock()
 			if m.kind == kindSummary {
 				err = a.store.Summaries.Update(ctx, id, upd)
 			} else {
 				err = a.store.Memories.Update(ctx, id, upd)
 			}
+			a.writes.Unlock()
 			cancel()
 			// A memory deleted since it was returned has nothing to update.
 			if err != nil && !errIsNotFound(err) {

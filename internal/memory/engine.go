@@ -131,7 +131,7 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	if opts.Embedder != nil {
 		e.queries = embed.NewCached(opts.Embedder, opts.QueryCache)
 	}
-	e.access = newAccessTracker(store, opts.Logger, opts.Now, func(ids []bson.ObjectID) { e.markDirty(context.Background(), ids...) })
+	e.access = newAccessTracker(store, opts.Logger, opts.Now, &e.writeMu, func(ids []bson.ObjectID) { e.markDirty(context.Background(), ids...) })
 	return e
 }
 
