@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/infmem/infmem/installer"
@@ -97,16 +99,34 @@ func runInstall(ctx context.Context, opts installOptions, env *cliEnv, uninstall
 		return err
 	}
 	target.DryRun, target.NoService = opts.dryRun, opts.noService
-	if uninstall {
-		_, err = installer.Uninstall(ctx, target, env.stdout)
-		if err == nil && !opts.dryRun {
-			err = stopDaemonIfRunning(ctx, target.DataDir, env)
+	apply := func() error {
+		if uninstall {
+			_, err := installer.Uninstall(ctx, target, env.stdout)
+			return err
 		}
-	} else {
-		_, err = installer.Install(ctx, target, env.stdout)
-		if err == nil && !opts.dryRun && !opts.noService {
-			noteRunningDaemon(ctx, target.DataDir, env)
-		}
+		_, err := installer.Install(ctx, target, env.stdout)
+		return err
+	}
+	err = apply()
+	// A machine without a per-user service manager (a container, a
+	// server without a systemd user instance) still gets a working
+	// install: Claude Desktop's entry, and a daemon started now ('infmem
+	// mcp' starts one too whenever Claude needs it).
+	fellBack := false
+	if errors.Is(err, installer.ErrNoServiceManager) && !opts.noService {
+		fmt.Fprintf(env.stdout, "Skipping the login service: %s.\nGoing on with Claude Desktop's entry only (as with --no-service); 'infmem mcp' starts the daemon whenever Claude needs it.\n",
+			strings.TrimPrefix(err.Error(), "login service: "))
+		target.NoService, fellBack = true, true
+		err = apply()
+	}
+	switch {
+	case err != nil || opts.dryRun:
+	case uninstall:
+		err = stopDaemonIfRunning(ctx, target.DataDir, env)
+	case fellBack:
+		err = runStart(ctx, startStopOptions{common: opts.common, wait: 30 * time.Second}, env)
+	case !opts.noService:
+		noteRunningDaemon(ctx, target.DataDir, env)
 	}
 	if err != nil {
 		if hint := installer.Hint(err); hint != "" {
