@@ -256,11 +256,14 @@ func (env *Env) archive(ctx context.Context, rep *Report, ids []string, dryRun b
 	return rep, err
 }
 
-// Dedup merges near-duplicates within each scope: cosine at least
-// dedup.threshold or identical normalised text. The most used (else the
-// newest) is kept, with the union of the tags and the highest importance;
-// the others are soft-forgotten with merged_into, so unforget undoes it.
-// Only memories stored since the last run are compared with the rest.
+// Dedup merges duplicates within each scope: identical normalised text,
+// or the same facts in nearly the same words (memory.DuplicateGroups: the
+// embedding's cosine of at least dedup.threshold only proposes a pair).
+// The most used (else the newest) is kept, with the union of the tags and
+// the highest importance; the others are soft-forgotten with merged_into,
+// so unforget undoes it. Every group is reported with its texts, in a dry
+// run too. Only memories stored since the last run are compared with the
+// rest.
 func (env *Env) Dedup(ctx context.Context, dryRun bool) (*Report, error) {
 	rep := &Report{}
 	var cur dedupCursor
@@ -276,6 +279,7 @@ func (env *Env) Dedup(ctx context.Context, dryRun bool) (*Report, error) {
 	for _, g := range groups {
 		if dryRun {
 			rep.change("would_merge_into:"+g.Keep, g.Others...)
+			rep.Merges = append(rep.Merges, mergeGroup(g))
 			merged += len(g.Others)
 			continue
 		}
@@ -284,6 +288,7 @@ func (env *Env) Dedup(ctx context.Context, dryRun bool) (*Report, error) {
 		merged += n
 		if n > 0 {
 			rep.change("merged_into:"+g.Keep, g.Others...)
+			rep.Merges = append(rep.Merges, mergeGroup(g))
 		}
 		if err != nil {
 			return rep, err
@@ -292,7 +297,11 @@ func (env *Env) Dedup(ctx context.Context, dryRun bool) (*Report, error) {
 			return rep, err
 		}
 	}
-	rep.add("duplicates_merged", merged, fmt.Sprintf("removed_%d_duplicate_entries", merged))
+	op := "merged_%d_duplicate_entries_undo_with_unforget_memory"
+	if dryRun {
+		op = "would_merge_%d_duplicate_entries"
+	}
+	rep.add("duplicates_merged", merged, fmt.Sprintf(op, merged))
 	if !dryRun {
 		// The next run compares what is stored from an hour before this one
 		// started (clock slack), against everything.
@@ -302,6 +311,24 @@ func (env *Env) Dedup(ctx context.Context, dryRun bool) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// mergeGroup is a duplicate group as reports show it.
+func mergeGroup(g memory.DuplicateGroup) MergeGroup {
+	out := MergeGroup{Scope: g.Scope, Kept: MemoryText{ID: g.Keep, Text: shorten(g.Texts[g.Keep])}}
+	for _, id := range g.Others {
+		out.Merged = append(out.Merged, MemoryText{ID: id, Text: shorten(g.Texts[id])})
+	}
+	return out
+}
+
+// shorten keeps report texts to a readable length.
+func shorten(s string) string {
+	const max = 200
+	if r := []rune(s); len(r) > max {
+		return string(r[:max]) + "…"
+	}
+	return s
 }
 
 const dedupCursorKey = "maintenance:dedup-cursor"

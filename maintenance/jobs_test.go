@@ -419,7 +419,7 @@ func TestCompactAndAllJobs(t *testing.T) {
 		t.Fatalf("%v (%+v)", err, rep)
 	}
 	ops := strings.Join(rep.Operations, " ")
-	for _, want := range []string{"summarized_2_old_conversations", "archived_", "removed_1_duplicate_entries", "compacted_db", "refreshed_stats"} {
+	for _, want := range []string{"summarized_2_old_conversations", "archived_", "merged_1_duplicate_entries_undo_with_unforget_memory", "compacted_db", "refreshed_stats"} {
 		if !strings.Contains(ops, want) {
 			t.Errorf("operations %v lack %q", rep.Operations, want)
 		}
@@ -449,4 +449,112 @@ type failing struct{}
 func (failing) Name() string { return "failing" }
 func (failing) Summarize(context.Context, []summarize.Message) (summarize.Summary, error) {
 	return summarize.Summary{}, errors.New("model unavailable")
+}
+
+// TestDedupNeverMergesDifferentFacts is the regression fixture of issue 12:
+// memories that read alike but state different facts (another date, time,
+// amount, number or name) are never merged, however close their
+// embeddings; the dry run lists the groups it would merge with their texts.
+func TestDedupNeverMergesDifferentFacts(t *testing.T) {
+	f := newFixture(t)
+	pairs := [][2]string{
+		{"Dentist appointment on December 2 at 9:30.", "Dentist appointment on January 14 at 11:00."},               // cosine 0.977
+		{"Paid the electricity bill of 84 euros in October.", "Paid the electricity bill of 97 euros in November."}, // 0.992
+		{"Alice's birthday is Jan 20", "Bob's birthday is Jan 20"},
+		{"I like coffee in the morning", "I don't like coffee in the morning"},
+	}
+	for i, p := range pairs {
+		f.put(fmt.Sprintf("pair%d-a", i), memory.StoreRequest{Content: p[0], Scope: "Facts"})
+		f.put(fmt.Sprintf("pair%d-b", i), memory.StoreRequest{Content: p[1], Scope: "Facts"})
+	}
+	for n := 1; n <= 75; n++ {
+		f.put(fmt.Sprintf("widget%d", n), memory.StoreRequest{Content: fmt.Sprintf("note a number %d about widget %d", n, n), Scope: "Widgets"})
+	}
+	// A true duplicate among them is still merged.
+	f.put("widget17-again", memory.StoreRequest{Content: "note a number 17 about widget 17.", Scope: "Widgets"})
+
+	dry, err := f.env.Dedup(f.ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := map[string]bool{}
+	for _, g := range dry.Merges {
+		texts[g.Kept.Text] = true
+		for _, m := range g.Merged {
+			texts[m.Text] = true
+		}
+	}
+	if dry.Counts["duplicates_merged"] != 2 || len(dry.Merges) != 2 || !texts["note a number 17 about widget 17."] || !texts["note a number 17 about widget 17"] ||
+		!texts["My sister Alice lives in Porto"] {
+		t.Fatalf("dry run: %+v", dry)
+	}
+	rep, err := f.env.Dedup(f.ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Counts["duplicates_merged"] != 2 || !slices.Contains(rep.Operations, "merged_2_duplicate_entries_undo_with_unforget_memory") {
+		t.Fatalf("report: %+v", rep)
+	}
+	for label := range f.ids {
+		if strings.HasPrefix(label, "pair") || strings.HasPrefix(label, "widget") && label != "widget17" && label != "widget17-again" {
+			if m := f.get(label); m.ForgottenAt != nil {
+				t.Errorf("%s (%q) merged into %s", label, m.Text, m.MergedInto)
+			}
+		}
+	}
+	res, err := f.eng.Search(f.ctx, memory.SearchRequest{Query: "widget 24", Scope: "Widgets", Limit: 1})
+	if err != nil || len(res.Results) != 1 || res.Results[0].Text != "note a number 24 about widget 24" {
+		t.Fatalf("widget 24: %v %v", res.Results, err)
+	}
+}
+
+// TestDedupPropertyOneDetailApart: sentences that differ in one number,
+// date, time or name are never merged.
+func TestDedupPropertyOneDetailApart(t *testing.T) {
+	f := newFixture(t)
+	names := []string{"Hughes", "Fenwick", "Alvarez", "Okafor", "Jensen", "Moreau"}
+	months := []string{"January", "March", "June", "October", "December"}
+	templates := []func(name, month string, day, hour int) string{
+		func(n, m string, d, h int) string {
+			return fmt.Sprintf("Dentist appointment with Dr. %s on %s %d at %d:30.", n, m, d, h)
+		},
+		func(n, m string, d, h int) string {
+			return fmt.Sprintf("Paid %s %d euros for the boiler repair on %s %d.", n, 40+h, m, d)
+		},
+		func(n, m string, d, h int) string {
+			return fmt.Sprintf("%s booked %d seats on the flight to Lisbon for %s %d.", n, h, m, d)
+		},
+	}
+	seen := map[string]bool{}
+	for i := 0; len(seen) < 60; i++ {
+		tpl := templates[i%len(templates)]
+		n, m, d, h := names[i%len(names)], months[(i/2)%len(months)], 1+i%27, 8+i%9
+		base := tpl(n, m, d, h)
+		var variant string
+		switch i % 4 {
+		case 0:
+			variant = tpl(names[(i+1)%len(names)], m, d, h)
+		case 1:
+			variant = tpl(n, months[(i/2+1)%len(months)], d, h)
+		case 2:
+			variant = tpl(n, m, 1+(i+5)%27, h)
+		default:
+			variant = tpl(n, m, d, 8+(i+4)%9)
+		}
+		for _, s := range []string{base, variant} {
+			if !seen[s] {
+				seen[s] = true
+				f.put(fmt.Sprintf("prop%d", len(seen)), memory.StoreRequest{Content: s, Scope: "Property"})
+			}
+		}
+	}
+	rep, err := f.env.Dedup(f.ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range rep.Merges {
+		if g.Scope == "Property" {
+			t.Errorf("merged sentences one detail apart: %q <- %+v", g.Kept.Text, g.Merged)
+		}
+	}
 }

@@ -23,12 +23,15 @@ type Report struct {
 	Outcome  string        `json:"outcome" bson:"outcome"` // ok or failed
 	Error    string        `json:"error,omitempty" bson:"error,omitempty"`
 	// Operations are short descriptions like the spec's
-	// "removed_20_duplicate_entries".
+	// "merged_20_duplicate_entries_undo_with_unforget_memory".
 	Operations []string `json:"operations" bson:"operations"`
 	// Counts are the numbers behind the operations.
 	Counts map[string]int `json:"counts" bson:"counts"`
 	// Changes lists what changed, by memory id, for the audit trail.
 	Changes []Change `json:"changes,omitempty" bson:"changes,omitempty"`
+	// Merges lists each group of duplicates merged (or, in a dry run, that
+	// would be), with their texts, so a person can check them.
+	Merges []MergeGroup `json:"merges,omitempty" bson:"merges,omitempty"`
 	// Warnings say what the job could not do (for status).
 	Warnings []string `json:"warnings,omitempty" bson:"warnings,omitempty"`
 }
@@ -37,6 +40,20 @@ type Report struct {
 type Change struct {
 	Action string   `json:"action" bson:"action"` // archived, merged_into:<id>, summarized:<id>, purged, ...
 	IDs    []string `json:"ids" bson:"ids"`
+}
+
+// MergeGroup is one memory kept and the duplicates merged into it
+// (soft-forgotten with merged_into; unforget_memory undoes it).
+type MergeGroup struct {
+	Scope  string       `json:"scope" bson:"scope"`
+	Kept   MemoryText   `json:"kept" bson:"kept"`
+	Merged []MemoryText `json:"merged" bson:"merged"`
+}
+
+// MemoryText names a memory by id and (shortened) text.
+type MemoryText struct {
+	ID   string `json:"id" bson:"id"`
+	Text string `json:"text" bson:"text"`
 }
 
 // add counts n under name and, when n > 0, records the operation.
@@ -66,6 +83,7 @@ func (r *Report) merge(sub *Report) {
 		r.add(k, v, "")
 	}
 	r.Changes = append(r.Changes, sub.Changes...)
+	r.Merges = append(r.Merges, sub.Merges...)
 	r.Warnings = append(r.Warnings, sub.Warnings...)
 }
 
@@ -84,8 +102,8 @@ type Run struct {
 
 // AuditEntry is one run in the audit trail.
 type AuditEntry struct {
-	ID     string `bson:"_id"`
-	Type   string `bson:"type"`
+	ID     string `json:"id" bson:"_id"`
+	Type   string `json:"type" bson:"type"`
 	Report `bson:",inline"`
 }
 

@@ -94,7 +94,7 @@ func TestRunsAndAuditRecorded(t *testing.T) {
 	s := NewScheduler(store, Options{Now: func() time.Time { return clock }})
 	s.Add("dedup", nil, func(ctx context.Context, dryRun bool) (*Report, error) {
 		r := &Report{}
-		r.add("duplicates_merged", 2, "removed_2_duplicate_entries")
+		r.add("duplicates_merged", 2, "merged_2_duplicate_entries_undo_with_unforget_memory")
 		r.change("merged_into:abc", "x", "y")
 		return r, nil
 	})

@@ -208,8 +208,16 @@ func (e *Engine) Ready() bool {
 	}
 }
 
-// LoadProgress reports how many documents the index holds of how many expected.
-func (e *Engine) LoadProgress() (loaded, expected int64) { return e.loaded.Load(), e.expected.Load() }
+// LoadProgress reports how many documents the index holds of how many
+// expected: during the load, its progress; once loaded, what the index
+// holds now (memories stored since count too), as both.
+func (e *Engine) LoadProgress() (loaded, expected int64) {
+	if e.Ready() {
+		n := int64(e.index().size())
+		return n, n
+	}
+	return e.loaded.Load(), e.expected.Load()
+}
 
 // wait blocks until the index is loaded, at most LoadWait.
 func (e *Engine) wait(ctx context.Context) error {

@@ -22,8 +22,12 @@ type ForgetRequest struct {
 	// Hard deletes for good (with its embedding); soft (default) hides the
 	// memory from every result and can be undone with Unforget.
 	Hard bool
-	// MinConfidence is the bar a query match must clear to be forgotten.
-	MinConfidence float64
+	// DryRun lists what would be forgotten and changes nothing.
+	DryRun bool
+	// ConfirmCount confirms a forget by query that matches more than
+	// QueryForgetConfirm memories: it must equal the number of memories
+	// that match (as a preview reported).
+	ConfirmCount int
 }
 
 // Forgotten describes one forgotten memory.
@@ -34,7 +38,13 @@ type Forgotten struct {
 
 // ForgetResult reports what was forgotten.
 type ForgetResult struct {
-	Count int
+	// Count is how many were forgotten; Matched how many the request names
+	// (the same unless it is a dry run or awaits confirmation).
+	Count, Matched int
+	// DryRun: nothing was changed. NeedsConfirmation: a query matched more
+	// than QueryForgetConfirm memories and ConfirmCount did not confirm
+	// them; nothing was changed.
+	DryRun, NeedsConfirmation bool
 	// Scope is set when a whole scope was forgotten.
 	Scope        string
 	ScopeDeleted bool
@@ -42,16 +52,13 @@ type ForgetResult struct {
 	Note         string
 }
 
-// DefaultForgetConfidence is the bar for query-based forgetting: only
-// clear matches are forgotten, never loose ones.
-const DefaultForgetConfidence = 0.5
-
 // maxReported bounds the forgotten items listed in a result.
 const maxReported = 50
 
-// maxQueryForget is the most memories one query-based forget may remove;
-// a query matching more is too vague to act on.
-const maxQueryForget = 10
+// QueryForgetConfirm is the most memories a forget by query removes
+// without confirmation: above it the result lists the matches and the
+// caller repeats the request with ConfirmCount.
+const QueryForgetConfirm = 10
 
 // Forget hides (soft) or deletes (hard) the memories a request names.
 func (e *Engine) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, error) {
@@ -62,12 +69,24 @@ func (e *Engine) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, e
 	if req.ID == "" && req.Scope == "" && req.Tag == "" && req.Query == "" {
 		return ForgetResult{}, inputErrorf("say what to forget: target.memory_id (from an earlier result), target.scope, target.tag or target.query")
 	}
-	if req.MinConfidence == 0 {
-		req.MinConfidence = DefaultForgetConfidence
-	}
 	targets, res, err := e.forgetTargets(ctx, req)
 	if err != nil || len(targets) == 0 {
 		return res, err
+	}
+	res.Matched = len(targets)
+	switch {
+	case req.DryRun:
+		res.DryRun = true
+		res.Note = fmt.Sprintf("dry run: %d memories would be forgotten (listed%s); nothing was changed", len(targets), listedNote(len(targets)))
+		return res, nil
+	case req.Query != "" && len(targets) > QueryForgetConfirm && req.ConfirmCount != len(targets):
+		res.NeedsConfirmation = true
+		res.Note = fmt.Sprintf("%q matches %d memories (listed%s); nothing was forgotten. Show them to the user; if they want all of them forgotten, repeat the request with confirm_count %d",
+			snippet(req.Query, 60), len(targets), listedNote(len(targets)), len(targets))
+		if req.ConfirmCount != 0 {
+			res.Note = fmt.Sprintf("confirm_count %d does not match the %d memories %q matches now; ", req.ConfirmCount, len(targets), snippet(req.Query, 60)) + res.Note
+		}
+		return res, nil
 	}
 
 	e.writeMu.Lock()
@@ -101,6 +120,13 @@ func (e *Engine) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, e
 	}
 	res.Note = forgetNote(req.Hard, res)
 	return res, nil
+}
+
+func listedNote(n int) string {
+	if n > maxReported {
+		return fmt.Sprintf(", the first %d", maxReported)
+	}
+	return ""
 }
 
 func forgetNote(hard bool, res ForgetResult) string {
@@ -165,32 +191,18 @@ func (e *Engine) forgetTargets(ctx context.Context, req ForgetRequest) ([]hit, F
 	}
 	var targets []hit
 	if req.Query != "" {
-		mode, _ := e.mode("")
-		query := normalizeContent(req.Query)
-		if mode == ModeKeyword && e.index().text.Analyze(query).Empty() {
-			return nil, res, inputErrorf("the query %q has no searchable words; name the memory by its content, or use its memory_id", snippet(req.Query, 60))
+		// Forgetting everything about X reaches every memory whose words
+		// include all of X's (keyword match over the scopes, not a top-k
+		// ranking, which would leave some behind).
+		ix := e.index()
+		q := keywords(ix.text, ix.text.Analyze(normalizeContent(req.Query)))
+		if q.Empty() {
+			return nil, res, inputErrorf("the query %q has no searchable words; name what to forget by its words (a name, a place, a topic), or use its memory_id, tag or scope", snippet(req.Query, 60))
 		}
 		f.includeForgotten = false
-		ranked, err := e.rank(ctx, query, f, MaxLimit, mode)
-		if err != nil {
-			return nil, res, err
-		}
-		for _, h := range ranked {
-			if h.score >= req.MinConfidence {
-				targets = append(targets, h)
-			}
-		}
-		if len(targets) == 0 {
-			res.Note = fmt.Sprintf("no memory matches %q closely enough (confidence %.2f or more), so nothing was forgotten; retrieve_memory shows candidates with their memory_id", snippet(req.Query, 60), req.MinConfidence)
+		if targets = ix.matchAll(q, f); len(targets) == 0 {
+			res.Note = fmt.Sprintf("no memory contains all the words of %q, so nothing was forgotten; retrieve_memory finds memories by meaning, with their memory_id", snippet(req.Query, 60))
 			return nil, res, nil
-		}
-		if len(targets) > maxQueryForget {
-			ms, _ := e.fetch(ctx, targets[:5])
-			var b strings.Builder
-			for _, m := range ms {
-				fmt.Fprintf(&b, "\n- %s: %s", m.ID, snippet(m.Text, 80))
-			}
-			return nil, res, inputErrorf("%q matches %d memories; nothing was forgotten. Make the query more specific, forget by memory_id, or by tag or scope. The closest ones:%s", snippet(req.Query, 60), len(targets), b.String())
 		}
 	} else {
 		targets = e.index().ids(f)

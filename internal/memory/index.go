@@ -685,6 +685,14 @@ func (ix *index) count() counts {
 	return c
 }
 
+// size is how many memories and summaries the index holds, forgotten ones
+// included.
+func (ix *index) size() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return len(ix.byID)
+}
+
 // vectorCount is how many items have an embedding.
 func (ix *index) vectorCount() int {
 	ix.mu.RLock()
@@ -771,6 +779,23 @@ func (ix *index) similar(v []float32, scope string, threshold float64, k int) []
 			out = append(out, hit{id: it.id, kind: it.kind, score: math.Round(h.score*1000) / 1000, ts: it.ts})
 		}
 	}
+	return out
+}
+
+// matchAll returns the items f admits whose text holds every term of q,
+// newest first: a keyword match, not a ranking.
+func (ix *index) matchAll(q textindex.Query, f filter) []hit {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	c := ix.compileLocked(f)
+	var out []hit
+	for _, slot := range ix.text.MatchAll(q, nil) {
+		if int(slot) < len(ix.items) && c.match(&ix.items[slot]) {
+			it := &ix.items[slot]
+			out = append(out, hit{id: it.id, kind: it.kind, ts: it.ts})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ts > out[j].ts })
 	return out
 }
 

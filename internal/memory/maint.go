@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/facts"
 	"github.com/infmem/infmem/internal/vecindex"
 	"github.com/infmem/infmem/mongostore"
 )
@@ -235,18 +236,35 @@ func (e *Engine) SetPinned(ctx context.Context, id string, pinned bool) error {
 	return nil
 }
 
-// DuplicateGroup is a set of live memories of one scope that say the same;
-// Keep is the one to keep (the most used, else the newest).
+// DuplicateGroup is a set of live memories of one scope that state the
+// same fact; Keep is the one to keep (the most used, else the newest).
 type DuplicateGroup struct {
 	Scope  string
 	Keep   string
 	Others []string
+	// Texts holds each member's text by id, for reports.
+	Texts map[string]string
 }
 
-// DuplicateGroups finds near-duplicates: live memories of one scope whose
-// embeddings have cosine at least threshold, or whose normalised texts are
-// identical. Only memories created at or after since are compared against
-// the rest (zero: all), so a nightly run looks at the day's new memories.
+// dedupNeighbors is how many nearest memories each new memory is checked
+// against.
+const dedupNeighbors = 32
+
+// MergeOverlap is the share of keyword terms two memories must have in
+// common (Jaccard) to be merged as duplicates, besides stating the same
+// details: nearly the same words, not just the same meaning.
+const MergeOverlap = 0.8
+
+// DuplicateGroups finds memories that say the same thing: live memories of
+// one scope whose normalised texts are identical, or whose embeddings have
+// cosine at least threshold AND whose texts share at least MergeOverlap of
+// their words AND state the same details (every number, amount, date,
+// time, name and negation; internal/facts). The embedding only proposes:
+// "Dentist appointment on December 2 at 9:30" and "… January 14 at 11:00"
+// score 0.977 and are different facts. Every member of a group is checked
+// against the memory kept. Only memories created at or after since are
+// compared against the rest (zero: all), so a nightly run looks at the
+// day's new memories.
 func (e *Engine) DuplicateGroups(ctx context.Context, threshold float64, since time.Time) ([]DuplicateGroup, error) {
 	ix := e.index()
 	type probe struct {
@@ -302,6 +320,7 @@ func (e *Engine) DuplicateGroups(ctx context.Context, threshold float64, since t
 			union(slots[0], s)
 		}
 	}
+	texts := &textCache{e: e, ix: ix, texts: map[uint32]string{}}
 	for i, p := range probes {
 		if i%64 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -314,8 +333,18 @@ func (e *Engine) DuplicateGroups(ctx context.Context, threshold float64, since t
 		if !ok {
 			continue
 		}
-		for _, h := range ix.vecs.Search(v, 6, filters[p.scope]) {
-			if h.ID != p.slot && float64(h.Score) >= threshold {
+		// Look-alikes crowd the nearest neighbours (75 notes "note a
+		// number N about widget N" are all within 0.96 of each other), so
+		// a real duplicate may rank well below the first few.
+		for _, h := range ix.vecs.Search(v, dedupNeighbors, filters[p.scope]) {
+			if h.ID == p.slot || float64(h.Score) < threshold || find(h.ID) == find(p.slot) {
+				continue
+			}
+			same, err := texts.sameFact(ctx, p.slot, h.ID)
+			if err != nil {
+				return nil, err
+			}
+			if same {
 				union(p.slot, h.ID)
 			}
 		}
@@ -325,21 +354,17 @@ func (e *Engine) DuplicateGroups(ctx context.Context, threshold float64, since t
 	for s := range parent {
 		groups[find(s)] = append(groups[find(s)], s)
 	}
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
 	var out []DuplicateGroup
 	for root, members := range groups {
 		if !slices.Contains(members, root) {
 			members = append(members, root)
 		}
+		ix.mu.RLock()
 		var live []uint32
 		for _, s := range members {
 			if int(s) < len(ix.items) && ix.items[s].live() && ix.items[s].flags&flagArchived == 0 {
 				live = append(live, s)
 			}
-		}
-		if len(live) < 2 {
-			continue
 		}
 		sort.Slice(live, func(i, j int) bool {
 			a, b := &ix.items[live[i]], &ix.items[live[j]]
@@ -351,14 +376,92 @@ func (e *Engine) DuplicateGroups(ctx context.Context, threshold float64, since t
 			}
 			return bytesLess(b.id[:], a.id[:])
 		})
-		g := DuplicateGroup{Scope: ix.scopes.names[ix.items[live[0]].scope], Keep: ix.items[live[0]].id.Hex()}
-		for _, s := range live[1:] {
-			g.Others = append(g.Others, ix.items[s].id.Hex())
+		ids := make([]bson.ObjectID, len(live))
+		for i, s := range live {
+			ids[i] = ix.items[s].id
 		}
+		scope := ""
+		if len(live) > 0 {
+			scope = ix.scopes.names[ix.items[live[0]].scope]
+		}
+		ix.mu.RUnlock()
+		if len(live) < 2 {
+			continue
+		}
+		// A chain of pairs (a~b, b~c) is no proof that c says what a says:
+		// every member must match the memory kept.
+		g := DuplicateGroup{Scope: scope, Keep: ids[0].Hex(), Texts: map[string]string{}}
+		for i, s := range live[1:] {
+			same, err := texts.sameFact(ctx, live[0], s)
+			if err != nil {
+				return nil, err
+			}
+			if same {
+				g.Others = append(g.Others, ids[i+1].Hex())
+				g.Texts[ids[i+1].Hex()] = texts.texts[s]
+			}
+		}
+		if len(g.Others) == 0 {
+			continue
+		}
+		g.Texts[g.Keep] = texts.texts[live[0]]
 		out = append(out, g)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Keep < out[j].Keep })
 	return out, nil
+}
+
+// textCache reads memories' texts for duplicate checks, each once.
+type textCache struct {
+	e     *Engine
+	ix    *index
+	texts map[uint32]string
+}
+
+func (c *textCache) text(ctx context.Context, slot uint32) (string, bool, error) {
+	if t, ok := c.texts[slot]; ok {
+		return t, true, nil
+	}
+	c.ix.mu.RLock()
+	var id bson.ObjectID
+	var k kind
+	live := int(slot) < len(c.ix.items) && c.ix.items[slot].live()
+	if live {
+		id, k = c.ix.items[slot].id, c.ix.items[slot].kind
+	}
+	c.ix.mu.RUnlock()
+	if !live {
+		return "", false, nil
+	}
+	m, err := c.e.get(ctx, id, k)
+	if errIsNotFound(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	c.texts[slot] = m.Text
+	return m.Text, true, nil
+}
+
+// sameFact: identical texts, or nearly the same words stating the same
+// details.
+func (c *textCache) sameFact(ctx context.Context, a, b uint32) (bool, error) {
+	c.ix.mu.RLock()
+	sameKey := int(a) < len(c.ix.items) && int(b) < len(c.ix.items) && c.ix.items[a].key == c.ix.items[b].key
+	c.ix.mu.RUnlock()
+	ta, ok1, err := c.text(ctx, a)
+	if err != nil || !ok1 {
+		return false, err
+	}
+	tb, ok2, err := c.text(ctx, b)
+	if err != nil || !ok2 {
+		return false, err
+	}
+	if sameKey {
+		return true, nil
+	}
+	return c.ix.text.Overlap(a, b) >= MergeOverlap && len(facts.Differences(ta, tb)) == 0, nil
 }
 
 func bytesLess(a, b []byte) bool {

@@ -43,18 +43,24 @@ var fillerWords = []string{
 // it names, read in loc at now.
 func readQuery(text *textindex.Index, s string, now time.Time, loc *time.Location) query {
 	all := text.Analyze(s)
-	q := query{terms: all, words: map[string]bool{}, when: whenQuestion.MatchString(s)}
+	q := query{terms: keywords(text, all), words: map[string]bool{}, when: whenQuestion.MatchString(s)}
 	for _, t := range all.Terms() {
 		q.words[t] = true
-	}
-	filler := fillerTerms(text)
-	if kept := all.Without(func(t string) bool { return filler[t] }); !kept.Empty() {
-		q.terms = kept
 	}
 	if r, ok := timephrase.Scan(s, now, loc); ok {
 		q.from, q.to, q.hasPeriod = r.From.UnixMilli(), r.To.UnixMilli(), true
 	}
 	return q
+}
+
+// keywords is an analysed query without its filler, unless nothing else
+// is left.
+func keywords(text *textindex.Index, all textindex.Query) textindex.Query {
+	filler := fillerTerms(text)
+	if kept := all.Without(func(t string) bool { return filler[t] }); !kept.Empty() {
+		return kept
+	}
+	return all
 }
 
 // fillerTerms is fillerWords as the index analyses them.

@@ -177,3 +177,20 @@ func TestSpeakerPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsCountWhatTheIndexHolds: memories stored after the index loaded
+// count in its figures (get_memory_stats showed loaded 0 of 0 with 17
+// memories stored).
+func TestStatsCountWhatTheIndexHolds(t *testing.T) {
+	e, _, _ := newEngine(t)
+	for _, c := range []string{"one", "two", "three"} {
+		mustStore(t, e, StoreRequest{Content: "memory " + c})
+	}
+	st, err := e.Stats(testenv.Context(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.IndexReady || st.IndexLoaded != 3 || st.IndexExpected != 3 {
+		t.Fatalf("index figures: ready %v, loaded %d of %d", st.IndexReady, st.IndexLoaded, st.IndexExpected)
+	}
+}

@@ -466,6 +466,55 @@ func (ix *Index) SearchQuery(q Query, k int, allow func(DocID) bool) []Hit {
 	return out
 }
 
+// MatchAll returns every document that holds all of the query's terms and
+// that allow admits (allow may be nil; it runs after the index lock is
+// released), in ascending ID order: a keyword match over the whole index,
+// not a ranking. An empty query matches nothing.
+func (ix *Index) MatchAll(q Query, allow func(DocID) bool) []DocID {
+	if q.Empty() {
+		return nil
+	}
+	ix.mu.RLock()
+	ids := make([]uint32, 0, len(q.terms))
+	for _, t := range q.terms {
+		id, ok := ix.dict[t]
+		if !ok {
+			ix.mu.RUnlock()
+			return nil // a term no document holds
+		}
+		ids = append(ids, id)
+	}
+	// Walk the rarest term's postings; check the others in each
+	// document's sorted forward list.
+	slices.SortFunc(ids, func(a, b uint32) int { return len(ix.terms[a].postings) - len(ix.terms[b].postings) })
+	var out []DocID
+	for _, p := range ix.terms[ids[0]].postings {
+		d := p & docMask
+		all := true
+		for _, t := range ids[1:] {
+			if _, found := slices.BinarySearch(ix.fwd[d], t); !found {
+				all = false
+				break
+			}
+		}
+		if all {
+			out = append(out, d)
+		}
+	}
+	ix.mu.RUnlock()
+	slices.Sort(out)
+	if allow != nil {
+		kept := out[:0]
+		for _, d := range out {
+			if allow(d) {
+				kept = append(kept, d)
+			}
+		}
+		out = kept
+	}
+	return out
+}
+
 // compareHits orders by descending score, then ascending ID.
 func compareHits(a, b Hit) int {
 	switch {

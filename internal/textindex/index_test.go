@@ -460,3 +460,32 @@ func TestOverlap(t *testing.T) {
 		}
 	}
 }
+
+func TestMatchAll(t *testing.T) {
+	ix := New(DefaultOptions())
+	docs := []string{
+		"The Apollo deadline is December 19",
+		"User: I'm worried the Apollo migration will slip because the vendor API is undocumented.",
+		"Apollo's launch checklist is owned by Dana",
+		"The Artemis migration is done",
+		"apollo",
+	}
+	for i, d := range docs {
+		ix.Add(DocID(i), d)
+	}
+	if got := ix.MatchAll(ix.Analyze("Apollo"), nil); !slices.Equal(got, []DocID{0, 1, 2, 4}) {
+		t.Errorf("Apollo: %v", got)
+	}
+	if got := ix.MatchAll(ix.Analyze("the Apollo migrations"), nil); !slices.Equal(got, []DocID{1}) {
+		t.Errorf("Apollo migrations: %v", got)
+	}
+	if got := ix.MatchAll(ix.Analyze("Apollo"), func(id DocID) bool { return id != 2 }); !slices.Equal(got, []DocID{0, 1, 4}) {
+		t.Errorf("allow: %v", got)
+	}
+	if got := ix.MatchAll(ix.Analyze("Zeus"), nil); got != nil {
+		t.Errorf("unknown term: %v", got)
+	}
+	if got := ix.MatchAll(ix.Analyze("the"), nil); got != nil {
+		t.Errorf("stop words only: %v", got)
+	}
+}
