@@ -42,6 +42,15 @@ type archiveSummary struct {
 	schemaVersion int
 }
 
+// documents is the number of documents in all collections.
+func (s *archiveSummary) documents() int64 {
+	var n int64
+	for _, c := range s.collections {
+		n += c.docs
+	}
+	return n
+}
+
 func (s *archiveSummary) collection(name string) *archiveCollection {
 	for _, c := range s.collections {
 		if c.name == name {
@@ -51,9 +60,15 @@ func (s *archiveSummary) collection(name string) *archiveCollection {
 	return nil
 }
 
-// docSink receives each document of the archive. doc is reused after the
-// call returns; a sink that keeps it must copy it.
-type docSink func(collection string, doc []byte) error
+// archiveSink is told what a read of an archive finds, as it finds it.
+type archiveSink interface {
+	// doc receives each document. doc is reused after the call returns;
+	// a sink that keeps it must copy it.
+	doc(collection string, doc []byte) error
+	// end says the last block of a collection has been read and its
+	// checksum matched: no more of its documents follow.
+	end(collection string) error
+}
 
 var crcTable = crc64.MakeTable(crc64.ECMA)
 
@@ -63,8 +78,9 @@ var errArchive = errors.New("archive")
 
 // readArchive reads a whole uncompressed mongodump archive from r through
 // mongo-tools' parser, checking the prelude, every document, and each
-// collection's CRC, and passes each document to sink (which may be nil).
-func readArchive(ctx context.Context, r io.Reader, sink docSink) (*archiveSummary, error) {
+// collection's CRC, and tells sink (which may be nil) each document and
+// the end of each collection.
+func readArchive(ctx context.Context, r io.Reader, sink archiveSink) (*archiveSummary, error) {
 	var prelude archive.Prelude
 	if err := prelude.Read(r); err != nil {
 		return nil, fmt.Errorf("%w: cannot read the archive prelude: %v", errArchive, err)
@@ -119,7 +135,7 @@ var errNotInfmem = errors.New("not an infmem database")
 type archiveConsumer struct {
 	ctx  context.Context
 	sum  *archiveSummary
-	sink docSink
+	sink archiveSink
 	cur  *archiveCollection
 	n    int
 }
@@ -155,6 +171,9 @@ func (c *archiveConsumer) HeaderBSON(buf []byte) error {
 		}
 		coll.closed = true
 		c.cur = nil
+		if c.sink != nil {
+			return c.sink.end(coll.name)
+		}
 	}
 	return nil
 }
@@ -197,7 +216,7 @@ func (c *archiveConsumer) BodyBSON(buf []byte) error {
 		}
 	}
 	if c.sink != nil {
-		return c.sink(c.cur.name, buf)
+		return c.sink.doc(c.cur.name, buf)
 	}
 	return nil
 }

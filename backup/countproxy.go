@@ -22,9 +22,11 @@ import (
 // display and to schedule big collections first, and there is no option to
 // stop it. FerretDB answers such a count by decoding every document of the
 // collection, as expensive as dumping it: it made up 38% of a backup's
-// time. With one worker (see dumpParallel) the count only feeds mongodump's
-// progress counter, which infmem does not use, so the proxy answers 0 and
-// forwards everything else, byte for byte. It listens on a unix socket in
+// time. With one worker (see dumpParallel) the count only sets the maximum
+// of mongodump's progress counter, which infmem does not use (Create
+// estimates the total from collection statistics instead, see
+// expectDocuments), so the proxy answers 0 and forwards everything else,
+// byte for byte. It listens on a unix socket in
 // a private directory with a lowercase path, which mongo-driver v1 (see
 // toolsURI) can reach.
 type countProxy struct {

@@ -24,6 +24,7 @@ import (
 	"github.com/mongodb/mongo-tools/common/progress"
 	"github.com/mongodb/mongo-tools/mongodump"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/infmem/infmem/internal/version"
 	"github.com/infmem/infmem/mongostore"
@@ -107,13 +108,13 @@ func Create(ctx context.Context, store *mongostore.Store, opts Options) (*Result
 	if err != nil {
 		return nil, fmt.Errorf("cannot back up: cannot list collections: %w", err)
 	}
-	n := 0
+	var dumped []string
 	for _, c := range colls {
 		if !isStaging(c) {
-			n++
+			dumped = append(dumped, c)
 		}
 	}
-	rep.step("dumping", n, 0)
+	rep.step("dumping", len(dumped), 0)
 
 	tmp, err := os.CreateTemp(opts.Dir, ".backup-*.tmp")
 	if err != nil {
@@ -135,7 +136,9 @@ func Create(ctx context.Context, store *mongostore.Store, opts Options) (*Result
 	if err != nil {
 		return nil, err
 	}
+	estimated := expectDocuments(ctx, store, dumped, rep, opts.Logger)
 	dumpErr := dumpInto(ctx, store, w, rep)
+	estimated()
 	if dumpErr == nil {
 		// A backup cancelled as it finished is not published either.
 		dumpErr = ctx.Err()
@@ -174,7 +177,12 @@ func Create(ctx context.Context, store *mongostore.Store, opts Options) (*Result
 		return nil, err
 	}
 	ok = true
-	rep.finish()
+	// The estimate was only that: the backup holds what the archive does.
+	rep.update(true, func(p *Progress) {
+		p.Docs, p.TotalDocs = summary.documents(), summary.documents()
+		p.CollectionsDone, p.Collections = len(summary.collections), len(summary.collections)
+		p.Done = true
+	})
 	res := &Result{Path: path, File: filepath.Base(path), ManifestPath: mpath, Manifest: m}
 	opts.Logger.Info("backup written", "file", res.File, "kind", string(m.Kind), "encryption", m.Encryption,
 		"documents", res.Documents(), "bytes", m.Size, "seconds", time.Since(start).Seconds())
@@ -326,6 +334,9 @@ func dumpInto(ctx context.Context, store *mongostore.Store, out io.Writer, rep *
 		}
 		defer cleanup()
 	}
+	prog := &dumpProgress{r: rep, attached: map[string]progress.Progressor{}}
+	stopPolling := prog.poll()
+	defer stopPolling()
 	tool := options.New("mongodump", toolsVersion(), "", "", false, options.EnabledOptions{Auth: true, Connection: true, URI: true})
 	tool.URI.ConnectionString = uri
 	if err := tool.NormalizeOptionsAndURI(); err != nil {
@@ -342,7 +353,7 @@ func dumpInto(ctx context.Context, store *mongostore.Store, out io.Writer, rep *
 		},
 		OutputWriter:      ctxWriter{ctx: ctx, w: out},
 		SkipUsersAndRoles: true,
-		ProgressManager:   &dumpProgress{r: rep, attached: map[string]progress.Progressor{}},
+		ProgressManager:   prog,
 	}
 	if err := dump.Init(); err != nil {
 		return redact(store, fmt.Errorf("mongodump cannot start: %w", err))
@@ -358,6 +369,55 @@ func dumpInto(ctx context.Context, store *mongostore.Store, out io.Writer, rep *
 		return redact(store, fmt.Errorf("mongodump failed: %w", err))
 	}
 	return nil
+}
+
+// expectDocuments tells rep how many documents the dump of colls will
+// write, once it knows, so a progress bar moves from the first document
+// (mongodump counts them as it reads them, see dumpProgress). The estimate
+// is read beside the dump, which waits for nothing; wait returns when it
+// is done. Nothing is read when nobody listens to rep.
+func expectDocuments(ctx context.Context, store *mongostore.Store, colls []string, rep *reporter, log *slog.Logger) (wait func()) {
+	var wg sync.WaitGroup
+	if rep.active() {
+		wg.Go(func() {
+			n, err := estimateDocuments(ctx, store.Database(), colls)
+			if err != nil {
+				if ctx.Err() == nil {
+					log.Debug("cannot estimate how many documents the backup will hold", "err", err)
+				}
+				return
+			}
+			rep.update(true, func(p *Progress) { p.TotalDocs = n })
+		})
+	}
+	return wg.Wait
+}
+
+// estimateDocuments says about how many documents the collections hold,
+// from their statistics ($collStats count): metadata on MongoDB, SQLite's
+// page statistics on the embedded engine, never a read of the documents.
+// (A count command would read them all on the embedded engine; see
+// countProxy.)
+func estimateDocuments(ctx context.Context, db *mongo.Database, colls []string) (int64, error) {
+	var total int64
+	for _, name := range colls {
+		pipeline := mongo.Pipeline{{{Key: "$collStats", Value: bson.D{{Key: "count", Value: bson.D{}}}}}}
+		cur, err := db.Collection(name).Aggregate(ctx, pipeline)
+		if err != nil {
+			return 0, fmt.Errorf("statistics of %s: %w", name, err)
+		}
+		var stats []struct {
+			Count int64 `bson:"count"`
+		}
+		if err := cur.All(ctx, &stats); err != nil {
+			return 0, fmt.Errorf("statistics of %s: %w", name, err)
+		}
+		// A sharded collection has one document per shard.
+		for _, st := range stats {
+			total += st.Count
+		}
+	}
+	return total, nil
 }
 
 // ctxWriter fails every write once its context is done.

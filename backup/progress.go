@@ -1,6 +1,7 @@
 package backup
 
 import (
+	"strings"
 	"sync"
 	"time"
 
@@ -40,6 +41,9 @@ func newReporter(fn func(Progress), op string) *reporter {
 	return &reporter{fn: fn, p: Progress{Op: op}, every: 100 * time.Millisecond}
 }
 
+// active reports whether anyone listens.
+func (r *reporter) active() bool { return r != nil && r.fn != nil }
+
 // update changes the snapshot under the lock and reports it unless the
 // last report was too recent; force reports regardless.
 func (r *reporter) update(force bool, change func(p *Progress)) {
@@ -69,8 +73,12 @@ func (r *reporter) finish() {
 	r.update(true, func(p *Progress) { p.Done = true })
 }
 
-// dumpProgress adapts mongodump's progress.Manager: a collection is
-// attached while it is being dumped.
+// dumpProgress follows mongodump through its progress.Manager: while it
+// reads a collection, the collection's counter is attached, and mongodump
+// counts each document it receives from the server. The archive itself
+// shows progress too late: mongodump gathers up to 16 MB of a collection
+// before it writes a block, so a database of a few thousand memories
+// reaches the archive only as each collection ends.
 type dumpProgress struct {
 	r        *reporter
 	mu       sync.Mutex
@@ -78,24 +86,68 @@ type dumpProgress struct {
 	done     int64
 }
 
-func (d *dumpProgress) Attach(name string, p progress.Progressor) {
-	d.mu.Lock()
-	d.attached[name] = p
-	d.mu.Unlock()
-	d.r.update(false, func(pr *Progress) { pr.Collection = name })
+// docs is how many documents mongodump has read; the caller holds d.mu.
+func (d *dumpProgress) docs() int64 {
+	n := d.done
+	for _, p := range d.attached {
+		cur, _ := p.Progress()
+		n += cur
+	}
+	return n
 }
 
-func (d *dumpProgress) Detach(name string) {
+func (d *dumpProgress) Attach(ns string, p progress.Progressor) {
 	d.mu.Lock()
-	if p, ok := d.attached[name]; ok {
+	defer d.mu.Unlock()
+	d.attached[ns] = p
+	_, coll, _ := strings.Cut(ns, ".")
+	d.r.update(true, func(pr *Progress) { pr.Collection = coll })
+}
+
+func (d *dumpProgress) Detach(ns string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if p, ok := d.attached[ns]; ok {
 		n, _ := p.Progress()
 		d.done += n
-		delete(d.attached, name)
+		delete(d.attached, ns)
 	}
-	docs := d.done
-	d.mu.Unlock()
+	docs := d.docs()
 	d.r.update(true, func(pr *Progress) {
 		pr.CollectionsDone++
 		pr.Docs = docs
 	})
+}
+
+// poll reports the documents read so far as often as the reporter does, until
+// the returned function is called. Reports are made under d.mu, so the
+// count never goes back.
+func (d *dumpProgress) poll() (stop func()) {
+	if !d.r.active() {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(d.r.every)
+		defer t.Stop()
+		var last int64
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				d.mu.Lock()
+				if docs := d.docs(); docs != last {
+					last = docs
+					d.r.update(false, func(pr *Progress) { pr.Docs = docs })
+				}
+				d.mu.Unlock()
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }

@@ -46,8 +46,8 @@ type readOptions struct {
 	// copyTo, when set, receives the decrypted but still compressed stream,
 	// so a restore can replay exactly what was verified.
 	copyTo io.Writer
-	// sink receives every document.
-	sink docSink
+	// sink is told every document and the end of every collection.
+	sink archiveSink
 	// progress is told how many bytes of the file have been read.
 	progress func(done, total int64)
 }
@@ -150,7 +150,7 @@ func readBackupFile(ctx context.Context, path string, o readOptions) (*archiveSu
 }
 
 // readPayload reads the decrypted stream: a gzip-compressed or plain archive.
-func readPayload(ctx context.Context, payload io.Reader, sink docSink) (*archiveSummary, *stickyReader, error) {
+func readPayload(ctx context.Context, payload io.Reader, sink archiveSink) (*archiveSummary, *stickyReader, error) {
 	br := bufio.NewReaderSize(payload, 1<<16)
 	head, err := br.Peek(4)
 	if err != nil && len(head) == 0 {
@@ -248,9 +248,16 @@ func classifyDecryptErr(name string, err error, keys Keys, facts *fileFacts, f *
 		return refuse(name, ErrDamaged, "its encryption header is damaged (%v)", err)
 	}
 	scrypt := slices.Contains(nomatch.StanzaTypes, "scrypt")
-	// A damaged header looks like a wrong key; the manifest's checksum tells them apart.
-	if !keys.empty() && facts.manifest != nil && !fileMatches(f, facts.manifest.SHA256) {
-		return refuse(name, ErrDamaged, "the file does not match the checksum in its manifest: it was changed or damaged after it was written")
+	// A damaged header looks like a wrong key; the manifest's checksum
+	// tells them apart. Only a file that does not match it is damaged.
+	if !keys.empty() && facts.manifest != nil {
+		matches, err := fileMatches(f, facts.manifest.SHA256)
+		if err != nil {
+			return fmt.Errorf("cannot read backup %s: %w", name, err)
+		}
+		if !matches {
+			return refuse(name, ErrDamaged, "the file does not match the checksum in its manifest: it was changed or damaged after it was written")
+		}
 	}
 	switch {
 	case scrypt && keys.Passphrase == nil:
@@ -267,15 +274,15 @@ func classifyDecryptErr(name string, err error, keys Keys, facts *fileFacts, f *
 }
 
 // fileMatches reports whether the whole file hashes to want.
-func fileMatches(f *os.File, want string) bool {
+func fileMatches(f *os.File, want string) (bool, error) {
 	h := sha256.New()
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return false
+		return false, err
 	}
 	if _, err := io.Copy(h, f); err != nil {
-		return false
+		return false, err
 	}
-	return hex.EncodeToString(h.Sum(nil)) == want
+	return hex.EncodeToString(h.Sum(nil)) == want, nil
 }
 
 // classifyReadErr turns a failure while reading the payload into a

@@ -154,7 +154,7 @@ func Restore(ctx context.Context, store *mongostore.Store, path string, opts Res
 	}
 
 	rep.step("swapping", len(r.names), 0)
-	if err := r.swap(ctx); err != nil {
+	if err := r.swap(ctx, rep); err != nil {
 		return nil, errors.Join(err, resume(false))
 	}
 	// From here on the restore has happened; what is left is cleanup.
@@ -359,7 +359,7 @@ func (r *restorer) stage(ctx context.Context, vc *verifiedCopy, rep *reporter) e
 	}
 	defer in.Close()
 	ld := newLoader(ctx, r.db, r.staged, rep)
-	_, _, err = readPayload(ctx, in, ld.add)
+	_, _, err = readPayload(ctx, in, ld)
 	if ferr := ld.finish(); err == nil {
 		err = ferr
 	}
@@ -466,7 +466,7 @@ func (r *restorer) rename(ctx context.Context, from, to string) error {
 
 // swap renames each live collection aside and its staging collection into
 // its place. Any failure rolls back every rename made so far.
-func (r *restorer) swap(ctx context.Context) error {
+func (r *restorer) swap(ctx context.Context, rep *reporter) error {
 	live, err := r.db.ListCollectionNames(ctx, bson.D{})
 	if err != nil {
 		return r.abandon(ctx, fmt.Errorf("cannot list collections; the live data is unchanged: %w", err))
@@ -484,6 +484,7 @@ func (r *restorer) swap(ctx context.Context) error {
 	// The swap must not stop half-way because the caller gave up.
 	sctx := context.WithoutCancel(ctx)
 	for _, n := range r.names {
+		rep.update(false, func(p *Progress) { p.Collection = n })
 		err := func() error {
 			if contains(r.hadLive, n) {
 				if err := r.rename(sctx, n, r.replaced(n)); err != nil {
@@ -502,6 +503,7 @@ func (r *restorer) swap(ctx context.Context) error {
 			}
 			return fmt.Errorf("restore failed while swapping; every collection was put back, the live data is unchanged: %w", err)
 		}
+		rep.update(true, func(p *Progress) { p.CollectionsDone++ })
 	}
 	if err := r.writeJournal(phaseDropping); err != nil {
 		r.log.Warn("cannot update the restore journal", "err", err)
@@ -662,7 +664,9 @@ func removeJournal(runDir string) error {
 }
 
 // loader inserts documents into staging collections in batches, on its
-// own goroutine, so decryption and parsing overlap with the inserts.
+// own goroutine, so decryption and parsing overlap with the inserts. It
+// reports progress as the engine acknowledges: documents inserted, and a
+// collection done once its last document is in.
 type loader struct {
 	ctx     context.Context
 	db      *mongo.Database
@@ -671,7 +675,6 @@ type loader struct {
 	batches chan loadBatch
 	done    chan struct{}
 	cur     map[string]*loadBatch
-	docs    int64
 
 	mu  sync.Mutex
 	err error
@@ -680,10 +683,13 @@ type loader struct {
 	inserted map[string]int64
 }
 
+// loadBatch is documents to insert into one collection or, with end set
+// and no documents, the mark that the collection has no more.
 type loadBatch struct {
 	coll  string
 	docs  []any
 	bytes int
+	end   bool
 }
 
 // Batch limits: FerretDB inserts a batch in one SQLite transaction.
@@ -696,9 +702,14 @@ func newLoader(ctx context.Context, db *mongo.Database, target func(string) stri
 	l := &loader{ctx: ctx, db: db, target: target, rep: rep, batches: make(chan loadBatch, 2), done: make(chan struct{}), cur: map[string]*loadBatch{}, inserted: map[string]int64{}}
 	go func() {
 		defer close(l.done)
+		var total int64
 		for b := range l.batches {
 			if l.failed() != nil {
 				continue // drain after a failure
+			}
+			if b.end {
+				l.rep.update(true, func(p *Progress) { p.CollectionsDone++; p.Collection = b.coll })
+				continue
 			}
 			res, err := l.db.Collection(l.target(b.coll)).InsertMany(l.ctx, b.docs, options.InsertMany().SetOrdered(true))
 			if err != nil {
@@ -708,6 +719,9 @@ func newLoader(ctx context.Context, db *mongo.Database, target func(string) stri
 				continue
 			}
 			l.inserted[b.coll] += int64(len(res.InsertedIDs))
+			total += int64(len(res.InsertedIDs))
+			docs := total
+			l.rep.update(false, func(p *Progress) { p.Docs = docs; p.Collection = b.coll })
 		}
 	}()
 	return l
@@ -719,7 +733,8 @@ func (l *loader) failed() error {
 	return l.err
 }
 
-func (l *loader) add(coll string, doc []byte) error {
+// doc implements archiveSink.
+func (l *loader) doc(coll string, doc []byte) error {
 	b := l.cur[coll]
 	if b == nil {
 		b = &loadBatch{coll: coll}
@@ -727,29 +742,45 @@ func (l *loader) add(coll string, doc []byte) error {
 	}
 	b.docs = append(b.docs, bson.Raw(append([]byte(nil), doc...)))
 	b.bytes += len(doc)
-	l.docs++
 	if len(b.docs) >= loadBatchDocs || b.bytes >= loadBatchBytes {
 		return l.flush(b)
 	}
 	return nil
 }
 
+// end implements archiveSink: the collection's last batch goes out, and
+// after it the mark that the collection is complete.
+func (l *loader) end(coll string) error {
+	if b := l.cur[coll]; b != nil {
+		if err := l.flush(b); err != nil {
+			return err
+		}
+		delete(l.cur, coll)
+	}
+	return l.send(loadBatch{coll: coll, end: true})
+}
+
 func (l *loader) flush(b *loadBatch) error {
+	if len(b.docs) == 0 {
+		return l.failed()
+	}
+	if err := l.send(*b); err != nil {
+		return err
+	}
+	*b = loadBatch{coll: b.coll}
+	return nil
+}
+
+func (l *loader) send(b loadBatch) error {
 	if err := l.failed(); err != nil {
 		return err
 	}
-	if len(b.docs) == 0 {
-		return nil
-	}
 	select {
-	case l.batches <- *b:
+	case l.batches <- b:
+		return nil
 	case <-l.ctx.Done():
 		return l.ctx.Err()
 	}
-	*b = loadBatch{coll: b.coll}
-	docs := l.docs
-	l.rep.update(false, func(p *Progress) { p.Docs = docs; p.Collection = b.coll })
-	return nil
 }
 
 // finish flushes what is left and waits for the inserts.

@@ -303,7 +303,7 @@ func defaultIdentityPath(env *cliEnv) (string, error) {
 	}
 	dir, err := os.UserConfigDir()
 	if err != nil {
-		return "", usageErrorf("cannot find the user config directory (%v)\nhint: give the identity file with -o", err)
+		return "", usageErrorf("cannot find the user config directory (%v), where the backup identity file is kept by default\nhint: name the identity file with -o for 'backup keygen' and -i for 'restore' and 'backups --verify', or set $%s to its path", err, EnvBackupIdentity)
 	}
 	return filepath.Join(dir, "infmem", "backup-identity.txt"), nil
 }
@@ -368,6 +368,9 @@ func progressLine(p backup.Progress) string {
 		detail = append(detail, fmt.Sprintf("%d of %d documents", p.Docs, p.TotalDocs))
 	case p.Collections > 0:
 		frac = float64(p.CollectionsDone) / float64(p.Collections)
+	}
+	if p.TotalDocs == 0 && p.Docs > 0 {
+		detail = append(detail, fmt.Sprintf("%d documents", p.Docs))
 	}
 	if p.Collections > 0 {
 		detail = append(detail, fmt.Sprintf("%d/%d collections", p.CollectionsDone, p.Collections))

@@ -316,8 +316,13 @@ func TestProgressLine(t *testing.T) {
 			"backup: dumping   [#########...............]  40%  2/5 collections, 3.0 MB"},
 		{backup.Progress{Op: "restore", Step: "verifying", Bytes: 1 << 20, TotalBytes: 4 << 20},
 			"restore: verifying [######..................]  25%  1.0 MB of 4.0 MB"},
-		{backup.Progress{Op: "restore", Step: "loading", Docs: 500, TotalDocs: 1000, Collections: 5, Done: true},
-			"restore: loading   [########################] 100%  500 of 1000 documents, 0/5 collections"},
+		{backup.Progress{Op: "restore", Step: "loading", Docs: 1000, TotalDocs: 1000, Collections: 5, CollectionsDone: 5, Done: true},
+			"restore: loading   [########################] 100%  1000 of 1000 documents, 5/5 collections"},
+		{backup.Progress{Op: "backup", Step: "dumping", Docs: 250, TotalDocs: 1000, Collections: 5},
+			"backup: dumping   [######..................]  25%  250 of 1000 documents, 0/5 collections"},
+		// Before the total is known, the documents are counted all the same.
+		{backup.Progress{Op: "backup", Step: "dumping", Docs: 250, Collections: 5},
+			"backup: dumping   [........................]   0%  250 documents, 0/5 collections"},
 	} {
 		if got := progressLine(c.p); got != c.want {
 			t.Errorf("got  %q\nwant %q", got, c.want)

@@ -263,20 +263,34 @@ func restoreKeys(path string, opts restoreOptions, env *cliEnv) (backup.Keys, er
 		}
 	}
 	if mode == backup.EncryptionRecipients && len(keys.Identities) == 0 {
-		def, err := defaultIdentityPath(env)
+		k, def, found, err := defaultIdentity(env)
 		if err != nil {
 			return keys, err
 		}
-		if _, err := os.Stat(def); err != nil {
+		if !found {
 			return keys, usageErrorf("%s is encrypted to an age key; give its identity file with -i FILE\nhint: it is the file 'infmem backup keygen' wrote (by default %s)", filepath.Base(path), def)
-		}
-		k, err := backup.ReadIdentityFile(def)
-		if err != nil {
-			return keys, usageErrorf("%v", err)
 		}
 		keys.Identities, keys.IdentityFile = k.Identities, k.IdentityFile
 	}
 	return keys, nil
+}
+
+// defaultIdentity reads the identity file 'backup keygen' writes when not
+// told where ($INFMEM_BACKUP_IDENTITY, else backup-identity.txt in the
+// user config directory), which restore and 'backups --verify' use when
+// no -i is given. path is where it looked; found is false, with no error,
+// when there is no file there.
+func defaultIdentity(env *cliEnv) (keys backup.Keys, path string, found bool, err error) {
+	if path, err = defaultIdentityPath(env); err != nil {
+		return keys, "", false, err
+	}
+	if _, err := os.Stat(path); err != nil {
+		return keys, path, false, nil
+	}
+	if keys, err = backup.ReadIdentityFile(path); err != nil {
+		return keys, path, false, usageErrorf("%v", err)
+	}
+	return keys, path, true, nil
 }
 
 // safetyEncryption encrypts the safety backup like a scheduled one when
