@@ -27,9 +27,11 @@ var ErrAutoCreateOff = errors.New("scope does not exist and automatic creation i
 
 // Scope is a scope definition.
 type Scope struct {
-	Name            string
-	Description     string
-	Active          bool
+	Name        string
+	Description string
+	Active      bool
+	// Parent is the nearest existing ancestor: the stored parent_scope, or
+	// for a scope stored without one, what a slash in its name implies.
 	Parent          string
 	RelatedKeywords []string
 	CreatedAt       time.Time
@@ -98,7 +100,7 @@ func (r *Registry) Get(name string) (Scope, bool) {
 	if !ok {
 		return Scope{}, false
 	}
-	return toScope(d), true
+	return r.toScopeLocked(d), true
 }
 
 // List returns every scope sorted by name, Global first.
@@ -106,7 +108,7 @@ func (r *Registry) List() []Scope {
 	r.mu.RLock()
 	out := make([]Scope, 0, len(r.byFold))
 	for _, d := range r.byFold {
-		out = append(out, toScope(d))
+		out = append(out, r.toScopeLocked(d))
 	}
 	r.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool {
@@ -128,7 +130,10 @@ func (r *Registry) Names() []string {
 	return names
 }
 
-// Create defines a new scope. The parent, when given, must exist.
+// Create defines a new scope. The parent, when given, must exist. Without
+// one, a slash in the name nests the scope: "Work/Apollo" goes under "Work",
+// which is created first when missing (and so on up: "A/B/C" makes "A/B"
+// and "A").
 func (r *Registry) Create(ctx context.Context, s Scope) (Scope, error) {
 	if err := ValidateName(s.Name); err != nil {
 		return Scope{}, err
@@ -138,13 +143,32 @@ func (r *Registry) Create(ctx context.Context, s Scope) (Scope, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.createLocked(ctx, s)
+}
+
+func (r *Registry) createLocked(ctx context.Context, s Scope) (Scope, error) {
 	if d, ok := r.byFold[fold(s.Name)]; ok {
-		return toScope(d), fmt.Errorf("%w: %q", ErrExists, d.ScopeName)
+		return r.toScopeLocked(d), fmt.Errorf("%w: %q", ErrExists, d.ScopeName)
 	}
-	if s.Parent != "" {
+	switch {
+	case s.Parent != "":
 		p, ok := r.byFold[fold(s.Parent)]
 		if !ok {
 			return Scope{}, fmt.Errorf("%w: parent scope %q; create it first", ErrNotFound, s.Parent)
+		}
+		s.Parent = p.ScopeName
+	case ImpliedParent(s.Name) != "":
+		parent := ImpliedParent(s.Name)
+		if err := ValidateName(parent); err != nil {
+			return Scope{}, fmt.Errorf("%w (the slash in %q puts it under %q)", err, s.Name, parent)
+		}
+		p, ok := r.byFold[fold(parent)]
+		if !ok {
+			made, err := r.createLocked(ctx, Scope{Name: parent})
+			if err != nil {
+				return Scope{}, err
+			}
+			p = r.byFold[fold(made.Name)]
 		}
 		s.Parent = p.ScopeName
 	}
@@ -156,7 +180,46 @@ func (r *Registry) Create(ctx context.Context, s Scope) (Scope, error) {
 		return Scope{}, fmt.Errorf("cannot create scope %q: %w", s.Name, err)
 	}
 	r.byFold[fold(s.Name)] = d
-	return toScope(d), nil
+	return r.toScopeLocked(d), nil
+}
+
+// ImpliedParent is the parent a slash in a scope name implies: the part
+// before the last slash ("Work/Apollo" → "Work"), or "" when the name has
+// no slash with text on both sides.
+func ImpliedParent(name string) string {
+	i := strings.LastIndexByte(name, '/')
+	if i < 0 || strings.TrimSpace(name[i+1:]) == "" {
+		return ""
+	}
+	return strings.TrimSpace(name[:i])
+}
+
+// parentLocked is a scope's parent as searches see it: its parent_scope,
+// or, for a scope stored without one, the scope its slash implies.
+// Ancestors that no longer exist (or never did, for a slash name kept from
+// before slashes nested) are skipped up to the nearest one that does; ""
+// when there is none.
+func (r *Registry) parentLocked(d *mongostore.Scope) string {
+	seen := map[string]bool{fold(d.ScopeName): true}
+	name := d.ScopeName
+	p := d.ParentScope
+	if p == "" {
+		p = ImpliedParent(name)
+	}
+	for p != "" && !seen[fold(p)] {
+		seen[fold(p)] = true
+		if pd, ok := r.byFold[fold(p)]; ok {
+			return pd.ScopeName
+		}
+		p = ImpliedParent(p)
+	}
+	return ""
+}
+
+func (r *Registry) toScopeLocked(d *mongostore.Scope) Scope {
+	s := toScope(d)
+	s.Parent = r.parentLocked(d)
+	return s
 }
 
 // Ensure returns the scope with this name, creating it when it does not
@@ -194,7 +257,7 @@ func (r *Registry) SetActive(ctx context.Context, name string, active bool) (Sco
 		return Scope{}, fmt.Errorf("cannot update scope %q: %w", d.ScopeName, err)
 	}
 	d.Active = active
-	return toScope(d), nil
+	return r.toScopeLocked(d), nil
 }
 
 // Delete removes a scope's definition (not its memories). Global stays.
@@ -238,14 +301,11 @@ func (r *Registry) SearchSet(name string) ([]string, error) {
 	}
 	out := []string{d.ScopeName}
 	seen := map[string]bool{fold(d.ScopeName): true}
-	for p := d.ParentScope; p != ""; {
-		pd, ok := r.byFold[fold(p)]
-		if !ok || seen[fold(pd.ScopeName)] {
-			break
-		}
-		seen[fold(pd.ScopeName)] = true
+	for p := r.parentLocked(d); p != "" && !seen[fold(p)]; {
+		pd := r.byFold[fold(p)]
+		seen[fold(p)] = true
 		out = append(out, pd.ScopeName)
-		p = pd.ParentScope
+		p = r.parentLocked(pd)
 	}
 	if !seen[fold(Global)] {
 		if g, ok := r.byFold[fold(Global)]; ok {
@@ -253,4 +313,65 @@ func (r *Registry) SearchSet(name string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Subtree is the scope and every active scope beneath it (children,
+// grandchildren...), the scope first and the rest by name: what reading
+// "everything in Work" means. The scope itself need not exist when scopes
+// beneath it do ("Work" when only "Work/Apollo" was ever made); with
+// neither, the error is ErrNotFound. ALL is not a scope: it is refused
+// with ErrNotFound too.
+func (r *Registry) Subtree(name string) ([]string, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	target := fold(strings.TrimSpace(name))
+	var out, below []string
+	if d, ok := r.byFold[target]; ok {
+		out = append(out, d.ScopeName)
+	}
+	for f, d := range r.byFold {
+		if f == target || !d.Active {
+			continue
+		}
+		if r.underLocked(d, target) {
+			below = append(below, d.ScopeName)
+		}
+	}
+	if len(out)+len(below) == 0 || target == fold(All) {
+		return nil, fmt.Errorf("%w: %q", ErrNotFound, name)
+	}
+	sort.Slice(below, func(i, j int) bool { return fold(below[i]) < fold(below[j]) })
+	return append(out, below...), nil
+}
+
+// underLocked reports whether d sits beneath the scope named target
+// (folded), by parent_scope or, where none is stored, by its slashes;
+// target itself need not exist.
+func (r *Registry) underLocked(d *mongostore.Scope, target string) bool {
+	seen := map[string]bool{fold(d.ScopeName): true}
+	cur := d
+	for {
+		p := cur.ParentScope
+		if p == "" {
+			p = ImpliedParent(cur.ScopeName)
+		}
+		// Walk up through names with no definition by their slashes.
+		for p != "" {
+			if fold(p) == target {
+				return true
+			}
+			if seen[fold(p)] {
+				return false
+			}
+			seen[fold(p)] = true
+			if pd, ok := r.byFold[fold(p)]; ok {
+				cur = pd
+				break
+			}
+			p = ImpliedParent(p)
+		}
+		if p == "" {
+			return false
+		}
+	}
 }

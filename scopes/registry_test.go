@@ -4,8 +4,12 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/testenv"
+	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
 )
 
@@ -109,5 +113,109 @@ func TestRegistry(t *testing.T) {
 	}
 	if !slices.Equal(r.Names(), []string{"Global", "Travel", "Work"}) {
 		t.Fatalf("after reload: %v", r.Names())
+	}
+}
+
+// TestSlashNestsScopes: a slash in a new scope's name makes the part before
+// it the parent (created when missing), and reading a scope's subtree
+// works even for a parent that exists only through its children's names.
+func TestSlashNestsScopes(t *testing.T) {
+	store := testenv.Store(t)
+	ctx := testenv.Context(t)
+	r, err := scopes.Load(ctx, store, scopes.Options{AutoCreate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apollo, err := r.Create(ctx, scopes.Scope{Name: "Work/Apollo"})
+	if err != nil || apollo.Parent != "Work" {
+		t.Fatalf("Work/Apollo: %+v %v", apollo, err)
+	}
+	if w, ok := r.Get("work"); !ok || w.Parent != "" {
+		t.Fatalf("the parent was not created: %+v %v", w, ok)
+	}
+	if set, _ := r.SearchSet("work/apollo"); !slices.Equal(set, []string{"Work/Apollo", "Work", "Global"}) {
+		t.Fatalf("search set of a slash child: %v", set)
+	}
+	s, created, err := r.Ensure(ctx, "A/B/C")
+	if err != nil || !created || s.Parent != "A/B" {
+		t.Fatalf("ensure A/B/C: %+v %v %v", s, created, err)
+	}
+	if ab, _ := r.Get("A/B"); ab.Parent != "A" {
+		t.Fatalf("A/B: %+v", ab)
+	}
+	if x, err := r.Create(ctx, scopes.Scope{Name: "Side/Project", Parent: "Work"}); err != nil || x.Parent != "Work" {
+		t.Fatalf("an explicit parent wins over the slash: %+v %v", x, err)
+	}
+	if _, ok := r.Get("Side"); ok {
+		t.Fatal("Side was created although the parent was explicit")
+	}
+	if s, err := r.Create(ctx, scopes.Scope{Name: "Trailing/"}); err != nil || s.Parent != "" {
+		t.Fatalf("Trailing/: %+v %v", s, err)
+	}
+	if _, err := r.Create(ctx, scopes.Scope{Name: "all/x"}); !errors.Is(err, scopes.ErrInvalidName) {
+		t.Fatalf("all/x: %v", err)
+	}
+	if _, err := r.Create(ctx, scopes.Scope{Name: "Work/Old"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.SetActive(ctx, "Work/Old", false); err != nil {
+		t.Fatal(err)
+	}
+	if sub, err := r.Subtree("WORK"); err != nil || !slices.Equal(sub, []string{"Work", "Side/Project", "Work/Apollo"}) {
+		t.Fatalf("subtree of Work (inactive children left out): %v %v", sub, err)
+	}
+	if sub, _ := r.Subtree("A"); !slices.Equal(sub, []string{"A", "A/B", "A/B/C"}) {
+		t.Fatalf("subtree of A: %v", sub)
+	}
+	if sub, _ := r.Subtree("Work/Old"); !slices.Equal(sub, []string{"Work/Old"}) {
+		t.Fatalf("an inactive scope named itself: %v", sub)
+	}
+	for _, n := range []string{"Nope", "ALL", ""} {
+		if _, err := r.Subtree(n); !errors.Is(err, scopes.ErrNotFound) {
+			t.Fatalf("subtree of %q: %v", n, err)
+		}
+	}
+
+	// Scopes made before slashes nested have no parent_scope and maybe no
+	// parent at all: they still count as beneath it.
+	for _, n := range []string{"Legacy/Child", "Old/Deep/Leaf"} {
+		if err := store.Scopes.Insert(ctx, &mongostore.Scope{ID: bson.NewObjectID(), Type: mongostore.ScopeType, ScopeName: n, Active: true, CreatedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if sub, err := r.Subtree("legacy"); err != nil || !slices.Equal(sub, []string{"Legacy/Child"}) {
+		t.Fatalf("subtree of a parent known only by name: %v %v", sub, err)
+	}
+	if sub, _ := r.Subtree("Old/Deep"); !slices.Equal(sub, []string{"Old/Deep/Leaf"}) {
+		t.Fatalf("subtree of Old/Deep: %v", sub)
+	}
+	if sub, _ := r.Subtree("Old"); !slices.Equal(sub, []string{"Old/Deep/Leaf"}) {
+		t.Fatalf("subtree of Old: %v", sub)
+	}
+	if c, _ := r.Get("Legacy/Child"); c.Parent != "" {
+		t.Fatalf("a parent that does not exist is not reported: %+v", c)
+	}
+	if _, err := r.Create(ctx, scopes.Scope{Name: "Old"}); err != nil {
+		t.Fatal(err)
+	}
+	if leaf, _ := r.Get("Old/Deep/Leaf"); leaf.Parent != "Old" {
+		t.Fatalf("nearest existing ancestor: %+v", leaf)
+	}
+	if set, _ := r.SearchSet("Old/Deep/Leaf"); !slices.Equal(set, []string{"Old/Deep/Leaf", "Old", "Global"}) {
+		t.Fatalf("search set of a legacy slash scope: %v", set)
+	}
+	if sub, _ := r.Subtree("Old"); !slices.Equal(sub, []string{"Old", "Old/Deep/Leaf"}) {
+		t.Fatalf("subtree of Old, now defined: %v", sub)
+	}
+}
+
+func TestImpliedParent(t *testing.T) {
+	for name, want := range map[string]string{"Work/Apollo": "Work", "A/B/C": "A/B", "Work": "", "Trailing/": "", "/Lead": "", "Work /Apollo": "Work", "Work/ ": ""} {
+		if got := scopes.ImpliedParent(name); got != want {
+			t.Errorf("ImpliedParent(%q) = %q, want %q", name, got, want)
+		}
 	}
 }

@@ -37,9 +37,9 @@ type ExportResult struct {
 
 // MaintenanceRun is a maintenance job's last run.
 type MaintenanceRun struct {
-	LastRun    string   `json:"last_run" jsonschema_description:"When it last ran (ISO 8601, UTC)."`
+	LastRun    string   `json:"last_run" jsonschema_description:"UTC."`
 	Outcome    string   `json:"outcome" jsonschema_description:"ok or failed."`
-	DurationMS int64    `json:"duration_ms" jsonschema_description:"How long it took."`
+	DurationMS int64    `json:"duration_ms"`
 	Warnings   []string `json:"warnings,omitempty" jsonschema_description:"What it could not do."`
 }
 
@@ -55,14 +55,14 @@ type backupIn struct{}
 
 type backupOut struct {
 	Status     string `json:"status" jsonschema_description:"OK."`
-	BackupFile string `json:"backup_file" jsonschema_description:"The backup's file name in the data root's backups folder."`
-	Encrypted  bool   `json:"encrypted" jsonschema_description:"True when the backup is encrypted with age."`
+	BackupFile string `json:"backup_file" jsonschema_description:"File name in the data root's backups folder."`
+	Encrypted  bool   `json:"encrypted" jsonschema_description:"Encrypted with age."`
 	Documents  int    `json:"documents" jsonschema_description:"Documents it holds."`
 }
 
 func backupMemory(d Deps) server.ServerTool {
 	tool := mcp.NewTool("backup_memory",
-		mcp.WithDescription("Back up the whole memory now, to an encrypted archive in the data root's backups folder (scheduled backups also run nightly). Use it when the user asks to back up their memory, or before a large clean-up they asked for."),
+		mcp.WithDescription("Back up the whole memory now to an encrypted archive in the data root's backups folder (backups also run nightly): when the user asks, or before a large clean-up they asked for."),
 		mcp.WithInputSchema[backupIn](),
 		mcp.WithOutputSchema[backupOut](),
 		annotate("Back up memory", false, false, false),
@@ -86,15 +86,15 @@ type exportIn struct {
 
 type exportOut struct {
 	Status    string   `json:"status" jsonschema_description:"OK."`
-	Directory string   `json:"directory" jsonschema_description:"Folder the export was written to."`
-	Files     []string `json:"files" jsonschema_description:"Files written."`
-	Memories  int      `json:"memories" jsonschema_description:"Memories exported (forgotten ones are left out)."`
-	Notice    string   `json:"notice" jsonschema_description:"Privacy reminder to pass on: the files hold personal data in the clear."`
+	Directory string   `json:"directory" jsonschema_description:"Folder written to."`
+	Files     []string `json:"files"`
+	Memories  int      `json:"memories" jsonschema_description:"Memories exported (not forgotten ones)."`
+	Notice    string   `json:"notice" jsonschema_description:"Privacy reminder to pass on."`
 }
 
 func exportMemory(d Deps) server.ServerTool {
 	tool := mcp.NewTool("export_memory",
-		mcp.WithDescription("Export the memory in a readable form (JSON and Markdown, a file per scope, with the user profile) into the data root's export folder, for the user to read or take elsewhere. Not a backup: use backup_memory for that. Tell the user the files are unencrypted personal data."),
+		mcp.WithDescription("Export the memory readably (JSON and Markdown, a file per scope, with the user profile) into the data root's export folder, for the user to read or take elsewhere. Not a backup (see backup_memory). Tell the user the files are unencrypted personal data."),
 		mcp.WithInputSchema[exportIn](),
 		mcp.WithOutputSchema[exportOut](),
 		annotate("Export memory", false, false, false),
@@ -120,7 +120,7 @@ func exportMemory(d Deps) server.ServerTool {
 }
 
 type optimizeIn struct {
-	Job    string `json:"job,omitempty" jsonschema:"enum=maintenance,enum=summarize,enum=dedup,enum=noise,enum=prune,enum=size,enum=purge,enum=compact" jsonschema_description:"Which job: maintenance (default: all of them), summarize (condense conversations past retention and archive their messages), dedup (merge near-duplicates), noise (archive old acknowledgements), prune (archive unused memories, per retention.mode), size (enforce size limits), purge (delete long-forgotten memories a backup holds), compact (compact the database, repair the embedding index)."`
+	Job    string `json:"job,omitempty" jsonschema:"enum=maintenance,enum=summarize,enum=dedup,enum=noise,enum=prune,enum=size,enum=purge,enum=compact" jsonschema_description:"maintenance (default: every job), summarize (condense old conversations, archive their messages), dedup (merge near-duplicates), noise (archive old acknowledgements), prune (archive unused memories, per retention.mode), size (enforce size limits), purge (delete long-forgotten memories a backup holds), compact (compact the database, repair the index)."`
 	DryRun bool   `json:"dry_run,omitempty" jsonschema_description:"Report what would change without changing anything."`
 }
 
@@ -129,12 +129,12 @@ type optimizeOut struct {
 	Operations []string       `json:"operations" jsonschema_description:"What was done, e.g. removed_20_duplicate_entries."`
 	Counts     map[string]int `json:"counts" jsonschema_description:"The numbers behind the operations."`
 	Warnings   []string       `json:"warnings" jsonschema_description:"What could not be done, and why."`
-	DryRun     bool           `json:"dry_run" jsonschema_description:"True when nothing was changed."`
+	DryRun     bool           `json:"dry_run" jsonschema_description:"Nothing was changed."`
 }
 
 func optimizeMemory(d Deps) server.ServerTool {
 	tool := mcp.NewTool("optimize_memory",
-		mcp.WithDescription("Run memory maintenance now (it also runs nightly): condense old conversations into summaries and archive their messages, merge duplicates, archive noise and unused memories, purge long-forgotten ones a backup holds, compact. Nothing is lost: archived and merged memories stay recoverable. Use it when the user asks to clean up or optimize their memory; use dry_run to show what would change first."),
+		mcp.WithDescription("Run maintenance now (it also runs nightly): summarize old conversations and archive their messages, merge duplicates, archive noise and unused memories, purge long-forgotten ones a backup holds, compact. Archived and merged memories stay recoverable. Use it when the user asks to clean up or optimize their memory; dry_run shows what would change."),
 		mcp.WithInputSchema[optimizeIn](),
 		mcp.WithOutputSchema[optimizeOut](),
 		annotate("Optimize memory", false, true, false),

@@ -45,6 +45,50 @@ func sessionScope(ctx context.Context, fb *fallbackScope) scopeHolder {
 type call struct {
 	eng  *memory.Engine
 	sess scopeHolder
+	deps Deps
+}
+
+// timeZoneKeys are the profile preferences that set the user's time zone,
+// time_zone first.
+var timeZoneKeys = []string{"time_zone", "timezone"}
+
+// location is the time zone the tools read dates and time phrases in: the
+// user profile's time_zone preference, else infmem's configured zone.
+func (c call) location(ctx context.Context) *time.Location {
+	p, err := c.eng.Profile(ctx)
+	if err != nil {
+		c.deps.Logger.Warn("cannot read the user profile's time zone; using the configured one", "err", c.deps.Redact(err.Error()))
+		return c.eng.Location()
+	}
+	for _, k := range timeZoneKeys {
+		if name := p.Preferences[k]; name != "" {
+			loc, err := loadZone(name)
+			if err != nil {
+				c.deps.Logger.Warn("the user profile's time zone is not valid; using the configured one", "key", k, "err", err)
+				break
+			}
+			return loc
+		}
+	}
+	return c.eng.Location()
+}
+
+// zoneName names a time zone for the model: its IANA name, or for the
+// system's zone (named Local) its abbreviation and offset now.
+func zoneName(loc *time.Location) string {
+	if loc.String() != "Local" {
+		return loc.String()
+	}
+	return "the system's time zone (" + time.Now().In(loc).Format("MST, UTC-07:00") + ")"
+}
+
+// loadZone reads an IANA time zone name.
+func loadZone(name string) (*time.Location, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || strings.EqualFold(name, "Local") {
+		return nil, fmt.Errorf("%q is not an IANA time zone", name)
+	}
+	return time.LoadLocation(name)
 }
 
 // typed adapts a handler on a decoded input struct to an MCP tool handler:
@@ -59,7 +103,7 @@ func typed[In any](d Deps, name string, fn func(ctx context.Context, c call, in 
 		eng, err := d.Engine(ctx)
 		var out any
 		if err == nil {
-			out, err = fn(ctx, call{eng: eng, sess: sessionScope(ctx, d.fallback)}, in)
+			out, err = fn(ctx, call{eng: eng, sess: sessionScope(ctx, d.fallback), deps: d}, in)
 		}
 		switch {
 		case err == nil:
@@ -70,7 +114,7 @@ func typed[In any](d Deps, name string, fn func(ctx context.Context, c call, in 
 			d.Logger.Error("tool failed", "tool", name, "err", msg)
 			return nil, fmt.Errorf("%s failed: %s", name, msg)
 		}
-		b, err := json.Marshal(out)
+		b, err := json.Marshal(nonNil(out))
 		if err != nil {
 			return nil, fmt.Errorf("%s: cannot encode result: %w", name, err)
 		}
@@ -164,7 +208,10 @@ func jsonKind(goKind string) string {
 }
 
 // parseWhen reads a time argument: an ISO 8601 date or date-time, or a
-// phrase ("last Monday"); for a phrase, end picks the end of its range.
+// phrase ("last Monday"). As a start it is the date-time, the date's
+// midnight or the phrase's start. With end set it is an exclusive end: the
+// date-time itself, the midnight after a date (so that day is in), or the
+// end of a phrase's range (so that whole period is in).
 func parseWhen(arg, s string, loc *time.Location, now time.Time, end bool) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -189,6 +236,15 @@ func parseWhen(arg, s string, loc *time.Location, now time.Time, end bool) (time
 		return r.To, nil
 	}
 	return r.From, nil
+}
+
+// parsePeriod reads a period in words ("last week") as [from, to).
+func parsePeriod(arg, phrase string, loc *time.Location, now time.Time) (from, to time.Time, err error) {
+	r, err := timephrase.Parse(strings.TrimSpace(phrase), now.In(loc), loc)
+	if err != nil {
+		return time.Time{}, time.Time{}, badInput("%s: %v; or send range with from/to ISO dates", arg, err)
+	}
+	return r.From, r.To, nil
 }
 
 // parseTimestamp reads when a memory happened: ISO 8601 only.

@@ -40,7 +40,8 @@ func newHarness(t *testing.T) *harness {
 	eng := memory.New(store, reg, memory.Options{Location: time.UTC, Logger: testenv.Logger(t)})
 	eng.Start(ctx)
 	t.Cleanup(func() { eng.Close(context.Background()) })
-	srv := NewServer(Deps{Engine: Ready(eng), Logger: testenv.Logger(t)}, "test")
+	// Every result is checked against its tool's output schema.
+	srv := NewServer(Deps{Engine: Ready(eng), Logger: testenv.Logger(t)}, "test", server.WithOutputSchemaValidation())
 	return &harness{t: t, eng: eng, store: store, srv: srv}
 }
 

@@ -2,6 +2,8 @@ package mcptools
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -11,24 +13,24 @@ import (
 )
 
 type contactOut struct {
-	Name     string `json:"name" jsonschema_description:"Person or entity."`
-	Relation string `json:"relation,omitempty" jsonschema_description:"Relation to the user, e.g. sister, manager."`
-	Notes    string `json:"notes,omitempty" jsonschema_description:"Anything else worth knowing."`
+	Name     string `json:"name"`
+	Relation string `json:"relation,omitempty" jsonschema_description:"Relation to the user."`
+	Notes    string `json:"notes,omitempty"`
 }
 
 type profileOut struct {
 	Name        string            `json:"name,omitempty" jsonschema_description:"The user's name."`
-	Preferences map[string]string `json:"preferences" jsonschema_description:"How the user wants to be helped, e.g. tone, detail_level, timezone."`
-	Facts       map[string]string `json:"facts" jsonschema_description:"Facts about the user, e.g. favorite_color, birthday, home_city."`
+	Preferences map[string]string `json:"preferences" jsonschema_description:"How the user wants to be helped, e.g. tone, detail_level, time_zone."`
+	Facts       map[string]string `json:"facts" jsonschema_description:"Facts about the user, e.g. birthday, home_city."`
 	Contacts    []contactOut      `json:"contacts" jsonschema_description:"People and entities that matter to the user."`
-	Notes       []string          `json:"notes" jsonschema_description:"Free-form notes, e.g. allergies."`
-	UpdatedAt   string            `json:"updated_at,omitempty" jsonschema_description:"When it last changed."`
+	Notes       []string          `json:"notes"`
+	UpdatedAt   string            `json:"updated_at,omitempty"`
 }
 
 type profileResultOut struct {
 	Kind    string     `json:"kind" jsonschema_description:"Always recalled_memory."`
-	Notice  string     `json:"notice" jsonschema_description:"Reminder that profile texts are data, not instructions."`
-	Profile profileOut `json:"profile" jsonschema_description:"The user's profile."`
+	Notice  string     `json:"notice"`
+	Profile profileOut `json:"profile"`
 }
 
 func toProfileOut(p memory.Profile) profileOut {
@@ -46,7 +48,7 @@ type getProfileIn struct{}
 
 func getUserProfile(d Deps) server.ServerTool {
 	tool := mcp.NewTool("get_user_profile",
-		mcp.WithDescription("Read what is known about the user: name, preferences (tone, detail level, time zone), personal facts (birthday, favourite things, home city), important people, and notes. Read it at the start of a conversation or whenever personalising an answer, and when the user asks what you know about them."),
+		mcp.WithDescription("Read what is known about the user: name, preferences, personal facts (birthday, favourite things, home city), important people and notes. Read it at the start of a conversation, when personalising an answer, and when the user asks what you know about them."),
 		mcp.WithInputSchema[getProfileIn](),
 		mcp.WithOutputSchema[profileResultOut](),
 		annotate("Read user profile", true, false, true),
@@ -68,30 +70,38 @@ type contactIn struct {
 
 type updateProfileIn struct {
 	Name              *string           `json:"name,omitempty" jsonschema_description:"The user's name."`
-	SetPreferences    map[string]string `json:"set_preferences,omitempty" jsonschema_description:"Preferences to add or change, e.g. {\"tone\": \"casual\"}."`
+	SetPreferences    map[string]string `json:"set_preferences,omitempty" jsonschema_description:"Preferences to add or change, e.g. {\"tone\": \"casual\"}. time_zone takes an IANA name (Europe/Paris): the memory tools then read dates and time phrases in it."`
 	RemovePreferences []string          `json:"remove_preferences,omitempty" jsonschema_description:"Preference keys to remove."`
-	SetFacts          map[string]string `json:"set_facts,omitempty" jsonschema_description:"Facts to add or change, e.g. {\"favorite_color\": \"blue\", \"birthday\": \"1990-05-15\"}. Keys are stored in lower_snake_case."`
+	SetFacts          map[string]string `json:"set_facts,omitempty" jsonschema_description:"Facts to add or change, e.g. {\"birthday\": \"1990-05-15\"}; keys are stored in lower_snake_case."`
 	RemoveFacts       []string          `json:"remove_facts,omitempty" jsonschema_description:"Fact keys to remove."`
-	AddContacts       []contactIn       `json:"add_contacts,omitempty" jsonschema_description:"People to add; one with the same name (any case) is replaced."`
+	AddContacts       []contactIn       `json:"add_contacts,omitempty" jsonschema_description:"People to add; one of the same name is replaced."`
 	RemoveContacts    []string          `json:"remove_contacts,omitempty" jsonschema_description:"Names of people to remove."`
-	AddNotes          []string          `json:"add_notes,omitempty" jsonschema_description:"Free-form notes to add, e.g. \"allergic to penicillin\"."`
+	AddNotes          []string          `json:"add_notes,omitempty" jsonschema_description:"Notes to add, e.g. \"allergic to penicillin\"."`
 	RemoveNotes       []string          `json:"remove_notes,omitempty" jsonschema_description:"Notes to remove (exact text, any case)."`
 }
 
 type updateProfileOut struct {
 	Status  string     `json:"status" jsonschema_description:"OK."`
-	Changed []string   `json:"changed" jsonschema_description:"Parts that changed; empty when nothing differed."`
-	Profile profileOut `json:"profile" jsonschema_description:"The profile after the change."`
+	Changed []string   `json:"changed" jsonschema_description:"Parts that changed."`
+	Profile profileOut `json:"profile" jsonschema_description:"The profile now."`
 }
 
 func updateUserProfile(d Deps) server.ServerTool {
 	tool := mcp.NewTool("update_user_profile",
-		mcp.WithDescription("Record lasting facts about the user themselves: \"my favorite color is blue\" (set_facts favorite_color), \"call me Sam\" (name), \"keep answers short\" (set_preferences detail_level), \"my sister is Alice\" (add_contacts), \"I'm allergic to penicillin\" (add_notes). Also removes them when the user says they no longer hold."),
+		mcp.WithDescription("Record lasting facts about the user themselves: \"my favorite color is blue\" (set_facts favorite_color), \"call me Sam\" (name), \"keep answers short\" (set_preferences detail_level), \"I am on Tokyo time\" (set_preferences time_zone Asia/Tokyo), \"my sister is Alice\" (add_contacts), \"I'm allergic to penicillin\" (add_notes). Also removes them when the user says they no longer hold."),
 		mcp.WithInputSchema[updateProfileIn](),
 		mcp.WithOutputSchema[updateProfileOut](),
 		annotate("Update user profile", false, true, true),
 	)
 	return server.ServerTool{Tool: tool, Handler: typed(d, "update_user_profile", func(ctx context.Context, c call, in updateProfileIn) (any, error) {
+		for k, v := range in.SetPreferences {
+			if !isTimeZoneKey(k) {
+				continue
+			}
+			if _, err := loadZone(v); err != nil {
+				return nil, badInput("set_preferences.%s %q is not an IANA time zone; send a name like Europe/Paris or America/New_York (or remove_preferences [%q] to use infmem's configured zone)", k, v, k)
+			}
+		}
 		u := memory.ProfileUpdate{
 			Name: in.Name, SetPreferences: in.SetPreferences, RemovePreferences: in.RemovePreferences,
 			SetFacts: in.SetFacts, RemoveFacts: in.RemoveFacts, RemoveContacts: in.RemoveContacts,
@@ -109,4 +119,12 @@ func updateUserProfile(d Deps) server.ServerTool {
 		}
 		return updateProfileOut{Status: "OK", Changed: changed, Profile: toProfileOut(p)}, nil
 	})}
+}
+
+// isTimeZoneKey reports whether a preference key (as sent, before the
+// profile stores it in lower_snake_case) sets the time zone.
+func isTimeZoneKey(k string) bool {
+	k = strings.ToLower(strings.TrimSpace(k))
+	k = strings.NewReplacer(" ", "_", "-", "_", ".", "_").Replace(k)
+	return slices.Contains(timeZoneKeys, strings.Trim(k, "_"))
 }

@@ -12,13 +12,13 @@ import (
 )
 
 type scopeOut struct {
-	Name            string   `json:"name" jsonschema_description:"Scope name."`
-	Description     string   `json:"description,omitempty" jsonschema_description:"What it is for."`
-	ParentScope     string   `json:"parent_scope,omitempty" jsonschema_description:"Parent scope; a search in this scope also reads its parents."`
+	Name            string   `json:"name"`
+	Description     string   `json:"description,omitempty"`
+	ParentScope     string   `json:"parent_scope,omitempty" jsonschema_description:"Parent; searches in this scope also read it."`
 	Active          bool     `json:"active" jsonschema_description:"Inactive scopes are left out of searches that do not name them."`
-	RelatedKeywords []string `json:"related_keywords" jsonschema_description:"Words that suggest this scope."`
+	RelatedKeywords []string `json:"related_keywords"`
 	MemoryCount     int      `json:"memory_count" jsonschema_description:"Live memories in it."`
-	CreatedAt       string   `json:"created_at" jsonschema_description:"When it was created."`
+	CreatedAt       string   `json:"created_at"`
 }
 
 func toScopeOut(s memory.ScopeInfo) scopeOut {
@@ -27,22 +27,22 @@ func toScopeOut(s memory.ScopeInfo) scopeOut {
 }
 
 type createScopeIn struct {
-	Scope           string   `json:"scope" jsonschema_description:"Name of the scope: letters, digits, spaces and - _ . : / # ( ) & ', at most 64 bytes, e.g. \"Project Alpha\"."`
+	Scope           string   `json:"scope" jsonschema_description:"Name: letters, digits, spaces and - _ . : / # ( ) & ', at most 64 bytes, e.g. \"Project Alpha\". A slash nests: \"Work/Apollo\" goes under Work, created if missing."`
 	Description     string   `json:"description,omitempty" jsonschema_description:"What the scope is for."`
-	ParentScope     string   `json:"parent_scope,omitempty" jsonschema_description:"Existing scope it belongs under, e.g. \"Work\"; searches in this scope then also read the parent."`
+	ParentScope     string   `json:"parent_scope,omitempty" jsonschema_description:"Existing scope to put it under instead of the slash's, e.g. \"Work\"."`
 	RelatedKeywords []string `json:"related_keywords,omitempty" jsonschema_description:"Words that suggest this scope."`
-	Active          *bool    `json:"active,omitempty" jsonschema_description:"Set false to leave the scope out of searches that do not name it (also for an existing scope); true to bring it back."`
+	Active          *bool    `json:"active,omitempty" jsonschema_description:"false: leave the scope out of searches that do not name it (also for an existing scope); true: bring it back."`
 }
 
 type createScopeOut struct {
 	Status  string   `json:"status" jsonschema_description:"OK."`
 	Created bool     `json:"created" jsonschema_description:"False when the scope already existed."`
-	Scope   scopeOut `json:"scope" jsonschema_description:"The scope."`
+	Scope   scopeOut `json:"scope"`
 }
 
 func createMemoryScope(d Deps) server.ServerTool {
 	tool := mcp.NewTool("create_memory_scope",
-		mcp.WithDescription("Create a memory scope (a separate context such as Work, Health or a project) with a description, optionally under a parent scope; or activate/deactivate an existing one. Scopes are also created automatically the first time a memory is stored in one, so this is needed only to describe, nest or deactivate them."),
+		mcp.WithDescription("Create a memory scope (a context such as Work, Health or a project) with a description, optionally under a parent (searches in a scope also read its parents), or activate/deactivate one. Storing into a new scope creates it too; this is for describing, nesting or deactivating scopes."),
 		mcp.WithInputSchema[createScopeIn](),
 		mcp.WithOutputSchema[createScopeOut](),
 		annotate("Create a scope", false, false, true),
@@ -66,13 +66,13 @@ type listScopesIn struct {
 }
 
 type listScopesOut struct {
-	Scopes      []scopeOut `json:"scopes" jsonschema_description:"Scopes, Global first."`
-	ActiveScope string     `json:"active_scope,omitempty" jsonschema_description:"This session's active scope, if one is set."`
+	Scopes      []scopeOut `json:"scopes" jsonschema_description:"Global first."`
+	ActiveScope string     `json:"active_scope,omitempty" jsonschema_description:"This session's active scope, if set."`
 }
 
 func listMemoryScopes(d Deps) server.ServerTool {
 	tool := mcp.NewTool("list_memory_scopes",
-		mcp.WithDescription("List the memory scopes (contexts) with their descriptions and how many memories each holds, and this session's active scope. Use it when the user asks what contexts or projects you keep memories for, or before choosing a scope."),
+		mcp.WithDescription("List the memory scopes (contexts) with their descriptions, parents and memory counts, and this session's active scope. Use it when the user asks what contexts or projects you keep memories for, or before choosing a scope."),
 		mcp.WithInputSchema[listScopesIn](),
 		mcp.WithOutputSchema[listScopesOut](),
 		annotate("List scopes", true, false, true),
@@ -91,30 +91,35 @@ func listMemoryScopes(d Deps) server.ServerTool {
 }
 
 type setScopeIn struct {
-	Scope string `json:"scope" jsonschema_description:"Scope to work in from now on in this conversation, e.g. \"Project Alpha\" (created if new). Empty string: no active scope."`
+	Scope  string `json:"scope" jsonschema_description:"Scope to work in, e.g. \"Project Alpha\"; empty string: none."`
+	Create bool   `json:"create,omitempty" jsonschema_description:"true: create the scope if it does not exist (\"Work/Apollo\" goes under Work). Otherwise an unknown scope is refused."`
 }
 
 type setScopeOut struct {
 	Status      string   `json:"status" jsonschema_description:"OK."`
 	ActiveScope string   `json:"active_scope" jsonschema_description:"The active scope now (empty: none)."`
-	Created     bool     `json:"created,omitempty" jsonschema_description:"True when the scope was created by this call."`
+	Created     bool     `json:"created,omitempty" jsonschema_description:"This call created the scope."`
 	Searches    []string `json:"searches" jsonschema_description:"Scopes a search without an explicit scope now reads."`
 }
 
 func setActiveScope(d Deps) server.ServerTool {
 	tool := mcp.NewTool("set_active_scope",
-		mcp.WithDescription("Set the scope this conversation works in, e.g. when the user says \"let's work on Project Alpha\" or the topic is clearly one context. Afterwards store_memory saves into it and searches read it, its parents and Global, so other contexts' memories stay out. Applies to this connection only; send an empty scope to clear it."),
+		mcp.WithDescription("Set the scope this conversation works in, e.g. when the user says \"let's work on Project Alpha\" or the topic is clearly one context: store_memory then saves into it and searches read it, its parents and Global, keeping other contexts out. For this connection only; an empty scope clears it. An unknown scope is refused unless create is true."),
 		mcp.WithInputSchema[setScopeIn](),
 		mcp.WithOutputSchema[setScopeOut](),
 		annotate("Set active scope", false, false, true),
 	)
 	return server.ServerTool{Tool: tool, Handler: typed(d, "set_active_scope", func(ctx context.Context, c call, in setScopeIn) (any, error) {
+		want := strings.TrimSpace(in.Scope)
+		if _, ok := c.eng.Scopes().Get(want); !ok && !in.Create && want != "" && !strings.EqualFold(want, scopes.All) {
+			return nil, unknownActiveScope(c.eng.Scopes(), want)
+		}
 		name, created, err := c.eng.UseScope(ctx, in.Scope)
 		if err != nil {
 			return nil, err
 		}
 		c.sess.SetActiveScope(name)
-		set := "ALL"
+		set := scopes.All
 		if name != "" {
 			set = name
 		}
@@ -122,9 +127,16 @@ func setActiveScope(d Deps) server.ServerTool {
 		if err != nil {
 			return nil, err
 		}
-		if name == "" && !strings.EqualFold(set, "ALL") {
-			searches = nil
-		}
 		return setScopeOut{Status: "OK", ActiveScope: name, Created: created, Searches: searches}, nil
 	})}
+}
+
+// unknownActiveScope refuses to make an unknown scope active, in the words
+// a search uses for an unknown filter.scope, and says how to create it.
+func unknownActiveScope(reg *scopes.Registry, name string) error {
+	names := reg.Names()
+	if len(names) > 30 {
+		names = append(names[:30], "…")
+	}
+	return badInput("there is no scope named %q; use one of: %s (or send create: true to start it as a new scope)", name, strings.Join(names, ", "))
 }

@@ -10,35 +10,35 @@ import (
 type statsIn struct{}
 
 type indexStatusOut struct {
-	Ready    bool  `json:"ready" jsonschema_description:"True once every memory is indexed."`
+	Ready    bool  `json:"ready" jsonschema_description:"Every memory is indexed."`
 	Loaded   int64 `json:"loaded" jsonschema_description:"Memories indexed so far."`
 	Expected int64 `json:"expected" jsonschema_description:"Memories stored (approximate)."`
 }
 
 type statsOut struct {
-	TotalMemories     int            `json:"total_memories" jsonschema_description:"Live memories and summaries (not forgotten, not archived)."`
+	TotalMemories     int            `json:"total_memories" jsonschema_description:"Live memories and summaries (not forgotten or archived)."`
 	ConversationCount int            `json:"conversation_count" jsonschema_description:"Distinct conversations among live memories."`
 	Scopes            map[string]int `json:"scopes" jsonschema_description:"Live memories per scope."`
 	Summaries         int            `json:"summaries" jsonschema_description:"Live summaries."`
-	Forgotten         int            `json:"forgotten" jsonschema_description:"Soft-forgotten memories (restorable)."`
-	Archived          int            `json:"archived" jsonschema_description:"Archived memories."`
+	Forgotten         int            `json:"forgotten" jsonschema_description:"Soft-forgotten (restorable)."`
+	Archived          int            `json:"archived"`
 	LastBackup        string         `json:"last_backup,omitempty" jsonschema_description:"When the last successful backup finished."`
-	DBSizeMB          float64        `json:"db_size_mb" jsonschema_description:"Database size in MB."`
-	Engine            string         `json:"engine" jsonschema_description:"Database engine: embedded, managed or external."`
+	DBSizeMB          float64        `json:"db_size_mb"`
+	Engine            string         `json:"engine" jsonschema_description:"embedded, managed or external."`
 	Index             indexStatusOut `json:"index" jsonschema_description:"Search index state."`
 	Embedding         embeddingOut   `json:"embedding" jsonschema_description:"Semantic recall state."`
 	// Maintenance lists each maintenance job's last run.
-	Maintenance map[string]MaintenanceRun `json:"maintenance,omitempty" jsonschema_description:"Each maintenance job's last run (summarize, dedup, backups...)."`
+	Maintenance map[string]MaintenanceRun `json:"maintenance,omitempty" jsonschema_description:"Each maintenance job's last run."`
 }
 
 type embeddingOut struct {
 	Model   string `json:"model" jsonschema_description:"Embedding model (empty: keyword search only)."`
 	Vectors int    `json:"vectors" jsonschema_description:"Live memories with a vector of this model."`
-	Pending int    `json:"pending" jsonschema_description:"Memories waiting to be embedded in the background (after a model change, for instance)."`
+	Pending int    `json:"pending" jsonschema_description:"Memories waiting to be embedded."`
 }
 
 type statsResultOut struct {
-	Stats statsOut `json:"stats" jsonschema_description:"What the memory holds."`
+	Stats statsOut `json:"stats"`
 }
 
 func getMemoryStats(d Deps) server.ServerTool {

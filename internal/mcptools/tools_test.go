@@ -183,11 +183,29 @@ func TestDeleteAndUnforget(t *testing.T) {
 	if out["deleted_count"].(float64) != 0 {
 		t.Fatalf("missing id: %v", out)
 	}
+	// By description: a dry run lists every match; over 10 matches the
+	// count must be confirmed.
+	for i := 0; i < 11; i++ {
+		h.ok(c, "store_memory", map[string]any{"content": fmt.Sprintf("Apollo task number %d", i)})
+	}
+	out = h.ok(c, "delete_memory", map[string]any{"target": map[string]any{"query": "Apollo"}, "dry_run": true})
+	if out["deleted_count"].(float64) != 0 || out["matched"].(float64) != 11 || out["dry_run"] != true || len(out["forgotten"].([]any)) != 11 {
+		t.Fatalf("dry run by query: %v", out)
+	}
+	out = h.ok(c, "delete_memory", map[string]any{"target": map[string]any{"query": "Apollo"}})
+	if out["deleted_count"].(float64) != 0 || out["needs_confirmation"] != true || !strings.Contains(out["note"].(string), "confirm_count 11") {
+		t.Fatalf("unconfirmed: %v", out)
+	}
+	out = h.ok(c, "delete_memory", map[string]any{"target": map[string]any{"query": "Apollo"}, "confirm_count": 11})
+	if out["deleted_count"].(float64) != 11 {
+		t.Fatalf("confirmed: %v", out)
+	}
+	h.fails(c, "delete_memory", map[string]any{"target": map[string]any{"query": "Apollo"}, "confirm_count": -1}, "confirm_count must be")
 	h.fails(c, "delete_memory", map[string]any{"target": map[string]any{}}, "say what to forget")
 	h.fails(c, "delete_memory", map[string]any{"target": map[string]any{"memory_id": a}, "forget_mode": "burn"}, "not soft or hard")
 
 	listed := h.ok(c, "list_memories", map[string]any{"only_forgotten": true})
-	if listed["total"].(float64) != 4 {
+	if listed["total"].(float64) != 15 {
 		t.Fatalf("forgotten listed: %v", listed)
 	}
 	un := h.ok(c, "unforget_memory", map[string]any{"memory_ids": []any{a, bson.NewObjectID().Hex()}})
@@ -248,7 +266,7 @@ func TestScopesAndActiveScopePerSession(t *testing.T) {
 	}
 	h.ok(a, "store_memory", map[string]any{"content": "alpha secret: the codename is Heron"})
 	h.ok(b, "store_memory", map[string]any{"content": "global fact: the office closes at 6"})
-	h.ok(b, "set_active_scope", map[string]any{"scope": "Health"})
+	h.ok(b, "set_active_scope", map[string]any{"scope": "Health", "create": true})
 	h.ok(b, "store_memory", map[string]any{"content": "health: the codename for my diet is Heron"})
 
 	if got := texts(h.ok(a, "retrieve_memory", map[string]any{"query": "codename Heron"}), "results"); !slices.Equal(got, []string{"alpha secret: the codename is Heron"}) {

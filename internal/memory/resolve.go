@@ -76,6 +76,15 @@ func (e *Engine) searchScopes(requested, active string, exact bool) ([]string, e
 	return set, err
 }
 
+// subtreeScopes is a scope and the active scopes beneath it.
+func (e *Engine) subtreeScopes(name string) ([]string, error) {
+	set, err := e.scopes.Subtree(strings.TrimSpace(name))
+	if errors.Is(err, scopes.ErrNotFound) {
+		return nil, e.unknownScope(name)
+	}
+	return set, err
+}
+
 func (e *Engine) unknownScope(name string) error {
 	return inputErrorf("there is no scope named %q; use one of: %s (or ALL for every scope)", name, e.scopeList())
 }

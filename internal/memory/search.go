@@ -19,6 +19,10 @@ type SearchRequest struct {
 	ActiveScope string
 	// ExactScope searches Scope alone, without its ancestors and Global.
 	ExactScope bool
+	// Subtree searches Scope and every active scope beneath it (by
+	// parent_scope or a slash in the name), without its ancestors and
+	// Global; Scope itself need not exist if scopes lie beneath it.
+	Subtree bool
 	// Tags must all be present on a result.
 	Tags []string
 	// From and To bound when the memory happened, [From, To); zero is open.
@@ -60,7 +64,16 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err := e.wait(ctx); err != nil {
 		return SearchResult{}, err
 	}
-	f, set, err := e.searchFilter(req.Scope, req.ActiveScope, req.ExactScope, req.Tags, req.From, req.To)
+	var f filter
+	var set []string
+	var err error
+	if req.Subtree {
+		if set, err = e.subtreeScopes(req.Scope); err == nil {
+			f, err = filterFor(set, req.Tags, req.From, req.To)
+		}
+	} else {
+		f, set, err = e.searchFilter(req.Scope, req.ActiveScope, req.ExactScope, req.Tags, req.From, req.To)
+	}
 	if err != nil {
 		return SearchResult{}, err
 	}
@@ -153,18 +166,24 @@ func (e *Engine) searchFilter(scope, active string, exact bool, tags []string, f
 	if err != nil {
 		return filter{}, nil, err
 	}
+	f, err := filterFor(set, tags, from, to)
+	return f, set, err
+}
+
+// filterFor builds the filter of a scope set, tags and a period.
+func filterFor(set, tags []string, from, to time.Time) (filter, error) {
 	f := filter{scopes: set, from: from, to: to}
 	if !from.IsZero() && !to.IsZero() && !from.Before(to) {
-		return filter{}, nil, inputErrorf("the time range is empty: from %s is not before to %s", from.Format(time.RFC3339), to.Format(time.RFC3339))
+		return filter{}, inputErrorf("the time range is empty: from %s is not before to %s", from.Format(time.RFC3339), to.Format(time.RFC3339))
 	}
 	for _, t := range tags {
 		ft := foldTag(t)
 		if ft == "" {
-			return filter{}, nil, inputErrorf("tags to filter by must not be empty")
+			return filter{}, inputErrorf("tags to filter by must not be empty")
 		}
 		f.tags = append(f.tags, ft)
 	}
-	return f, set, nil
+	return f, nil
 }
 
 func checkLimit(n, def int) (int, error) {
