@@ -74,6 +74,15 @@ type Daemon struct {
 	stopErr   error
 	requested chan struct{} // closed when a control client asks for a stop
 	reqOnce   sync.Once
+
+	// reloadMu serialises reloads and guards stamp, the version of the
+	// configuration last read (ConfigSource.Stamp); cfgMu guards cfgState,
+	// the record status reports. stopWatch ends watchConfig.
+	reloadMu  sync.Mutex
+	stamp     string
+	cfgMu     sync.Mutex
+	cfgState  control.ConfigStatus
+	stopWatch chan struct{}
 }
 
 var _ service.Interface = (*Daemon)(nil)
@@ -96,6 +105,7 @@ func Open(opts Options) (*Daemon, error) {
 	d := &Daemon{opts: opts, log: opts.Logger, ep: ep, rt: rt, lock: lock,
 		conns: map[net.Conn]struct{}{}, requested: make(chan struct{})}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
+	d.initConfig()
 	// We hold the lock, so anything a daemon left here is a dead one's.
 	if info, err := control.ReadInfo(ep.Info); err == nil {
 		d.log.Warn("replacing the leftovers of a daemon that did not stop cleanly", "pid", info.PID, "started_at", info.StartedAt)
@@ -173,6 +183,9 @@ func (d *Daemon) Start(service.Service) error {
 			d.log.Error("control socket failed", "err", err)
 		}
 	}()
+	if d.stopWatch != nil {
+		d.watchConfig()
+	}
 	d.rt.Start()
 	info := control.Info{PID: os.Getpid(), Socket: d.ep.MCP, ControlSocket: d.ep.Control,
 		Version: d.opts.Version, StartedAt: d.started.UTC(), DataRoot: d.opts.Root.Dir}
@@ -281,6 +294,9 @@ func (d *Daemon) shutdown() error {
 	}
 	d.mu.Unlock()
 
+	if d.stopWatch != nil {
+		close(d.stopWatch)
+	}
 	// Stop accepting; closing a listener removes its socket file.
 	d.mcpLn.Close()
 	d.ctlLn.Close()
@@ -336,10 +352,18 @@ func (d *Daemon) shutdown() error {
 // controlHandler serves the control protocol for d.
 type controlHandler struct{ d *Daemon }
 
-// Status implements control.Handler.
+// Status implements control.Handler. A config file changed since it was
+// last read is read first, so status never reports a stale configuration.
 func (h controlHandler) Status(ctx context.Context) (*control.Status, error) {
 	d := h.d
+	var cs *control.ConfigStatus
+	if d.opts.ConfigSource != nil {
+		d.reloadIfChanged(ctx)
+		s := d.ConfigStatus()
+		cs = &s
+	}
 	st := d.rt.Status(ctx)
+	st.Config = cs
 	st.PID = os.Getpid()
 	st.StartedAt = d.started.UTC()
 	st.Socket = d.ep.MCP
@@ -363,6 +387,15 @@ func (h controlHandler) Pause(ctx context.Context, release bool) (func(bool) err
 // memory, counted like a tool call so a pause waits for it.
 func (h controlHandler) Run(ctx context.Context, job string, args json.RawMessage) (any, error) {
 	return h.d.rt.RunJob(ctx, job, args)
+}
+
+// Reload implements control.Handler.
+func (h controlHandler) Reload(ctx context.Context) (*control.ConfigStatus, error) {
+	if h.d.opts.ConfigSource == nil {
+		return nil, errors.New("this daemon was started without a configuration source and cannot reload")
+	}
+	s := h.d.Reload(ctx, "requested by a control client")
+	return &s, nil
 }
 
 // Shutdown implements control.Handler.

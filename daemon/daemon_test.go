@@ -11,8 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -184,7 +186,7 @@ func dialControl(t *testing.T, d *Daemon) *control.Client {
 func TestSessionsShareMemoryButNotScope(t *testing.T) {
 	d := startDaemon(t, testOptions(t, testRoot(t)))
 	a, b := connect(t, d), connect(t, d)
-	callOK(t, a, "set_active_scope", map[string]any{"scope": "Work"})
+	callOK(t, a, "set_active_scope", map[string]any{"scope": "Work", "create": true})
 	callOK(t, a, "store_memory", map[string]any{"content": "The quarterly report is due Friday"})
 	st := callOK(t, b, "store_memory", map[string]any{"content": "My sister lives in Lisbon"})
 	if st["scope"] != "Global" {
@@ -489,5 +491,114 @@ func TestShutdownRequest(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("daemon did not stop on request")
+	}
+}
+
+// configFile is a ConfigSource on a file, as `infmem daemon` builds one.
+func configFile(t *testing.T, body string) (path string, src *ConfigSource) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, &ConfigSource{
+		Path: path,
+		Load: func() (config.Config, string, error) {
+			cfg, err := config.ReadFile(path)
+			return cfg, path, err
+		},
+		Stamp: func() string {
+			fi, err := os.Stat(path)
+			if err != nil {
+				return err.Error()
+			}
+			return fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
+		},
+		Poll: -1,
+	}
+}
+
+const testRecipient = "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p"
+
+// A running daemon notices its edited config file: it applies the live keys
+// (backup recipients, log level) at once, tells its components, records
+// the keys that need a restart, and keeps its configuration when the file
+// turns invalid, saying why in status.
+func TestConfigReload(t *testing.T) {
+	path, src := configFile(t, `{"mongo": {"mode": "embedded"}}`)
+	opts := testOptions(t, testRoot(t))
+	opts.ConfigSource = src
+	opts.LogLevel = new(slog.LevelVar)
+	var mu sync.Mutex
+	var told []config.Config
+	opts.Reconfigure = []func(context.Context, config.Config) error{func(_ context.Context, cfg config.Config) error {
+		mu.Lock()
+		told = append(told, cfg)
+		mu.Unlock()
+		return nil
+	}}
+	d := startDaemon(t, opts)
+	ctl := dialControl(t, d)
+	ctx := context.Background()
+	st, err := ctl.Status(ctx)
+	if err != nil || st.Config == nil || st.Config.Path != path || st.Config.Reloads != 0 || len(st.Config.RestartNeeded) != 0 {
+		t.Fatalf("status before any change: %+v %v", st.Config, err)
+	}
+
+	// `infmem backup keygen` says to add the recipient; the user does, and
+	// also changes the engine. Status reads the changed file at once.
+	os.WriteFile(path, []byte(`{"mongo": {"mode": "external", "uri": "mongodb://u:hunter2@db.example:27017/x"},
+		"backup": {"recipients": ["`+testRecipient+`"]}, "logging": {"level": "debug"}}`), 0o600)
+	st, err = ctl.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := st.Config
+	if cs.Reloads != 1 || cs.Error != "" || !slices.Contains(cs.Applied, "backup.recipients") || !slices.Contains(cs.Applied, "logging.level") ||
+		!slices.Equal(cs.RestartNeeded, []string{"mongo.mode", "mongo.uri"}) {
+		t.Fatalf("status after the edit: %+v", cs)
+	}
+	run := d.Runtime().Config()
+	if !slices.Equal(run.Backup.Recipients, []string{testRecipient}) || run.Mongo.Mode != "embedded" || opts.LogLevel.Level() != slog.LevelDebug {
+		t.Fatalf("running with %+v, log level %v", run, opts.LogLevel.Level())
+	}
+	mu.Lock()
+	if len(told) != 1 || !slices.Equal(told[0].Backup.Recipients, []string{testRecipient}) || told[0].Mongo.Mode != "embedded" {
+		t.Fatalf("components were told %+v", told)
+	}
+	mu.Unlock()
+	if strings.Contains(fmt.Sprint(st), "hunter2") {
+		t.Fatal("status carries the database password")
+	}
+
+	// A typo: the daemon keeps what it runs with and says why.
+	os.WriteFile(path, []byte(`{"backup": {"recipients": ["age1nope"]}}`), 0o600)
+	cs2, err := ctl.Reload(ctx)
+	if err != nil || !strings.Contains(cs2.Error, path) || !strings.Contains(cs2.Error, "backup.recipients[0]") || cs2.ErrorAt == nil {
+		t.Fatalf("reload of an invalid file: %+v %v", cs2, err)
+	}
+	if run := d.Runtime().Config(); !slices.Equal(run.Backup.Recipients, []string{testRecipient}) {
+		t.Fatalf("an invalid file changed the running config: %+v", run.Backup)
+	}
+	if st, _ := ctl.Status(ctx); st.Config.Error != cs2.Error {
+		t.Fatalf("status forgot the refused config: %+v", st.Config)
+	}
+
+	// Fixed, and the daemon told with SIGHUP: the error clears, and going
+	// back to the engine it runs with needs no restart any more.
+	os.WriteFile(path, []byte(`{"mongo": {"mode": "embedded"}, "backup": {"recipients": []}}`), 0o600)
+	self, _ := os.FindProcess(os.Getpid())
+	if err := self.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(d.Runtime().Config().Backup.Recipients) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("SIGHUP did not reload the configuration")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if cs := d.ConfigStatus(); cs.Error != "" || len(cs.RestartNeeded) != 0 || cs.Reloads != 2 {
+		t.Fatalf("after SIGHUP: %+v", cs)
 	}
 }

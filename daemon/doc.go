@@ -16,6 +16,13 @@
 // control), writes run/daemon.json, and stops gracefully. It implements
 // kardianos/service's Interface.
 //
+// A Daemon given a ConfigSource reads its configuration again when the file
+// changes (polled, and checked whenever status is asked for), on SIGHUP and
+// on a control client's reload. Runtime.Reconfigure applies the keys that
+// may change while it runs (config.Live) and tells Options.Reconfigure; the
+// daemon records the keys that wait for a restart and a file it refused,
+// keeping its previous configuration, and reports both in its status.
+//
 // Everything that needs the open memory is wired in Runtime.open and
 // Runtime.startEngine; components that run beside it (the maintenance
 // scheduler) attach through Options.Attach, jobs started from a terminal

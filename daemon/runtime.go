@@ -59,6 +59,17 @@ type Options struct {
 	Tools ToolHooks
 	// Reporters add to the daemon's status, by name (last maintenance run).
 	Reporters map[string]Reporter
+
+	// Reconfigure lists what Reconfigure tells about a configuration whose
+	// live keys (config.Live: backups, maintenance, logging) changed; each
+	// gets the configuration the runtime runs with from then on.
+	Reconfigure []func(ctx context.Context, cfg config.Config) error
+	// LogLevel, when set, is the level of Logger; Reconfigure sets it to
+	// a changed logging.level.
+	LogLevel *slog.LevelVar
+	// ConfigSource, when set, lets a Daemon read its configuration again
+	// (see Daemon.Reload); without it the daemon keeps Config.
+	ConfigSource *ConfigSource
 }
 
 // Stack is the open memory: the database, the scope registry and the memory
@@ -108,6 +119,12 @@ type Runtime struct {
 
 	// transition serialises pause, resume and close with each other.
 	transition sync.Mutex
+	// reconfigure serialises Reconfigure; cfgMu guards cfg, the
+	// configuration the runtime runs with (Options.Config with the live
+	// keys of the last Reconfigure).
+	reconfigure sync.Mutex
+	cfgMu       sync.Mutex
+	cfg         config.Config
 	// uris holds the open store's connection string and its redacted form.
 	uris atomic.Pointer[[2]string]
 
@@ -146,7 +163,7 @@ func NewRuntime(opts Options) *Runtime {
 	if opts.ShutdownTimeout <= 0 {
 		opts.ShutdownTimeout = 20 * time.Second
 	}
-	r := &Runtime{opts: opts, log: opts.Logger, state: control.StateStarting, changed: make(chan struct{})}
+	r := &Runtime{opts: opts, log: opts.Logger, state: control.StateStarting, changed: make(chan struct{}), cfg: opts.Config}
 	// The model loads in the background (USE-lite: ~15 ms); the first
 	// embedding waits for it, nothing else does. One embedder serves every
 	// engine this runtime starts (a resume after restore builds a new one).
@@ -187,6 +204,47 @@ func NewRuntime(opts Options) *Runtime {
 	r.srv = mcptools.NewServer(deps, opts.Version)
 	r.srv.Use(r.gate)
 	return r
+}
+
+// Config is the configuration the runtime runs with: the one it was built
+// with, with the live keys of the last Reconfigure.
+func (r *Runtime) Config() config.Config {
+	r.cfgMu.Lock()
+	defer r.cfgMu.Unlock()
+	return r.cfg
+}
+
+// Reconfigure takes the live keys of next (config.Live) into the
+// configuration the runtime runs with and tells Options.Reconfigure and
+// Options.LogLevel about them. It returns the keys it applied and the keys
+// of next that still differ from what runs, which take effect only after
+// a restart. The error says what a component could not apply; the new
+// values are in place all the same.
+func (r *Runtime) Reconfigure(ctx context.Context, next config.Config) (applied, restart []string, err error) {
+	r.reconfigure.Lock()
+	defer r.reconfigure.Unlock()
+	r.cfgMu.Lock()
+	old := r.cfg
+	cur := config.ApplyLive(old, next)
+	r.cfg = cur
+	r.cfgMu.Unlock()
+	applied = config.Diff(old, cur)
+	restart = config.Diff(cur, next)
+	if len(applied) == 0 {
+		return nil, restart, nil
+	}
+	if r.opts.LogLevel != nil && cur.Logging.Level != old.Logging.Level {
+		if l, perr := logging.ParseLevel(cur.Logging.Level); perr == nil {
+			r.opts.LogLevel.Set(l)
+		}
+	}
+	var errs []error
+	for _, h := range r.opts.Reconfigure {
+		if herr := h(ctx, cur); herr != nil {
+			errs = append(errs, herr)
+		}
+	}
+	return applied, restart, errors.Join(errs...)
 }
 
 // Server is the MCP server; serve it on any number of streams.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 )
 
 // command is one subcommand: its one-line summary, its usage text, and its
@@ -42,6 +43,8 @@ func commands() map[string]command {
 		"start":     startCommand,
 		"stop":      stopCommand,
 		"doctor":    doctorCommand,
+		"reload":    reloadCommand,
+		"restart":   restartCommand,
 	}
 }
 
@@ -61,9 +64,74 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cmd, ok := commands()[name]
 	if !ok {
-		return report(stderr, usageErrorf("unknown command %q; run 'infmem help' for the list", name))
+		return report(stderr, unknownCommand(name))
 	}
 	return report(stderr, cmd.run(ctx, env, rest))
+}
+
+// unknownCommand is the usage error for a command name infmem does not
+// have; it suggests the commands the name is a likely misspelling of.
+func unknownCommand(name string) error {
+	if s := suggest(name); len(s) > 0 {
+		return usageErrorf("unknown command %q; did you mean %s?\nhint: run 'infmem help' for the list", name, strings.Join(s, " or "))
+	}
+	return usageErrorf("unknown command %q; run 'infmem help' for the list", name)
+}
+
+// suggest returns the command names close to name: at most one edit away
+// (a letter added, dropped, changed, or two neighbours swapped), or two
+// for names of five letters or more, or that name abbreviates; the
+// closest ones only.
+func suggest(name string) []string {
+	name = strings.ToLower(name)
+	best := map[int][]string{}
+	for n := range commands() {
+		d := editDistance(name, n)
+		if len(name) >= 3 && strings.HasPrefix(n, name) {
+			d = min(d, 1)
+		}
+		limit := 1
+		if len(n) >= 5 {
+			limit = 2
+		}
+		if d <= limit {
+			best[d] = append(best[d], n)
+		}
+	}
+	for d := 0; d <= 2; d++ {
+		if len(best[d]) > 0 {
+			sort.Strings(best[d])
+			return best[d]
+		}
+	}
+	return nil
+}
+
+// editDistance is the optimal string alignment distance between a and b:
+// insertions, deletions, substitutions and swaps of neighbours.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
 }
 
 func printUsage(w io.Writer) {

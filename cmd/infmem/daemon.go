@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/infmem/infmem/daemon"
 	"github.com/infmem/infmem/installer"
+	"github.com/infmem/infmem/internal/config"
+	"github.com/infmem/infmem/internal/dataroot"
 	"github.com/infmem/infmem/internal/logging"
 	"github.com/infmem/infmem/internal/version"
 )
@@ -49,22 +52,33 @@ func runDaemon(ctx context.Context, opts daemonOptions, env *cliEnv) error {
 	if err != nil {
 		return err
 	}
+	if err := dataRootWritable(s.root.Dir); err != nil {
+		return configError{err}
+	}
 	var console io.Writer
 	if service.Interactive() && writerIsTerminal(env.stderr) {
 		console = env.stderr
 	}
+	// The file takes every record; level, which a config reload may
+	// change, decides which are written.
 	lg, err := logging.Open(logging.Options{
 		Path:    filepath.Join(s.root.LogsDir(), logging.FileName),
-		Level:   s.cfg.Logging.Level,
+		Level:   "debug",
 		Console: console,
 	})
 	if err != nil {
 		return configError{fmt.Errorf("cannot open the service log in %s: %w", s.root.LogsDir(), err)}
 	}
 	defer lg.Close()
-	log := lg.Logger
+	level := new(slog.LevelVar)
+	if l, err := logging.ParseLevel(s.cfg.Logging.Level); err == nil {
+		level.Set(l)
+	}
+	log := slog.New(levelHandler{lg.Logger.Handler(), level})
 
-	dopts := daemon.Options{Config: s.cfg, Root: s.root, Version: version.String(), Logger: log}
+	dopts := daemon.Options{Config: s.cfg, Root: s.root, Version: version.String(), Logger: log, LogLevel: level,
+		ConfigSource: configSource(opts.common, env, s)}
+	dopts.Config.DataDir = s.root.Dir
 	newServices(s, log).apply(&dopts)
 	d, err := daemon.Open(dopts)
 	var running *daemon.RunningError
@@ -100,6 +114,46 @@ func runDaemon(ctx context.Context, opts daemonOptions, env *cliEnv) error {
 		return d.Run(ctx)
 	}
 	return svc.Run()
+}
+
+// configSource is how the daemon reads its configuration again: as this
+// command read it (the same --config, $INFMEM_CONFIG and --log-level),
+// with data_dir replaced by the data root it resolves to, so that a change
+// of data_dir that --data-dir or $INFMEM_DATA_DIR overrides is no change.
+func configSource(c commonFlags, env *cliEnv, s *session) *daemon.ConfigSource {
+	return &daemon.ConfigSource{
+		Path: s.src.Path,
+		Load: func() (config.Config, string, error) {
+			cfg, src, err := loadConfig(c, env)
+			if err != nil {
+				return config.Config{}, src.Path, err
+			}
+			dir, _, err := dataroot.Resolve(c.dataDir, env.getenv, cfg.DataDir)
+			if err != nil {
+				return config.Config{}, src.Path, err
+			}
+			cfg.DataDir = dir
+			return cfg, src.Path, nil
+		},
+		Stamp: func() string { return configStamp(c, env) },
+	}
+}
+
+// levelHandler writes the records at or above a level that can change.
+type levelHandler struct {
+	h     slog.Handler
+	level *slog.LevelVar
+}
+
+func (l levelHandler) Enabled(ctx context.Context, lv slog.Level) bool {
+	return lv >= l.level.Level() && l.h.Enabled(ctx, lv)
+}
+func (l levelHandler) Handle(ctx context.Context, r slog.Record) error { return l.h.Handle(ctx, r) }
+func (l levelHandler) WithAttrs(a []slog.Attr) slog.Handler {
+	return levelHandler{l.h.WithAttrs(a), l.level}
+}
+func (l levelHandler) WithGroup(name string) slog.Handler {
+	return levelHandler{l.h.WithGroup(name), l.level}
 }
 
 func writerIsTerminal(w io.Writer) bool {

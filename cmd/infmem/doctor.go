@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/infmem/infmem/backup"
@@ -82,6 +83,8 @@ type doctor struct {
 	// says why there is none.
 	backups    *backupState
 	backupsWhy string
+	// readOnly is set when the data root cannot be written.
+	readOnly bool
 }
 
 func (d *doctor) add(name, result, detail, fix string) {
@@ -93,7 +96,10 @@ func runDoctor(ctx context.Context, opts doctorOptions, env *cliEnv) error {
 	d.checkConfig(opts.common)
 	d.checkDataRoot(opts.common)
 	if d.root != nil {
-		d.checkLog()
+		if !d.readOnly {
+			// On a read-only root the data root check says it all.
+			d.checkLog()
+		}
 		d.checkDisk()
 	}
 	d.checkMongod()
@@ -155,6 +161,8 @@ func (d *doctor) checkConfig(c commonFlags) {
 	cfg, err := config.ReadFile(src.Path)
 	if err != nil {
 		d.add("config", checkFail, firstLineOf(err.Error()), "correct the key named in "+src.Path+" (every key and its default is in config.example.json)")
+		// The other checks use the defaults, on the data root the file names.
+		d.cfg.DataDir, _ = dataDirOf(src.Path)
 		return
 	}
 	d.cfg = cfg
@@ -171,6 +179,10 @@ func (d *doctor) checkDataRoot(c commonFlags) {
 	root, err := dataroot.Prepare(dir)
 	if err != nil {
 		msg, hint := splitHint(err)
+		if errors.Is(err, syscall.EROFS) {
+			ro := &readOnlyError{root: dir, dir: dir, err: syscall.EROFS, mount: true}
+			msg, hint = splitHint(ro)
+		}
 		if hint == "" {
 			hint = "make " + dir + " a directory that you own, with mode 700, or choose another with --data-dir"
 		}
@@ -178,6 +190,12 @@ func (d *doctor) checkDataRoot(c commonFlags) {
 		return
 	}
 	d.root = &root
+	if err := dataRootWritable(dir); err != nil {
+		d.readOnly = true
+		msg, hint := splitHint(err)
+		d.add("data root", checkFail, msg+" (chosen by "+how+")", hint)
+		return
+	}
 	fi, err := os.Stat(dir)
 	if err == nil && runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
 		d.add("data root", checkWarn, fmt.Sprintf("%s (%s) can be read by other users (mode %04o)", dir, how, fi.Mode().Perm()),
@@ -254,23 +272,32 @@ func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
 		d.add("daemon", checkWarn, "not running; a crashed daemon left "+control.InfoName+" behind ("+p.Problem+")",
 			"nothing to repair by hand: 'infmem start' (or Claude's next 'infmem mcp') replaces the leftovers")
 	case control.Absent:
+		if d.readOnly {
+			d.add("daemon", checkWarn, "not running, and it cannot start on a read-only data root", "make the data root writable (see the data root check above)")
+			break
+		}
 		d.add("daemon", checkWarn, "not running", "'infmem start' starts it; Claude also starts it through 'infmem mcp'")
 	}
 	if p.Presence != control.Running {
+		if d.readOnly {
+			d.add("engine", checkWarn, "not checked: no database engine can open a read-only data root", "make the data root writable (see the data root check above)")
+			d.backupsWhy = "the data root is read-only"
+			return
+		}
 		d.checkEngineInProcess(ctx)
 		return
 	}
 	conn, err := net.DialTimeout("unix", ep.MCP, 2*time.Second)
 	if err != nil {
 		d.add("daemon", checkFail, fmt.Sprintf("pid %d answers on its control socket, but its MCP socket %s does not: %v", p.Pong.PID, ep.MCP, err),
-			"restart it: 'infmem stop' then 'infmem start'")
+			"run 'infmem restart'")
 		return
 	}
 	conn.Close()
 	d.add("daemon", checkPass, fmt.Sprintf("pid %d (version %s) answers on %s", p.Pong.PID, p.Pong.Version, ep.MCP), "")
 	c, err := control.Dial(ctx, ep.Control)
 	if err != nil {
-		d.add("engine", checkFail, err.Error(), "restart the daemon: 'infmem stop' then 'infmem start'")
+		d.add("engine", checkFail, err.Error(), "run 'infmem restart'")
 		return
 	}
 	defer c.Close()
@@ -281,7 +308,7 @@ func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
 	if err == nil {
 		d.backupsWhy = "the daemon's memory is " + st.State
 		if st.State == control.StateReady {
-			d.backupsWhy = "the daemon does not report backups (restart it to run this version: 'infmem stop', then 'infmem start')"
+			d.backupsWhy = "the daemon does not report backups ('infmem restart' makes it run this version)"
 		}
 		if raw, ok := st.Jobs[reporterBackup]; ok {
 			var b backupState
@@ -292,9 +319,12 @@ func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
 			}
 		}
 	}
+	if err == nil && st.Config != nil {
+		d.checkDaemonConfig(st.Config)
+	}
 	switch {
 	case err != nil:
-		d.add("engine", checkFail, "the daemon does not report its status: "+err.Error(), "restart it: 'infmem stop' then 'infmem start'; see "+ep.LogFile())
+		d.add("engine", checkFail, "the daemon does not report its status: "+err.Error(), "run 'infmem restart'; see "+ep.LogFile())
 	case st.State == control.StateFailed:
 		msg, hint := splitHint(errors.New(st.Error))
 		if hint == "" {
@@ -311,6 +341,29 @@ func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
 			engine = st.Store.Engine
 		}
 		d.add("engine", checkPass, engine+" engine answers; index ready", "")
+	}
+}
+
+// checkDaemonConfig judges the daemon's record of its configuration: a
+// file it refused fails, changes that wait for a restart warn.
+func (d *doctor) checkDaemonConfig(cs *control.ConfigStatus) {
+	file := cs.Path
+	if file == "" {
+		file = "the built-in defaults"
+	}
+	switch {
+	case cs.Error != "":
+		msg, hint := splitHint(errors.New(cs.Error))
+		fix := "correct the key named; the daemon reads the file again when it changes ('infmem reload' makes it read it now)"
+		if hint != "" {
+			fix = hint + "; " + fix
+		}
+		d.add("daemon config", checkFail, "the daemon refused its config file and runs on with its previous configuration: "+firstLineOf(msg), fix)
+	case len(cs.RestartNeeded) > 0:
+		d.add("daemon config", checkWarn, fmt.Sprintf("config changed since the daemon started: %s take effect only when it starts", strings.Join(cs.RestartNeeded, ", ")),
+			"run 'infmem restart'")
+	default:
+		d.add("daemon config", checkPass, "the daemon runs with "+file+" as it is now", "")
 	}
 }
 

@@ -23,7 +23,7 @@ func runHelp(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	cmd, ok := commands()[args[0]]
 	if !ok {
-		return usageErrorf("unknown command %q; run 'infmem help' for the list", args[0])
+		return unknownCommand(args[0])
 	}
 	fmt.Fprintf(env.stdout, "infmem %s: %s\n\n", args[0], cmd.summary)
 	// Each command prints its flags when asked for -h.

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -122,4 +124,119 @@ func TestBadLogLevel(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errs, "--log-level") {
 		t.Fatalf("%d %q", code, errs)
 	}
+}
+
+// A bad flag is reported once, with the command's usage line, not by the
+// flag package and again by infmem; -h still prints every flag.
+func TestBadFlagReportedOnce(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"status", "--no-such-flag"}, strings.NewReader(""), &out, &errb)
+	if code != exitUsage || strings.Count(errb.String(), "flag provided but not defined: -no-such-flag") != 1 ||
+		!strings.HasPrefix(errb.String(), "infmem: flag provided") || !strings.Contains(errb.String(), "usage: infmem status [--json]") ||
+		strings.Contains(errb.String(), "-data-dir string") {
+		t.Fatalf("bad flag: %d\n%s", code, errb.String())
+	}
+	errb.Reset()
+	code = run(context.Background(), []string{"maintain", "--limit", "many"}, strings.NewReader(""), &out, &errb)
+	if code != exitUsage || strings.Count(errb.String(), `invalid value "many" for flag -limit`) != 1 {
+		t.Fatalf("bad value: %d\n%s", code, errb.String())
+	}
+	errb.Reset()
+	code = run(context.Background(), []string{"status", "-h"}, strings.NewReader(""), &out, &errb)
+	if code != exitOK || strings.Count(errb.String(), "Usage: infmem status") != 1 || !strings.Contains(errb.String(), "-data-dir") {
+		t.Fatalf("-h: %d\n%s", code, errb.String())
+	}
+}
+
+// A misspelt command name gets a suggestion; a name like no command gets
+// none.
+func TestUnknownCommandSuggestions(t *testing.T) {
+	for _, c := range []struct{ typed, want string }{
+		{"stauts", `did you mean status?`},
+		{"statsu", `did you mean status?`},
+		{"mpc", `did you mean mcp?`},
+		{"doctr", `did you mean doctor?`},
+		{"restor", `did you mean restore?`},
+		{"stat", `did you mean start or status?`},
+		{"Status", `did you mean status?`},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{c.typed}, strings.NewReader(""), &out, &errb)
+		if code != exitUsage || !strings.Contains(errb.String(), fmt.Sprintf("unknown command %q; %s", c.typed, c.want)) {
+			t.Errorf("%s: %d %q", c.typed, code, errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"frobnicate"}, strings.NewReader(""), &out, &errb); code != exitUsage || strings.Contains(errb.String(), "did you mean") {
+		t.Errorf("frobnicate: %d %q", code, errb.String())
+	}
+	if code, _, errs := runCLI(t, nil, "help", "stauts"); code != exitUsage || !strings.Contains(errs, "did you mean status?") {
+		t.Errorf("help stauts: %d %q", code, errs)
+	}
+}
+
+var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// checkSnakeCase fails for every JSON object key in v, at any depth, that
+// is not snake_case.
+func checkSnakeCase(t *testing.T, where string, v any) {
+	t.Helper()
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if !snakeCase.MatchString(k) {
+				t.Errorf("%s: key %q is not snake_case", where, k)
+			}
+			checkSnakeCase(t, where+"."+k, e)
+		}
+	case []any:
+		for _, e := range x {
+			checkSnakeCase(t, where+"[]", e)
+		}
+	}
+}
+
+// maintain --json, maintain --log --json and the maintenance section of
+// status --json use snake_case keys only.
+func TestMaintenanceJSONIsSnakeCase(t *testing.T) {
+	env := isolatedEnv(t)
+	root := filepath.Join(t.TempDir(), "root")
+	code, out, errs := runCLI(t, env, "maintain", "--job", "compact", "--json", "--data-dir", root)
+	if code != exitOK {
+		t.Fatalf("maintain: %d %s %s", code, out, errs)
+	}
+	var rep any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	checkSnakeCase(t, "maintain --json", rep)
+
+	code, out, errs = runCLI(t, env, "maintain", "--log", "--json", "--data-dir", root)
+	if code != exitOK {
+		t.Fatalf("maintain --log: %d %s %s", code, out, errs)
+	}
+	var entries []map[string]any
+	if err := json.Unmarshal([]byte(out), &entries); err != nil || len(entries) == 0 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if entries[0]["id"] == nil || entries[0]["job"] != "compact" || entries[0]["dry_run"] != false {
+		t.Fatalf("audit entry: %v", entries[0])
+	}
+	checkSnakeCase(t, "maintain --log --json", entries)
+
+	code, out, errs = runCLI(t, env, "status", "--json", "--data-dir", root)
+	if code != exitOK {
+		t.Fatalf("status: %d %s %s", code, out, errs)
+	}
+	var st map[string]any
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := st["maintenance"].(map[string]any)
+	runs, _ := m["runs"].(map[string]any)
+	compact, _ := runs["compact"].(map[string]any)
+	if compact["outcome"] != "ok" || compact["last_run"] == nil {
+		t.Fatalf("status maintenance: %v", m)
+	}
+	checkSnakeCase(t, "status --json maintenance", m)
 }

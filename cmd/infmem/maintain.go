@@ -145,6 +145,12 @@ func printReport(env *cliEnv, rep *maintenance.Report, asJSON bool) error {
 		}
 		fmt.Fprintf(w, "%s\t%s\n", label, op)
 	}
+	for _, g := range rep.Merges {
+		fmt.Fprintf(w, "kept\t%s %q (%s)\n", g.Kept.ID, g.Kept.Text, g.Scope)
+		for _, m := range g.Merged {
+			fmt.Fprintf(w, "  merged\t%s %q\n", m.ID, m.Text)
+		}
+	}
 	for _, warn := range rep.Warnings {
 		fmt.Fprintf(w, "warning\t%s\n", warn)
 	}
@@ -180,6 +186,12 @@ func printAudit(env *cliEnv, entries []maintenance.AuditEntry, asJSON bool) erro
 				ids, more = ids[:5], fmt.Sprintf(" … (%d in all)", len(c.IDs))
 			}
 			fmt.Fprintf(env.stdout, "    %s: %s%s\n", c.Action, strings.Join(ids, ", "), more)
+		}
+		for _, g := range e.Merges {
+			fmt.Fprintf(env.stdout, "    kept %s %q (%s)\n", g.Kept.ID, g.Kept.Text, g.Scope)
+			for _, m := range g.Merged {
+				fmt.Fprintf(env.stdout, "      merged %s %q (unforget_memory undoes it)\n", m.ID, m.Text)
+			}
 		}
 		for _, w := range e.Warnings {
 			fmt.Fprintf(env.stdout, "    warning: %s\n", w)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,10 +18,23 @@ func TestAdminToolsAndMaintainThroughDaemon(t *testing.T) {
 	t.Cleanup(func() { stopDaemon(t, root, env) })
 	c := bridgeClient(t, env)
 
-	for _, text := range []string{"thanks!", "My sister Alice lives in Porto", "The boat is moored at pier 7"} {
+	for _, text := range []string{"thanks!", "My sister Alice lives in Porto", "The boat is moored at pier 7", "My sister Alice lives in Porto.",
+		"Dentist appointment on December 2 at 9:30.", "Dentist appointment on January 14 at 11:00."} {
 		storeText(t, c, text)
 	}
-	opt := callJSON(t, c, "optimize_memory", map[string]any{"dry_run": true})
+	// The dry run names what it would merge, with the texts; the dentist
+	// appointments are different facts and never merged.
+	opt := callJSON(t, c, "optimize_memory", map[string]any{"dry_run": true, "job": "dedup"})
+	merges, _ := opt["merges"].([]any)
+	if opt["status"] != "OK" || opt["dry_run"] != true || len(merges) != 1 || !strings.Contains(fmt.Sprint(merges[0]), "My sister Alice lives in Porto") ||
+		strings.Contains(fmt.Sprint(merges), "Dentist") {
+		t.Fatalf("optimize_memory dry run: %v", opt)
+	}
+	if code, out, errs := runBin(t, env, "maintain", "--job", "dedup", "--dry-run"); code != 0 || !strings.Contains(out, "kept") || !strings.Contains(out, "merged") ||
+		!strings.Contains(out, `"My sister Alice lives in Porto`) || strings.Contains(out, "Dentist") {
+		t.Fatalf("maintain --dry-run: %d %s %s", code, out, errs)
+	}
+	opt = callJSON(t, c, "optimize_memory", map[string]any{"dry_run": true})
 	if opt["status"] != "OK" || opt["dry_run"] != true {
 		t.Fatalf("optimize_memory dry run: %v", opt)
 	}

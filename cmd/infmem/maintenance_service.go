@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,25 +34,41 @@ const (
 
 // maintenanceService runs the scheduler (nightly maintenance and the
 // scheduled backups) beside the open memory, and maintenance on demand.
+// A reloaded configuration replaces the scheduler with one built on it.
 type maintenanceService struct {
-	cfg  config.Config
 	root dataroot.Root
 	loc  *time.Location
 	log  *slog.Logger
 
-	mu    sync.Mutex
+	mu sync.Mutex
+	// cfg is the configuration in force (a reload replaces it).
+	cfg config.Config
+	// sched runs on st, built from built; nil while the memory is closed.
 	sched *maintenance.Scheduler
+	st    *daemon.Stack
+	built config.Config
 }
 
 func newMaintenanceService(s *session, log *slog.Logger) *maintenanceService {
 	return &maintenanceService{cfg: s.cfg, root: s.root, loc: s.location(), log: log}
 }
 
+// config is the configuration in force.
+func (m *maintenanceService) config() config.Config {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cfg
+}
+
 // env builds the jobs' environment on an open stack.
 func (m *maintenanceService) env(st *daemon.Stack) *maintenance.Env {
+	return m.envWith(st, m.config())
+}
+
+func (m *maintenanceService) envWith(st *daemon.Stack, cfg config.Config) *maintenance.Env {
 	return &maintenance.Env{
-		Engine: st.Memory, Store: st.Store, Config: m.cfg, Log: m.log,
-		Summarizer: m.summarizer(st),
+		Engine: st.Memory, Store: st.Store, Config: cfg, Log: m.log,
+		Summarizer: m.summarizer(st, cfg),
 		LastBackup: func(ctx context.Context) (time.Time, bool) {
 			s, err := backup.ReadStatus(ctx, st.Store)
 			if err != nil || s.LastBackup == nil {
@@ -65,10 +82,10 @@ func (m *maintenanceService) env(st *daemon.Stack) *maintenance.Env {
 // summarizer chains the configured ways to summarize: a connected client's
 // model (MCP sampling) when one offers it, then a local Ollama when
 // configured, then the offline extractive summarizer.
-func (m *maintenanceService) summarizer(st *daemon.Stack) summarize.Summarizer {
+func (m *maintenanceService) summarizer(st *daemon.Stack, cfg config.Config) summarize.Summarizer {
 	var s summarize.Summarizer = summarize.NewExtractive(st.Embedder, summarize.ExtractiveOptions{Location: m.loc, Logger: m.log})
-	if m.cfg.Maintenance.Summarizer == "ollama" {
-		o := summarize.NewOllama(m.cfg.Maintenance.OllamaURL, m.cfg.Maintenance.OllamaModel, s, nil)
+	if cfg.Maintenance.Summarizer == "ollama" {
+		o := summarize.NewOllama(cfg.Maintenance.OllamaURL, cfg.Maintenance.OllamaModel, s, nil)
 		o.Logger = m.log
 		s = o
 	}
@@ -77,20 +94,20 @@ func (m *maintenanceService) summarizer(st *daemon.Stack) summarize.Summarizer {
 	return sp
 }
 
-// attach starts the scheduler on an open stack.
-func (m *maintenanceService) attach(ctx context.Context, st *daemon.Stack) (func(context.Context) error, error) {
+// build makes the scheduler of cfg on an open stack, not yet started.
+func (m *maintenanceService) build(st *daemon.Stack, cfg config.Config) (*maintenance.Scheduler, error) {
 	sched := maintenance.NewScheduler(st.Store, maintenance.Options{Logger: m.log, Location: m.loc})
-	nightly, err := config.ParseSchedule(m.cfg.Maintenance.Schedule)
+	nightly, err := config.ParseSchedule(cfg.Maintenance.Schedule)
 	if err != nil {
 		return nil, err
 	}
-	maintenance.Register(sched, m.env(st), nightly)
-	kinds, err := backup.Schedules(m.cfg.Backup)
+	maintenance.Register(sched, m.envWith(st, cfg), nightly)
+	kinds, err := backup.Schedules(cfg.Backup)
 	if err != nil {
 		return nil, err
 	}
 	for _, k := range kinds {
-		job := &backup.Job{Store: st.Store, Dir: m.root.BackupsDir(), Config: m.cfg.Backup, Logger: m.log}
+		job := &backup.Job{Store: st.Store, Dir: m.root.BackupsDir(), Config: cfg.Backup, Logger: m.log}
 		kind := k.Kind
 		sched.Add("backup-"+string(kind), k.Schedule, func(ctx context.Context, dryRun bool) (*maintenance.Report, error) {
 			rep := &maintenance.Report{}
@@ -106,16 +123,95 @@ func (m *maintenanceService) attach(ctx context.Context, st *daemon.Stack) (func
 			return rep, nil
 		})
 	}
-	sched.Start(ctx)
+	return sched, nil
+}
+
+// attach starts the scheduler on an open stack.
+func (m *maintenanceService) attach(ctx context.Context, st *daemon.Stack) (func(context.Context) error, error) {
 	m.mu.Lock()
-	m.sched = sched
-	m.mu.Unlock()
+	defer m.mu.Unlock()
+	sched, err := m.build(st, m.cfg)
+	if err != nil {
+		return nil, err
+	}
+	sched.Start(ctx)
+	m.sched, m.st, m.built = sched, st, m.cfg
 	return func(ctx context.Context) error {
 		m.mu.Lock()
-		m.sched = nil
-		m.mu.Unlock()
-		return sched.Stop(ctx)
+		defer m.mu.Unlock()
+		// The scheduler running now: a reload may have replaced the one
+		// started above.
+		s := m.sched
+		m.sched, m.st = nil, nil
+		if s == nil {
+			return nil
+		}
+		return s.Stop(ctx)
 	}, nil
+}
+
+// reconfigure takes a reloaded configuration. When what the jobs or their
+// schedules read changed, the scheduler is replaced by one built on it —
+// at once when no job runs, else once the running job has finished, so
+// that a reload never cuts a backup or a maintenance pass short.
+func (m *maintenanceService) reconfigure(ctx context.Context, cfg config.Config) error {
+	m.mu.Lock()
+	m.cfg = cfg
+	old := m.sched
+	same := sameForScheduler(m.built, cfg)
+	m.mu.Unlock()
+	if old == nil || same {
+		return nil
+	}
+	if job := old.Running(); job != "" {
+		m.log.Info("the new schedules apply once the running job finishes", "job", job)
+		go func() {
+			for old.Running() != "" {
+				time.Sleep(200 * time.Millisecond)
+			}
+			if err := m.replace(context.Background(), old); err != nil {
+				m.log.Error("cannot apply the reloaded maintenance and backup settings", "err", err)
+			}
+		}()
+		return nil
+	}
+	return m.replace(ctx, old)
+}
+
+// replace stops old, if it is still the scheduler, and starts one built on
+// the configuration in force.
+func (m *maintenanceService) replace(ctx context.Context, old *maintenance.Scheduler) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.sched != old {
+		// Stopped (the memory closed) or replaced meanwhile.
+		return nil
+	}
+	sched, err := m.build(m.st, m.cfg)
+	if err != nil {
+		return err
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := old.Stop(sctx); err != nil {
+		m.log.Warn("the previous scheduler did not stop cleanly", "err", err)
+	}
+	sched.Start(sctx)
+	m.sched, m.built = sched, m.cfg
+	m.log.Info("maintenance and backup schedules reloaded", "maintenance", m.cfg.Maintenance.Schedule,
+		"daily_backup", m.cfg.Backup.DailySchedule, "weekly_backup", m.cfg.Backup.WeeklySchedule, "backups_enabled", m.cfg.Backup.Enabled)
+	return nil
+}
+
+// sameForScheduler reports whether a and b differ in nothing the jobs and
+// their schedules read (every live key but the log level).
+func sameForScheduler(a, b config.Config) bool {
+	for _, k := range config.Diff(a, b) {
+		if config.Live(k) && !strings.HasPrefix(k, "logging.") {
+			return false
+		}
+	}
+	return true
 }
 
 func (m *maintenanceService) scheduler() (*maintenance.Scheduler, error) {
@@ -169,13 +265,24 @@ func (m *maintenanceService) logJob(ctx context.Context, st *daemon.Stack, raw j
 
 // maintenanceState is the maintenance section of status.
 type maintenanceState struct {
-	Schedule string                     `json:"schedule"`
-	Running  string                     `json:"running,omitempty"`
-	Runs     map[string]maintenance.Run `json:"runs"`
+	Schedule string                    `json:"schedule"`
+	Running  string                    `json:"running,omitempty"`
+	Runs     map[string]maintenanceRun `json:"runs"`
+}
+
+// maintenanceRun is a job's last run (maintenance.Run) as status shows it.
+type maintenanceRun struct {
+	Job      string         `json:"job"`
+	LastRun  time.Time      `json:"last_run"`
+	Duration time.Duration  `json:"duration_ns"`
+	Outcome  string         `json:"outcome"`
+	Error    string         `json:"error,omitempty"`
+	Counts   map[string]int `json:"counts,omitempty"`
+	Warnings []string       `json:"warnings,omitempty"`
 }
 
 func (m *maintenanceService) report(ctx context.Context, st *daemon.Stack) (any, error) {
-	return readMaintenanceState(ctx, st.Store, m.cfg, m.running())
+	return readMaintenanceState(ctx, st.Store, m.config(), m.running())
 }
 
 func (m *maintenanceService) running() string {
@@ -190,14 +297,19 @@ func readMaintenanceState(ctx context.Context, store *mongostore.Store, cfg conf
 	if err != nil {
 		return nil, err
 	}
-	return &maintenanceState{Schedule: cfg.Maintenance.Schedule, Running: running, Runs: runs}, nil
+	out := &maintenanceState{Schedule: cfg.Maintenance.Schedule, Running: running, Runs: make(map[string]maintenanceRun, len(runs))}
+	for name, r := range runs {
+		out.Runs[name] = maintenanceRun{Job: r.Job, LastRun: r.LastRun, Duration: r.Duration, Outcome: r.Outcome,
+			Error: r.Error, Counts: r.Counts, Warnings: r.Warnings}
+	}
+	return out, nil
 }
 
 // toolHooks are the backup_memory, export_memory and optimize_memory tools.
 func (m *maintenanceService) toolHooks() daemon.ToolHooks {
 	return daemon.ToolHooks{
 		Backup: func(ctx context.Context, st *daemon.Stack) (mcptools.BackupResult, error) {
-			enc, err := backup.ConfiguredEncryption(m.cfg.Backup)
+			enc, err := backup.ConfiguredEncryption(m.config().Backup)
 			if errors.Is(err, backup.ErrNoRecipients) {
 				return mcptools.BackupResult{}, fmt.Errorf("%w: %v; add an age recipient to backup.recipients in the config (make one with 'infmem backup keygen'), or set backup.encryption to auto", mcptools.ErrBackupNotConfigured, err)
 			}
@@ -243,6 +355,13 @@ func (m *maintenanceService) toolHooks() daemon.ToolHooks {
 				return mcptools.OptimizeResult{}, err
 			}
 			out := mcptools.OptimizeResult{Operations: rep.Operations, Counts: rep.Counts, Warnings: rep.Warnings, DryRun: dryRun}
+			for _, g := range rep.Merges {
+				mg := mcptools.MergeGroup{Scope: g.Scope, Kept: mcptools.MergedMemory{MemoryID: g.Kept.ID, Text: g.Kept.Text}}
+				for _, m := range g.Merged {
+					mg.Merged = append(mg.Merged, mcptools.MergedMemory{MemoryID: m.ID, Text: m.Text})
+				}
+				out.Merges = append(out.Merges, mg)
+			}
 			if err != nil {
 				out.Warnings = append(out.Warnings, "some jobs failed: "+err.Error())
 			}

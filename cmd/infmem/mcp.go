@@ -4,14 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/infmem/infmem/daemon"
 	"github.com/infmem/infmem/internal/bridge"
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/mcpserve"
+	"github.com/infmem/infmem/internal/mcptools"
+	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/internal/version"
 )
 
@@ -45,14 +51,24 @@ var mcpCommand = command{
 // runMCP connects stdin/stdout to the data root's daemon, starting the
 // daemon when none answers. stdout carries only the protocol; the bridge's
 // own log goes to stderr (Claude Desktop keeps it in its MCP log).
+//
+// When infmem cannot start — a config typo, an unusable data root, a
+// daemon that will not run — it still answers MCP (unless a person runs it
+// in a terminal): initialize and tools/list as usual, and every tool call
+// with an isError result that names the problem and its fix, so that the
+// model can tell the user instead of Claude showing "Connection closed".
 func runMCP(ctx context.Context, opts mcpOptions, env *cliEnv) error {
-	s, err := setup(opts.common, env, env.stderr, false)
-	if err != nil {
-		return err
+	s, prob := mcpPreflight(opts.common, env)
+	if prob != nil {
+		return serveUnavailable(ctx, env, prob, func() *mcpProblem {
+			_, p := mcpPreflight(opts.common, &cliEnv{stdin: env.stdin, stdout: io.Discard, stderr: io.Discard, getenv: env.getenv})
+			return p
+		})
 	}
 	ep, err := control.EndpointsFor(s.root)
 	if err != nil {
-		return err
+		return serveUnavailable(ctx, env, &mcpProblem{err: err, what: err.Error(),
+			fix: "choose a data root with a shorter path with --data-dir or $INFMEM_DATA_DIR"}, nil)
 	}
 	if opts.inProcess {
 		return runMCPInProcess(ctx, s, ep, env)
@@ -64,12 +80,115 @@ func runMCP(ctx context.Context, opts mcpOptions, env *cliEnv) error {
 		Logger:    s.log,
 	})
 	if err != nil {
-		return err
+		if ctx.Err() != nil {
+			return err
+		}
+		msg, hint := splitHint(err)
+		if hint == "" {
+			hint = "see " + ep.LogFile()
+		}
+		return serveUnavailable(ctx, env, &mcpProblem{err: err, what: "the infmem daemon could not be started: " + msg,
+			fix: hint + "; 'infmem doctor' in a terminal checks the installation"}, nil)
 	}
 	if err := bridge.Pipe(ctx, conn, env.stdin, env.stdout); err != nil {
 		return fmt.Errorf("%w\nhint: the next 'infmem mcp' starts a new daemon; see %s for what happened", err, ep.LogFile())
 	}
 	return nil
+}
+
+// mcpProblem is why infmem cannot serve MCP: what is wrong and how to fix
+// it, in words for the user. err is the error behind it.
+type mcpProblem struct {
+	err       error
+	what, fix string
+}
+
+// mcpPreflight loads the config and prepares the data root as setup does,
+// and checks that the data root can be written; it says what is wrong
+// when something is.
+func mcpPreflight(c commonFlags, env *cliEnv) (*session, *mcpProblem) {
+	_, src, err := loadConfig(c, env)
+	if err != nil {
+		msg, hint := splitHint(err)
+		p := &mcpProblem{err: err, what: "the infmem configuration is invalid: " + msg}
+		var ue usageError
+		switch {
+		case errors.As(err, &ue):
+			p.what = "infmem was started with a bad argument: " + msg
+			p.fix = "correct mcpServers.infmem.args in Claude Desktop's claude_desktop_config.json, or run 'infmem install' to rewrite the entry"
+		case src.Path != "":
+			p.fix = "correct the key named in " + src.Path + " (config.example.json lists every key, its default and what it means), or move the file away to use the defaults"
+			if hint != "" {
+				p.fix = hint + "; then check the rest of " + src.Path
+			}
+		default:
+			p.fix = "make the config file readable, or move it away to use the defaults"
+		}
+		return nil, p
+	}
+	s, err := setup(c, env, env.stderr, false)
+	if err == nil {
+		if rerr := dataRootWritable(s.root.Dir); rerr != nil {
+			err = configError{rerr}
+		}
+	}
+	if err != nil {
+		msg, hint := splitHint(err)
+		if hint == "" {
+			hint = "make the data root a directory you own, with mode 700, or choose another with --data-dir or $INFMEM_DATA_DIR"
+		}
+		return nil, &mcpProblem{err: err, what: "infmem cannot use its data directory: " + msg, fix: hint}
+	}
+	return s, nil
+}
+
+// serveUnavailable answers MCP on stdio while infmem cannot work: the
+// usual tools are listed (Claude calls only listed tools), and each call
+// answers with an isError result that explains prob. recheck, when set,
+// looks again at each call, so that the answer says when the problem is
+// gone and only a restart of the client is left to do.
+func serveUnavailable(ctx context.Context, env *cliEnv, prob *mcpProblem, recheck func() *mcpProblem) error {
+	if isTerminal(env.stdin) {
+		// A person runs it: there is no client to tell.
+		return prob.err
+	}
+	// Claude Desktop keeps stderr in its MCP log.
+	fmt.Fprintf(env.stderr, "infmem: %s\nhint: %s\ninfmem: answering every MCP tool call with this problem until the client restarts infmem\n", prob.what, prob.fix)
+	message := func(tool string) string {
+		p := prob
+		if recheck != nil {
+			p = recheck()
+			if p == nil {
+				return fmt.Sprintf("%s: infmem could not start when this session began (%s). That is fixed now: ask the user to restart Claude Desktop (or reconnect the infmem MCP server in its settings) so that infmem starts; nothing was stored or recalled.", tool, prob.what)
+			}
+		}
+		return fmt.Sprintf("%s: infmem cannot work right now, so nothing was stored or recalled. Tell the user: %s. To fix it: %s; then restart Claude Desktop (or reconnect the infmem MCP server in its settings).", tool, p.what, p.fix)
+	}
+	unavailable := errors.New(prob.what)
+	deps := mcptools.Deps{
+		Engine: func(context.Context) (*memory.Engine, error) { return nil, unavailable },
+		// Set so that their tools are listed too; the middleware answers.
+		Backup: func(context.Context) (mcptools.BackupResult, error) { return mcptools.BackupResult{}, unavailable },
+		Export: func(context.Context, mcptools.ExportRequest) (mcptools.ExportResult, error) {
+			return mcptools.ExportResult{}, unavailable
+		},
+		Optimize: func(context.Context, string, bool) (mcptools.OptimizeResult, error) {
+			return mcptools.OptimizeResult{}, unavailable
+		},
+	}
+	srv := server.NewMCPServer("infmem", version.String(),
+		server.WithToolCapabilities(false),
+		server.WithInstructions(mcptools.Instructions+"\n\nRight now infmem cannot work: "+prob.what+". Every tool answers with this problem and how to fix it; tell the user when you call one."),
+		server.WithRecovery(),
+	)
+	srv.AddTools(mcptools.Tools(deps)...)
+	srv.Use(func(server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultError(message(req.Params.Name)), nil
+		}
+	})
+	log := newLogger(env.stderr, "warn")
+	return mcpserve.Serve(ctx, srv, env.stdin, env.stdout, mcpserve.Options{Logger: log})
 }
 
 // daemonCommandFor is `infmem daemon` for the same data root and config

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/infmem/infmem/backup"
@@ -39,6 +40,8 @@ type services struct {
 	Jobs      map[string]daemon.Job
 	Reporters map[string]daemon.Reporter
 	Tools     daemon.ToolHooks
+	// Reconfigure takes a reloaded configuration's live keys.
+	Reconfigure []func(context.Context, config.Config) error
 }
 
 // newServices builds the daemon's services from the session's config and
@@ -58,7 +61,8 @@ func newServices(s *session, log *slog.Logger) services {
 			reporterBackup:      b.report,
 			reporterMaintenance: m.report,
 		},
-		Tools: m.toolHooks(),
+		Tools:       m.toolHooks(),
+		Reconfigure: []func(context.Context, config.Config) error{b.reconfigure, m.reconfigure},
 	}
 }
 
@@ -102,15 +106,33 @@ func (sv services) apply(o *daemon.Options) {
 		o.Reporters[name] = r
 	}
 	o.Tools = sv.Tools
+	o.Reconfigure = append(o.Reconfigure, sv.Reconfigure...)
 }
 
 // backupService makes the backups and exports terminal commands ask the
 // daemon for, and reports the backup state.
 type backupService struct {
+	// cfg is the backup configuration, replaced by a reload (mu).
+	mu        sync.Mutex
 	cfg       config.Backup
 	dir       string
 	exportDir string
 	log       *slog.Logger
+}
+
+// config is the backup configuration in force.
+func (b *backupService) config() config.Backup {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.cfg
+}
+
+// reconfigure takes the backup settings of a reloaded configuration.
+func (b *backupService) reconfigure(_ context.Context, cfg config.Config) error {
+	b.mu.Lock()
+	b.cfg = cfg.Backup
+	b.mu.Unlock()
+	return nil
 }
 
 // How a manual backup is encrypted (backupJobArgs.Encryption).
@@ -173,7 +195,7 @@ func (b *backupService) backupJob(ctx context.Context, s *daemon.Stack, raw json
 		}
 	}
 	started := time.Now().UTC()
-	enc, err := args.encryption(b.cfg)
+	enc, err := args.encryption(b.config())
 	args.Passphrase = ""
 	var res *backup.Result
 	if err == nil {
@@ -244,7 +266,7 @@ func (b *backupService) exportJob(ctx context.Context, s *daemon.Stack, raw json
 
 // report is the backup section of the daemon's status.
 func (b *backupService) report(ctx context.Context, s *daemon.Stack) (any, error) {
-	return readBackupState(ctx, s.Store, b.cfg)
+	return readBackupState(ctx, s.Store, b.config())
 }
 
 // backupState is what status and doctor show about backups: the newest

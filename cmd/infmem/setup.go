@@ -34,27 +34,49 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.logLevel, "log-level", "", "debug, info, warn or error (default: the config's logging.level)")
 }
 
-// newFlagSet makes a flag set that reports errors instead of exiting and
-// prints its usage to stderr.
+// newFlagSet makes a flag set that reports errors instead of exiting.
+// parseFlags prints its usage when asked for -h, and turns a bad flag into
+// one usage error, printed once by report.
 func newFlagSet(name string, env *cliEnv, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(env.stderr, "Usage: infmem %s\n\n", usage)
-		fs.PrintDefaults()
-	}
+	// The flag package prints the error and the usage itself when a flag is
+	// wrong; parseFlags says it instead, so nothing is printed twice.
+	fs.SetOutput(&flagOutput{stderr: env.stderr, name: name, usage: usage})
+	fs.Usage = func() {}
 	return fs
 }
 
+// flagOutput is a flag set's output: it swallows what the flag package
+// prints and remembers where and what parseFlags prints instead.
+type flagOutput struct {
+	stderr io.Writer
+	name   string
+	usage  string
+}
+
+func (flagOutput) Write(p []byte) (int, error) { return len(p), nil }
+
 // parseFlags parses args and turns flag errors into usage errors.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return errHelpShown
+	err := fs.Parse(args)
+	if err == nil {
+		return nil
+	}
+	out, ok := fs.Output().(*flagOutput)
+	if err == flag.ErrHelp {
+		if ok {
+			fmt.Fprintf(out.stderr, "Usage: infmem %s\n\n", out.usage)
+			fs.SetOutput(out.stderr)
+			fs.PrintDefaults()
+			fs.SetOutput(out)
 		}
+		return errHelpShown
+	}
+	if !ok {
 		return usageError{err.Error()}
 	}
-	return nil
+	cmd, _, _ := strings.Cut(out.name, " ")
+	return usageErrorf("%v\nusage: infmem %s\nhint: 'infmem help %s' lists its flags", err, out.usage, cmd)
 }
 
 // session is the resolved configuration and data root of one invocation.
@@ -70,21 +92,9 @@ type session struct {
 // the logger. Every failure here is a configError. terminalCommand lowers
 // the default log level to warn for commands a person runs and reads.
 func setup(c commonFlags, env *cliEnv, logTo io.Writer, terminalCommand bool) (*session, error) {
-	src, err := config.Locate(c.configPath, env.getenv, os.UserConfigDir)
+	cfg, src, err := loadConfig(c, env)
 	if err != nil {
-		return nil, configError{err}
-	}
-	cfg := config.Defaults()
-	if src.Path != "" {
-		if cfg, err = config.ReadFile(src.Path); err != nil {
-			return nil, configError{err}
-		}
-	}
-	if c.logLevel != "" {
-		cfg.Logging.Level = c.logLevel
-		if err := cfg.Validate(); err != nil {
-			return nil, usageErrorf("--log-level %q is not one of debug, info, warn, error", c.logLevel)
-		}
+		return nil, err
 	}
 	dir, how, err := dataroot.Resolve(c.dataDir, env.getenv, cfg.DataDir)
 	if err != nil {
@@ -100,6 +110,47 @@ func setup(c commonFlags, env *cliEnv, logTo io.Writer, terminalCommand bool) (*
 		level = "warn"
 	}
 	return &session{cfg: cfg, src: src, root: root, rootBy: how, log: newLogger(logTo, level)}, nil
+}
+
+// loadConfig locates and reads the configuration (--config, $INFMEM_CONFIG,
+// the default location, else the built-in defaults) and applies
+// --log-level. A config problem is a configError; a bad --log-level a
+// usage error.
+func loadConfig(c commonFlags, env *cliEnv) (config.Config, config.Source, error) {
+	src, err := config.Locate(c.configPath, env.getenv, os.UserConfigDir)
+	if err != nil {
+		return config.Config{}, src, configError{err}
+	}
+	cfg := config.Defaults()
+	if src.Path != "" {
+		if cfg, err = config.ReadFile(src.Path); err != nil {
+			return config.Config{}, src, configError{err}
+		}
+	}
+	if c.logLevel != "" {
+		cfg.Logging.Level = c.logLevel
+		if err := cfg.Validate(); err != nil {
+			return config.Config{}, src, usageErrorf("--log-level %q is not one of debug, info, warn, error", c.logLevel)
+		}
+	}
+	return cfg, src, nil
+}
+
+// configStamp identifies the version of the configuration loadConfig
+// would read now: the file's path, size and modification time.
+func configStamp(c commonFlags, env *cliEnv) string {
+	src, err := config.Locate(c.configPath, env.getenv, os.UserConfigDir)
+	if err != nil {
+		return "unreadable: " + err.Error()
+	}
+	if src.Path == "" {
+		return src.How
+	}
+	fi, err := os.Stat(src.Path)
+	if err != nil {
+		return src.Path + ": " + err.Error()
+	}
+	return fmt.Sprintf("%s %d %d", src.Path, fi.Size(), fi.ModTime().UnixNano())
 }
 
 func newLogger(w io.Writer, level string) *slog.Logger {
@@ -190,7 +241,7 @@ func (d *runningDaemon) run(ctx context.Context, env *cliEnv, job string, args, 
 		return errors.New(rest)
 	}
 	// A daemon that does not know the job is older than this command.
-	return fmt.Errorf("%s\nhint: restart the daemon so it runs this version of infmem: 'infmem stop', then 'infmem start'", msg)
+	return fmt.Errorf("%s\nhint: restart the daemon so it runs this version of infmem: 'infmem restart'", msg)
 }
 
 // location is the user's time zone: the config's time_zone, else the system's.

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/infmem/infmem/backup"
 	"github.com/infmem/infmem/daemon"
 	"github.com/infmem/infmem/installer"
 	"github.com/infmem/infmem/internal/config"
@@ -70,6 +72,15 @@ type statusReport struct {
 	// Maintenance is each maintenance job's last run.
 	Maintenance *maintenanceState          `json:"maintenance,omitempty"`
 	Jobs        map[string]json.RawMessage `json:"jobs,omitempty"`
+
+	// ConfigError says why the config file cannot be used; the report then
+	// shows what it can without it.
+	ConfigError string `json:"config_error,omitempty"`
+	// DataRootProblem says why the data root cannot be used (it is
+	// read-only).
+	DataRootProblem string `json:"data_root_problem,omitempty"`
+	// EngineError says why the database could not be opened here.
+	EngineError string `json:"engine_error,omitempty"`
 }
 
 // daemonReport is the daemon's part of the status.
@@ -87,6 +98,9 @@ type daemonReport struct {
 	Sessions int    `json:"sessions"`
 	// Problem says why leftovers are stale.
 	Problem string `json:"problem,omitempty"`
+	// Config is the daemon's record of its configuration: the file it
+	// reads, what it could not apply and what waits for a restart.
+	Config *control.ConfigStatus `json:"config,omitempty"`
 }
 
 // serviceReport is the login service's part of the status.
@@ -101,7 +115,7 @@ type serviceReport struct {
 }
 
 func runStatus(ctx context.Context, opts statusOptions, env *cliEnv) error {
-	s, err := setup(opts.common, env, env.stderr, true)
+	s, cfgErr, err := statusSession(opts.common, env)
 	if err != nil {
 		return err
 	}
@@ -116,6 +130,17 @@ func runStatus(ctx context.Context, opts statusOptions, env *cliEnv) error {
 	if s.src.Path != "" {
 		rep.Config = s.src.Path
 	}
+	// What cannot be shown is said, and makes the exit code, after the
+	// rest is printed.
+	var problems []error
+	if cfgErr != nil {
+		rep.ConfigError = cfgErr.Error()
+		problems = append(problems, cfgErr)
+	}
+	if roErr := dataRootWritable(s.root.Dir); roErr != nil {
+		rep.DataRootProblem = roErr.Error()
+		problems = append(problems, roErr)
+	}
 	rep.Service = loginServiceReport(ctx, s, env)
 
 	probe := control.ProbeDaemon(ctx, ep)
@@ -123,22 +148,108 @@ func runStatus(ctx context.Context, opts statusOptions, env *cliEnv) error {
 	if probe.Presence == control.Stale {
 		rep.Daemon.Problem = probe.Problem
 	}
-	if probe.Presence == control.Running {
+	var engineErr error
+	switch {
+	case probe.Presence == control.Running:
 		if err := fillFromDaemon(ctx, &rep, ep); err != nil {
 			return err
 		}
-		if rep.Backups == nil {
+		if rep.Backups == nil && cfgErr == nil {
 			// The daemon's memory is not open: the configuration can
 			// still be judged.
 			rep.Backups = configBackupState(s.cfg.Backup)
 		}
-	} else if err := fillInProcess(ctx, &rep, s); err != nil {
-		return err
+	case len(problems) > 0:
+		// Without a usable config or a writable data root, the database
+		// is not opened here: the config names the engine, and every
+		// engine writes to the data root. The backups can still be read.
+		if entries, err := backup.List(s.root.BackupsDir()); err == nil && len(entries) > 0 {
+			e := entries[0]
+			kind := string(e.Kind())
+			if kind == "" {
+				kind = "no manifest"
+			}
+			rep.LastBackup = &control.BackupRecord{File: e.File, Kind: kind, At: e.CreatedAt}
+		}
+	default:
+		if engineErr = fillInProcess(ctx, &rep, s); engineErr != nil {
+			redact := redactor(s.cfg.Mongo.URI, mongostore.RedactURI(s.cfg.Mongo.URI))
+			engineErr = errors.New(redact(engineErr.Error()))
+			rep.EngineError = engineErr.Error()
+		}
 	}
 	if opts.json {
-		return printJSON(env.stdout, rep)
+		if err := printJSON(env.stdout, rep); err != nil {
+			return err
+		}
+	} else if err := printStatus(env.stdout, &rep, ep); err != nil {
+		return err
 	}
-	return printStatus(env.stdout, &rep, ep)
+	if len(problems) > 0 {
+		return configError{errors.Join(problems...)}
+	}
+	if engineErr != nil {
+		return fmt.Errorf("cannot open the database: %w", engineErr)
+	}
+	return nil
+}
+
+// statusSession is setup for status, which shows what it can even when
+// the config file is invalid: it then uses the built-in defaults on the
+// data root that --data-dir, $INFMEM_DATA_DIR or the file's data_dir
+// names, if that exists, and returns the config's problem as cfgErr.
+func statusSession(c commonFlags, env *cliEnv) (s *session, cfgErr, err error) {
+	s, err = setup(c, env, env.stderr, true)
+	if err == nil {
+		return s, nil, nil
+	}
+	_, src, lerr := loadConfig(c, env)
+	var ce configError
+	if lerr == nil || !errors.As(lerr, &ce) {
+		return nil, nil, err
+	}
+	cfg := config.Defaults()
+	var known bool
+	cfg.DataDir, known = dataDirOf(src.Path)
+	dir, how, rerr := dataroot.Resolve(c.dataDir, env.getenv, cfg.DataDir)
+	if rerr != nil || !known && how != "--data-dir" && how != dataroot.EnvDataDir {
+		// Which data root the file would choose is not known.
+		return nil, nil, err
+	}
+	if _, serr := os.Stat(dir); serr != nil {
+		// Nothing there to show; creating a data root on a guess is wrong.
+		return nil, nil, err
+	}
+	root, perr := dataroot.Prepare(dir)
+	if perr != nil {
+		return nil, nil, err
+	}
+	return &session{cfg: cfg, src: src, root: root, rootBy: how, log: newLogger(env.stderr, "warn")}, lerr, nil
+}
+
+// dataDirOf reads data_dir from a config file that does not validate;
+// known is false when the file is not a readable JSON object, so that
+// which data root it chooses cannot be told.
+func dataDirOf(path string) (dir string, known bool) {
+	if path == "" {
+		return "", true
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return "", false
+	}
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(raw, &doc) != nil {
+		return "", false
+	}
+	v, ok := doc["data_dir"]
+	if !ok {
+		return "", true
+	}
+	if json.Unmarshal(v, &dir) != nil {
+		return "", false
+	}
+	return dir, true
 }
 
 // fillFromDaemon asks the running daemon, which owns the database.
@@ -157,7 +268,7 @@ func fillFromDaemon(ctx context.Context, rep *statusReport, ep control.Endpoints
 	started := st.StartedAt
 	rep.Daemon = daemonReport{Presence: string(control.Running), PID: st.PID, StartedAt: &started,
 		UptimeSeconds: int64(time.Since(st.StartedAt).Seconds()), Version: st.Version, Socket: st.Socket,
-		State: st.State, Error: st.Error, Sessions: st.Sessions}
+		State: st.State, Error: st.Error, Sessions: st.Sessions, Config: st.Config}
 	if st.Store != nil {
 		fillStore(rep, st.Store)
 	}
@@ -254,8 +365,16 @@ func loginServiceReport(ctx context.Context, s *session, env *cliEnv) serviceRep
 func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "version\t%s\n", rep.Version)
-	fmt.Fprintf(w, "data root\t%s (%s)\n", rep.DataRoot, rep.DataRootFrom)
-	fmt.Fprintf(w, "config\t%s\n", rep.Config)
+	if rep.DataRootProblem != "" {
+		fmt.Fprintf(w, "data root\t%s (%s), READ-ONLY (see below)\n", rep.DataRoot, rep.DataRootFrom)
+	} else {
+		fmt.Fprintf(w, "data root\t%s (%s)\n", rep.DataRoot, rep.DataRootFrom)
+	}
+	if rep.ConfigError != "" {
+		fmt.Fprintf(w, "config\t%s, INVALID (see below); shown with the defaults\n", rep.Config)
+	} else {
+		fmt.Fprintf(w, "config\t%s\n", rep.Config)
+	}
 	d := rep.Daemon
 	switch control.Presence(d.Presence) {
 	case control.Running:
@@ -264,9 +383,20 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 		if d.Error != "" {
 			fmt.Fprintf(w, "\t%s\n", firstLineOf(d.Error))
 		}
+		if cs := d.Config; cs != nil {
+			file := cs.Path
+			if file == "" {
+				file = "the built-in defaults"
+			}
+			fmt.Fprintf(w, "daemon config\t%s, read %s\n", file, cs.LoadedAt.Local().Format(time.DateTime))
+		}
 	case control.Stale:
 		fmt.Fprintf(w, "daemon\tnot running; leftovers of a crashed daemon (%s), replaced when the next one starts\n", d.Problem)
 	default:
+		if rep.DataRootProblem != "" {
+			fmt.Fprintf(w, "daemon\tnot running; it cannot start until the data root is writable\n")
+			break
+		}
 		fmt.Fprintf(w, "daemon\tnot running (Claude starts it through 'infmem mcp'; 'infmem start' starts it now)\n")
 	}
 	sv := rep.Service
@@ -278,9 +408,14 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 	default:
 		fmt.Fprintf(w, "login service\t%s %s: %s\n", sv.Kind, sv.Location, sv.State)
 	}
-	if rep.Engine == "" {
+	switch {
+	case rep.Engine == "" && rep.EngineError != "":
+		fmt.Fprintf(w, "engine\tcannot be opened (see below)\n")
+	case rep.Engine == "" && d.Presence != string(control.Running) && (rep.DataRootProblem != "" || rep.ConfigError != ""):
+		fmt.Fprintf(w, "engine\tnot opened (see below)\n")
+	case rep.Engine == "":
 		fmt.Fprintf(w, "engine\tnot open yet (daemon state %s)\n", d.State)
-	} else {
+	default:
 		fmt.Fprintf(w, "engine\t%s (%s)\n", rep.Engine, rep.EngineReason)
 		fmt.Fprintf(w, "database\t%s at %s, schema version %d, %.1f MB\n", rep.Database, rep.URI, rep.SchemaVersion, float64(rep.DataSizeBytes)/(1<<20))
 	}
@@ -325,10 +460,33 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 	if d.Presence == string(control.Running) && d.State == control.StateFailed {
 		fmt.Fprintf(out, "hint: the daemon cannot open the database; see %s\n", ep.LogFile())
 	}
+	if cs := d.Config; cs != nil {
+		printConfigWarnings(out, cs)
+	}
 	if b := rep.Backups; b != nil {
 		printBackupWarnings(out, b, ep)
 	}
 	return nil
+}
+
+// printConfigWarnings says what the daemon could not do with its config
+// file: a file it refused, changes that wait for a restart.
+func printConfigWarnings(out io.Writer, cs *control.ConfigStatus) {
+	if cs.Error != "" {
+		at := ""
+		if cs.ErrorAt != nil {
+			at = " at " + cs.ErrorAt.Local().Format(time.DateTime)
+		}
+		msg, hint := splitHint(errors.New(cs.Error))
+		fmt.Fprintf(out, "warning: the daemon refused its config file%s and runs on with its previous configuration: %s\n", at, firstLineOf(msg))
+		if hint != "" {
+			fmt.Fprintf(out, "hint: %s\n", hint)
+		}
+		fmt.Fprintf(out, "hint: correct the key named; the daemon reads the file again when it changes ('infmem reload' makes it read it now)\n")
+	}
+	if len(cs.RestartNeeded) > 0 {
+		fmt.Fprintf(out, "warning: %s\n", restartNeededLine(cs.RestartNeeded))
+	}
 }
 
 // printBackupRuns adds a line for the last run of each backup schedule and

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -16,7 +17,38 @@ const commentPrefix = "//"
 
 // Parse decodes a config document on top of the defaults, rejecting unknown
 // keys and wrong types with the dotted path of the key, then validates it.
+// Its errors quote bad values, but never a password: a value holding a
+// connection string with credentials (a URI typed into the wrong key) is
+// quoted with its password replaced.
 func Parse(data []byte) (Config, error) {
+	cfg, err := parse(data)
+	if err != nil {
+		return Config{}, withoutCredentials(err)
+	}
+	return cfg, nil
+}
+
+// credentials matches the user:password@ part of a URI.
+var credentials = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s"]*):[^@\s"]*@`)
+
+// redactedError is an error whose text had a password removed.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e redactedError) Error() string { return e.msg }
+func (e redactedError) Unwrap() error { return e.err }
+
+func withoutCredentials(err error) error {
+	msg := err.Error()
+	if !credentials.MatchString(msg) {
+		return err
+	}
+	return redactedError{msg: credentials.ReplaceAllString(msg, "${1}:REDACTED@"), err: err}
+}
+
+func parse(data []byte) (Config, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return Config{}, errors.New("file is empty; write {} for the defaults")
 	}

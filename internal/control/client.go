@@ -148,6 +148,17 @@ func (c *Client) RunWithProgress(ctx context.Context, job string, args any, out 
 	return c.call(ctx, Request{Op: OpRun, Job: job, Args: raw, Progress: progress != nil}, out, progress)
 }
 
+// Reload asks the daemon to read its configuration again and apply what
+// can change while it runs. A refused configuration comes back in the
+// result's Error; the daemon then runs on with its previous one.
+func (c *Client) Reload(ctx context.Context) (*ConfigStatus, error) {
+	var s ConfigStatus
+	if err := c.Call(ctx, Request{Op: OpReload}, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
 // Shutdown asks the daemon to stop; it answers before it begins.
 func (c *Client) Shutdown(ctx context.Context) error {
 	return c.Call(ctx, Request{Op: OpShutdown}, nil)

@@ -25,6 +25,7 @@ type fakeHandler struct {
 	paused   int
 	resumed  []bool
 	shutdown int
+	reloads  int
 	resumeCh chan bool
 	// started and cancelled report on the "block" job.
 	started   chan struct{}
@@ -69,6 +70,13 @@ func (f *fakeHandler) Run(ctx context.Context, job string, args json.RawMessage)
 		return nil, ctx.Err()
 	}
 	return nil, errors.New("no job " + job)
+}
+
+func (f *fakeHandler) Reload(ctx context.Context) (*ConfigStatus, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reloads++
+	return &ConfigStatus{Path: "/cfg.json", Reloads: f.reloads, Applied: []string{"backup.recipients"}, RestartNeeded: []string{"mongo.mode"}}, nil
 }
 
 func (f *fakeHandler) Shutdown() { f.mu.Lock(); f.shutdown++; f.mu.Unlock() }
@@ -144,12 +152,16 @@ func TestOperations(t *testing.T) {
 	if err := resume(false); err != nil {
 		t.Fatal(err)
 	}
+	rs, err := c.Reload(ctx)
+	if err != nil || rs.Path != "/cfg.json" || rs.Reloads != 1 || len(rs.Applied) != 1 || rs.RestartNeeded[0] != "mongo.mode" {
+		t.Fatalf("reload: %+v %v", rs, err)
+	}
 	if err := c.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.paused != 1 || len(h.resumed) != 1 || h.resumed[0] || h.shutdown != 1 {
+	if h.paused != 1 || len(h.resumed) != 1 || h.resumed[0] || h.shutdown != 1 || h.reloads != 1 {
 		t.Fatalf("handler saw %+v", h)
 	}
 }

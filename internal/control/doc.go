@@ -2,7 +2,8 @@
 // data root: the files in run/ (the lock, daemon.json, the MCP socket and the
 // control socket), probing whether a daemon answers, and the control
 // protocol that terminal commands use to ask it for its status, to pause it
-// around a restore, to run a job in it, or to stop it.
+// around a restore, to run a job in it, to make it read its configuration
+// again, or to stop it.
 //
 // The control protocol is newline-delimited JSON on run/control.sock (0600,
 // in the 0700 run/ directory). A client sends one Request per line and reads
@@ -15,6 +16,7 @@
 //	{"op":"run","job":"backup","args":{}}  → {"ok":true,"result":…}
 //	{"op":"run","job":"backup","progress":true}
 //	                                       → {"ok":true,"progress":…} lines, then the result
+//	{"op":"reload"}                        → {"ok":true,"result":ConfigStatus}
 //	{"op":"shutdown"}                      → {"ok":true}
 //	anything refused                       → {"ok":false,"error":"…"}
 //

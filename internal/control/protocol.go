@@ -13,6 +13,7 @@ const (
 	OpPause    = "pause"
 	OpResume   = "resume"
 	OpRun      = "run"
+	OpReload   = "reload"
 	OpShutdown = "shutdown"
 )
 
@@ -94,6 +95,36 @@ type Status struct {
 	// Jobs holds what each registered status reporter said (for example
 	// the maintenance scheduler's last runs), by reporter name.
 	Jobs map[string]json.RawMessage `json:"jobs,omitempty"`
+	// Config is the configuration the daemon runs with and what became of
+	// the last change to its file (absent from daemons that cannot reload).
+	Config *ConfigStatus `json:"config,omitempty"`
+}
+
+// ConfigStatus is the daemon's record of its configuration: where it
+// comes from, when it was read, and which changes to the file it could not
+// apply. It is also the result of reload.
+type ConfigStatus struct {
+	// Path is the file the daemon reads ("" for the built-in defaults).
+	Path string `json:"path"`
+	// LoadedAt is when the configuration the daemon runs with was last
+	// read; StartedAt when the daemon first read it.
+	LoadedAt  time.Time `json:"loaded_at"`
+	StartedAt time.Time `json:"started_at"`
+	// Reloads counts the times the daemon read its configuration again.
+	Reloads int `json:"reloads"`
+	// Applied lists the keys the last reload that changed anything in what
+	// the daemon runs with applied, and AppliedAt says when (it equals
+	// LoadedAt when that was the latest reload).
+	Applied   []string   `json:"applied,omitempty"`
+	AppliedAt *time.Time `json:"applied_at,omitempty"`
+	// RestartNeeded lists the keys whose value in the file differs from
+	// what the daemon runs with because they take effect only when it
+	// restarts (the data root, the database engine, the embedding model).
+	RestartNeeded []string `json:"restart_needed,omitempty"`
+	// Error says why the file as it is now was refused; the daemon runs
+	// with its previous configuration meanwhile. ErrorAt is when.
+	Error   string     `json:"error,omitempty"`
+	ErrorAt *time.Time `json:"error_at,omitempty"`
 }
 
 // StoreStatus describes the open database.

@@ -20,6 +20,10 @@ type Handler interface {
 	Pause(ctx context.Context, release bool) (resume func(reload bool) error, err error)
 	// Run runs a named job and returns its JSON-encodable result.
 	Run(ctx context.Context, job string, args json.RawMessage) (any, error)
+	// Reload reads the configuration again, applies what can change while
+	// the daemon runs, and reports the outcome. A configuration that is
+	// refused is reported in the result, not as an error.
+	Reload(ctx context.Context) (*ConfigStatus, error)
 	// Shutdown begins a graceful stop and returns at once.
 	Shutdown()
 }
@@ -163,6 +167,8 @@ func (s *Server) handle(req Request, resume *func(bool) error) (any, error) {
 		*resume = nil
 		s.log.Info("resumed by a control client", "reload", req.Reload)
 		return nil, r(req.Reload)
+	case OpReload:
+		return s.h.Reload(s.ctx)
 	case OpShutdown:
 		s.h.Shutdown()
 		return nil, nil

@@ -49,6 +49,21 @@ type OptimizeResult struct {
 	Counts     map[string]int
 	Warnings   []string
 	DryRun     bool
+	// Merges lists the duplicates merged (or that would be), with texts.
+	Merges []MergeGroup
+}
+
+// MergeGroup is one memory kept and the duplicates merged into it.
+type MergeGroup struct {
+	Scope  string         `json:"scope"`
+	Kept   MergedMemory   `json:"kept"`
+	Merged []MergedMemory `json:"merged"`
+}
+
+// MergedMemory names a memory of a merge by id and text.
+type MergedMemory struct {
+	MemoryID string `json:"memory_id"`
+	Text     string `json:"text"`
 }
 
 type backupIn struct{}
@@ -130,6 +145,7 @@ type optimizeOut struct {
 	Counts     map[string]int `json:"counts" jsonschema_description:"The numbers behind the operations."`
 	Warnings   []string       `json:"warnings" jsonschema_description:"What could not be done, and why."`
 	DryRun     bool           `json:"dry_run" jsonschema_description:"Nothing was changed."`
+	Merges     []MergeGroup   `json:"merges,omitempty" jsonschema_description:"Duplicates merged (or to be) into the one kept; unforget_memory undoes a merge."`
 }
 
 func optimizeMemory(d Deps) server.ServerTool {
@@ -148,7 +164,7 @@ func optimizeMemory(d Deps) server.ServerTool {
 		if err != nil {
 			return nil, err
 		}
-		out := optimizeOut{Status: "OK", Operations: res.Operations, Counts: res.Counts, Warnings: res.Warnings, DryRun: res.DryRun}
+		out := optimizeOut{Status: "OK", Operations: res.Operations, Counts: res.Counts, Warnings: res.Warnings, DryRun: res.DryRun, Merges: res.Merges}
 		if out.Operations == nil {
 			out.Operations = []string{}
 		}
