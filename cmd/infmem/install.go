@@ -153,7 +153,7 @@ func noteRunningDaemon(ctx context.Context, dir string, env *cliEnv) {
 		return // the service's own daemon is the one serving, or we cannot tell
 	}
 	if p := control.ProbeDaemon(ctx, ep); p.Presence == control.Running && p.Pong.PID > 0 {
-		fmt.Fprintf(env.stdout, "Note: the daemon already running (pid %d) keeps serving; the login service runs it from the next login, or at once after 'infmem stop' and 'infmem start'.\n", p.Pong.PID)
+		fmt.Fprintf(env.stdout, "Note: the daemon already running (pid %d) keeps serving; the login service runs it from the next login, or at once after 'infmem restart'.\n", p.Pong.PID)
 	}
 }
 
@@ -288,7 +288,7 @@ func waitForMemory(ctx context.Context, ep control.Endpoints, wait time.Duration
 		case control.StateReady:
 			return nil
 		case control.StateFailed:
-			return fmt.Errorf("the daemon runs but cannot open the database: %s\nhint: fix the cause, then 'infmem stop' and 'infmem start'; details in %s", firstLineOf(st.Error), ep.LogFile())
+			return fmt.Errorf("the daemon runs but cannot open the database: %s\nhint: fix the cause, then 'infmem restart'; details in %s", firstLineOf(st.Error), ep.LogFile())
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the daemon runs but its database is still %s after %v\nhint: see %s", st.State, wait, ep.LogFile())

@@ -155,7 +155,7 @@ func runRestore(ctx context.Context, opts restoreOptions, env *cliEnv) error {
 type notResumedError struct{ err error }
 
 func (e *notResumedError) Error() string {
-	return fmt.Sprintf("the backup was restored, but the daemon did not resume: %v\nhint: restart it: 'infmem stop', then 'infmem start'", e.err)
+	return fmt.Sprintf("the backup was restored, but the daemon did not resume: %v\nhint: restart it: 'infmem restart'", e.err)
 }
 
 func (e *notResumedError) Unwrap() error { return e.err }
@@ -218,7 +218,7 @@ func restoreBesideDaemon(ctx context.Context, s *session, d *runningDaemon, path
 	res, err := restoreInProcess(ctx, s, path, ropts, env)
 	if rerr := resume(true); rerr != nil {
 		if err != nil {
-			fmt.Fprintf(env.stderr, "infmem: warning: the daemon did not resume after the failed restore: %v\nhint: restart it: 'infmem stop', then 'infmem start'\n", rerr)
+			fmt.Fprintf(env.stderr, "infmem: warning: the daemon did not resume after the failed restore: %v\nhint: restart it: 'infmem restart'\n", rerr)
 			return nil, err
 		}
 		return res, &notResumedError{rerr}
