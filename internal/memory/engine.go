@@ -90,6 +90,11 @@ type Engine struct {
 	snapMu       sync.Mutex
 	snap         snapshotState
 	fromSnapshot atomic.Bool
+
+	// afterDedupSearch, when set (tests only), runs in DuplicateGroups
+	// between the unlocked neighbour searches and the grouping, where
+	// writers may interleave.
+	afterDedupSearch func()
 }
 
 // New creates an engine; call Start to load its index.

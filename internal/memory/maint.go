@@ -320,7 +320,7 @@ func (e *Engine) DuplicateGroups(ctx context.Context, threshold float64, since t
 			union(slots[0], s)
 		}
 	}
-	texts := &textCache{e: e, ix: ix, texts: map[uint32]string{}}
+	texts := &textCache{e: e, ix: ix, entries: map[uint32]cachedText{}}
 	for i, p := range probes {
 		if i%64 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -350,6 +350,10 @@ func (e *Engine) DuplicateGroups(ctx context.Context, threshold float64, since t
 		}
 	}
 
+	if e.afterDedupSearch != nil {
+		e.afterDedupSearch()
+	}
+
 	groups := map[uint32][]uint32{}
 	for s := range parent {
 		groups[find(s)] = append(groups[find(s)], s)
@@ -376,10 +380,6 @@ func (e *Engine) DuplicateGroups(ctx context.Context, threshold float64, since t
 			}
 			return bytesLess(b.id[:], a.id[:])
 		})
-		ids := make([]bson.ObjectID, len(live))
-		for i, s := range live {
-			ids[i] = ix.items[s].id
-		}
 		scope := ""
 		if len(live) > 0 {
 			scope = ix.scopes.names[ix.items[live[0]].scope]
@@ -390,36 +390,51 @@ func (e *Engine) DuplicateGroups(ctx context.Context, threshold float64, since t
 		}
 		// A chain of pairs (a~b, b~c) is no proof that c says what a says:
 		// every member must match the memory kept.
-		g := DuplicateGroup{Scope: scope, Keep: ids[0].Hex(), Texts: map[string]string{}}
-		for i, s := range live[1:] {
+		// The ids reported are the ones whose texts were compared (the
+		// cache's), never a slot's current occupant: a slot freed by a hard
+		// delete and reused by a new memory must not carry it into a group.
+		var g DuplicateGroup
+		for _, s := range live[1:] {
 			same, err := texts.sameFact(ctx, live[0], s)
 			if err != nil {
 				return nil, err
 			}
 			if same {
-				g.Others = append(g.Others, ids[i+1].Hex())
-				g.Texts[ids[i+1].Hex()] = texts.texts[s]
+				other := texts.entries[s]
+				g.Others = append(g.Others, other.id.Hex())
+				if g.Texts == nil {
+					keep := texts.entries[live[0]]
+					g = DuplicateGroup{Scope: scope, Keep: keep.id.Hex(), Others: g.Others, Texts: map[string]string{keep.id.Hex(): keep.text}}
+				}
+				g.Texts[other.id.Hex()] = other.text
 			}
 		}
 		if len(g.Others) == 0 {
 			continue
 		}
-		g.Texts[g.Keep] = texts.texts[live[0]]
 		out = append(out, g)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Keep < out[j].Keep })
 	return out, nil
 }
 
-// textCache reads memories' texts for duplicate checks, each once.
+// textCache reads memories' texts for duplicate checks, each once. Slots
+// are only the index's handles: each entry remembers which memory the text
+// belongs to, and every comparison checks, under the index lock, that both
+// slots still hold those memories.
 type textCache struct {
-	e     *Engine
-	ix    *index
-	texts map[uint32]string
+	e       *Engine
+	ix      *index
+	entries map[uint32]cachedText
 }
 
-func (c *textCache) text(ctx context.Context, slot uint32) (string, bool, error) {
-	if t, ok := c.texts[slot]; ok {
+type cachedText struct {
+	id   bson.ObjectID
+	text string
+}
+
+func (c *textCache) text(ctx context.Context, slot uint32) (cachedText, bool, error) {
+	if t, ok := c.entries[slot]; ok {
 		return t, true, nil
 	}
 	c.ix.mu.RLock()
@@ -431,25 +446,24 @@ func (c *textCache) text(ctx context.Context, slot uint32) (string, bool, error)
 	}
 	c.ix.mu.RUnlock()
 	if !live {
-		return "", false, nil
+		return cachedText{}, false, nil
 	}
 	m, err := c.e.get(ctx, id, k)
 	if errIsNotFound(err) {
-		return "", false, nil
+		return cachedText{}, false, nil
 	}
 	if err != nil {
-		return "", false, err
+		return cachedText{}, false, err
 	}
-	c.texts[slot] = m.Text
-	return m.Text, true, nil
+	t := cachedText{id: id, text: m.Text}
+	c.entries[slot] = t
+	return t, true, nil
 }
 
 // sameFact: identical texts, or nearly the same words stating the same
-// details.
+// details. False when either slot no longer holds the memory whose text was
+// read.
 func (c *textCache) sameFact(ctx context.Context, a, b uint32) (bool, error) {
-	c.ix.mu.RLock()
-	sameKey := int(a) < len(c.ix.items) && int(b) < len(c.ix.items) && c.ix.items[a].key == c.ix.items[b].key
-	c.ix.mu.RUnlock()
 	ta, ok1, err := c.text(ctx, a)
 	if err != nil || !ok1 {
 		return false, err
@@ -458,10 +472,22 @@ func (c *textCache) sameFact(ctx context.Context, a, b uint32) (bool, error) {
 	if err != nil || !ok2 {
 		return false, err
 	}
+	c.ix.mu.RLock()
+	current := int(a) < len(c.ix.items) && int(b) < len(c.ix.items) &&
+		c.ix.items[a].live() && c.ix.items[b].live() && c.ix.items[a].id == ta.id && c.ix.items[b].id == tb.id
+	sameKey := current && c.ix.items[a].key == c.ix.items[b].key
+	overlap := 0.0
+	if current && !sameKey {
+		overlap = c.ix.text.Overlap(a, b)
+	}
+	c.ix.mu.RUnlock()
+	if !current {
+		return false, nil
+	}
 	if sameKey {
 		return true, nil
 	}
-	return c.ix.text.Overlap(a, b) >= MergeOverlap && len(facts.Differences(ta, tb)) == 0, nil
+	return overlap >= MergeOverlap && len(facts.Differences(ta.text, tb.text)) == 0, nil
 }
 
 func bytesLess(a, b []byte) bool {
