@@ -242,12 +242,23 @@ func (d *Daemon) acceptMCP() {
 			conn.Close()
 			continue
 		}
+		if len(d.conns) >= MaxSessions {
+			d.mu.Unlock()
+			d.log.Warn("MCP connection refused: too many sessions", "max", MaxSessions)
+			conn.SetWriteDeadline(time.Now().Add(time.Second))
+			fmt.Fprintf(conn, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"infmem: too many MCP sessions (%d); close some clients"}}`+"\n", MaxSessions)
+			conn.Close()
+			continue
+		}
 		d.conns[conn] = struct{}{}
 		d.sessions.Add(1)
 		d.mu.Unlock()
 		go d.serveMCP(conn)
 	}
 }
+
+// MaxSessions bounds the MCP connections served at once.
+const MaxSessions = 64
 
 // writeTimeout bounds one write to a client that stopped reading.
 const writeTimeout = 30 * time.Second

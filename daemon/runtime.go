@@ -141,6 +141,8 @@ type Runtime struct {
 
 	// sessions are the MCP sessions connected through Serve.
 	sessions Sessions
+	// calls bounds the tool calls running at once across all sessions.
+	calls chan struct{}
 
 	// embedder is shared by every engine this runtime starts; nil means
 	// keyword search only.
@@ -163,7 +165,8 @@ func NewRuntime(opts Options) *Runtime {
 	if opts.ShutdownTimeout <= 0 {
 		opts.ShutdownTimeout = 20 * time.Second
 	}
-	r := &Runtime{opts: opts, log: opts.Logger, state: control.StateStarting, changed: make(chan struct{}), cfg: opts.Config}
+	r := &Runtime{opts: opts, log: opts.Logger, state: control.StateStarting, changed: make(chan struct{}), cfg: opts.Config,
+		calls: make(chan struct{}, MaxConcurrentCalls)}
 	// The model loads in the background (USE-lite: ~15 ms); the first
 	// embedding waits for it, nothing else does. One embedder serves every
 	// engine this runtime starts (a resume after restore builds a new one).

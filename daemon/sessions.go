@@ -72,9 +72,18 @@ func (s *Sessions) GetClientInfo() mcp.Implementation {
 	return mcp.Implementation{}
 }
 
+// MaxConcurrentCalls bounds the MCP requests one runtime runs at once,
+// whatever the number of sessions: each session runs at most 8, and
+// together they queue for these slots, so a crowd of clients cannot take
+// every core.
+const MaxConcurrentCalls = 16
+
 // Serve serves one MCP session over r and w on this runtime's server,
 // keeping it in the runtime's sessions while it lasts.
 func (r *Runtime) Serve(ctx context.Context, rd io.Reader, w io.Writer, opts mcpserve.Options) error {
+	if opts.Shared == nil {
+		opts.Shared = r.calls
+	}
 	var sess *mcpserve.Session
 	on := opts.OnSession
 	opts.OnSession = func(s *mcpserve.Session) {

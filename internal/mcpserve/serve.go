@@ -18,8 +18,13 @@ import (
 
 // Options tunes a served stream.
 type Options struct {
-	// MaxConcurrent bounds requests handled at once (default 16).
+	// MaxConcurrent bounds requests handled at once (default 8).
 	MaxConcurrent int
+	// Shared, when set, is a semaphore shared by every session of a
+	// process: a request holds one slot while it runs, so many clients
+	// together cannot run more than its capacity at once. Requests wait
+	// for a slot (or for their session to end).
+	Shared chan struct{}
 	// MaxLineBytes bounds one message (default 8 MiB).
 	MaxLineBytes int
 	// DrainTimeout bounds waiting for in-flight requests after the client
@@ -35,7 +40,7 @@ type Options struct {
 // than their requests came; each is written whole on one line.
 func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer, opts Options) error {
 	if opts.MaxConcurrent <= 0 {
-		opts.MaxConcurrent = 16
+		opts.MaxConcurrent = 8
 	}
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = 8 << 20
@@ -85,7 +90,7 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 			continue
 		}
 		if len(line) > 0 {
-			handle(sctx, srv, sess, out, line, sem, &inflight, opts.Logger)
+			handle(sctx, srv, sess, out, line, sem, opts.Shared, &inflight, opts.Logger)
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
@@ -142,7 +147,7 @@ type envelope struct {
 	Method string          `json:"method"`
 }
 
-func handle(ctx context.Context, srv *server.MCPServer, sess *Session, out *lineWriter, line []byte, sem chan struct{}, inflight *sync.WaitGroup, log *slog.Logger) {
+func handle(ctx context.Context, srv *server.MCPServer, sess *Session, out *lineWriter, line []byte, sem, shared chan struct{}, inflight *sync.WaitGroup, log *slog.Logger) {
 	var env envelope
 	if err := json.Unmarshal(line, &env); err != nil {
 		_ = out.send(errorResponse(nil, mcp.PARSE_ERROR, "parse error: each line must be one JSON-RPC message"))
@@ -169,6 +174,15 @@ func handle(ctx context.Context, srv *server.MCPServer, sess *Session, out *line
 	go func() {
 		defer inflight.Done()
 		defer func() { <-sem }()
+		if shared != nil {
+			select {
+			case shared <- struct{}{}:
+				defer func() { <-shared }()
+			case <-ctx.Done():
+				_ = out.send(errorResponse(env.ID, mcp.INTERNAL_ERROR, "the session ended before the request could run"))
+				return
+			}
+		}
 		dispatch(ctx, srv, out, msg, env.ID, log)
 	}()
 }

@@ -65,6 +65,9 @@ func (e *Engine) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, e
 	if err := e.wait(ctx); err != nil {
 		return ForgetResult{}, err
 	}
+	if err := checkQuery(req.Query); err != nil {
+		return ForgetResult{}, err
+	}
 	req.Scope, req.Tag, req.Query = strings.TrimSpace(req.Scope), strings.TrimSpace(req.Tag), strings.TrimSpace(req.Query)
 	if req.ID == "" && req.Scope == "" && req.Tag == "" && req.Query == "" {
 		return ForgetResult{}, inputErrorf("say what to forget: target.memory_id (from an earlier result), target.scope, target.tag or target.query")

@@ -145,10 +145,17 @@ func (e *Engine) rank(ctx context.Context, query string, f filter, k int, mode s
 			add(h.ID)
 		}
 	}
+	// A caller that left (or a cancelled call) stops between the phases.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if useVec {
 		for _, h := range ix.vectorSearchLocked(qv, allowed, ro.Candidates) {
 			add(h.slot)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	if len(cands) == 0 {
 		return nil, nil
@@ -165,6 +172,9 @@ func (e *Engine) rank(ctx context.Context, query string, f filter, k int, mode s
 				add(n)
 			}
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	slots := make([]uint32, 0, len(cands))
 	for s := range cands {

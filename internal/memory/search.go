@@ -61,6 +61,9 @@ const (
 
 // Search recalls memories matching a query within the visible scopes.
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, error) {
+	if err := checkQuery(req.Query); err != nil {
+		return SearchResult{}, err
+	}
 	if err := e.wait(ctx); err != nil {
 		return SearchResult{}, err
 	}
@@ -184,6 +187,17 @@ func filterFor(set, tags []string, from, to time.Time) (filter, error) {
 		f.tags = append(f.tags, ft)
 	}
 	return f, nil
+}
+
+// MaxQueryBytes bounds a search or forget query: a question or a few key
+// words, not a document (a 5.6 MB query kept a core busy for minutes).
+const MaxQueryBytes = 4096
+
+func checkQuery(q string) error {
+	if len(q) > MaxQueryBytes {
+		return inputErrorf("the query is %d bytes; the limit is %d bytes (a question or a few key words, not a document)", len(q), MaxQueryBytes)
+	}
+	return nil
 }
 
 func checkLimit(n, def int) (int, error) {

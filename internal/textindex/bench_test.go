@@ -254,3 +254,24 @@ func heapInUse() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
 }
+
+// BenchmarkAnalyzeLongQuery analyses a 40k-word query of distinct words:
+// the cost must grow linearly with the text (issue 13: 3.6 s before).
+func BenchmarkAnalyzeLongQuery(b *testing.B) {
+	var sb strings.Builder
+	for i := range 40000 {
+		sb.WriteString("zq")
+		for n := i; n > 0; n /= 26 {
+			sb.WriteByte(byte('a' + n%26))
+		}
+		sb.WriteByte(' ')
+	}
+	text := sb.String()
+	ix := New(Options{})
+	b.ResetTimer()
+	for range b.N {
+		if q := ix.Analyze(text); len(q.terms) < 30000 {
+			b.Fatalf("%d distinct terms", len(q.terms))
+		}
+	}
+}

@@ -275,16 +275,18 @@ func (ix *Index) Analyze(text string) Query {
 	defer putTokenList(tl)
 	ix.an.appendTokens(tl, text)
 	var q Query
-outer:
+	// A map keeps this linear however long the text: comparing each token
+	// with every earlier one took 3.6 s for a 40k-word query.
+	pos := make(map[string]int)
 	for i := 0; i < tl.len(); i++ {
 		tok := tl.at(i)
-		for j, t := range q.terms {
-			if t == string(tok) {
-				q.counts[j]++
-				continue outer
-			}
+		if j, ok := pos[string(tok)]; ok {
+			q.counts[j]++
+			continue
 		}
-		q.terms = append(q.terms, string(tok))
+		t := string(tok)
+		pos[t] = len(q.terms)
+		q.terms = append(q.terms, t)
 		q.counts = append(q.counts, 1)
 	}
 	return q

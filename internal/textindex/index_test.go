@@ -489,3 +489,11 @@ func TestMatchAll(t *testing.T) {
 		t.Errorf("stop words only: %v", got)
 	}
 }
+
+func TestAnalyzeCountsRepeats(t *testing.T) {
+	ix := New(Options{})
+	q := ix.Analyze("Apollo launch, apollo LAUNCH: the Apollo team")
+	if !slices.Equal(q.terms, []string{"apollo", "launch", "the", "team"}) || !slices.Equal(q.counts, []int{3, 2, 1, 1}) {
+		t.Fatalf("terms %v counts %v", q.terms, q.counts)
+	}
+}

@@ -1,0 +1,118 @@
+package mcpserve
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// blockingServer has one tool, "wait", that runs until release is closed or
+// its call's context ends; running counts the calls inside it.
+func blockingServer(running *atomic.Int32, release <-chan struct{}, cancelled chan<- struct{}) *server.MCPServer {
+	srv := server.NewMCPServer("t", "1")
+	srv.AddTool(mcp.NewTool("wait"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		running.Add(1)
+		defer running.Add(-1)
+		select {
+		case <-release:
+		case <-ctx.Done():
+			cancelled <- struct{}{}
+		}
+		return mcp.NewToolResultText("done"), nil
+	})
+	return srv
+}
+
+func startSession(t *testing.T, ctx context.Context, srv *server.MCPServer, opts Options) (*io.PipeWriter, *io.PipeReader) {
+	c2sR, c2sW := io.Pipe()
+	s2cR, s2cW := io.Pipe()
+	go func() {
+		Serve(ctx, srv, c2sR, s2cW, opts)
+		s2cW.Close()
+	}()
+	go io.Copy(io.Discard, s2cR)
+	return c2sW, s2cR
+}
+
+func callWait(w io.Writer, id int) {
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"wait","arguments":{}}}`+"\n", id)
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// TestSharedBoundAcrossSessions: three sessions sharing a two-slot bound
+// run two calls at once, never three.
+func TestSharedBoundAcrossSessions(t *testing.T) {
+	var running atomic.Int32
+	release := make(chan struct{})
+	srv := blockingServer(&running, release, make(chan struct{}, 8))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	shared := make(chan struct{}, 2)
+	for i := range 3 {
+		w, _ := startSession(t, ctx, srv, Options{Shared: shared})
+		callWait(w, i+1)
+	}
+	eventually(t, "two calls running", func() bool { return running.Load() == 2 })
+	time.Sleep(100 * time.Millisecond)
+	if n := running.Load(); n != 2 {
+		t.Fatalf("%d calls running with a shared bound of 2", n)
+	}
+	close(release)
+	eventually(t, "every call finished", func() bool { return running.Load() == 0 && len(shared) == 0 })
+}
+
+// TestPerSessionBound: one session runs at most MaxConcurrent calls.
+func TestPerSessionBound(t *testing.T) {
+	var running atomic.Int32
+	release := make(chan struct{})
+	srv := blockingServer(&running, release, make(chan struct{}, 16))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w, _ := startSession(t, ctx, srv, Options{})
+	// The session stops reading while its slots are full, so the client's
+	// writes block: send from a goroutine.
+	go func() {
+		for i := range 12 {
+			callWait(w, i+1)
+		}
+	}()
+	eventually(t, "eight calls running", func() bool { return running.Load() == 8 })
+	time.Sleep(100 * time.Millisecond)
+	if n := running.Load(); n != 8 {
+		t.Fatalf("%d calls running in one session (default bound 8)", n)
+	}
+	close(release)
+}
+
+// TestCallsStopWhenTheClientLeaves: a client that closes its side while a
+// call runs gets the call's context cancelled once the drain time passes,
+// so its work stops instead of running on.
+func TestCallsStopWhenTheClientLeaves(t *testing.T) {
+	var running atomic.Int32
+	cancelled := make(chan struct{}, 1)
+	srv := blockingServer(&running, make(chan struct{}), cancelled)
+	w, _ := startSession(t, context.Background(), srv, Options{DrainTimeout: 50 * time.Millisecond})
+	callWait(w, 1)
+	eventually(t, "the call running", func() bool { return running.Load() == 1 })
+	w.Close()
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call's context was not cancelled after its client left")
+	}
+}
