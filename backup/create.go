@@ -96,6 +96,10 @@ func Create(ctx context.Context, store *mongostore.Store, opts Options) (*Result
 	if err != nil {
 		return nil, fmt.Errorf("cannot set up backup encryption: %w", err)
 	}
+	if opts.Encryption.NewIdentity {
+		opts.Logger.Warn("made a backup identity: backups are encrypted to it and cannot be restored without it; keep a copy off this machine",
+			"identity_file", opts.Encryption.IdentityFile)
+	}
 	schema, err := store.SchemaVersionStored(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cannot back up: %w", err)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -76,7 +77,7 @@ func TestConfiguredEncryption(t *testing.T) {
 		want       string
 		err        error
 	}{
-		{"auto", nil, EncryptionNone, nil},
+		{"auto", nil, "", ErrNoRecipients}, // no identity file known
 		{"auto", []string{r}, EncryptionRecipients, nil},
 		{"required", []string{r}, EncryptionRecipients, nil},
 		{"required", nil, "", ErrNoRecipients},
@@ -89,11 +90,67 @@ func TestConfiguredEncryption(t *testing.T) {
 	}
 }
 
+// TestEncryptedByDefault: with the default config (no recipients) backups
+// are encrypted to an identity made on first use (0600), the same one
+// every time after; only encryption "off" writes plaintext.
+func TestEncryptedByDefault(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cfg", "backup-identity.txt")
+	cfg := config.Defaults().Backup
+	cfg.IdentityFile = path
+	first, err := ConfiguredEncryption(cfg)
+	if err != nil || first.Mode() != EncryptionRecipients || !first.NewIdentity || first.IdentityFile != path {
+		t.Fatalf("first use: %+v %v", first, err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("identity file: %v %v", fi, err)
+	}
+	again, err := ConfiguredEncryption(cfg)
+	if err != nil || again.NewIdentity || !slices.Equal(again.Recipients, first.Recipients) {
+		t.Fatalf("second use: %+v %v", again, err)
+	}
+	keys, err := ReadIdentityFile(path)
+	if err != nil || len(keys.Identities) != 1 {
+		t.Fatalf("identity: %v", err)
+	}
+
+	env := openTestStore(t)
+	ctx := context.Background()
+	res, err := Create(ctx, env.store, Options{Dir: env.root.BackupsDir(), Kind: KindManual, Encryption: first})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Manifest.Encryption != EncryptionRecipients || !strings.HasSuffix(res.File, ".age") {
+		t.Fatalf("backup %+v is not encrypted", res)
+	}
+	if _, err := Verify(ctx, res.Path, keys, nil); err != nil {
+		t.Fatalf("the made identity does not open the backup: %v", err)
+	}
+	cfg.Encryption = "off"
+	if enc, err := ConfiguredEncryption(cfg); err != nil || enc.Mode() != EncryptionNone {
+		t.Fatalf("off: %+v %v", enc, err)
+	}
+}
+
 func TestConfigWarnings(t *testing.T) {
 	r := "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p"
 	cfg := config.Defaults().Backup
-	if w := ConfigWarnings(cfg); len(w) != 1 || !strings.Contains(w[0], "not encrypted: backup.recipients is empty") {
-		t.Fatalf("defaults: %q", w)
+	if w := ConfigWarnings(cfg); len(w) != 1 || !strings.Contains(w[0], "scheduled backups fail") {
+		t.Fatalf("defaults without an identity file: %q", w)
+	}
+	cfg.IdentityFile = filepath.Join(t.TempDir(), "id.txt")
+	if w := ConfigWarnings(cfg); len(w) != 1 || !strings.Contains(w[0], "key made at the first backup, in "+cfg.IdentityFile) {
+		t.Fatalf("defaults before the first backup: %q", w)
+	}
+	if _, _, err := EnsureIdentity(cfg.IdentityFile, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if w := ConfigWarnings(cfg); len(w) != 1 || !strings.Contains(w[0], "keep a copy of that file off this machine") {
+		t.Fatalf("defaults with the identity made: %q", w)
+	}
+	os.Chmod(cfg.IdentityFile, 0o644)
+	if w := ConfigWarnings(cfg); len(w) != 2 || !strings.Contains(w[1], "readable by other users") {
+		t.Fatalf("identity readable by others: %q", w)
 	}
 	cfg.Recipients = []string{r}
 	if w := ConfigWarnings(cfg); len(w) != 0 {
@@ -102,10 +159,6 @@ func TestConfigWarnings(t *testing.T) {
 	cfg.Encryption, cfg.Enabled = "off", false
 	if w := ConfigWarnings(cfg); len(w) != 2 || !strings.Contains(w[0], "disabled") || !strings.Contains(w[1], "encryption is off") {
 		t.Fatalf("off and disabled: %q", w)
-	}
-	cfg.Encryption, cfg.Enabled, cfg.Recipients = "required", true, nil
-	if w := ConfigWarnings(cfg); len(w) != 1 || !strings.Contains(w[0], "scheduled backups fail") {
-		t.Fatalf("required without recipients: %q", w)
 	}
 }
 

@@ -33,6 +33,10 @@ type Encryption struct {
 	// ScryptWorkFactor is log2 of the scrypt cost; zero keeps age's default
 	// (2^18, about a second). It exists so tests can lower it.
 	ScryptWorkFactor int
+	// IdentityFile names the default identity Recipients came from, if
+	// they did; NewIdentity says it was made for this backup.
+	IdentityFile string
+	NewIdentity  bool
 }
 
 // Mode is EncryptionNone, EncryptionRecipients or EncryptionPassphrase.
@@ -71,23 +75,59 @@ func (e Encryption) recipients() ([]age.Recipient, error) {
 	return rs, nil
 }
 
-// ErrNoRecipients means the config requires encrypted backups but names no
-// recipient, so an unattended backup cannot be written.
-var ErrNoRecipients = errors.New("backup.encryption is required but backup.recipients is empty")
+// ErrNoRecipients means backups must be encrypted but there is no key to
+// encrypt them to: no recipients are configured and the default identity
+// cannot be found or made.
+var ErrNoRecipients = errors.New("backups must be encrypted, but backup.recipients is empty and there is no backup identity to encrypt to")
 
 // ConfiguredEncryption is the encryption of unattended backups (scheduled,
 // the backup_memory tool, a restore's safety backup): the configured
-// recipients, or none when encryption is off or auto without recipients.
+// recipients, else the identity in cfg.IdentityFile, which is made on first
+// use, so backups are encrypted out of the box. Plaintext only when
+// backup.encryption is off.
 func ConfiguredEncryption(cfg config.Backup) (Encryption, error) {
 	switch {
 	case cfg.Encryption == "off":
 		return Encryption{}, nil
 	case len(cfg.Recipients) > 0:
 		return Encryption{Recipients: append([]string(nil), cfg.Recipients...)}, nil
-	case cfg.Encryption == "required":
+	case cfg.IdentityFile == "":
 		return Encryption{}, fmt.Errorf("%w\nhint: run 'infmem backup keygen', keep the identity file it writes somewhere safe, and add the recipient it prints to \"backup.recipients\" in the config", ErrNoRecipients)
 	}
-	return Encryption{}, nil
+	recipient, created, err := EnsureIdentity(cfg.IdentityFile, time.Now())
+	if err != nil {
+		return Encryption{}, fmt.Errorf("%w: %v", ErrNoRecipients, err)
+	}
+	return Encryption{Recipients: []string{recipient}, IdentityFile: cfg.IdentityFile, NewIdentity: created}, nil
+}
+
+// EnsureIdentity returns the public key of the age identity in path,
+// generating the identity (0600) when the file does not exist yet; created
+// reports that it did.
+func EnsureIdentity(path string, now time.Time) (recipient string, created bool, err error) {
+	for range 2 {
+		keys, rerr := ReadIdentityFile(path)
+		if rerr == nil {
+			for _, id := range keys.Identities {
+				if x, ok := id.(*age.X25519Identity); ok {
+					return x.Recipient().String(), false, nil
+				}
+			}
+			return "", false, fmt.Errorf("identity file %s holds no age X25519 identity", path)
+		}
+		if _, serr := os.Stat(path); !errors.Is(serr, os.ErrNotExist) {
+			return "", false, rerr
+		}
+		recipient, err = GenerateIdentity(path, now)
+		if err == nil {
+			return recipient, true, nil
+		}
+		// Another process may have made it first: read that one.
+		if _, serr := os.Stat(path); serr != nil {
+			return "", false, err
+		}
+	}
+	return "", false, err
 }
 
 // Keys are what a restore or a verification may use to decrypt a backup.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -114,10 +115,21 @@ func ConfigWarnings(cfg config.Backup) []string {
 	switch {
 	case cfg.Encryption == "off":
 		w = append(w, "backups are not encrypted (backup.encryption is off): anyone who can read a backup file can read the memory")
-	case len(cfg.Recipients) == 0 && cfg.Encryption == "required":
-		w = append(w, "scheduled backups fail: backup.encryption is required but backup.recipients is empty; run 'infmem backup keygen' and add the recipient it prints")
+	case len(cfg.Recipients) == 0 && cfg.IdentityFile == "":
+		w = append(w, "scheduled backups fail: backup.recipients is empty and there is no backup identity file to encrypt to; run 'infmem backup keygen' and add the recipient it prints")
 	case len(cfg.Recipients) == 0:
-		w = append(w, "scheduled backups are not encrypted: backup.recipients is empty; run 'infmem backup keygen' and add the recipient it prints")
+		fi, err := os.Stat(cfg.IdentityFile)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			w = append(w, fmt.Sprintf("backups will be encrypted to a key made at the first backup, in %s: keep a copy of that file off this machine, since a backup without its key is lost", cfg.IdentityFile))
+		case err != nil:
+			w = append(w, fmt.Sprintf("scheduled backups fail: cannot read the backup identity %s: %v", cfg.IdentityFile, err))
+		default:
+			w = append(w, fmt.Sprintf("backups are encrypted to the key in %s: keep a copy of that file off this machine, since a backup without its key is lost", cfg.IdentityFile))
+			if fi.Mode().Perm()&0o077 != 0 {
+				w = append(w, fmt.Sprintf("the backup identity %s is readable by other users (mode %04o): run chmod 600 on it", cfg.IdentityFile, fi.Mode().Perm()))
+			}
+		}
 	}
 	return w
 }

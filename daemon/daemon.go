@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/infmem/infmem/internal/peercred"
 	"log/slog"
 	"net"
 	"os"
@@ -235,6 +236,11 @@ func (d *Daemon) acceptMCP() {
 			}
 			d.log.Error("MCP socket failed", "err", err)
 			return
+		}
+		if err := peercred.Check(conn); err != nil {
+			d.log.Warn("MCP connection refused", "err", err)
+			conn.Close()
+			continue
 		}
 		d.mu.Lock()
 		if d.stopping {

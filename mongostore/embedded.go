@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
@@ -86,7 +87,42 @@ func (e *embedded) uri() string         { return e.f.MongoDBURI() }
 func (e *embedded) redactedURI() string { return e.f.MongoDBURI() }
 
 func (e *embedded) prepare(ctx context.Context, database string) error {
-	return ensureIDIndexes(ctx, e.dataDir, database)
+	if err := ensureIDIndexes(ctx, e.dataDir, database); err != nil {
+		return err
+	}
+	return secureDataFiles(e.dataDir, database)
+}
+
+// secureDataFiles keeps the database files owner-only (0600): SQLite
+// would create the database file with the umask's mode (usually 0644) and
+// gives its WAL and shared-memory files the database file's mode, so the
+// file is made here first, and files an older version made are fixed.
+func secureDataFiles(dataDir, database string) error {
+	file := filepath.Join(dataDir, database+".sqlite")
+	f, err := os.OpenFile(file, os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("cannot create the database file %s: %w", file, err)
+	}
+	f.Close()
+	if runtime.GOOS == "windows" {
+		return nil // no unix modes; the data root's ACL keeps it private
+	}
+	entries, err := os.ReadDir(dataDir)
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", dataDir, err)
+	}
+	for _, en := range entries {
+		if !en.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dataDir, en.Name())
+		if fi, err := en.Info(); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(p, fi.Mode().Perm()&0o700); err != nil {
+				return fmt.Errorf("cannot make %s private: %w", p, err)
+			}
+		}
+	}
+	return nil
 }
 
 func (e *embedded) stop(ctx context.Context) error {

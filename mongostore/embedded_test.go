@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -328,4 +329,53 @@ func TestSchemaMigrations(t *testing.T) {
 	if _, err := open(); err == nil || !strings.Contains(err.Error(), "newer than this infmem understands") {
 		t.Fatalf("newer schema: %v", err)
 	}
+}
+
+// TestEmbeddedFilesArePrivate: the database, its WAL and shared-memory
+// files are 0600 from the first write, and files left 0644 by an older
+// version are fixed at the next open (issue 13).
+func TestEmbeddedFilesArePrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no unix modes")
+	}
+	root := testRoot(t)
+	ctx := ctxT(t)
+	check := func(when string) {
+		t.Helper()
+		entries, _ := os.ReadDir(root.MongoDataDir())
+		n := 0
+		for _, en := range entries {
+			fi, _ := en.Info()
+			if strings.HasSuffix(en.Name(), ".sqlite") {
+				n++
+			}
+			if fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
+				t.Errorf("%s: %s has mode %04o", when, en.Name(), fi.Mode().Perm())
+			}
+		}
+		if n == 0 {
+			t.Fatalf("%s: no database file in %s", when, root.MongoDataDir())
+		}
+	}
+	s, err := Open(ctx, Options{Mode: ModeEmbedded, Root: root, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Memories.Insert(ctx, newMemory("private", "Global")); err != nil {
+		t.Fatal(err)
+	}
+	check("while open")
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(root.MongoDataDir())
+	for _, en := range entries {
+		os.Chmod(filepath.Join(root.MongoDataDir(), en.Name()), 0o644)
+	}
+	s, err = Open(ctx, Options{Mode: ModeEmbedded, Root: root, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	check("after reopening files an older version left 0644")
 }

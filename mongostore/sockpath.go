@@ -3,29 +3,64 @@ package mongostore
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // SocketPath is where the unix socket called name for the data root whose
 // run directory is runDir lives: in runDir itself, or, when that path would
-// pass the OS's sun_path limit, in a private (0700) per-root directory under
-// the temp dir. Every socket of one root (the embedded engine's, the
-// daemon's) lands in the same place, and the same root always maps to the
-// same directory, so other processes find it by the same rule.
+// pass the OS's sun_path limit, in a private per-root directory under
+// $XDG_RUNTIME_DIR (when it is ours and private) or the temp dir. Every
+// socket of one root (the embedded engine's, the daemon's) lands in the
+// same place, and the same root always maps to the same directory, so
+// other processes find it by the same rule.
+//
+// A directory in a shared place could be made by another user first, who
+// would then own the sockets' folder: the directory must be ours, a real
+// directory (not a symlink) and 0700, or SocketPath refuses it.
 func SocketPath(runDir, name string) (string, error) {
 	p := filepath.Join(runDir, name)
 	if len(p) <= maxSocketPath {
 		return p, nil
 	}
 	sum := sha256.Sum256([]byte(runDir))
-	dir := filepath.Join(os.TempDir(), "infmem-"+hex.EncodeToString(sum[:6]))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	base := "infmem-" + strconv.Itoa(os.Getuid()) + "-" + hex.EncodeToString(sum[:6])
+	parent := os.TempDir()
+	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) && checkPrivateDir(x) == nil {
+		parent = x
+	}
+	dir := filepath.Join(parent, base)
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("cannot create socket directory %s: %w", dir, err)
 	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return "", fmt.Errorf("cannot secure socket directory %s: %w", dir, err)
+	if err := checkPrivateDir(dir); err != nil {
+		return "", fmt.Errorf("refusing socket directory %s: %w\nhint: remove it if you do not know who made it, or use a shorter data directory path (--data-dir) so the sockets stay in its run folder", dir, err)
 	}
 	return filepath.Join(dir, name), nil
+}
+
+// checkPrivateDir accepts a real directory owned by the current user that
+// only that user can enter.
+func checkPrivateDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return errors.New("it is a symbolic link")
+	case !fi.IsDir():
+		return errors.New("it is not a directory")
+	}
+	if uid, ok := ownerUID(fi); ok && uid != os.Getuid() {
+		return fmt.Errorf("it belongs to uid %d, not to this user (uid %d)", uid, os.Getuid())
+	}
+	if perm := fi.Mode().Perm(); perm != 0o700 && privateModeMatters {
+		return fmt.Errorf("its mode is %04o, not 0700", perm)
+	}
+	return nil
 }

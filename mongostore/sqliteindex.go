@@ -24,8 +24,8 @@ import (
 // are dropped with their table and re-created on every start.
 func ensureIDIndexes(ctx context.Context, dataDir, database string) error {
 	file := filepath.Join(dataDir, database+".sqlite")
-	if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
-		return nil
+	if fi, err := os.Stat(file); errors.Is(err, os.ErrNotExist) || err == nil && fi.Size() == 0 {
+		return nil // nothing stored yet (secureDataFiles makes the file empty)
 	}
 	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(file)+"?_pragma=busy_timeout(10000)")
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -194,6 +195,9 @@ func readPassphraseText(env *cliEnv, file string, confirm bool) (wirePassphrase,
 		line = strings.TrimSuffix(line, "\r")
 		if line == "" {
 			return "", usageErrorf("--passphrase-file %s: the first line is empty", file)
+		}
+		if fi, err := os.Stat(file); err == nil && runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
+			fmt.Fprintf(env.stderr, "infmem: warning: the passphrase file %s is readable by other users (mode %04o)\nhint: chmod 600 %s\n", file, fi.Mode().Perm(), file)
 		}
 		return wirePassphrase(line), nil
 	}

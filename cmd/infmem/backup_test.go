@@ -87,9 +87,20 @@ func TestBackupRestoreWithPassphrase(t *testing.T) {
 	os.WriteFile(passFile, []byte("open sesame\n"), 0o600)
 
 	code, out, errs := runCLI(t, env, "backup", "--data-dir", root, "--passphrase-file", passFile)
-	if code != exitOK || !strings.Contains(out, "encrypted with a passphrase") || strings.Contains(errs, "not encrypted") {
+	if code != exitOK || !strings.Contains(out, "encrypted with a passphrase") || strings.Contains(errs, "not encrypted") || strings.Contains(errs, "readable by other users") {
 		t.Fatalf("backup: %d %q %q", code, out, errs)
 	}
+	// A passphrase file others can read is used, with a warning that never
+	// quotes it.
+	loose := filepath.Join(t.TempDir(), "loose")
+	os.WriteFile(loose, []byte("open sesame\n"), 0o644)
+	code, out2, errs2 := runCLI(t, env, "backup", "--data-dir", root, "--passphrase-file", loose)
+	if code != exitOK || !strings.Contains(errs2, "passphrase file "+loose+" is readable by other users (mode 0644)") || strings.Contains(errs2+out2, "open sesame") {
+		t.Fatalf("loose passphrase file: %d %q %q", code, out2, errs2)
+	}
+	extra := writtenBackup(t, out2)
+	os.Remove(extra)
+	os.Remove(strings.TrimSuffix(extra, ".archive.gz.age") + ".manifest.json")
 	path := writtenBackup(t, out)
 	name := filepath.Base(path)
 	if !strings.HasSuffix(name, ".archive.gz.age") {
@@ -132,11 +143,12 @@ func TestBackupRestoreWithPassphrase(t *testing.T) {
 	if n := countMemories(t, root); n != 30 {
 		t.Fatalf("%d memories after the restore, want 30", n)
 	}
-	// The safety backup holds the 35 and is encrypted with the same passphrase.
+	// The safety backup holds the 35 and is encrypted like scheduled
+	// backups (to the default identity), never in plaintext.
 	safety := regexp.MustCompile(`replaced is in (\S+)`).FindStringSubmatch(out)[1]
 	code, out, _ = runCLI(t, env, "restore", safety, "--data-dir", root, "--dry-run", "--json")
 	var c backup.Contents
-	if code != exitOK || json.Unmarshal([]byte(out), &c) != nil || c.Encryption != backup.EncryptionPassphrase || c.Manifest.Kind != backup.KindSafety {
+	if code != exitOK || json.Unmarshal([]byte(out), &c) != nil || c.Encryption != backup.EncryptionRecipients || c.Manifest.Kind != backup.KindSafety {
 		t.Fatalf("safety backup: %d %q", code, out)
 	}
 	if c.Collections[0].Name != "ConversationHistory" || c.Collections[0].Documents != 35 {
@@ -229,13 +241,15 @@ func TestBackupToConfiguredKey(t *testing.T) {
 func TestBackupEncryptionPolicy(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "root")
 	t.Run("unencrypted warns", func(t *testing.T) {
-		code, out, errs := runCLI(t, isolatedEnv(t), "backup", "--data-dir", root)
+		code, out, errs := runCLI(t, isolatedEnv(t), "backup", "--data-dir", root, "--no-encrypt")
 		if code != exitOK || !strings.Contains(out, "NOT encrypted") || !strings.Contains(errs, "warning: this backup is not encrypted") {
 			t.Fatalf("%d %q %q", code, out, errs)
 		}
 	})
-	t.Run("required without recipients or terminal", func(t *testing.T) {
+	t.Run("required without any key or terminal", func(t *testing.T) {
 		env := isolatedEnv(t)
+		// No recipients, and the default identity cannot be made.
+		env[EnvBackupIdentity] = filepath.Join(os.DevNull, "backup-identity.txt")
 		writeConfig(t, env, `{"backup": {"encryption": "required"}}`)
 		code, _, errs := runCLI(t, env, "backup", "--data-dir", root)
 		if code != exitUsage || !strings.Contains(errs, "no terminal to ask for a passphrase") || !strings.Contains(errs, "hint: ") {
@@ -350,4 +364,31 @@ func TestRestoreWhileDatabaseInUse(t *testing.T) {
 			t.Fatalf("dry run: %d %q %q", code, out, errs)
 		}
 	})
+}
+
+// TestBackupEncryptedOutOfTheBox: with no recipients configured, 'infmem
+// backup' encrypts to an identity it makes (0600) and says where it is;
+// restore finds it without -i.
+func TestBackupEncryptedOutOfTheBox(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	env := isolatedEnv(t)
+	code, out, errs := runCLI(t, env, "backup", "--data-dir", root)
+	if code != exitOK || !strings.Contains(out, "encrypted to 1 age key") || strings.Contains(out, "NOT encrypted") {
+		t.Fatalf("default backup: %d %q %q", code, out, errs)
+	}
+	fi, err := os.Stat(env[EnvBackupIdentity])
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("identity file: %v %v", fi, err)
+	}
+	entries, _ := backup.List(filepath.Join(root, "backups"))
+	if len(entries) != 1 || !strings.HasSuffix(entries[0].Path, ".age") {
+		t.Fatalf("backups: %+v", entries)
+	}
+	if code, out, errs := runCLI(t, env, "restore", entries[0].Path, "--data-dir", root, "--dry-run"); code != exitOK {
+		t.Fatalf("restore with the made identity: %d %q %q", code, out, errs)
+	}
+	code, out, _ = runCLI(t, env, "doctor", "--data-dir", root)
+	if !strings.Contains(out, env[EnvBackupIdentity]) || !strings.Contains(out, "off this machine") {
+		t.Fatalf("doctor does not name the identity file: %d %q", code, out)
+	}
 }

@@ -51,8 +51,10 @@ func TestDaemonReloadsConfig(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(recipient, "age1") || !strings.Contains(errs, `"recipients": ["`+recipient) {
 		t.Fatalf("keygen: %d %q %q", code, out, errs)
 	}
-	if _, out, _ := runBin(t, env, "status"); !strings.Contains(out, "backup.recipients is empty") {
-		t.Fatalf("status before the edit does not warn about recipients:\n%s", out)
+	// Before the edit backups are encrypted to the identity made on first
+	// use; status names it and asks for a copy elsewhere.
+	if _, out, _ := runBin(t, env, "status"); !strings.Contains(out, "backup-identity.txt") || !strings.Contains(out, "off this machine") {
+		t.Fatalf("status before the edit does not name the backup identity:\n%s", out)
 	}
 
 	// The user adds the recipient, makes backups daily every second (to
@@ -65,7 +67,7 @@ func TestDaemonReloadsConfig(t *testing.T) {
 		t.Fatalf("reload: %d\n%s\n%s", code, out, errs)
 	}
 	code, out, errs = runBin(t, env, "status")
-	if code != 0 || strings.Contains(out, "recipients is empty") || !strings.Contains(out, "config changed since the daemon started: run 'infmem restart'") {
+	if code != 0 || strings.Contains(out, "backup-identity.txt") || !strings.Contains(out, "config changed since the daemon started: run 'infmem restart'") {
 		t.Fatalf("status after the reload: %d\n%s\n%s", code, out, errs)
 	}
 	_, out, _ = runBin(t, env, "status", "--json")

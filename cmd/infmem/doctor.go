@@ -93,6 +93,7 @@ func (d *doctor) add(name, result, detail, fix string) {
 
 func runDoctor(ctx context.Context, opts doctorOptions, env *cliEnv) error {
 	d := &doctor{env: env, cfg: config.Defaults()}
+	resolveIdentityFile(&d.cfg, env)
 	d.checkConfig(opts.common)
 	d.checkDataRoot(opts.common)
 	if d.root != nil {
@@ -165,6 +166,7 @@ func (d *doctor) checkConfig(c commonFlags) {
 		d.cfg.DataDir, _ = dataDirOf(src.Path)
 		return
 	}
+	resolveIdentityFile(&cfg, d.env)
 	d.cfg = cfg
 	d.add("config", checkPass, fmt.Sprintf("%s (%s)", src.Path, src.How), "")
 }
@@ -404,16 +406,19 @@ func (d *doctor) checkBackupConfig() {
 		d.add("backup config", checkPass, fmt.Sprintf("scheduled backups encrypted to %d age key(s)", len(cfg.Recipients)), "")
 		return
 	}
-	keygen := "run 'infmem backup keygen', keep the identity file it writes safe, and put the recipient it prints in \"backup.recipients\""
-	fix := keygen
+	fix := "run 'infmem backup keygen', keep the identity file it writes safe, and put the recipient it prints in \"backup.recipients\""
+	result := checkWarn
 	switch {
 	case cfg.Encryption == "off":
-		fix = "set \"backup.encryption\" to \"auto\", then " + keygen
+		fix = "remove \"backup.encryption\": \"off\" from the config so backups are encrypted"
+	case len(cfg.Recipients) == 0 && cfg.IdentityFile != "":
+		fix = "copy " + cfg.IdentityFile + " somewhere safe away from this machine (a password manager, another disk)"
+		if strings.Contains(strings.Join(warnings, " "), "scheduled backups fail") {
+			result = checkFail
+		}
 	case !cfg.Enabled && len(cfg.Recipients) > 0:
 		fix = "set \"backup.enabled\" to true"
-	}
-	result := checkWarn
-	if _, err := backup.ConfiguredEncryption(cfg); errors.Is(err, backup.ErrNoRecipients) && cfg.Enabled {
+	case len(cfg.Recipients) == 0 && cfg.Enabled:
 		result = checkFail
 	}
 	d.add("backup config", result, strings.Join(warnings, "; "), fix)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/infmem/infmem/backup"
 	"github.com/infmem/infmem/installer"
 	"github.com/infmem/infmem/internal/bridge"
 	"github.com/infmem/infmem/internal/config"
@@ -134,6 +135,32 @@ func runInstall(ctx context.Context, opts installOptions, env *cliEnv, uninstall
 		}
 		return err
 	}
+	if !uninstall && !opts.dryRun {
+		return ensureBackupKey(opts.common, env)
+	}
+	return nil
+}
+
+// ensureBackupKey makes the identity backups are encrypted to when the
+// config names no recipients (backups are encrypted out of the box) and
+// tells the user to keep a copy of it elsewhere.
+func ensureBackupKey(c commonFlags, env *cliEnv) error {
+	cfg, _, err := loadConfig(c, env)
+	if err != nil {
+		return err
+	}
+	enc, err := backup.ConfiguredEncryption(cfg.Backup)
+	switch {
+	case err != nil:
+		return err
+	case enc.IdentityFile == "":
+		return nil // recipients configured, or encryption off by choice
+	}
+	made := "Backups are encrypted to the key in"
+	if enc.NewIdentity {
+		made = "Made the key backups are encrypted to:"
+	}
+	fmt.Fprintf(env.stdout, "%s %s\nKeep a copy of that file away from this machine: a backup cannot be restored without it.\n", made, enc.IdentityFile)
 	return nil
 }
 

@@ -34,7 +34,9 @@ func runCLI(t *testing.T, env map[string]string, args ...string) (code int, stdo
 func isolatedEnv(t *testing.T) map[string]string {
 	cfg := filepath.Join(t.TempDir(), "config.json")
 	os.WriteFile(cfg, []byte("{}"), 0o600)
-	return map[string]string{"INFMEM_CONFIG": cfg}
+	// Backups are encrypted by default to an identity made on first use:
+	// keep it in the test's own directory.
+	return map[string]string{"INFMEM_CONFIG": cfg, EnvBackupIdentity: filepath.Join(filepath.Dir(cfg), "backup-identity.txt")}
 }
 
 func TestUsageAndUnknownCommand(t *testing.T) {

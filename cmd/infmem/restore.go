@@ -14,6 +14,7 @@ import (
 	"filippo.io/age"
 
 	"github.com/infmem/infmem/backup"
+	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/mongostore"
 )
@@ -112,7 +113,7 @@ func runRestore(ctx context.Context, opts restoreOptions, env *cliEnv) error {
 
 	var safety *backup.Options
 	if !opts.noSafety {
-		enc, err := safetyEncryption(s.cfg.Backup.Encryption, s.cfg.Backup.Recipients, keys)
+		enc, err := safetyEncryption(s.cfg.Backup, keys)
 		if err != nil {
 			return err
 		}
@@ -296,12 +297,12 @@ func defaultIdentity(env *cliEnv) (keys backup.Keys, path string, found bool, er
 // safetyEncryption encrypts the safety backup like a scheduled one when
 // recipients are configured, and otherwise with the key that decrypts the
 // backup being restored, which the user evidently holds.
-func safetyEncryption(mode string, recipients []string, keys backup.Keys) (backup.Encryption, error) {
-	if mode == "off" {
-		return backup.Encryption{}, nil
-	}
-	if len(recipients) > 0 {
-		return backup.Encryption{Recipients: recipients}, nil
+func safetyEncryption(cfg config.Backup, keys backup.Keys) (backup.Encryption, error) {
+	// The configured recipients, else the default identity (made if need
+	// be): a safety backup is never plaintext unless encryption is off.
+	enc, err := backup.ConfiguredEncryption(cfg)
+	if err == nil || !errors.Is(err, backup.ErrNoRecipients) {
+		return enc, err
 	}
 	if keys.Passphrase != nil {
 		return backup.Encryption{Passphrase: keys.Passphrase, ScryptWorkFactor: testOnlyScryptWorkFactor}, nil
@@ -315,10 +316,7 @@ func safetyEncryption(mode string, recipients []string, keys backup.Keys) (backu
 	if len(rs) > 0 {
 		return backup.Encryption{Recipients: rs}, nil
 	}
-	if mode == "required" {
-		return backup.Encryption{}, configError{errors.New("backup.encryption is required, but there is no key to encrypt the safety backup with: no recipients are configured and the backup being restored is not encrypted\nhint: add a recipient from 'infmem backup keygen' to \"backup.recipients\", or pass --no-safety-backup")}
-	}
-	return backup.Encryption{}, nil
+	return backup.Encryption{}, configError{fmt.Errorf("%w\nhint: add a recipient from 'infmem backup keygen' to \"backup.recipients\", or pass --no-safety-backup", err)}
 }
 
 // explainRefusal adds what the user can do to a refused backup file.

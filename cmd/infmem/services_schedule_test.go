@@ -1,10 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +26,7 @@ func TestScheduledBackupAndMaintenance(t *testing.T) {
 	cfg.Backup.WeeklySchedule = "off"
 	cfg.Maintenance.Schedule = "@every 1s"
 	cfg.Embedding.Model = "hash"
+	cfg.Backup.IdentityFile = filepath.Join(t.TempDir(), "backup-identity.txt")
 	s := &session{cfg: cfg, root: root, log: testenv.Logger(t)}
 	opts := daemon.Options{Config: cfg, Root: root, Version: version.String(), Logger: s.log}
 	newServices(s, s.log).apply(&opts)
@@ -37,7 +38,7 @@ func TestScheduledBackupAndMaintenance(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	var files []string
 	for time.Now().Before(deadline) {
-		files, _ = filepath.Glob(filepath.Join(root.BackupsDir(), "backup_*.archive.gz"))
+		files, _ = filepath.Glob(filepath.Join(root.BackupsDir(), "backup_*.archive.gz.age"))
 		if len(files) > 0 {
 			break
 		}
@@ -73,7 +74,11 @@ func TestScheduledBackupAndMaintenance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if data, err := os.ReadFile(files[0]); err != nil || len(data) == 0 || strings.HasSuffix(files[0], ".age") {
-		t.Fatalf("backup file %s: %v", files[0], err)
+	// Encrypted out of the box, to the identity made on first use.
+	if data, err := os.ReadFile(files[0]); err != nil || !bytes.HasPrefix(data, []byte("age-encryption.org/v1")) {
+		t.Fatalf("backup file %s is not age-encrypted: %v", files[0], err)
+	}
+	if _, err := os.Stat(cfg.Backup.IdentityFile); err != nil {
+		t.Fatalf("no identity made: %v", err)
 	}
 }

@@ -127,6 +127,7 @@ func loadConfig(c commonFlags, env *cliEnv) (config.Config, config.Source, error
 			return config.Config{}, src, configError{err}
 		}
 	}
+	resolveIdentityFile(&cfg, env)
 	if c.logLevel != "" {
 		cfg.Logging.Level = c.logLevel
 		if err := cfg.Validate(); err != nil {
@@ -134,6 +135,17 @@ func loadConfig(c commonFlags, env *cliEnv) (config.Config, config.Source, error
 		}
 	}
 	return cfg, src, nil
+}
+
+// resolveIdentityFile fills in the default backup identity when the config
+// names none (see config.Backup.IdentityFile).
+func resolveIdentityFile(cfg *config.Config, env *cliEnv) {
+	if cfg.Backup.IdentityFile != "" {
+		return
+	}
+	if p, err := defaultIdentityPath(env); err == nil {
+		cfg.Backup.IdentityFile = p
+	}
 }
 
 // configStamp identifies the version of the configuration loadConfig

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/infmem/infmem/internal/peercred"
 	"log/slog"
 	"net"
 	"os"
@@ -99,7 +100,15 @@ func Connect(ctx context.Context, opts Options) (net.Conn, error) {
 
 func dial(ctx context.Context, path string) (net.Conn, error) {
 	var d net.Dialer
-	return d.DialContext(ctx, "unix", path)
+	conn, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, err
+	}
+	if err := peercred.Check(conn); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("refusing the MCP socket %s: %w", path, err)
+	}
+	return conn, nil
 }
 
 // start runs cmd detached from this process: its own session, no terminal,

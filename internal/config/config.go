@@ -3,9 +3,12 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // Config is the whole configuration. Every key is documented, with its
@@ -62,10 +65,16 @@ type Backup struct {
 	KeepDaily      int    `json:"keep_daily"`
 	WeeklySchedule string `json:"weekly_schedule"`
 	KeepWeekly     int    `json:"keep_weekly"`
-	// Encryption is auto (encrypt when recipients are set), required, or off.
+	// Encryption is auto or required (both encrypt: to Recipients, else to
+	// the identity in IdentityFile), or off (plaintext, by explicit choice).
 	Encryption string `json:"encryption"`
 	// Recipients are age X25519 public keys ("age1...") scheduled backups are encrypted to.
 	Recipients []string `json:"recipients"`
+	// IdentityFile is the age identity backups are encrypted to when
+	// Recipients is empty; it is created (0600) on first use. Empty means
+	// the default, which the command line fills in: $INFMEM_BACKUP_IDENTITY,
+	// else backup-identity.txt in the user config directory's infmem folder.
+	IdentityFile string `json:"identity_file,omitempty"`
 }
 
 // Maintenance configures scheduled upkeep.
@@ -210,5 +219,32 @@ func ReadFile(path string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
+	if err := checkSecretFileMode(path, cfg.Mongo.URI); err != nil {
+		return Config{}, err
+	}
 	return cfg, nil
+}
+
+// ErrConfigReadable means the config holds a password that other users
+// can read.
+var ErrConfigReadable = errors.New("the config holds a password and other users can read it")
+
+// checkSecretFileMode refuses, as ssh does with a private key, a config
+// whose mongo.uri carries a password when group or others may read it.
+func checkSecretFileMode(path, uri string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	u, err := url.Parse(uri)
+	if err != nil || u.User == nil {
+		return nil
+	}
+	if _, has := u.User.Password(); !has {
+		return nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+		return nil
+	}
+	return fmt.Errorf("config %s: %w (mode %04o)\nhint: chmod 600 %s", path, ErrConfigReadable, fi.Mode().Perm(), path)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -158,5 +159,27 @@ func TestURIErrorDoesNotLeakPassword(t *testing.T) {
 	_, err := Parse([]byte(`{"mongo": {"mode": "external", "uri": "mongodb://u:s3cret@%zz"}}`))
 	if err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestConfigWithPasswordMustBePrivate: a config whose mongo.uri carries a
+// password is refused while group or others can read it (issue 13).
+func TestConfigWithPasswordMustBePrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no unix modes")
+	}
+	p := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(p, []byte(`{"mongo": {"mode": "external", "uri": "mongodb://ann:s3cret-pw@localhost:27017"}}`), 0o644)
+	_, err := ReadFile(p)
+	if !errors.Is(err, ErrConfigReadable) || !strings.Contains(err.Error(), "chmod 600 "+p) || strings.Contains(err.Error(), "s3cret-pw") {
+		t.Fatalf("readable config with a password: %v", err)
+	}
+	os.Chmod(p, 0o600)
+	if _, err := ReadFile(p); err != nil {
+		t.Fatalf("private config: %v", err)
+	}
+	os.WriteFile(p, []byte(`{"mongo": {"mode": "external", "uri": "mongodb://localhost:27017"}}`), 0o644)
+	if _, err := ReadFile(p); err != nil {
+		t.Fatalf("readable config without a password: %v", err)
 	}
 }

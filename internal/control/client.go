@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/infmem/infmem/internal/peercred"
 	"net"
 	"sync"
 	"time"
@@ -28,6 +29,12 @@ func Dial(ctx context.Context, path string) (*Client, error) {
 	conn, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the daemon's control socket %s: %w", path, err)
+	}
+	// Nothing (a passphrase least of all) goes to a socket another user
+	// put there.
+	if err := peercred.Check(conn); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("refusing the control socket %s: %w", path, err)
 	}
 	return &Client{conn: conn, r: bufio.NewReaderSize(conn, 64<<10)}, nil
 }

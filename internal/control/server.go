@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/infmem/infmem/internal/peercred"
 	"log/slog"
 	"net"
 	"os"
@@ -68,6 +69,11 @@ func (s *Server) Serve(ln net.Listener) error {
 				continue
 			}
 			return fmt.Errorf("control socket: %w", err)
+		}
+		if err := peercred.Check(conn); err != nil {
+			s.log.Warn("control connection refused", "err", err)
+			conn.Close()
+			continue
 		}
 		s.mu.Lock()
 		if s.closed {
