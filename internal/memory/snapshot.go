@@ -365,7 +365,9 @@ func readSnapshotFile(path, token, model string, dim int, loc *time.Location) (*
 	}
 	crc := crc32.New(crcTable)
 	body := io.TeeReader(io.LimitReader(f, fi.Size()-4), crc)
-	r := &snapReader{r: bufio.NewReaderSize(body, 1<<20)}
+	// Counts read from the file are capped by its size, so a damaged or
+	// crafted file cannot make the reader allocate more than it could hold.
+	r := &snapReader{r: bufio.NewReaderSize(body, 1<<20), max: fi.Size()}
 	if string(r.raw(len(snapMagic))) != snapMagic || r.uvarint() != snapVersion {
 		return nil, errors.New("not an index snapshot of this version")
 	}
@@ -430,7 +432,8 @@ func readSnapshotFile(path, token, model string, dim int, loc *time.Location) (*
 		return nil, fmt.Errorf("damaged snapshot: %w", r.err)
 	}
 	r.section(func(in io.Reader) error {
-		t, err := textindex.Read(in, textindex.DefaultOptions())
+		// Document ids are slots: none is beyond the items read above.
+		t, err := textindex.ReadBounded(in, textindex.DefaultOptions(), textindex.DocID(len(ix.items)))
 		ix.text = t
 		return err
 	})
@@ -519,6 +522,8 @@ func (c *byteCounter) Write(p []byte) (int, error) { *c += byteCounter(len(p)); 
 type snapReader struct {
 	r   *bufio.Reader
 	err error
+	// max bounds every count: nothing in the file is smaller than a byte.
+	max int64
 }
 
 func (r *snapReader) raw(n int) []byte {
@@ -550,6 +555,9 @@ func (r *snapReader) varint() int64 {
 func (r *snapReader) u32() uint32 { return binary.LittleEndian.Uint32(r.raw(4)) }
 
 func (r *snapReader) count(limit int) int {
+	if r.max > 0 && int64(limit) > r.max {
+		limit = int(r.max)
+	}
 	v := r.uvarint()
 	if v > uint64(limit) {
 		if r.err == nil {

@@ -72,6 +72,14 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 // the data was written with other options than opts or by another analyzer
 // version.
 func Read(r io.Reader, opts Options) (*Index, error) {
+	return ReadBounded(r, opts, MaxDocID+1)
+}
+
+// ReadBounded is Read for an index whose document ids are all below
+// docs (a caller that knows how many slots it has): a damaged id beyond it
+// is refused before any memory is sized for it.
+func ReadBounded(r io.Reader, opts Options, docs DocID) (*Index, error) {
+	limit := uint64(min(docs, MaxDocID+1))
 	br := bufio.NewReaderSize(r, 1<<16)
 	magic := make([]byte, len(persistMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != persistMagic {
@@ -87,8 +95,11 @@ func Read(r io.Reader, opts Options) (*Index, error) {
 	}
 	ix := New(opts)
 	nTerms := rd.count(1 << 28)
-	ix.terms = make([]termInfo, nTerms)
-	for i := range ix.terms {
+	// Grow as terms are read instead of trusting the count: a damaged
+	// count must not allocate gigabytes or loop 2^28 times.
+	ix.terms = make([]termInfo, 0, min(nTerms, 1<<16))
+	for i := 0; i < nTerms && rd.err == nil; i++ {
+		ix.terms = append(ix.terms, termInfo{})
 		name := rd.bytes(1 << 12)
 		if name == "" {
 			ix.freeTerms = append(ix.freeTerms, uint32(i))
@@ -97,24 +108,24 @@ func Read(r io.Reader, opts Options) (*Index, error) {
 		ix.terms[i].name = name
 		ix.dict[name] = uint32(i)
 	}
-	nDocs := rd.count(int(MaxDocID) + 1)
+	nDocs := rd.count(int(limit))
 	id := uint64(0)
 	for d := 0; d < nDocs && rd.err == nil; d++ {
 		id += rd.uvarint()
-		if id > uint64(MaxDocID) {
+		if id >= limit {
 			rd.err = errors.New("document id out of range")
 			break
 		}
 		n := rd.count(1 << 20)
-		fwd := make([]uint32, n)
+		fwd := make([]uint32, 0, min(n, 1<<10))
 		last := uint64(0)
-		for i := range fwd {
+		for i := 0; i < n && rd.err == nil; i++ {
 			last += rd.uvarint()
-			if last >= uint64(nTerms) || ix.terms[last].name == "" {
+			if last >= uint64(len(ix.terms)) || ix.terms[last].name == "" {
 				rd.err = errors.New("term id out of range")
 				break
 			}
-			fwd[i] = uint32(last)
+			fwd = append(fwd, uint32(last))
 		}
 		if rd.err != nil || !slices.IsSorted(fwd) {
 			if rd.err == nil {
