@@ -7,7 +7,8 @@
 //
 //	--dbpath <root>/mongo_data           all data under the data root
 //	--port <free loopback port>          chosen per Start; kept across crash restarts while free
-//	--bind_ip 127.0.0.1                  loopback only, never 0.0.0.0
+//	--bind_ip <root>/run/mongodl-<port>.sock  a socket path only: no network listener
+//	                                     (127.0.0.1 where unix sockets cannot be used)
 //	--unixSocketPrefix <root>/run        socket <root>/run/mongodb-<port>.sock (Unix only)
 //	--filePermissions 0700               socket usable by this user only (Unix only)
 //	--nounixsocket                       instead of the two above when the socket path would be too long
@@ -190,15 +191,32 @@ func (s *Supervisor) socketPath(port int) string {
 	return filepath.Join(s.runDir, fmt.Sprintf("mongodb-%d.sock", port))
 }
 
+// bindSocketPath is the socket --bind_ip names: beside mongod's default
+// one, under another name (binding one path twice would fail), the same
+// length so the length check above covers it.
+func (s *Supervisor) bindSocketPath(port int) string {
+	return filepath.Join(s.runDir, fmt.Sprintf("mongodl-%d.sock", port))
+}
+
 // linkPath is the stable name the URI uses for mongod's socket.
 func (s *Supervisor) linkPath() string { return filepath.Join(s.runDir, "mongod.sock") }
 
 // args builds mongod's command line; the package comment explains each flag.
 func (s *Supervisor) args(port int) []string {
+	// With a unix socket, mongod listens on no network address at all:
+	// --bind_ip takes full socket paths, and one in the private run folder
+	// replaces 127.0.0.1, so no other local user can reach mongod (or win
+	// the localhost exception before infmem creates its user). The TCP
+	// loopback is used only where sockets cannot be (Windows, a run path
+	// too long for a socket).
+	bind := "127.0.0.1"
+	if s.unixSocket {
+		bind = s.bindSocketPath(port)
+	}
 	a := []string{
 		"--dbpath", s.dbPath,
 		"--port", strconv.Itoa(port),
-		"--bind_ip", "127.0.0.1",
+		"--bind_ip", bind,
 		"--logpath", s.logPath,
 		"--logappend",
 		"--auth",

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -656,5 +657,33 @@ func TestStartContextCancelled(t *testing.T) {
 	<-s.Done()
 	if h.lockContent() != "" {
 		t.Error("mongod was not stopped after the cancelled start")
+	}
+}
+
+// TestNoNetworkListener: with a unix socket available, managed mongod is
+// told to listen on a socket path in the private run folder only, so no
+// other local user can reach it over 127.0.0.1 or win the localhost
+// exception before infmem's user exists (issue 13).
+func TestNoNetworkListener(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("mongod has no unix socket on Windows")
+	}
+	h := newHarness(t)
+	s := h.supervisor(nil)
+	h.start(s)
+	s.mu.Lock()
+	port := s.port
+	s.mu.Unlock()
+	args := strings.Join(s.args(port), " ")
+	if strings.Contains(args, "127.0.0.1") || !strings.Contains(args, "--bind_ip "+filepath.Join(h.root, "run")) {
+		t.Fatalf("mongod args: %s", args)
+	}
+	if c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second); err == nil {
+		c.Close()
+		t.Fatalf("mongod answers on 127.0.0.1:%d", port)
+	}
+	c := connect(t, s.URI())
+	if err := c.Ping(ctxT(t, 10*time.Second), readpref.Primary()); err != nil {
+		t.Fatalf("ping through the socket: %v", err)
 	}
 }

@@ -151,6 +151,7 @@ func TestArgs(t *testing.T) {
 		"--logpath": filepath.Join(root, "logs", "mongo.log"),
 	}
 	if unixSocketsSupported {
+		want["--bind_ip"] = filepath.Join(root, "run", "mongodl-4242.sock")
 		want["--unixSocketPrefix"] = filepath.Join(root, "run")
 		want["--filePermissions"] = "0700"
 	}

@@ -233,7 +233,14 @@ func serve(o *options, log *slog.Logger, logFile io.Writer, sigs <-chan os.Signa
 		}
 	}()
 	for _, ip := range strings.Split(o.bindIP, ",") {
-		l, err := net.Listen("tcp", net.JoinHostPort(strings.TrimSpace(ip), strconv.Itoa(o.port)))
+		ip = strings.TrimSpace(ip)
+		network, addr := "tcp", net.JoinHostPort(ip, strconv.Itoa(o.port))
+		if strings.HasPrefix(ip, "/") {
+			// As mongod: a full path in --bind_ip is a unix domain socket.
+			network, addr = "unix", ip
+			_ = os.Remove(ip)
+		}
+		l, err := net.Listen(network, addr)
 		if err != nil {
 			log.Error("Failed to set up listener", "error", err)
 			return exitNetError, ""
