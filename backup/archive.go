@@ -7,7 +7,9 @@ import (
 	"hash"
 	"hash/crc64"
 	"io"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mongodb/mongo-tools/common/archive"
@@ -98,6 +100,9 @@ func readArchive(ctx context.Context, r io.Reader, sink archiveSink) (*archiveSu
 		if cm.Type != "" && cm.Type != "collection" {
 			return nil, fmt.Errorf("%w: %s is a %s, not a collection", errNotInfmem, cm.Collection, cm.Type)
 		}
+		if !slices.Contains(mongostore.CollectionNames, cm.Collection) {
+			return nil, fmt.Errorf("%w: it holds a collection %q, which is not one of infmem's (%s)", errNotInfmem, cm.Collection, strings.Join(mongostore.CollectionNames, ", "))
+		}
 		c := &archiveCollection{name: cm.Collection, crc: crc64.New(crcTable)}
 		if cm.Metadata != "" {
 			var md struct {
@@ -122,6 +127,9 @@ func readArchive(ctx context.Context, r io.Reader, sink archiveSink) (*archiveSu
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if cons.refused != nil {
+			return nil, cons.refused
+		}
 		return nil, fmt.Errorf("%w: %w", errArchive, err)
 	}
 	return sum, nil
@@ -138,6 +146,8 @@ type archiveConsumer struct {
 	sink archiveSink
 	cur  *archiveCollection
 	n    int
+	// refused is a document the tools' rules refuse.
+	refused error
 }
 
 // namespaceHeader mirrors mongo-tools' archive.NamespaceHeader.
@@ -184,6 +194,20 @@ func (c *archiveConsumer) BodyBSON(buf []byte) error {
 	}
 	if err := bson.Raw(buf).Validate(); err != nil {
 		return fmt.Errorf("a document of %s is malformed: %v", c.cur.name, err)
+	}
+	if err := checkDocument(c.cur.name, bson.Raw(buf)); err != nil {
+		id := "without an _id"
+		if v, lerr := bson.Raw(buf).LookupErr("_id"); lerr == nil {
+			if oid, ok := v.ObjectIDOK(); ok {
+				id = oid.Hex()
+			} else {
+				id = v.String()
+			}
+		}
+		// The parser keeps only the text of a consumer's error; the
+		// refusal is kept here to be returned as itself.
+		c.refused = fmt.Errorf("%w: the %s document %s breaks the rules the tools apply: %v", errNotInfmem, c.cur.name, id, err)
+		return c.refused
 	}
 	c.cur.crc.Write(buf)
 	c.cur.docs++

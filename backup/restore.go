@@ -392,51 +392,22 @@ func (r *restorer) stage(ctx context.Context, vc *verifiedCopy, rep *reporter) e
 }
 
 func (r *restorer) createStaging(ctx context.Context, c *archiveCollection) error {
+	// The archive's collection options are not used: infmem's collections
+	// have none, and options from a file (a capped size, a validator)
+	// could change how the live collection behaves.
 	cmd := bson.D{{Key: "create", Value: r.staged(c.name)}}
-	cmd = append(cmd, c.options...)
 	if err := r.db.RunCommand(ctx, cmd).Err(); err != nil {
 		return fmt.Errorf("cannot create staging collection for %s: %w", c.name, err)
 	}
 	return nil
 }
 
-// createIndexes recreates the archive's indexes on a staging collection.
-// Only missing ones are sent: FerretDB drops the connection when asked to
-// create an index that exists.
+// createIndexes gives a staging collection infmem's own indexes for its
+// collection. The archive's index specifications are never sent: a
+// crafted one (a TTL index, say) could later delete memories on a real
+// mongod.
 func (r *restorer) createIndexes(ctx context.Context, c *archiveCollection) error {
-	coll := r.db.Collection(r.staged(c.name))
-	have, err := coll.Indexes().ListSpecifications(ctx)
-	if err != nil {
-		return fmt.Errorf("cannot list indexes of staging collection %s: %w", c.name, err)
-	}
-	existing := map[string]bool{}
-	for _, h := range have {
-		existing[h.Name] = true
-	}
-	var specs bson.A
-	for _, sp := range c.indexes {
-		var name string
-		var out bson.D
-		for _, e := range sp {
-			switch e.Key {
-			case "v", "ns", "background":
-				// Server-managed or obsolete options, refused by some engines.
-				continue
-			case "name":
-				name, _ = e.Value.(string)
-			}
-			out = append(out, e)
-		}
-		if name == "" || existing[name] {
-			continue
-		}
-		specs = append(specs, out)
-	}
-	if len(specs) == 0 {
-		return nil
-	}
-	cmd := bson.D{{Key: "createIndexes", Value: coll.Name()}, {Key: "indexes", Value: specs}}
-	if err := r.db.RunCommand(ctx, cmd).Err(); err != nil {
+	if err := r.store.EnsureIndexesOn(ctx, c.name, r.staged(c.name)); err != nil {
 		return fmt.Errorf("cannot create the indexes of %s: %w", c.name, err)
 	}
 	return nil

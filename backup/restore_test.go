@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/infmem/infmem/mongostore"
 )
@@ -631,4 +634,98 @@ func TestRestoreRefusesForeignArchive(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 	assertLiveUnchanged(t, env, before)
+}
+
+// dumpOf writes a real mongodump archive of src's database to a file.
+func dumpOf(t *testing.T, src *testEnv) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "crafted.archive.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	must(t, dumpInto(context.Background(), src.store, zw, newReporter(nil, "backup")))
+	must(t, zw.Close())
+	must(t, f.Close())
+	return path
+}
+
+// TestRestoreRefusesWhatToolsWouldNot: a backup is data from outside. An
+// extra collection, or a document the tools would refuse (too many tags, a
+// bad scope name), makes the whole archive refused with the offender named
+// and the live data untouched; index specifications in the archive (a TTL
+// index) are never recreated (issue 13).
+func TestRestoreRefusesWhatToolsWouldNot(t *testing.T) {
+	ctx := context.Background()
+	live := openTestStore(t)
+	populate(t, live.store, 20)
+	before := takeSnapshot(t, live.store)
+
+	t.Run("extra collection", func(t *testing.T) {
+		src := openTestStore(t)
+		_, err := src.store.Database().Collection("Evil").InsertOne(ctx, bson.D{{Key: "x", Value: 1}})
+		must(t, err)
+		_, err = Restore(ctx, live.store, dumpOf(t, src), RestoreOptions{RunDir: live.root.RunDir()})
+		if !errors.Is(err, ErrNotBackup) || !strings.Contains(err.Error(), `collection "Evil"`) {
+			t.Fatalf("got %v", err)
+		}
+		assertLiveUnchanged(t, live, before)
+	})
+	for _, c := range []struct {
+		name, want string
+		doc        bson.D
+	}{
+		{"too many tags", "it has 40 tags; the limit is 32", bson.D{{Key: "tags", Value: func() bson.A {
+			var a bson.A
+			for i := range 40 {
+				a = append(a, fmt.Sprintf("t%d", i))
+			}
+			return a
+		}()}}},
+		{"bad scope name", "its scope: invalid scope name", bson.D{{Key: "scope", Value: "ALL"}}},
+		{"wrong type", "it is not a memory", bson.D{{Key: "text", Value: 42}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := openTestStore(t)
+			populate(t, src.store, 5)
+			id := bson.NewObjectID()
+			doc := bson.D{{Key: "_id", Value: id}, {Key: "text", Value: "crafted"}, {Key: "scope", Value: "Global"}, {Key: "tags", Value: bson.A{}},
+				{Key: "timestamp", Value: time.Now()}, {Key: "created_at", Value: time.Now()}}
+			for _, e := range c.doc {
+				for i := range doc {
+					if doc[i].Key == e.Key {
+						doc[i].Value = e.Value
+					}
+				}
+			}
+			_, err := src.store.Database().Collection(mongostore.ConversationHistory).InsertOne(ctx, doc)
+			must(t, err)
+			_, err = Restore(ctx, live.store, dumpOf(t, src), RestoreOptions{RunDir: live.root.RunDir()})
+			if !errors.Is(err, ErrNotBackup) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), id.Hex()) {
+				t.Fatalf("got %v", err)
+			}
+			assertLiveUnchanged(t, live, before)
+		})
+	}
+	t.Run("archive index specs are not used", func(t *testing.T) {
+		src := openTestStore(t)
+		populate(t, src.store, 5)
+		_, err := src.store.Database().Collection(mongostore.ConversationHistory).Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "importance", Value: 1}},
+			Options: options.Index().SetName("crafted_importance")})
+		must(t, err)
+		if _, err := Restore(ctx, live.store, dumpOf(t, src), RestoreOptions{RunDir: live.root.RunDir()}); err != nil {
+			t.Fatal(err)
+		}
+		specs, err := live.store.Database().Collection(mongostore.ConversationHistory).Indexes().ListSpecifications(ctx)
+		must(t, err)
+		for _, s := range specs {
+			if s.Name == "crafted_importance" {
+				t.Fatalf("the archive's index was recreated: %+v", specs)
+			}
+		}
+		if len(specs) < 2 {
+			t.Fatalf("the schema's indexes are missing: %+v", specs)
+		}
+	})
 }

@@ -139,11 +139,18 @@ func (s *Store) bootstrap(ctx context.Context) error {
 // Existing ones are skipped rather than re-sent: FerretDB v1.24 drops the
 // connection when createIndexes names an index that already exists.
 func (s *Store) ensureIndexes(ctx context.Context, collection string) error {
+	return s.EnsureIndexesOn(ctx, collection, collection)
+}
+
+// EnsureIndexesOn creates the schema's secondary indexes of collection on
+// the collection named target (a restore's staging copy): only infmem's
+// own index keys and options, never ones read from elsewhere.
+func (s *Store) EnsureIndexesOn(ctx context.Context, collection, target string) error {
 	specs := indexes[collection]
 	if len(specs) == 0 {
 		return nil
 	}
-	coll := s.db.Collection(collection)
+	coll := s.db.Collection(target)
 	have, err := coll.Indexes().ListSpecifications(ctx)
 	if err != nil {
 		return fmt.Errorf("cannot list indexes of %s: %w", collection, err)
