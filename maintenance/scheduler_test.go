@@ -96,6 +96,8 @@ func TestRunsAndAuditRecorded(t *testing.T) {
 		r := &Report{}
 		r.add("duplicates_merged", 2, "merged_2_duplicate_entries_undo_with_unforget_memory")
 		r.change("merged_into:abc", "x", "y")
+		r.Merges = append(r.Merges, MergeGroup{Scope: "Global", Kept: MemoryText{ID: "abc", Text: "Alice lives in Porto"},
+			Merged: []MemoryText{{ID: "x", Text: "Alice lives in Porto."}, {ID: "y", Text: "alice lives in porto"}}})
 		return r, nil
 	})
 	rep, err := s.RunNow(ctx, "dedup", true)
@@ -115,6 +117,13 @@ func TestRunsAndAuditRecorded(t *testing.T) {
 	audit, err := Audit(ctx, store, 10)
 	if err != nil || len(audit) != 2 || audit[0].DryRun || !audit[1].DryRun || audit[0].Changes[0].Action != "merged_into:abc" {
 		t.Fatalf("audit: %+v %v", audit, err)
+	}
+	// The audit trail lists each merge group with its texts, dry runs too
+	// (issue 12), so a person can check what was or would be merged.
+	for _, a := range audit {
+		if len(a.Merges) != 1 || a.Merges[0].Kept.Text != "Alice lives in Porto" || len(a.Merges[0].Merged) != 2 || a.Merges[0].Merged[1].Text != "alice lives in porto" {
+			t.Fatalf("audit merges (dry run %v): %+v", a.DryRun, a.Merges)
+		}
 	}
 	runs, _ := Runs(ctx, store)
 	if runs["dedup"].Outcome != "ok" {

@@ -13,14 +13,11 @@ import (
 	"github.com/FerretDB/FerretDB/ferretdb"
 
 	"github.com/infmem/infmem/internal/flock"
+	"github.com/infmem/infmem/internal/sockdir"
 )
 
 // embeddedLockFile guards the SQLite files against a second process.
 const embeddedLockFile = "infmem-embedded.lock"
-
-// maxSocketPath keeps the unix socket path under every OS's sun_path limit
-// (104 bytes on macOS, 108 on Linux).
-const maxSocketPath = 100
 
 // embedded is FerretDB with its SQLite backend, inside this process,
 // listening on a unix socket in run/.
@@ -81,7 +78,7 @@ func startEmbedded(ctx context.Context, opts Options) (*embedded, error) {
 
 // socketPath places the socket in run/, or, when that path is too long for
 // a unix socket, in a private per-root directory under the temp dir.
-func socketPath(runDir string) (string, error) { return SocketPath(runDir, "mongo.sock") }
+func socketPath(runDir string) (string, error) { return sockdir.Path(runDir, "mongo.sock") }
 
 func (e *embedded) uri() string         { return e.f.MongoDBURI() }
 func (e *embedded) redactedURI() string { return e.f.MongoDBURI() }

@@ -19,6 +19,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/internal/sockdir"
 )
 
 // Child-process roles for tests that need a second real process.
@@ -235,7 +236,7 @@ func TestEmbeddedLongRootUsesPrivateSocketDir(t *testing.T) {
 	}
 	s := openTestStore(t, Options{Mode: ModeEmbedded, Root: root})
 	sock := s.eng.(*embedded).sock
-	if len(sock) > maxSocketPath {
+	if len(sock) > sockdir.MaxPath {
 		t.Fatalf("socket path %d bytes", len(sock))
 	}
 	fi, err := os.Stat(filepath.Dir(sock))

@@ -81,7 +81,8 @@ func TestAdminToolsAndMaintainThroughDaemon(t *testing.T) {
 		t.Fatal("the maintain job did not run in the daemon")
 	}
 	code, out, _ = runBin(t, env, "maintain", "--log")
-	if code != 0 || !strings.Contains(out, "noise") || !strings.Contains(out, "compact") || !strings.Contains(out, "(dry run)") {
+	if code != 0 || !strings.Contains(out, "noise") || !strings.Contains(out, "compact") || !strings.Contains(out, "(dry run)") ||
+		!strings.Contains(out, `merged`) || !strings.Contains(out, `"My sister Alice lives in Porto`) {
 		t.Fatalf("maintain --log: %d %s", code, out)
 	}
 	code, out, _ = runBin(t, env, "status", "--json")

@@ -11,12 +11,12 @@ import (
 
 	"github.com/infmem/infmem/internal/dataroot"
 	"github.com/infmem/infmem/internal/logging"
-	"github.com/infmem/infmem/mongostore"
+	"github.com/infmem/infmem/internal/sockdir"
 )
 
 // Names of the daemon's files in the data root's run/ directory. The
 // sockets move to a private directory under the temp dir when run/ is too
-// deep for a unix socket path (see mongostore.SocketPath).
+// deep for a unix socket path (see sockdir.Path).
 const (
 	LockName    = "daemon.lock"
 	InfoName    = "daemon.json"
@@ -41,11 +41,11 @@ type Endpoints struct {
 // EndpointsFor computes the paths for root.
 func EndpointsFor(root dataroot.Root) (Endpoints, error) {
 	run := root.RunDir()
-	mcp, err := mongostore.SocketPath(run, MCPName)
+	mcp, err := sockdir.Path(run, MCPName)
 	if err != nil {
 		return Endpoints{}, err
 	}
-	ctl, err := mongostore.SocketPath(run, ControlName)
+	ctl, err := sockdir.Path(run, ControlName)
 	if err != nil {
 		return Endpoints{}, err
 	}

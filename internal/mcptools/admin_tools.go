@@ -141,7 +141,7 @@ type optimizeIn struct {
 
 type optimizeOut struct {
 	Status     string         `json:"status" jsonschema_description:"OK."`
-	Operations []string       `json:"operations" jsonschema_description:"What was done, e.g. removed_20_duplicate_entries."`
+	Operations []string       `json:"operations" jsonschema_description:"What was done, e.g. merged_2_duplicate_entries_undo_with_unforget_memory."`
 	Counts     map[string]int `json:"counts" jsonschema_description:"The numbers behind the operations."`
 	Warnings   []string       `json:"warnings" jsonschema_description:"What could not be done, and why."`
 	DryRun     bool           `json:"dry_run" jsonschema_description:"Nothing was changed."`

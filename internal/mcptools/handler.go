@@ -73,6 +73,16 @@ func (c call) location(ctx context.Context) *time.Location {
 	return c.eng.Location()
 }
 
+// queryLocation is the zone a search query's time words ("last May",
+// "yesterday") are read in: the user's (location) when the query names a
+// period, else nil, the engine's zone, without reading the profile.
+func (c call) queryLocation(ctx context.Context, query string) *time.Location {
+	if _, ok := timephrase.Scan(query, time.Now(), c.eng.Location()); !ok {
+		return nil
+	}
+	return c.location(ctx)
+}
+
 // zoneName names a time zone for the model: its IANA name, or for the
 // system's zone (named Local) its abbreviation and offset now.
 func zoneName(loc *time.Location) string {

@@ -106,7 +106,7 @@ func retrieveMemory(d Deps) server.ServerTool {
 		}
 		res, err := c.eng.Search(ctx, memory.SearchRequest{
 			Query: in.Query, Scope: in.Filter.Scope, ActiveScope: c.sess.ActiveScope(), Tags: in.Filter.Tags,
-			From: from, To: to, Limit: in.TopK,
+			From: from, To: to, Limit: in.TopK, Location: c.queryLocation(ctx, in.Query),
 		})
 		if err != nil {
 			return nil, err
@@ -163,7 +163,7 @@ func searchByTag(d Deps) server.ServerTool {
 		if limit == 0 {
 			limit = 20
 		}
-		res, err := c.eng.Search(ctx, memory.SearchRequest{Query: in.Query, Scope: in.Scope, ActiveScope: c.sess.ActiveScope(), Tags: []string{tag}, Limit: limit})
+		res, err := c.eng.Search(ctx, memory.SearchRequest{Query: in.Query, Scope: in.Scope, ActiveScope: c.sess.ActiveScope(), Tags: []string{tag}, Limit: limit, Location: c.queryLocation(ctx, in.Query)})
 		if err != nil {
 			return nil, err
 		}
@@ -192,7 +192,7 @@ func searchByScope(d Deps) server.ServerTool {
 		if limit == 0 {
 			limit = 20
 		}
-		res, err := c.eng.Search(ctx, memory.SearchRequest{Query: in.Query, Scope: in.Scope, Subtree: true, Limit: limit})
+		res, err := c.eng.Search(ctx, memory.SearchRequest{Query: in.Query, Scope: in.Scope, Subtree: true, Limit: limit, Location: c.queryLocation(ctx, in.Query)})
 		if err != nil {
 			return nil, err
 		}

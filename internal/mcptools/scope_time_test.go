@@ -192,3 +192,33 @@ func TestProfileTimeZone(t *testing.T) {
 		t.Fatalf("back to the configured zone: %v %v", got, tf)
 	}
 }
+
+// TestProfileTimeZoneInQueries: the time words inside a search query
+// ("on March 5 2023") are read in the profile's time zone too, as the
+// tools' descriptions say (issue 12).
+func TestProfileTimeZoneInQueries(t *testing.T) {
+	h := newHarness(t)
+	c := h.connect()
+	// Kiritimati is UTC+14: 2023-03-04T12:00Z is March 5 there.
+	h.ok(c, "store_memory", map[string]any{"content": "chores done: the roof", "metadata": map[string]any{"timestamp": "2023-03-04T12:00:00Z"}})
+	h.ok(c, "store_memory", map[string]any{"content": "chores done: the taxes", "metadata": map[string]any{"timestamp": "2023-03-05T12:00:00Z"}})
+	first := func(tool string, args map[string]any) string {
+		t.Helper()
+		got := texts(h.ok(c, tool, args), "results")
+		if len(got) == 0 {
+			t.Fatalf("%s %v: no result", tool, args)
+		}
+		return got[0]
+	}
+	q := map[string]any{"query": "chores done on March 5 2023"}
+	if got := first("retrieve_memory", q); got != "chores done: the taxes" {
+		t.Fatalf("configured zone (UTC): %q first", got)
+	}
+	h.ok(c, "update_user_profile", map[string]any{"set_preferences": map[string]any{"time_zone": "Pacific/Kiritimati"}})
+	if got := first("retrieve_memory", q); got != "chores done: the roof" {
+		t.Fatalf("profile zone: %q first", got)
+	}
+	if got := first("search_by_scope", map[string]any{"scope": "Global", "query": "chores done on March 5 2023"}); got != "chores done: the roof" {
+		t.Fatalf("search_by_scope in the profile zone: %q first", got)
+	}
+}

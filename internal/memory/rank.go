@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"sort"
+	"time"
 
 	"github.com/infmem/infmem/internal/textindex"
 )
@@ -101,10 +102,13 @@ type candidate struct {
 // rank runs a hybrid (or keyword-only / vector-only) search over the items
 // f admits and returns the best k, best first, with confidences that fall
 // with rank; results under the relevance bar are marked weak.
-func (e *Engine) rank(ctx context.Context, query string, f filter, k int, mode string) ([]hit, error) {
+func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f filter, k int, mode string) ([]hit, error) {
 	ix := e.index()
 	ro := e.opts.Rank
-	q := readQuery(ix.text, query, e.opts.Now(), e.opts.Location)
+	if loc == nil {
+		loc = e.opts.Location
+	}
+	q := readQuery(ix.text, query, e.opts.Now(), loc)
 	useVec := mode != ModeKeyword && ix.vecs != nil && e.opts.Embedder != nil
 	useKW := mode != ModeVector
 	var qv []float32

@@ -76,7 +76,7 @@ func BenchmarkRank100k(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		t0 := time.Now()
-		if _, err := e.rank(ctx, queries[i%len(queries)], filter{}, 5, ModeHybrid); err != nil {
+		if _, err := e.rank(ctx, queries[i%len(queries)], nil, filter{}, 5, ModeHybrid); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(t0))

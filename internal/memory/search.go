@@ -31,6 +31,9 @@ type SearchRequest struct {
 	IncludeArchived bool
 	// Mode is hybrid (default with an embedder), keyword or vector.
 	Mode string
+	// Location reads the time words of Query ("last May"); nil is the
+	// engine's configured zone.
+	Location *time.Location
 }
 
 // SearchResult holds the ranked results and the scopes searched.
@@ -101,7 +104,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		if mode == ModeKeyword && e.index().text.Analyze(query).Empty() {
 			return SearchResult{Scopes: set, NothingRelevant: true, Note: noteNoSearchable}, nil
 		}
-		if hits, err = e.rank(ctx, query, f, limit, mode); err != nil {
+		if hits, err = e.rank(ctx, query, req.Location, f, limit, mode); err != nil {
 			return SearchResult{}, err
 		}
 	}

@@ -7,11 +7,14 @@
 //
 //	--dbpath <root>/mongo_data           all data under the data root
 //	--port <free loopback port>          chosen per Start; kept across crash restarts while free
-//	--bind_ip <root>/run/mongodl-<port>.sock  a socket path only: no network listener
+//	--bind_ip <sock>/mongodl-<port>.sock a socket path only: no network listener
 //	                                     (127.0.0.1 where unix sockets cannot be used)
-//	--unixSocketPrefix <root>/run        socket <root>/run/mongodb-<port>.sock (Unix only)
+//	--unixSocketPrefix <sock>            socket <sock>/mongodb-<port>.sock (Unix only)
 //	--filePermissions 0700               socket usable by this user only (Unix only)
-//	--nounixsocket                       instead of the two above when the socket path would be too long
+//	--nounixsocket                       instead of the two above on Unix without a usable socket path
+//
+// <sock> is <root>/run, or, when that path is too long for a socket, the
+// private per-root folder package sockdir picks for every infmem socket.
 //	--logpath <root>/logs/mongo.log      with --logappend, so restarts keep history
 //	--auth                               access control on; infmem's user is created through
 //	                                     the localhost exception on first start
@@ -28,11 +31,11 @@
 // restored or deleted together with them, and a fresh mongo_data gets a
 // fresh credential.
 //
-// On Unix the returned URI points at <root>/run/mongod.sock, a symlink the
+// On Unix the returned URI points at <sock>/mongod.sock, a symlink the
 // supervisor repoints at mongod's socket on every start, so the URI stays
 // the same even when a restart has to move to another port. Over TCP
-// (Windows, or a data root whose socket path would be too long) a port
-// change changes the URI; Config.OnURIChange reports it.
+// (Windows, where mongod has no unix socket, or a data root path with a
+// ':') a port change changes the URI; Config.OnURIChange reports it.
 package mongod
 
 import (
@@ -54,6 +57,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
+
+	"github.com/infmem/infmem/internal/sockdir"
 )
 
 var (
@@ -108,6 +113,9 @@ type Supervisor struct {
 	runDir     string
 	credPath   string
 	unixSocket bool
+	// sockDir holds mongod's sockets: run/, or the private per-root folder
+	// sockdir picks when run/'s path is too long for a socket.
+	sockDir string
 	linked     bool // this supervisor created run/mongod.sock; touched only by run
 
 	stopCh   chan struct{} // closed by Stop
@@ -130,10 +138,6 @@ const (
 	stateRunning
 	stateFinished
 )
-
-// maxSocketPath is the longest Unix socket path every supported OS accepts
-// (sun_path is 104 bytes on macOS and 108 on Linux, including the NUL).
-const maxSocketPath = 103
 
 // New checks the configuration and finds the binary; it starts nothing.
 func New(cfg Config) (*Supervisor, error) {
@@ -176,30 +180,43 @@ func New(cfg Config) (*Supervisor, error) {
 		killCh:   make(chan struct{}),
 		done:     make(chan struct{}),
 	}
-	// The driver splits a URI host at ':' even when it is percent-encoded,
-	// so a socket path with a colon cannot be named in a URI.
-	s.unixSocket = unixSocketsSupported && len(s.socketPath(65535)) <= maxSocketPath && !strings.Contains(s.runDir, ":")
-	if unixSocketsSupported && !s.unixSocket {
-		s.log.Warn("data root path cannot hold mongod's unix socket (too long, or contains ':'); mongod will listen on 127.0.0.1 only",
-			"data_root", root)
+	// mongod's sockets go where infmem's own do (sockdir): run/, or a
+	// private per-root folder when run/'s path is too long. The driver
+	// splits a URI host at ':' even when it is percent-encoded, so a socket
+	// path with a colon cannot be named in a URI; then, and on Windows
+	// (mongod has no unix sockets there), mongod listens on 127.0.0.1.
+	s.sockDir = s.runDir
+	if unixSocketsSupported {
+		p, err := sockdir.Path(s.runDir, s.socketName(65535))
+		switch {
+		case err != nil:
+			s.log.Warn("no private folder for mongod's unix socket; mongod will listen on 127.0.0.1 only", "data_root", root, "err", err)
+		case strings.Contains(p, ":"):
+			s.log.Warn("the data root path contains ':', which a MongoDB URI cannot name in a socket path; mongod will listen on 127.0.0.1 only", "data_root", root)
+		default:
+			s.sockDir, s.unixSocket = filepath.Dir(p), true
+		}
 	}
 	return s, nil
 }
 
-// socketPath is where mongod puts its socket for --unixSocketPrefix runDir.
+// socketName is the name mongod gives its socket for a port.
+func (s *Supervisor) socketName(port int) string { return fmt.Sprintf("mongodb-%d.sock", port) }
+
+// socketPath is where mongod puts its socket for --unixSocketPrefix sockDir.
 func (s *Supervisor) socketPath(port int) string {
-	return filepath.Join(s.runDir, fmt.Sprintf("mongodb-%d.sock", port))
+	return filepath.Join(s.sockDir, s.socketName(port))
 }
 
 // bindSocketPath is the socket --bind_ip names: beside mongod's default
 // one, under another name (binding one path twice would fail), the same
 // length so the length check above covers it.
 func (s *Supervisor) bindSocketPath(port int) string {
-	return filepath.Join(s.runDir, fmt.Sprintf("mongodl-%d.sock", port))
+	return filepath.Join(s.sockDir, fmt.Sprintf("mongodl-%d.sock", port))
 }
 
 // linkPath is the stable name the URI uses for mongod's socket.
-func (s *Supervisor) linkPath() string { return filepath.Join(s.runDir, "mongod.sock") }
+func (s *Supervisor) linkPath() string { return filepath.Join(s.sockDir, "mongod.sock") }
 
 // args builds mongod's command line; the package comment explains each flag.
 func (s *Supervisor) args(port int) []string {
@@ -223,7 +240,7 @@ func (s *Supervisor) args(port int) []string {
 	}
 	switch {
 	case s.unixSocket:
-		a = append(a, "--unixSocketPrefix", s.runDir, "--filePermissions", "0700")
+		a = append(a, "--unixSocketPrefix", s.sockDir, "--filePermissions", "0700")
 	case runtime.GOOS != "windows":
 		a = append(a, "--nounixsocket")
 	}

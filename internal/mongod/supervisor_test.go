@@ -25,6 +25,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
+
+	"github.com/infmem/infmem/internal/sockdir"
 )
 
 // These tests run real processes: the supervisor starts fakemongod (built
@@ -668,22 +670,39 @@ func TestNoNetworkListener(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("mongod has no unix socket on Windows")
 	}
-	h := newHarness(t)
-	s := h.supervisor(nil)
-	h.start(s)
-	s.mu.Lock()
-	port := s.port
-	s.mu.Unlock()
-	args := strings.Join(s.args(port), " ")
-	if strings.Contains(args, "127.0.0.1") || !strings.Contains(args, "--bind_ip "+filepath.Join(h.root, "run")) {
-		t.Fatalf("mongod args: %s", args)
-	}
-	if c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second); err == nil {
-		c.Close()
-		t.Fatalf("mongod answers on 127.0.0.1:%d", port)
-	}
-	c := connect(t, s.URI())
-	if err := c.Ping(ctxT(t, 10*time.Second), readpref.Primary()); err != nil {
-		t.Fatalf("ping through the socket: %v", err)
+	for _, long := range []bool{false, true} {
+		t.Run(fmt.Sprintf("long root %v", long), func(t *testing.T) {
+			h := newHarness(t)
+			sockDir := filepath.Join(h.root, "run")
+			if long {
+				// Too long for a socket in run/: the sockets move to the
+				// private per-root folder, still with no TCP listener.
+				t.Setenv("XDG_RUNTIME_DIR", "")
+				h.root = filepath.Join(h.root, strings.Repeat("a-long-folder-name/", 6))
+				p, err := sockdir.Path(filepath.Join(h.root, "run"), "mongodb-65535.sock")
+				if err != nil {
+					t.Fatal(err)
+				}
+				sockDir = filepath.Dir(p)
+				t.Cleanup(func() { os.RemoveAll(sockDir) })
+			}
+			s := h.supervisor(nil)
+			h.start(s)
+			s.mu.Lock()
+			port := s.port
+			s.mu.Unlock()
+			args := strings.Join(s.args(port), " ")
+			if strings.Contains(args, "127.0.0.1") || !strings.Contains(args, "--bind_ip "+sockDir+"/") {
+				t.Fatalf("mongod args: %s", args)
+			}
+			if c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second); err == nil {
+				c.Close()
+				t.Fatalf("mongod answers on 127.0.0.1:%d", port)
+			}
+			c := connect(t, s.URI())
+			if err := c.Ping(ctxT(t, 10*time.Second), readpref.Primary()); err != nil {
+				t.Fatalf("ping through the socket: %v", err)
+			}
+		})
 	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package mongostore
+package sockdir
 
 import (
 	"os"
@@ -19,7 +19,7 @@ func TestSocketDirTakeover(t *testing.T) {
 	os.Chmod(runtimeDir, 0o700) // as $XDG_RUNTIME_DIR is
 	t.Setenv("XDG_RUNTIME_DIR", runtimeDir)
 	runDir := filepath.Join(t.TempDir(), strings.Repeat("a-long-folder-name/", 8), "run")
-	sock, err := SocketPath(runDir, "control.sock")
+	sock, err := Path(runDir, "control.sock")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,12 +30,12 @@ func TestSocketDirTakeover(t *testing.T) {
 	if fi, err := os.Lstat(dir); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("socket folder: %v %v", fi, err)
 	}
-	if again, err := SocketPath(runDir, "control.sock"); err != nil || again != sock {
+	if again, err := Path(runDir, "control.sock"); err != nil || again != sock {
 		t.Fatalf("second call: %s %v", again, err)
 	}
 
 	os.Chmod(dir, 0o755)
-	if _, err := SocketPath(runDir, "control.sock"); err == nil || !strings.Contains(err.Error(), "mode is 0755") {
+	if _, err := Path(runDir, "control.sock"); err == nil || !strings.Contains(err.Error(), "mode is 0755") {
 		t.Fatalf("a folder others can enter: %v", err)
 	}
 	os.Chmod(dir, 0o700)
@@ -45,7 +45,7 @@ func TestSocketDirTakeover(t *testing.T) {
 	if err := os.Symlink(elsewhere, dir); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := SocketPath(runDir, "control.sock"); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if _, err := Path(runDir, "control.sock"); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Fatalf("a symlinked folder: %v", err)
 	}
 	os.Remove(dir)
@@ -58,7 +58,7 @@ func TestSocketDirTakeover(t *testing.T) {
 		if err := os.Chown(dir, 12345, 12345); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := SocketPath(runDir, "control.sock"); err == nil || !strings.Contains(err.Error(), "belongs to uid 12345") {
+		if _, err := Path(runDir, "control.sock"); err == nil || !strings.Contains(err.Error(), "belongs to uid 12345") {
 			t.Fatalf("another user's folder: %v", err)
 		}
 	}
@@ -67,7 +67,7 @@ func TestSocketDirTakeover(t *testing.T) {
 	// checks; the folder name carries the uid.
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	t.Setenv("TMPDIR", t.TempDir())
-	sock, err = SocketPath(runDir, "control.sock")
+	sock, err = Path(runDir, "control.sock")
 	if err != nil || filepath.Dir(filepath.Dir(sock)) != os.Getenv("TMPDIR") {
 		t.Fatalf("temp dir fallback: %s %v", sock, err)
 	}

@@ -1,4 +1,7 @@
-package mongostore
+// Package sockdir places the unix sockets of a data root: in its run
+// folder, or, when that path is too long for a socket, in a private
+// per-root folder it checks is ours.
+package sockdir
 
 import (
 	"crypto/sha256"
@@ -11,7 +14,11 @@ import (
 	"strconv"
 )
 
-// SocketPath is where the unix socket called name for the data root whose
+// MaxPath keeps a unix socket path under every OS's sun_path limit (104
+// bytes on macOS, 108 on Linux, both including the NUL), with room to spare.
+const MaxPath = 100
+
+// Path is where the unix socket called name for the data root whose
 // run directory is runDir lives: in runDir itself, or, when that path would
 // pass the OS's sun_path limit, in a private per-root directory under
 // $XDG_RUNTIME_DIR (when it is ours and private) or the temp dir. Every
@@ -21,10 +28,10 @@ import (
 //
 // A directory in a shared place could be made by another user first, who
 // would then own the sockets' folder: the directory must be ours, a real
-// directory (not a symlink) and 0700, or SocketPath refuses it.
-func SocketPath(runDir, name string) (string, error) {
+// directory (not a symlink) and 0700, or Path refuses it.
+func Path(runDir, name string) (string, error) {
 	p := filepath.Join(runDir, name)
-	if len(p) <= maxSocketPath {
+	if len(p) <= MaxPath {
 		return p, nil
 	}
 	sum := sha256.Sum256([]byte(runDir))
@@ -40,7 +47,11 @@ func SocketPath(runDir, name string) (string, error) {
 	if err := checkPrivateDir(dir); err != nil {
 		return "", fmt.Errorf("refusing socket directory %s: %w\nhint: remove it if you do not know who made it, or use a shorter data directory path (--data-dir) so the sockets stay in its run folder", dir, err)
 	}
-	return filepath.Join(dir, name), nil
+	p = filepath.Join(dir, name)
+	if len(p) > MaxPath {
+		return "", fmt.Errorf("no unix socket path short enough for %s: even %s is %d bytes (the limit is %d)\nhint: use a shorter data directory path (--data-dir), or a shorter $XDG_RUNTIME_DIR or $TMPDIR", runDir, p, len(p), MaxPath)
+	}
+	return p, nil
 }
 
 // checkPrivateDir accepts a real directory owned by the current user that

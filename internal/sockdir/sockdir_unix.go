@@ -1,6 +1,6 @@
 //go:build unix
 
-package mongostore
+package sockdir
 
 import (
 	"io/fs"

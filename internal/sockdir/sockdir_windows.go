@@ -1,4 +1,4 @@
-package mongostore
+package sockdir
 
 import "io/fs"
 
