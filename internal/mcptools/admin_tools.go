@@ -146,6 +146,8 @@ type optimizeOut struct {
 	Warnings   []string       `json:"warnings" jsonschema_description:"What could not be done, and why."`
 	DryRun     bool           `json:"dry_run" jsonschema_description:"Nothing was changed."`
 	Merges     []MergeGroup   `json:"merges,omitempty" jsonschema_description:"Duplicates merged (or to be) into the one kept; unforget_memory undoes a merge."`
+	Kind       string         `json:"kind,omitempty" jsonschema_description:"recalled_memory when it carries memory text."`
+	Notice     string         `json:"notice,omitempty"`
 }
 
 func optimizeMemory(d Deps) server.ServerTool {
@@ -165,6 +167,7 @@ func optimizeMemory(d Deps) server.ServerTool {
 			return nil, err
 		}
 		out := optimizeOut{Status: "OK", Operations: res.Operations, Counts: res.Counts, Warnings: res.Warnings, DryRun: res.DryRun, Merges: res.Merges}
+		out.Kind, out.Notice = labelled(len(out.Merges) > 0)
 		if out.Operations == nil {
 			out.Operations = []string{}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/infmem/infmem/internal/embed"
 	"github.com/infmem/infmem/internal/mcpserve"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/internal/testenv"
@@ -29,7 +30,10 @@ type harness struct {
 	srv   *server.MCPServer
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t *testing.T) *harness { return newHarnessWith(t, nil) }
+
+// newHarnessWith serves an engine with an embedder (nil: keywords only).
+func newHarnessWith(t *testing.T, e embed.Embedder) *harness {
 	t.Helper()
 	store := testenv.Store(t)
 	ctx := testenv.Context(t)
@@ -37,7 +41,7 @@ func newHarness(t *testing.T) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := memory.New(store, reg, memory.Options{Location: time.UTC, Logger: testenv.Logger(t)})
+	eng := memory.New(store, reg, memory.Options{Location: time.UTC, Logger: testenv.Logger(t), Embedder: e})
 	eng.Start(ctx)
 	t.Cleanup(func() { eng.Close(context.Background()) })
 	// Every result is checked against its tool's output schema.

@@ -36,6 +36,8 @@ type storeOut struct {
 	// SimilarMemories lets the model update an existing memory instead of
 	// keeping two that say nearly the same.
 	SimilarMemories []similarOut `json:"similar_memories,omitempty" jsonschema_description:"Memories of the scope that read like the new one."`
+	Kind            string       `json:"kind,omitempty" jsonschema_description:"recalled_memory when it carries memory text."`
+	Notice          string       `json:"notice,omitempty"`
 }
 
 type similarOut struct {
@@ -73,6 +75,7 @@ func storeMemory(d Deps) server.ServerTool {
 		for _, sm := range res.Similar {
 			out.SimilarMemories = append(out.SimilarMemories, similarOut{MemoryID: sm.ID, Text: sm.Text, Similarity: sm.Similarity, SameFact: sm.SameFact, DiffersIn: sm.DiffersIn})
 		}
+		out.Kind, out.Notice = labelled(len(out.SimilarMemories) > 0)
 		return out, nil
 	})}
 }
@@ -338,6 +341,8 @@ type updateOut struct {
 	PreviousText string   `json:"previous_text,omitempty" jsonschema_description:"The text before the change."`
 	Scope        string   `json:"scope" jsonschema_description:"Its scope now."`
 	DuplicateOf  string   `json:"duplicate_of,omitempty" jsonschema_description:"Another memory in the scope now has the same text; consider forgetting one."`
+	Kind         string   `json:"kind,omitempty" jsonschema_description:"recalled_memory when it carries memory text."`
+	Notice       string   `json:"notice,omitempty"`
 }
 
 func updateMemory(d Deps) server.ServerTool {
@@ -358,7 +363,9 @@ func updateMemory(d Deps) server.ServerTool {
 		if res.Changed == nil {
 			res.Changed = []string{}
 		}
-		return updateOut{Status: "OK", MemoryID: res.ID, Changed: res.Changed, PreviousText: res.PreviousText, Scope: res.Scope, DuplicateOf: res.DuplicateOf}, nil
+		out := updateOut{Status: "OK", MemoryID: res.ID, Changed: res.Changed, PreviousText: res.PreviousText, Scope: res.Scope, DuplicateOf: res.DuplicateOf}
+		out.Kind, out.Notice = labelled(out.PreviousText != "")
+		return out, nil
 	})}
 }
 
@@ -391,6 +398,8 @@ type deleteOut struct {
 	ScopeDeleted bool           `json:"scope_deleted,omitempty" jsonschema_description:"True when the scope definition was deleted too."`
 	Forgotten    []forgottenOut `json:"forgotten" jsonschema_description:"What was (or would be) forgotten, up to 50."`
 	Note         string         `json:"note" jsonschema_description:"Soft or hard, and how to undo."`
+	Kind         string         `json:"kind,omitempty" jsonschema_description:"recalled_memory when it carries memory text."`
+	Notice       string         `json:"notice,omitempty"`
 }
 
 func deleteMemory(d Deps) server.ServerTool {
@@ -427,6 +436,7 @@ func deleteMemory(d Deps) server.ServerTool {
 		for _, it := range res.Items {
 			out.Forgotten = append(out.Forgotten, forgottenOut{MemoryID: it.ID, Text: it.Text})
 		}
+		out.Kind, out.Notice = labelled(len(out.Forgotten) > 0)
 		return out, nil
 	})}
 }

@@ -13,9 +13,10 @@ import (
 // registered. Before the schemas were made plain and the descriptions
 // tightened (issue 12) it was 44,709 bytes, 21,549 without output schemas
 // (77,217 and 31,947 indented). optimize_memory's merges (with their
-// texts) added about 500 bytes of output schema. The bounds leave about
-// 1.5 KB and 0.8 KB of room (38,5xx and 20,7xx bytes at the end of issue
-// 12): a new tool or a longer description has to fit or trim elsewhere.
+// texts) added about 500 bytes of output schema, and labelling every
+// response that carries stored text (issue 13) about 700. The bounds leave
+// some room (39,169 and 20,659 bytes then): a new tool or a longer
+// description has to fit or trim elsewhere.
 const (
 	maxToolsListBytes         = 40_000
 	maxToolsListNoOutputBytes = 21_500

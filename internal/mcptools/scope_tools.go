@@ -38,6 +38,8 @@ type createScopeOut struct {
 	Status  string   `json:"status" jsonschema_description:"OK."`
 	Created bool     `json:"created" jsonschema_description:"False when the scope already existed."`
 	Scope   scopeOut `json:"scope"`
+	Kind    string   `json:"kind,omitempty" jsonschema_description:"recalled_memory when it carries memory text."`
+	Notice  string   `json:"notice,omitempty"`
 }
 
 func createMemoryScope(d Deps) server.ServerTool {
@@ -57,7 +59,9 @@ func createMemoryScope(d Deps) server.ServerTool {
 				return nil, err
 			}
 		}
-		return createScopeOut{Status: "OK", Created: created, Scope: toScopeOut(info)}, nil
+		out := createScopeOut{Status: "OK", Created: created, Scope: toScopeOut(info)}
+		out.Kind, out.Notice = labelled(info.Description != "")
+		return out, nil
 	})}
 }
 
@@ -68,6 +72,8 @@ type listScopesIn struct {
 type listScopesOut struct {
 	Scopes      []scopeOut `json:"scopes" jsonschema_description:"Global first."`
 	ActiveScope string     `json:"active_scope,omitempty" jsonschema_description:"This session's active scope, if set."`
+	Kind        string     `json:"kind,omitempty" jsonschema_description:"recalled_memory when it carries memory text."`
+	Notice      string     `json:"notice,omitempty"`
 }
 
 func listMemoryScopes(d Deps) server.ServerTool {
@@ -83,9 +89,13 @@ func listMemoryScopes(d Deps) server.ServerTool {
 			return nil, err
 		}
 		out := listScopesOut{Scopes: make([]scopeOut, len(list)), ActiveScope: c.sess.ActiveScope()}
+		described := false
 		for i, s := range list {
 			out.Scopes[i] = toScopeOut(s)
+			described = described || s.Description != ""
 		}
+		// Descriptions are text a user or another client wrote.
+		out.Kind, out.Notice = labelled(described)
 		return out, nil
 	})}
 }
