@@ -32,6 +32,10 @@ import (
 var _ backup.Pauser = (*Runtime)(nil)
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv("INFMEM_TEST_FOREIGN_DIAL"); path != "" {
+		foreignDial(path)
+		return
+	}
 	// mcp-go's client transport logs a closed connection through the
 	// default logger; the tests close many on purpose.
 	slog.SetDefault(slog.New(slog.DiscardHandler))
@@ -601,4 +605,64 @@ func TestConfigReload(t *testing.T) {
 	if cs := d.ConfigStatus(); cs.Error != "" || len(cs.RestartNeeded) != 0 || cs.Reloads != 2 {
 		t.Fatalf("after SIGHUP: %+v", cs)
 	}
+}
+
+// TestTooManySessionsRefused: past MaxSessions connections, a new one gets
+// an error line saying why and is closed; once one leaves, a new client is
+// served again (issue 13: no unbounded sessions).
+func TestTooManySessionsRefused(t *testing.T) {
+	d := startDaemon(t, testOptions(t, testRoot(t)))
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range MaxSessions {
+		c, err := net.Dial("unix", d.Endpoints().MCP)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	// The daemon counts a connection once it accepted it; wait for all.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		d.mu.Lock()
+		n := len(d.conns)
+		d.mu.Unlock()
+		if n == MaxSessions {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d connections accepted", n, MaxSessions)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	extra, err := net.Dial("unix", d.Endpoints().MCP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Close()
+	extra.SetReadDeadline(time.Now().Add(10 * time.Second))
+	line, err := io.ReadAll(extra)
+	if !strings.Contains(string(line), "too many MCP sessions (64)") {
+		t.Fatalf("connection %d: %q %v", MaxSessions+1, line, err)
+	}
+	conns[0].Close()
+	conns = conns[1:]
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		d.mu.Lock()
+		n := len(d.conns)
+		d.mu.Unlock()
+		if n < MaxSessions {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a closed connection still counts")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	callOK(t, connect(t, d), "get_memory_stats", nil)
 }

@@ -16,7 +16,7 @@ import (
 // its call's context ends; running counts the calls inside it.
 func blockingServer(running *atomic.Int32, release <-chan struct{}, cancelled chan<- struct{}) *server.MCPServer {
 	srv := server.NewMCPServer("t", "1")
-	srv.AddTool(mcp.NewTool("wait"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	h := func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		running.Add(1)
 		defer running.Add(-1)
 		select {
@@ -25,7 +25,10 @@ func blockingServer(running *atomic.Int32, release <-chan struct{}, cancelled ch
 			cancelled <- struct{}{}
 		}
 		return mcp.NewToolResultText("done"), nil
-	})
+	}
+	// "wait" may write (mcp-go's default annotations); "peek" only reads.
+	srv.AddTool(mcp.NewTool("wait"), h)
+	srv.AddTool(mcp.NewTool("peek", mcp.WithReadOnlyHintAnnotation(true)), h)
 	return srv
 }
 
@@ -114,5 +117,31 @@ func TestCallsStopWhenTheClientLeaves(t *testing.T) {
 	case <-cancelled:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the call's context was not cancelled after its client left")
+	}
+}
+
+// TestReadsStopAtOnceWhenTheClientLeaves: a read-only call is cancelled as
+// soon as its client leaves, without waiting for the drain time; a call
+// that may write keeps running meanwhile, so a store is not cut in half.
+func TestReadsStopAtOnceWhenTheClientLeaves(t *testing.T) {
+	var running atomic.Int32
+	release := make(chan struct{})
+	defer close(release)
+	cancelled := make(chan struct{}, 2)
+	srv := blockingServer(&running, release, cancelled)
+	w, _ := startSession(t, context.Background(), srv, Options{DrainTimeout: time.Minute})
+	callWait(w, 1)
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"peek","arguments":{}}}`+"\n")
+	eventually(t, "both calls running", func() bool { return running.Load() == 2 })
+	w.Close()
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the read was not cancelled when its client left")
+	}
+	eventually(t, "the read stopped", func() bool { return running.Load() == 1 })
+	time.Sleep(100 * time.Millisecond)
+	if running.Load() != 1 || len(cancelled) != 0 {
+		t.Fatal("the write was cancelled before the drain time")
 	}
 }

@@ -63,6 +63,12 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 	}
 	sctx, cancel := context.WithCancel(srv.WithContext(ctx, sess))
 	defer cancel()
+	// lctx ends as soon as the client leaves: reads run under it, since
+	// nobody is left to read their answer. Writes run under sctx and may
+	// finish (bounded by DrainTimeout), so a store the client sent is not
+	// cut in half.
+	lctx, leave := context.WithCancel(sctx)
+	defer leave()
 
 	notifDone := make(chan struct{})
 	go func() {
@@ -90,7 +96,7 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 			continue
 		}
 		if len(line) > 0 {
-			handle(sctx, srv, sess, out, line, sem, opts.Shared, &inflight, opts.Logger)
+			handle(sctx, lctx, srv, sess, out, line, sem, opts.Shared, &inflight, opts.Logger)
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
@@ -99,7 +105,9 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 			break
 		}
 	}
-	// The client closed its side: let in-flight requests answer (bounded).
+	// The client closed its side: stop its reads, and let in-flight writes
+	// finish (bounded).
+	leave()
 	done := make(chan struct{})
 	go func() { inflight.Wait(); close(done) }()
 	select {
@@ -147,7 +155,31 @@ type envelope struct {
 	Method string          `json:"method"`
 }
 
-func handle(ctx context.Context, srv *server.MCPServer, sess *Session, out *lineWriter, line []byte, sem, shared chan struct{}, inflight *sync.WaitGroup, log *slog.Logger) {
+// callEnvelope is the part of a tools/call request that names the tool.
+type callEnvelope struct {
+	Params struct {
+		Name string `json:"name"`
+	} `json:"params"`
+}
+
+// readOnly reports whether a request only reads: a tools/call of a tool
+// annotated read-only, or any method but tools/call (lists, ping,
+// prompts, resources).
+func readOnly(srv *server.MCPServer, method string, line []byte) bool {
+	if method != string(mcp.MethodToolsCall) {
+		return true
+	}
+	var call callEnvelope
+	if json.Unmarshal(line, &call) != nil {
+		return false
+	}
+	t := srv.GetTool(call.Params.Name)
+	return t != nil && t.Tool.Annotations.ReadOnlyHint != nil && *t.Tool.Annotations.ReadOnlyHint
+}
+
+// handle routes one message. Requests that only read run under lctx,
+// which ends when the client leaves; the others under ctx.
+func handle(ctx, lctx context.Context, srv *server.MCPServer, sess *Session, out *lineWriter, line []byte, sem, shared chan struct{}, inflight *sync.WaitGroup, log *slog.Logger) {
 	var env envelope
 	if err := json.Unmarshal(line, &env); err != nil {
 		_ = out.send(errorResponse(nil, mcp.PARSE_ERROR, "parse error: each line must be one JSON-RPC message"))
@@ -168,6 +200,9 @@ func handle(ctx context.Context, srv *server.MCPServer, sess *Session, out *line
 		// Notifications are quick and ordered: handle them inline.
 		dispatch(ctx, srv, out, msg, nil, log)
 		return
+	}
+	if readOnly(srv, env.Method, line) {
+		ctx = lctx
 	}
 	sem <- struct{}{}
 	inflight.Add(1)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // refBM25 is a deliberately naive BM25 over Tokens output, written
@@ -495,5 +496,38 @@ func TestAnalyzeCountsRepeats(t *testing.T) {
 	q := ix.Analyze("Apollo launch, apollo LAUNCH: the Apollo team")
 	if !slices.Equal(q.terms, []string{"apollo", "launch", "the", "team"}) || !slices.Equal(q.counts, []int{3, 2, 1, 1}) {
 		t.Fatalf("terms %v counts %v", q.terms, q.counts)
+	}
+}
+
+// TestAnalyzeIsLinear: analysing a text of n distinct words costs about n,
+// not n² (a 40k-word query once took 3.6 s; issue 13). Checked as a ratio
+// of times, 8× the words costing well under 30× the time (a quadratic
+// analysis costs about 64×), so a slow or busy machine does not matter.
+func TestAnalyzeIsLinear(t *testing.T) {
+	words := func(n int) string {
+		var sb strings.Builder
+		for i := range n {
+			sb.WriteString("zq")
+			for k := i; k > 0; k /= 26 {
+				sb.WriteByte(byte('a' + k%26))
+			}
+			sb.WriteByte(' ')
+		}
+		return sb.String()
+	}
+	ix := New(Options{})
+	best := func(text string) time.Duration {
+		b := time.Duration(1 << 62)
+		for range 3 {
+			start := time.Now()
+			ix.Analyze(text)
+			b = min(b, time.Since(start))
+		}
+		return b
+	}
+	small, large := words(5_000), words(40_000)
+	ts, tl := best(small), best(large)
+	if ratio := float64(tl) / float64(max(ts, time.Microsecond)); ratio > 30 {
+		t.Fatalf("8× the words took %.0f× the time (%v vs %v): analysis is not linear", ratio, tl, ts)
 	}
 }
