@@ -12,12 +12,12 @@
 //	--unixSocketPrefix <sock>            socket <sock>/mongodb-<port>.sock (Unix only)
 //	--filePermissions 0700               socket usable by this user only (Unix only)
 //	--nounixsocket                       instead of the two above on Unix without a usable socket path
-//
-// <sock> is <root>/run, or, when that path is too long for a socket, the
-// private per-root folder package sockdir picks for every infmem socket.
 //	--logpath <root>/logs/mongo.log      with --logappend, so restarts keep history
 //	--auth                               access control on; infmem's user is created through
 //	                                     the localhost exception on first start
+//
+// <sock> is <root>/run, or, when that path is too long for a socket, the
+// private per-root folder package sockdir picks for every infmem socket.
 //
 // Deliberately not passed: --journal / --nojournal (journaling is always on
 // with WiredTiger and both flags are gone from mongod 7+, which would refuse
@@ -116,7 +116,7 @@ type Supervisor struct {
 	// sockDir holds mongod's sockets: run/, or the private per-root folder
 	// sockdir picks when run/'s path is too long for a socket.
 	sockDir string
-	linked     bool // this supervisor created run/mongod.sock; touched only by run
+	linked  bool // this supervisor created <sock>/mongod.sock; touched only by run
 
 	stopCh   chan struct{} // closed by Stop
 	stopOnce sync.Once
