@@ -71,10 +71,15 @@ func expandHome(dir string) string {
 	return dir
 }
 
-// Prepare creates the root and its subdirectories with mode 0700 and refuses
-// a root that is not a directory, cannot be read, or can be written by others.
+// Prepare creates the root and its subdirectories private to the user (mode
+// 0700; on Windows an access list for the user and SYSTEM only, see acl.go)
+// and refuses a root that is not a directory, cannot be read, or can be
+// written by others.
 func Prepare(dir string) (Root, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return Root{}, fmt.Errorf("cannot create data root %s: %w", dir, err)
+	}
+	if err := mkdirPrivate(dir); err != nil && !errors.Is(err, os.ErrExist) {
 		return Root{}, fmt.Errorf("cannot create data root %s: %w", dir, err)
 	}
 	fi, err := os.Stat(dir)
@@ -92,7 +97,7 @@ func Prepare(dir string) (Root, error) {
 	}
 	for _, sub := range subdirs {
 		p := filepath.Join(dir, sub)
-		if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		if err := mkdirPrivate(p); err != nil && !errors.Is(err, os.ErrExist) {
 			return Root{}, fmt.Errorf("cannot create %s: %w", p, err)
 		}
 		sfi, err := os.Stat(p)

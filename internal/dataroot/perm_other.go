@@ -1,9 +1,9 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package dataroot
 
 import "os"
 
-// checkPrivate relies on the per-user profile directory's ACLs on Windows,
-// where Unix permission bits do not describe who may write.
+// checkPrivate has nothing to check where there are neither Unix permission
+// bits nor Windows access lists (Plan 9, js, WASI).
 func checkPrivate(dir string, fi os.FileInfo) error { return nil }
