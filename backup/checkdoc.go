@@ -2,7 +2,7 @@ package backup
 
 import (
 	"fmt"
-	"strings"
+	"time"
 	"unicode/utf8"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -34,13 +34,13 @@ func checkDocument(coll string, raw bson.Raw) error {
 		if err := bson.Unmarshal(raw, &m); err != nil {
 			return fmt.Errorf("it is not a memory: %v", err)
 		}
-		return firstErr(checkID(m.ID), checkText(m.Text), checkTags(m.Tags), checkScope(m.Scope))
+		return memory.CheckStoredMemory(&m, maxRestoredText, time.Now())
 	case mongostore.Summaries:
 		var s mongostore.Summary
 		if err := bson.Unmarshal(raw, &s); err != nil {
 			return fmt.Errorf("it is not a summary: %v", err)
 		}
-		return firstErr(checkID(s.ID), checkText(s.SummaryText), checkTags(s.Tags), checkScope(s.Scope))
+		return memory.CheckStoredSummary(&s, maxRestoredText)
 	case mongostore.Metadata:
 		var md struct {
 			Type string `bson:"type"`
@@ -53,7 +53,15 @@ func checkDocument(coll string, raw bson.Raw) error {
 			if err := bson.Unmarshal(raw, &sc); err != nil {
 				return fmt.Errorf("it is not a scope: %v", err)
 			}
-			return firstErr(checkID(sc.ID), scopes.ValidateName(sc.ScopeName), checkLen("description", sc.Description, 4096))
+			if sc.ID.IsZero() {
+				return fmt.Errorf("it has no ObjectID _id")
+			}
+			if err := scopes.ValidateName(sc.ScopeName); err != nil {
+				return err
+			}
+			if len(sc.Description) > 4096 || !utf8.ValidString(sc.Description) {
+				return fmt.Errorf("its description is not up to 4096 bytes of UTF-8")
+			}
 		}
 	case mongostore.UserProfile:
 		var p mongostore.Profile
@@ -68,54 +76,10 @@ func checkDocument(coll string, raw bson.Raw) error {
 		if len(e.Embedding) > maxRestoredEmbedding {
 			return fmt.Errorf("its embedding is %d bytes; the limit is %d", len(e.Embedding), maxRestoredEmbedding)
 		}
-		return firstErr(checkID(e.ID), checkScope(e.Scope), checkTags(e.Metadata.Tags))
-	}
-	return nil
-}
-
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
+		if e.ID.IsZero() {
+			return fmt.Errorf("it has no ObjectID _id")
 		}
-	}
-	return nil
-}
-
-func checkID(id bson.ObjectID) error {
-	if id.IsZero() {
-		return fmt.Errorf("it has no ObjectID _id")
-	}
-	return nil
-}
-
-func checkText(s string) error {
-	if !utf8.ValidString(s) {
-		return fmt.Errorf("its text is not valid UTF-8")
-	}
-	return checkLen("text", s, maxRestoredText)
-}
-
-func checkLen(what, s string, limit int) error {
-	if len(s) > limit {
-		return fmt.Errorf("its %s is %d bytes; the limit is %d", what, len(s), limit)
-	}
-	return nil
-}
-
-func checkTags(tags []string) error {
-	if len(tags) > memory.MaxTags {
-		return fmt.Errorf("it has %d tags; the limit is %d", len(tags), memory.MaxTags)
-	}
-	for _, t := range tags {
-		switch {
-		case strings.TrimSpace(t) == "":
-			return fmt.Errorf("it has an empty tag")
-		case len(t) > memory.MaxTagLen:
-			return fmt.Errorf("tag %.20q… is %d bytes; the limit is %d", t, len(t), memory.MaxTagLen)
-		case strings.ContainsRune(t, '\n') || !utf8.ValidString(t):
-			return fmt.Errorf("tag %.20q is not a single line of UTF-8", t)
-		}
+		return checkScope(e.Scope)
 	}
 	return nil
 }

@@ -685,13 +685,19 @@ func TestRestoreRefusesWhatToolsWouldNot(t *testing.T) {
 		}()}}},
 		{"bad scope name", "its scope: invalid scope name", bson.D{{Key: "scope", Value: "ALL"}}},
 		{"wrong type", "it is not a memory", bson.D{{Key: "text", Value: 42}}},
+		{"empty text", "its text is empty", bson.D{{Key: "text", Value: "  "}}},
+		{"importance out of range", "its importance is 7", bson.D{{Key: "importance", Value: 7.0}}},
+		{"unknown source", `its source "evil" is not one of`, bson.D{{Key: "source", Value: "evil"}}},
+		{"timestamp out of range", "its timestamp 3000-01-01T00:00:00Z is not between", bson.D{{Key: "timestamp", Value: time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)}}},
+		{"multi-line speaker", "its speaker", bson.D{{Key: "speaker", Value: "a\nb"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			src := openTestStore(t)
 			populate(t, src.store, 5)
 			id := bson.NewObjectID()
 			doc := bson.D{{Key: "_id", Value: id}, {Key: "text", Value: "crafted"}, {Key: "scope", Value: "Global"}, {Key: "tags", Value: bson.A{}},
-				{Key: "timestamp", Value: time.Now()}, {Key: "created_at", Value: time.Now()}}
+				{Key: "timestamp", Value: time.Now()}, {Key: "created_at", Value: time.Now()}, {Key: "importance", Value: 0.5},
+				{Key: "source", Value: "note"}, {Key: "speaker", Value: "user"}}
 			for _, e := range c.doc {
 				for i := range doc {
 					if doc[i].Key == e.Key {
@@ -708,6 +714,28 @@ func TestRestoreRefusesWhatToolsWouldNot(t *testing.T) {
 			assertLiveUnchanged(t, live, before)
 		})
 	}
+	t.Run("archive collection options are not used", func(t *testing.T) {
+		src := openTestStore(t)
+		db := src.store.Database()
+		must(t, db.Collection(mongostore.Summaries).Drop(ctx))
+		must(t, db.CreateCollection(ctx, mongostore.Summaries, options.CreateCollection().SetCapped(true).SetSizeInBytes(4096)))
+		populate(t, src.store, 3)
+		if _, err := Restore(ctx, live.store, dumpOf(t, src), RestoreOptions{RunDir: live.root.RunDir()}); err != nil {
+			t.Fatal(err)
+		}
+		var info struct {
+			Cursor struct {
+				FirstBatch []struct {
+					Name    string `bson:"name"`
+					Options bson.M `bson:"options"`
+				} `bson:"firstBatch"`
+			} `bson:"cursor"`
+		}
+		must(t, live.store.Database().RunCommand(ctx, bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: bson.D{{Key: "name", Value: mongostore.Summaries}}}}).Decode(&info))
+		if len(info.Cursor.FirstBatch) != 1 || info.Cursor.FirstBatch[0].Options["capped"] == true {
+			t.Fatalf("the archive's collection options were used: %+v", info.Cursor.FirstBatch)
+		}
+	})
 	t.Run("archive index specs are not used", func(t *testing.T) {
 		src := openTestStore(t)
 		populate(t, src.store, 5)

@@ -1,0 +1,91 @@
+package memory
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/infmem/infmem/mongostore"
+	"github.com/infmem/infmem/scopes"
+)
+
+// CheckStoredMemory applies the rules the tools apply when they write a
+// memory to a document that arrives another way (a restored backup): the
+// text (valid UTF-8, not empty, at most maxText bytes), tags, scope name,
+// source, importance, the short fields and the timestamp. It returns the
+// first rule broken, worded for a person.
+func CheckStoredMemory(m *mongostore.Memory, maxText int, now time.Time) error {
+	if m.ID.IsZero() {
+		return fmt.Errorf("it has no ObjectID _id")
+	}
+	if err := checkStoredText(m.Text, maxText); err != nil {
+		return err
+	}
+	if err := checkStoredTags(m.Tags); err != nil {
+		return err
+	}
+	if err := scopes.ValidateName(m.Scope); err != nil {
+		return fmt.Errorf("its scope: %w", err)
+	}
+	if m.Source != "" && !slices.Contains(Sources, m.Source) {
+		return fmt.Errorf("its source %q is not one of: %s", m.Source, strings.Join(Sources, ", "))
+	}
+	imp := m.Importance
+	if _, err := checkImportance(&imp); err != nil {
+		return fmt.Errorf("its importance is %v, not a number from 0 to 1", m.Importance)
+	}
+	if _, _, _, err := checkSmallFields(m.Speaker, m.ConversationID, m.Category); err != nil {
+		return fmt.Errorf("its speaker, conversation_id or category: %w", err)
+	}
+	if _, err := checkTimestamp(m.Timestamp, now); err != nil {
+		return fmt.Errorf("its timestamp %s is not between 1900 and a year from now", m.Timestamp.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// CheckStoredSummary is CheckStoredMemory for a summary.
+func CheckStoredSummary(s *mongostore.Summary, maxText int) error {
+	if s.ID.IsZero() {
+		return fmt.Errorf("it has no ObjectID _id")
+	}
+	if err := checkStoredText(s.SummaryText, maxText); err != nil {
+		return err
+	}
+	if err := checkStoredTags(s.Tags); err != nil {
+		return err
+	}
+	if err := scopes.ValidateName(s.Scope); err != nil {
+		return fmt.Errorf("its scope: %w", err)
+	}
+	return nil
+}
+
+func checkStoredText(s string, limit int) error {
+	switch {
+	case !utf8.ValidString(s):
+		return fmt.Errorf("its text is not valid UTF-8")
+	case strings.TrimSpace(s) == "":
+		return fmt.Errorf("its text is empty")
+	case len(s) > limit:
+		return fmt.Errorf("its text is %d bytes; the limit is %d", len(s), limit)
+	}
+	return nil
+}
+
+// checkStoredTags is normalizeTags' rules for tags already normalized.
+func checkStoredTags(tags []string) error {
+	if len(tags) > MaxTags {
+		return fmt.Errorf("it has %d tags; the limit is %d", len(tags), MaxTags)
+	}
+	for _, t := range tags {
+		if _, err := normalizeTags([]string{t}); err != nil {
+			return fmt.Errorf("a tag: %w", err)
+		}
+		if !utf8.ValidString(t) {
+			return fmt.Errorf("tag %q is not UTF-8", snippet(t, 20))
+		}
+	}
+	return nil
+}
