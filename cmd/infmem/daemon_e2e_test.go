@@ -487,6 +487,21 @@ func TestStartStatusStop(t *testing.T) {
 	if code, out, _ = runBin(t, env, "status"); code != 0 || !strings.Contains(out, fmt.Sprintf("running, pid %d", info.PID)) {
 		t.Fatalf("status text: %s", out)
 	}
+	// The daemon's first run made the backup identity (issue 13), so the
+	// first scheduled backup is encrypted and status names the key at once.
+	var home string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		}
+	}
+	ident := filepath.Join(home, ".config", "infmem", "backup-identity.txt")
+	if fi, err := os.Stat(ident); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the daemon's first run made no private backup identity: %v %v", fi, err)
+	}
+	if !strings.Contains(out, ident) {
+		t.Fatalf("status does not name the backup identity %s: %s", ident, out)
+	}
 	if code, out, errs = runBin(t, env, "stop"); code != 0 || !strings.Contains(out, fmt.Sprintf("stopped the daemon (pid %d)", info.PID)) {
 		t.Fatalf("stop: %d %q %q", code, out, errs)
 	}

@@ -136,6 +136,7 @@ func (m *maintenanceService) attach(ctx context.Context, st *daemon.Stack) (func
 	}
 	sched.Start(ctx)
 	m.sched, m.st, m.built = sched, st, m.cfg
+	m.ensureBackupKey()
 	return func(ctx context.Context) error {
 		m.mu.Lock()
 		defer m.mu.Unlock()
@@ -148,6 +149,25 @@ func (m *maintenanceService) attach(ctx context.Context, st *daemon.Stack) (func
 		}
 		return s.Stop(ctx)
 	}, nil
+}
+
+// ensureBackupKey makes the backup identity on the daemon's first run when
+// backups are to be encrypted to it (no recipients configured), so the
+// first scheduled backup is encrypted and status and doctor can name the
+// key to keep a copy of from the start. Held with m.mu.
+func (m *maintenanceService) ensureBackupKey() {
+	b := m.cfg.Backup
+	if b.Encryption == "off" || len(b.Recipients) > 0 || b.IdentityFile == "" {
+		return
+	}
+	enc, err := backup.ConfiguredEncryption(b)
+	switch {
+	case err != nil:
+		m.log.Warn("backups cannot be encrypted yet", "err", err)
+	case enc.NewIdentity:
+		m.log.Warn("made the backup identity that backups are encrypted to: keep a copy of it off this machine, a backup cannot be restored without it",
+			"identity_file", enc.IdentityFile)
+	}
 }
 
 // reconfigure takes a reloaded configuration. When what the jobs or their
