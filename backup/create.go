@@ -48,6 +48,9 @@ type Options struct {
 	// Progress, when set, receives progress reports.
 	Progress func(Progress)
 	Logger   *slog.Logger
+	// Space is the free-space floor the backup keeps on Dir's file
+	// system; its zero value is the default (see DefaultMinFree).
+	Space Space
 }
 
 func (o *Options) defaults() {
@@ -107,6 +110,13 @@ func Create(ctx context.Context, store *mongostore.Store, opts Options) (*Result
 	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create backups directory: %w", err)
 	}
+	// The last backup's size says about what this one needs; while it is
+	// written the free space is measured again every few megabytes.
+	space := opts.Space.guard("backup", opts.Dir)
+	if err := space.before(lastBackupSize(opts.Dir)); err != nil {
+		opts.Logger.Warn("backup refused to keep free disk space", "err", err)
+		return nil, err
+	}
 	rep := newReporter(opts.Progress, "backup")
 	colls, err := store.Database().ListCollectionNames(ctx, bson.D{})
 	if err != nil {
@@ -136,7 +146,7 @@ func Create(ctx context.Context, store *mongostore.Store, opts Options) (*Result
 		return nil, fmt.Errorf("cannot secure backup file: %w", err)
 	}
 
-	w, err := newArchiveWriter(tmp, recipients, rep)
+	w, err := newArchiveWriter(space.writer(tmp), recipients, rep)
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +159,11 @@ func Create(ctx context.Context, store *mongostore.Store, opts Options) (*Result
 	}
 	if err := w.close(dumpErr); dumpErr == nil {
 		dumpErr = err
+	}
+	if err := space.failed(); err != nil {
+		// Said plainly, not as whatever mongodump made of the failed write.
+		opts.Logger.Warn("backup stopped to keep free disk space", "err", err)
+		return nil, err
 	}
 	if dumpErr != nil {
 		return nil, fmt.Errorf("backup failed: %w", dumpErr)
@@ -229,7 +244,7 @@ func (c countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func newArchiveWriter(f *os.File, recipients []age.Recipient, rep *reporter) (*archiveWriter, error) {
+func newArchiveWriter(f io.Writer, recipients []age.Recipient, rep *reporter) (*archiveWriter, error) {
 	h := sha256.New()
 	w := &archiveWriter{fileHash: h, rep: rep}
 	w.file = bufio.NewWriterSize(countingWriter{io.MultiWriter(f, h), &w.fileBytes}, 1<<20)

@@ -25,6 +25,19 @@
 // its manifest (copied alone to another machine) still restores; the counts
 // are then checked against the archive's own per-collection CRCs only.
 //
+// # Free space
+//
+// Create and Export keep a floor of free space on the file system they
+// write to (DefaultMinFree: 1 % of its size, at least 256 MiB, at most
+// 2 GiB; Options.Space and ExportOptions.Space override it). A backup is
+// refused before it writes when the free space is under the floor, or
+// would be after a backup the size of the last one; while it writes, the
+// free space is measured every 4 MiB and the write stopped before it
+// would cross the floor. Either way its temporary file is removed and the
+// error is a *LowSpaceError (errors.Is ErrLowSpace) that says how much is
+// free, where, and what to do. Exports do the same with their temporary
+// folder. Free space that cannot be measured refuses nothing.
+//
 // # Restore
 //
 // Restore first decrypts and reads the whole file, checking age's

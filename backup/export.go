@@ -36,6 +36,9 @@ type ExportOptions struct {
 	// Now is the clock; nil means time.Now.
 	Now      func() time.Time
 	Progress func(Progress)
+	// Space is the free-space floor the export keeps on Dir's file
+	// system; its zero value is the default (see DefaultMinFree).
+	Space Space
 }
 
 // ExportResult says what an export wrote.
@@ -133,6 +136,12 @@ func Export(ctx context.Context, store *mongostore.Store, opts ExportOptions) (*
 		opts.JSON, opts.Markdown = true, true
 	}
 	now := opts.Now().UTC()
+	// Refused at once when the disk is already at the floor; while the
+	// files are written the free space is measured every few megabytes.
+	space := opts.Space.guard("export", opts.Dir)
+	if err := space.before(0); err != nil {
+		return nil, err
+	}
 	rep := newReporter(opts.Progress, "export")
 	rep.step("reading", 3, 0)
 
@@ -239,6 +248,17 @@ func Export(ctx context.Context, store *mongostore.Store, opts ExportOptions) (*
 			os.RemoveAll(tmp)
 		}
 	}()
+	// A write the guard stopped reports the guard's reason, not the
+	// file's.
+	writeExportFile := func(path string, write func(*bufio.Writer) error) error {
+		if err := writeGuardedFile(path, space, write); err != nil {
+			if serr := space.failed(); serr != nil {
+				return serr
+			}
+			return err
+		}
+		return nil
+	}
 	if opts.JSON {
 		if err := writeExportFile(filepath.Join(tmp, "memory.json"), func(w *bufio.Writer) error {
 			enc := json.NewEncoder(w)
@@ -360,12 +380,14 @@ func tagCounts(s *exportScope) []exportTag {
 	return out
 }
 
-func writeExportFile(path string, write func(*bufio.Writer) error) error {
+// writeGuardedFile writes a new export file at path through write,
+// keeping space's floor.
+func writeGuardedFile(path string, space *spaceGuard, write func(*bufio.Writer) error) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("cannot write export: %w", err)
 	}
-	w := bufio.NewWriterSize(f, 1<<16)
+	w := bufio.NewWriterSize(space.writer(f), 1<<16)
 	err = write(w)
 	if err == nil {
 		err = w.Flush()

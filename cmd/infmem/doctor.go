@@ -22,6 +22,7 @@ import (
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/internal/diskfree"
 	"github.com/infmem/infmem/internal/logging"
 	"github.com/infmem/infmem/mongostore"
 )
@@ -187,6 +188,9 @@ func (d *doctor) checkDataRoot(c commonFlags) {
 		}
 		if hint == "" {
 			hint = "make " + dir + " a directory that you own, with mode 700, or choose another with --data-dir"
+			if runtime.GOOS == "windows" {
+				hint = "make " + dir + " a directory that you own, that only you (and SYSTEM) can use, or choose another with --data-dir"
+			}
 		}
 		d.add("data root", checkFail, msg, hint)
 		return
@@ -197,6 +201,17 @@ func (d *doctor) checkDataRoot(c commonFlags) {
 		msg, hint := splitHint(err)
 		d.add("data root", checkFail, msg+" (chosen by "+how+")", hint)
 		return
+	}
+	// On Windows the access lists decide; Prepare refused any that let
+	// another account change a directory, this reports those that let one
+	// read. Each subdirectory counts on its own: Windows lets every account
+	// pass through a folder it cannot list (bypass traverse checking).
+	for _, sub := range []string{"", dataroot.MongoData, dataroot.Backups, dataroot.Logs, dataroot.Export, dataroot.Run} {
+		if err := dataroot.CheckAccessList(root.Path(sub)); err != nil {
+			msg, hint := splitHint(err)
+			d.add("data root", checkWarn, msg+" (data root chosen by "+how+")", hint)
+			return
+		}
 	}
 	fi, err := os.Stat(dir)
 	if err == nil && runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
@@ -219,7 +234,8 @@ func (d *doctor) checkLog() {
 }
 
 func (d *doctor) checkDisk() {
-	free, err := diskFree(d.root.Dir)
+	space, err := diskfree.Stat(d.root.Dir)
+	free := space.Free
 	if err != nil {
 		d.add("disk space", checkWarn, "cannot measure: "+err.Error(), "")
 		return

@@ -15,6 +15,7 @@ import (
 	"github.com/infmem/infmem/daemon"
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/control"
+	"github.com/infmem/infmem/internal/mcptools"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
 )
@@ -49,6 +50,7 @@ type services struct {
 func newServices(s *session, log *slog.Logger) services {
 	b := &backupService{cfg: s.cfg.Backup, dir: s.root.BackupsDir(), exportDir: s.root.ExportDir(), log: log}
 	m := newMaintenanceService(s, log)
+	tools := limitTools(m.toolHooks(), newToolLimits(time.Now))
 	return services{
 		Attach: []daemon.Attach{gcAttach, m.attach},
 		Jobs: map[string]daemon.Job{
@@ -61,7 +63,7 @@ func newServices(s *session, log *slog.Logger) services {
 			reporterBackup:      b.report,
 			reporterMaintenance: m.report,
 		},
-		Tools:       m.toolHooks(),
+		Tools:       tools,
 		Reconfigure: []func(context.Context, config.Config) error{b.reconfigure, m.reconfigure},
 	}
 }
@@ -88,6 +90,104 @@ func gcAttach(ctx context.Context, s *daemon.Stack) (func(context.Context) error
 		}
 	}()
 	return func(context.Context) error { close(stop); return nil }, nil
+}
+
+// Backups and exports the MCP tools ask for are rate limited: a model
+// calling backup_memory or export_memory in a loop would otherwise fill the
+// disk with copies (the free-space floor, see backup.DefaultMinFree, stops
+// it short of full, but only there). One of each runs at a time, and the
+// next starts no sooner than this after the last successful one finished.
+// A failed one (refused for lack of space, say) leaves nothing behind and
+// does not count, so it can be tried again at once. Scheduled backups and
+// the ones terminal commands ask for are not limited.
+const (
+	toolBackupInterval = time.Minute
+	toolExportInterval = time.Minute
+)
+
+// toolLimits are the limits of the backup_memory and export_memory tools.
+type toolLimits struct{ backup, export *callLimiter }
+
+// newToolLimits makes the tools' limits on the clock now.
+func newToolLimits(now func() time.Time) toolLimits {
+	return toolLimits{
+		backup: &callLimiter{what: "backup", interval: toolBackupInterval, now: now},
+		export: &callLimiter{what: "export", interval: toolExportInterval, now: now},
+	}
+}
+
+// limitTools applies l to the backup and export tools of h, and answers
+// a refusal for lack of disk space as a refused request (an isError
+// result that says how much is free), not as a failure of infmem.
+func limitTools(h daemon.ToolHooks, l toolLimits) daemon.ToolHooks {
+	if next := h.Backup; next != nil {
+		h.Backup = func(ctx context.Context, st *daemon.Stack) (mcptools.BackupResult, error) {
+			return limitedCall(l.backup, func() (mcptools.BackupResult, error) { return next(ctx, st) })
+		}
+	}
+	if next := h.Export; next != nil {
+		h.Export = func(ctx context.Context, st *daemon.Stack, req mcptools.ExportRequest) (mcptools.ExportResult, error) {
+			return limitedCall(l.export, func() (mcptools.ExportResult, error) { return next(ctx, st, req) })
+		}
+	}
+	return h
+}
+
+// callLimiter lets one call run at a time, and the next start only
+// interval after the last successful one finished.
+type callLimiter struct {
+	// what names what the tool makes ("backup") in refusals.
+	what     string
+	interval time.Duration
+	now      func() time.Time
+
+	mu      sync.Mutex
+	running bool
+	last    time.Time // when the last successful call finished
+}
+
+// begin admits a call, or says why not and when to try again; done ends
+// an admitted call and says whether it succeeded.
+func (l *callLimiter) begin() (done func(ok bool), err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.running {
+		return nil, mcptools.Refused("another %s is still running; try again when it has finished", l.what)
+	}
+	if !l.last.IsZero() {
+		if wait := l.last.Add(l.interval).Sub(l.now()); wait > 0 {
+			return nil, mcptools.Refused("this tool makes at most one %s every %d s, and the last one finished %d s ago; try again in %d s",
+				l.what, ceilSeconds(l.interval), int64((l.interval-wait)/time.Second), ceilSeconds(wait))
+		}
+	}
+	l.running = true
+	return func(ok bool) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.running = false
+		if ok {
+			l.last = l.now()
+		}
+	}, nil
+}
+
+func ceilSeconds(d time.Duration) int64 { return int64((d + time.Second - 1) / time.Second) }
+
+// limitedCall runs fn if l admits it.
+func limitedCall[R any](l *callLimiter, fn func() (R, error)) (res R, err error) {
+	done, err := l.begin()
+	if err != nil {
+		return res, err
+	}
+	ok := false
+	defer func() { done(ok) }()
+	res, err = fn()
+	ok = err == nil
+	var low *backup.LowSpaceError
+	if errors.As(err, &low) {
+		return res, mcptools.Refused("%s", low.Error())
+	}
+	return res, err
 }
 
 // apply adds the services to the daemon's options.
@@ -118,6 +218,9 @@ type backupService struct {
 	dir       string
 	exportDir string
 	log       *slog.Logger
+	// space is the free-space floor of backups and exports; its zero
+	// value is backup's default (tests set their own).
+	space backup.Space
 }
 
 // config is the backup configuration in force.
@@ -200,7 +303,7 @@ func (b *backupService) backupJob(ctx context.Context, s *daemon.Stack, raw json
 	var res *backup.Result
 	if err == nil {
 		res, err = backup.Create(ctx, s.Store, backup.Options{Dir: b.dir, Kind: backup.KindManual, Encryption: enc, Logger: b.log,
-			Progress: func(p backup.Progress) { control.ReportProgress(ctx, p) }})
+			Progress: func(p backup.Progress) { control.ReportProgress(ctx, p) }, Space: b.space})
 	}
 	recordManualRun(ctx, s.Store, started, res, err, b.log)
 	if err != nil {
@@ -256,6 +359,7 @@ func (b *backupService) exportJob(ctx context.Context, s *daemon.Stack, raw json
 	}
 	eo := args.options(b.exportDir)
 	eo.Progress = func(p backup.Progress) { control.ReportProgress(ctx, p) }
+	eo.Space = b.space
 	res, err := backup.Export(ctx, s.Store, eo)
 	if err != nil {
 		return nil, err

@@ -119,6 +119,8 @@ func typed[In any](d Deps, name string, fn func(ctx context.Context, c call, in 
 		case err == nil:
 		case memory.IsInputError(err), errors.Is(err, memory.ErrLoading), errors.Is(err, errInput):
 			return mcp.NewToolResultError(fmt.Sprintf("%s: %s", name, err.Error())), nil
+		case errors.As(err, new(refusal)):
+			return mcp.NewToolResultError(fmt.Sprintf("%s: %s", name, d.Redact(err.Error()))), nil
 		default:
 			msg := d.Redact(err.Error())
 			d.Logger.Error("tool failed", "tool", name, "err", msg)
@@ -141,6 +143,17 @@ func badInput(format string, args ...any) error {
 // BadInput is an error a tool hook returns for a request it refuses; the
 // tool answers it as an isError result with this message.
 func BadInput(format string, args ...any) error { return badInput(format, args...) }
+
+// refusal is a request a tool hook declines for now (a rate limit, a disk
+// nearly full): an isError result with the message as it is.
+type refusal struct{ msg string }
+
+func (r refusal) Error() string { return r.msg }
+
+// Refused is an error a tool hook returns to decline a well-formed request
+// for a reason the user can act on ("try again in 40 s", "free space");
+// the tool answers it as an isError result with this message.
+func Refused(format string, args ...any) error { return refusal{fmt.Sprintf(format, args...)} }
 
 // decodeArgs decodes tool arguments strictly: an unknown or mistyped
 // argument is an error that names it and lists the valid ones.

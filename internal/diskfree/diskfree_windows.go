@@ -1,18 +1,18 @@
 //go:build windows
 
-package main
+package diskfree
 
 import "golang.org/x/sys/windows"
 
-// diskFree is the space available to this user on dir's volume.
-func diskFree(dir string) (uint64, error) {
+// Stat measures the volume holding dir.
+func Stat(dir string) (Space, error) {
 	p, err := windows.UTF16PtrFromString(dir)
 	if err != nil {
-		return 0, err
+		return Space{}, err
 	}
 	var free, total, totalFree uint64
 	if err := windows.GetDiskFreeSpaceEx(p, &free, &total, &totalFree); err != nil {
-		return 0, err
+		return Space{}, err
 	}
-	return free, nil
+	return Space{Free: free, Total: total}, nil
 }
