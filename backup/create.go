@@ -110,6 +110,10 @@ func Create(ctx context.Context, store *mongostore.Store, opts Options) (*Result
 	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create backups directory: %w", err)
 	}
+	// What a killed backup left behind counts against the free space.
+	if _, err := RemoveLeftovers(opts.Logger, opts.Now(), opts.Dir); err != nil {
+		opts.Logger.Warn("cannot delete what an interrupted backup left", "err", err)
+	}
 	// The last backup's size says about what this one needs; while it is
 	// written the free space is measured again every few megabytes.
 	space := opts.Space.guard("backup", opts.Dir)
@@ -130,7 +134,7 @@ func Create(ctx context.Context, store *mongostore.Store, opts Options) (*Result
 	}
 	rep.step("dumping", len(dumped), 0)
 
-	tmp, err := os.CreateTemp(opts.Dir, ".backup-*.tmp")
+	tmp, err := os.CreateTemp(opts.Dir, tempPattern("backup"))
 	if err != nil {
 		return nil, fmt.Errorf("cannot create backup file: %w", err)
 	}
@@ -559,7 +563,7 @@ func placeFile(from, to string) error {
 // writeFileAtomic writes data to path (0600) through a temporary file, so
 // path never holds a partial file, and fails if path exists.
 func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".manifest-*.tmp")
+	f, err := os.CreateTemp(filepath.Dir(path), tempPattern("manifest"))
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", filepath.Base(path), err)
 	}

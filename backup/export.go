@@ -136,6 +136,10 @@ func Export(ctx context.Context, store *mongostore.Store, opts ExportOptions) (*
 		opts.JSON, opts.Markdown = true, true
 	}
 	now := opts.Now().UTC()
+	// A killed export leaves a folder of plaintext memories: remove it.
+	if _, err := RemoveLeftovers(nil, now, opts.Dir); err != nil {
+		return nil, err
+	}
 	// Refused at once when the disk is already at the floor; while the
 	// files are written the free space is measured every few megabytes.
 	space := opts.Space.guard("export", opts.Dir)
@@ -238,7 +242,7 @@ func Export(ctx context.Context, store *mongostore.Store, opts ExportOptions) (*
 	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create export directory: %w", err)
 	}
-	tmp, err := os.MkdirTemp(opts.Dir, ".export-*.tmp")
+	tmp, err := os.MkdirTemp(opts.Dir, tempPattern("export"))
 	if err != nil {
 		return nil, fmt.Errorf("cannot create export directory: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"filippo.io/age"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -102,6 +103,9 @@ func Restore(ctx context.Context, store *mongostore.Store, path string, opts Res
 		return nil, err
 	}
 	defer lock.Release()
+	if _, err := RemoveLeftovers(opts.Logger, time.Now(), opts.TempDir, opts.RunDir); err != nil {
+		opts.Logger.Warn("cannot delete what an interrupted restore left", "err", err)
+	}
 	if _, err := recoverJournal(ctx, store, opts.RunDir, opts.Logger); err != nil {
 		return nil, err
 	}
@@ -236,7 +240,7 @@ func verifyToTemp(ctx context.Context, path string, opts RestoreOptions, rep *re
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.CreateTemp(opts.TempDir, ".restore-*.tmp")
+	tmp, err := os.CreateTemp(opts.TempDir, tempPattern("restore"))
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the temporary copy for the restore: %w", err)
 	}
@@ -589,7 +593,7 @@ func writeJournal(runDir string, j journal) error {
 		return err
 	}
 	path := filepath.Join(runDir, journalFile)
-	f, err := os.CreateTemp(runDir, ".journal-*.tmp")
+	f, err := os.CreateTemp(runDir, tempPattern("journal"))
 	if err != nil {
 		return fmt.Errorf("cannot write the restore journal: %w", err)
 	}

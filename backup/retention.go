@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -26,9 +24,6 @@ type Retention struct {
 	Now    func() time.Time
 	Logger *slog.Logger
 }
-
-// staleAfter is the age at which a leftover temporary file is removed.
-const staleAfter = 24 * time.Hour
 
 // Apply deletes the backups retention no longer keeps and returns their
 // names.
@@ -90,26 +85,6 @@ func (r Retention) Apply() ([]string, error) {
 // removeStaleTemp deletes temporary files of backups, manifests and
 // restores that a crash left in Dir.
 func (r Retention) removeStaleTemp() error {
-	des, err := os.ReadDir(r.Dir)
-	if err != nil {
-		return fmt.Errorf("cannot list backups: %w", err)
-	}
-	var errs []error
-	for _, de := range des {
-		name := de.Name()
-		if !de.Type().IsRegular() || !strings.HasSuffix(name, ".tmp") ||
-			!(strings.HasPrefix(name, ".backup-") || strings.HasPrefix(name, ".manifest-") || strings.HasPrefix(name, ".restore-")) {
-			continue
-		}
-		fi, err := de.Info()
-		if err != nil || r.Now().Sub(fi.ModTime()) < staleAfter {
-			continue
-		}
-		if err := os.Remove(filepath.Join(r.Dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("cannot delete leftover temporary file %s: %w", name, err))
-			continue
-		}
-		r.Logger.Info("leftover temporary file deleted", "file", name)
-	}
-	return errors.Join(errs...)
+	_, err := RemoveLeftovers(r.Logger, r.Now(), r.Dir)
+	return err
 }

@@ -357,6 +357,9 @@ func (r *Runtime) open(ctx context.Context) (*Stack, error) {
 		store.ForgetSnapshotToken()
 		r.log.Warn("rolled back a restore that was interrupted")
 	}
+	if _, err := backup.RemoveLeftovers(r.log, time.Now(), r.opts.Root.BackupsDir(), r.opts.Root.ExportDir(), r.opts.Root.RunDir()); err != nil {
+		r.log.Warn("cannot delete what an interrupted backup, restore or export left", "err", err)
+	}
 	reg, err := scopes.Load(ctx, store, scopes.Options{AutoCreate: cfg.Scopes.AutoCreate})
 	if err != nil {
 		return fail(err)

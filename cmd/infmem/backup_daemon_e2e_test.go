@@ -20,6 +20,7 @@ import (
 	"github.com/infmem/infmem/backup"
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/internal/proc"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -162,7 +163,7 @@ func TestBackupExportRestoreWithDaemon(t *testing.T) {
 	if log := serviceLog(t, root); strings.Count(log, `msg="memory paused"`) != 1 || !strings.Contains(log, "memory resuming") {
 		t.Fatalf("the daemon was not paused and resumed:\n%s", log)
 	}
-	if got := daemonInfo(t, root).PID; got != pid || !control.PIDAlive(pid) {
+	if got := daemonInfo(t, root).PID; got != pid || !proc.Alive(pid) {
 		t.Fatalf("the daemon changed: pid %d, was %d", got, pid)
 	}
 	ids := indexedIDs(t, c)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/internal/proc"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -84,9 +85,15 @@ func daemonInfo(t *testing.T, root string) *control.Info {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := control.ReadInfo(ep.Info)
-	if err != nil {
-		t.Fatal(err)
+	// A new daemon answers on its socket a moment before it writes
+	// daemon.json: wait for the file.
+	var info *control.Info
+	deadline := time.Now().Add(10 * time.Second)
+	for info, err = control.ReadInfo(ep.Info); err != nil; info, err = control.ReadInfo(ep.Info) {
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	return info
 }
@@ -367,7 +374,7 @@ func TestStaleDaemonFilesAreReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	info := daemonInfo(t, root)
-	if info.PID == dead.Process.Pid || info.Version == "old" || !control.PIDAlive(info.PID) {
+	if info.PID == dead.Process.Pid || info.Version == "old" || !proc.Alive(info.PID) {
 		t.Fatalf("daemon.json not replaced: %+v", info)
 	}
 }
@@ -415,7 +422,7 @@ func TestBridgeEndsButDaemonStays(t *testing.T) {
 		t.Fatalf("bridge output: %s", out.String())
 	}
 	pid := daemonInfo(t, root).PID
-	if !control.PIDAlive(pid) {
+	if !proc.Alive(pid) {
 		t.Fatal("the daemon ended with the bridge")
 	}
 	c := bridgeClient(t, env)
@@ -505,7 +512,7 @@ func TestStartStatusStop(t *testing.T) {
 	if code, out, errs = runBin(t, env, "stop"); code != 0 || !strings.Contains(out, fmt.Sprintf("stopped the daemon (pid %d)", info.PID)) {
 		t.Fatalf("stop: %d %q %q", code, out, errs)
 	}
-	if control.PIDAlive(info.PID) {
+	if proc.Alive(info.PID) {
 		t.Fatal("daemon still alive after stop")
 	}
 	if _, err := os.Stat(filepath.Join(root, "run", control.InfoName)); !os.IsNotExist(err) {
@@ -552,7 +559,7 @@ func TestInstallDoctorUninstall(t *testing.T) {
 		!strings.Contains(out, "started the daemon (pid ") {
 		t.Fatalf("install without a service manager: %d %s %s", code, out, errs)
 	}
-	if info := daemonInfo(t, root); !control.PIDAlive(info.PID) {
+	if info := daemonInfo(t, root); !proc.Alive(info.PID) {
 		t.Fatalf("install did not leave a daemon running: %+v", info)
 	}
 	code, out, errs = runBin(t, env, "doctor")

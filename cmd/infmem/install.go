@@ -15,6 +15,7 @@ import (
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/internal/proc"
 )
 
 type installOptions struct {
@@ -379,7 +380,7 @@ func shutdownDaemonWithin(ctx context.Context, ep control.Endpoints, pid int, wa
 	if err != nil && control.ProbeDaemon(ctx, ep).Presence == control.Running {
 		return fmt.Errorf("cannot ask the daemon to stop: %w", err)
 	}
-	for control.PIDAlive(pid) {
+	for proc.Alive(pid) {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the daemon (pid %d) is still stopping after %v\nhint: see %s", pid, wait, ep.LogFile())
 		}

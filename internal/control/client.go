@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/infmem/infmem/internal/peercred"
+	"io"
 	"net"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/infmem/infmem/internal/peercred"
 )
 
 // ErrRefused wraps an error the daemon answered with.
@@ -99,6 +102,9 @@ func (c *Client) fail(ctx context.Context, op string, err error) error {
 	} else if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
 		// The socket's deadline (set from ctx) fired before ctx noticed.
 		err = context.DeadlineExceeded
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return fmt.Errorf("the daemon closed the connection before it answered %s (it stopped or crashed; its log says why, and 'infmem status' whether it runs again): %w", op, err)
 	}
 	return fmt.Errorf("control %s: %w", op, err)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/infmem/infmem/backup"
 	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/internal/proc"
 )
 
 var _ backup.Pauser = Pauser{}
@@ -357,13 +358,13 @@ func TestPIDAliveTreatsZombiesAsGone(t *testing.T) {
 	}
 	defer cmd.Wait()
 	deadline := time.Now().Add(10 * time.Second)
-	for PIDAlive(cmd.Process.Pid) {
+	for proc.Alive(cmd.Process.Pid) {
 		if time.Now().After(deadline) {
 			t.Fatal("an exited, unreaped child still counts as alive")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if !PIDAlive(os.Getpid()) {
+	if !proc.Alive(os.Getpid()) {
 		t.Fatal("this process counts as gone")
 	}
 }

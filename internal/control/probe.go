@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"time"
+
+	"github.com/infmem/infmem/internal/proc"
 )
 
 // Presence is what a probe found.
@@ -61,7 +63,7 @@ func ProbeDaemon(ctx context.Context, ep Endpoints) Probe {
 	switch {
 	case ierr != nil:
 		p.Problem = ierr.Error()
-	case !PIDAlive(info.PID):
+	case !proc.Alive(info.PID):
 		p.Problem = fmt.Sprintf("%s names process %d, which is not running", InfoName, info.PID)
 	default:
 		p.Problem = fmt.Sprintf("process %d named in %s does not answer on %s: %v", info.PID, InfoName, ep.Control, err)

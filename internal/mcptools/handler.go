@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -103,7 +104,8 @@ func loadZone(name string) (*time.Location, error) {
 
 // typed adapts a handler on a decoded input struct to an MCP tool handler:
 // bad arguments and refused requests become isError results that say what
-// to send instead; infrastructure failures become Go errors.
+// to send instead; failures (a full disk, a database gone) become isError
+// results that say what happened, with the details logged.
 func typed[In any](d Deps, name string, fn func(ctx context.Context, c call, in In) (any, error)) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in In
@@ -124,7 +126,9 @@ func typed[In any](d Deps, name string, fn func(ctx context.Context, c call, in 
 		default:
 			msg := d.Redact(err.Error())
 			d.Logger.Error("tool failed", "tool", name, "err", msg)
-			return nil, fmt.Errorf("%s failed: %s", name, msg)
+			// Still a tool result, so the model can tell the user what
+			// went wrong (a protocol error would reach nobody).
+			return mcp.NewToolResultError(failureText(name, msg)), nil
 		}
 		b, err := json.Marshal(nonNil(out))
 		if err != nil {
@@ -135,6 +139,24 @@ func typed[In any](d Deps, name string, fn func(ctx context.Context, c call, in 
 }
 
 var errInput = errors.New("invalid input")
+
+// engineLocation matches the source positions FerretDB puts in its error
+// messages ("[msg_insert.go:168 handler.(*Handler).MsgInsert]").
+var engineLocation = regexp.MustCompile(`\s*\[[\w.]+\.go:\d+ [^\]]*\]`)
+
+// diskFull recognises a write refused for lack of space: SQLite's "database
+// or disk is full" or "disk I/O error" (what a size limit gives), ENOSPC,
+// EFBIG.
+var diskFull = regexp.MustCompile(`(?i)disk is full|no space left|file too large|disk I/O error|SQLITE_FULL`)
+
+// failureText words a failure the user cannot fix by asking differently.
+func failureText(tool, msg string) string {
+	msg = engineLocation.ReplaceAllString(msg, "")
+	if diskFull.MatchString(msg) {
+		return fmt.Sprintf("%s failed: the disk holding infmem's data is full (or over a size limit), so the change was not saved. Ask the user to free some space, then try again. (%s)", tool, msg)
+	}
+	return fmt.Sprintf("%s failed: %s", tool, msg)
+}
 
 func badInput(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errInput, fmt.Sprintf(format, args...))

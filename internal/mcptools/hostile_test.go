@@ -65,3 +65,15 @@ func TestStoredTextIsAlwaysLabelled(t *testing.T) {
 	labelled("create_memory_scope's description", h.ok(c, "create_memory_scope", map[string]any{"scope": "Work", "description": injected}))
 	labelled("list_memory_scopes' descriptions", h.ok(c, "list_memory_scopes", nil))
 }
+
+// TestFailureText: a failure reaches the model as text it can pass on: the
+// engine's source positions removed, a full disk said plainly.
+func TestFailureText(t *testing.T) {
+	got := failureText("store_memory", "(InternalError) [msg_insert.go:168 handler.(*Handler).MsgInsert] database or disk is full (13)")
+	if strings.Contains(got, "msg_insert.go") || !strings.Contains(got, "disk holding infmem's data is full") || !strings.Contains(got, "not saved") {
+		t.Fatalf("disk full: %s", got)
+	}
+	if got := failureText("list_memories", "connection reset"); got != "list_memories failed: connection reset" {
+		t.Fatalf("other failure: %s", got)
+	}
+}

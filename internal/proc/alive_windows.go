@@ -1,11 +1,11 @@
 //go:build windows
 
-package control
+package proc
 
 import "golang.org/x/sys/windows"
 
-// PIDAlive reports whether a process with pid exists.
-func PIDAlive(pid int) bool {
+// Alive reports whether a process with pid exists.
+func Alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package control
+package proc
 
 import (
 	"errors"
@@ -10,10 +10,10 @@ import (
 	"syscall"
 )
 
-// PIDAlive reports whether a process with pid exists and has not exited.
+// Alive reports whether a process with pid exists and has not exited.
 // A zombie (exited, not yet reaped, as a daemon whose parent is gone may
 // stay for a while where pid 1 reaps lazily) counts as gone.
-func PIDAlive(pid int) bool {
+func Alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
