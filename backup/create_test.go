@@ -139,7 +139,7 @@ func TestConfigWarnings(t *testing.T) {
 		t.Fatalf("defaults without an identity file: %q", w)
 	}
 	cfg.IdentityFile = filepath.Join(t.TempDir(), "id.txt")
-	if w := ConfigWarnings(cfg); len(w) != 1 || !strings.Contains(w[0], "key made at the first backup, in "+cfg.IdentityFile) {
+	if w := ConfigWarnings(cfg); len(w) != 1 || !strings.Contains(w[0], "key made when the daemon first runs (or at the first backup), in "+cfg.IdentityFile) {
 		t.Fatalf("defaults before the first backup: %q", w)
 	}
 	if _, _, err := EnsureIdentity(cfg.IdentityFile, time.Now()); err != nil {

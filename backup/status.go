@@ -121,7 +121,7 @@ func ConfigWarnings(cfg config.Backup) []string {
 		fi, err := os.Stat(cfg.IdentityFile)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			w = append(w, fmt.Sprintf("backups will be encrypted to a key made at the first backup, in %s: keep a copy of that file off this machine, since a backup without its key is lost", cfg.IdentityFile))
+			w = append(w, fmt.Sprintf("backups will be encrypted to a key made when the daemon first runs (or at the first backup), in %s: keep a copy of that file off this machine, since a backup without its key is lost", cfg.IdentityFile))
 		case err != nil:
 			w = append(w, fmt.Sprintf("scheduled backups fail: cannot read the backup identity %s: %v", cfg.IdentityFile, err))
 		default:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -106,6 +107,7 @@ func runDoctor(ctx context.Context, opts doctorOptions, env *cliEnv) error {
 	}
 	d.checkMongod()
 	if d.root != nil {
+		d.checkListeners()
 		d.checkDaemonAndEngine(ctx)
 		d.checkBackupConfig()
 		d.checkBackups(time.Now())
@@ -275,6 +277,43 @@ func (d *doctor) checkMongod() {
 			"install MongoDB's mongod, point mongo.mongod_path at it, or set mongo.mode to embedded")
 	default:
 		d.add("mongod", checkPass, "not found; mongo.mode auto uses the embedded engine (nothing to install)", "")
+	}
+}
+
+// checkListeners says where infmem listens, as the README promises: unix
+// sockets in private folders, talking only to this user's processes. The
+// exception is the managed mongod on Windows (no unix socket there), or a
+// data root path with a ':' (a MongoDB URI cannot name such a socket).
+func (d *doctor) checkListeners() {
+	ep, err := control.EndpointsFor(*d.root)
+	if err != nil {
+		return // the daemon check reports it
+	}
+	where := "unix sockets only: " + ep.MCP + ", " + ep.Control
+	if runtime.GOOS == "windows" {
+		where += " (the folder's access list keeps other accounts out)"
+	} else {
+		where += " in 0700 folders; connections from other users are refused"
+	}
+	mode := d.cfg.Mongo.Mode
+	if mode == mongostore.ModeAuto || mode == "" {
+		mode = mongostore.ModeEmbedded
+		if _, err := exec.LookPath(cmp.Or(d.cfg.Mongo.MongodPath, "mongod")); err == nil {
+			mode = mongostore.ModeManaged
+		}
+	}
+	switch {
+	case mode == mongostore.ModeManaged && (runtime.GOOS == "windows" || strings.Contains(d.root.RunDir(), ":")):
+		why := "mongod has no unix socket on Windows"
+		if runtime.GOOS != "windows" {
+			why = "the data root's path has a ':', which a MongoDB URI cannot name in a socket path"
+		}
+		d.add("listeners", checkWarn, where+"; but the managed mongod listens on 127.0.0.1 ("+why+"), where another local account could reach it before infmem's user exists",
+			"on a shared machine use mongo.mode embedded (nothing to install)")
+	case mode == mongostore.ModeExternal:
+		d.add("listeners", checkPass, where+"; the database is the one at mongo.uri, which infmem does not run", "")
+	default:
+		d.add("listeners", checkPass, where+"; the "+mode+" engine too", "")
 	}
 }
 

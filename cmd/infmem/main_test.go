@@ -242,3 +242,35 @@ func TestMaintenanceJSONIsSnakeCase(t *testing.T) {
 	}
 	checkSnakeCase(t, "status --json maintenance", m)
 }
+
+// TestDoctorSaysWhereInfmemListens: doctor names infmem's sockets and says
+// nothing listens on a network address with the embedded engine; with a
+// managed mongod on a data root whose path has a ':' (mongod then falls
+// back to 127.0.0.1) it warns and says what to do (issue 13).
+func TestDoctorSaysWhereInfmemListens(t *testing.T) {
+	env := isolatedEnv(t)
+	check := func(root string) doctorCheck {
+		t.Helper()
+		_, out, _ := runCLI(t, env, "doctor", "--data-dir", root, "--json")
+		var checks []doctorCheck
+		if err := json.Unmarshal([]byte(out), &checks); err != nil {
+			t.Fatalf("doctor --json: %v %s", err, out)
+		}
+		for _, c := range checks {
+			if c.Name == "listeners" {
+				return c
+			}
+		}
+		t.Fatalf("no listeners check: %s", out)
+		return doctorCheck{}
+	}
+	if c := check(filepath.Join(t.TempDir(), "r")); c.Result != checkPass || !strings.Contains(c.Detail, "unix sockets only") || !strings.Contains(c.Detail, "embedded engine too") {
+		t.Fatalf("embedded: %+v", c)
+	}
+	cfg := filepath.Join(t.TempDir(), "managed.json")
+	os.WriteFile(cfg, []byte(`{"mongo": {"mode": "managed", "mongod_path": "/bin/true"}}`), 0o600)
+	env["INFMEM_CONFIG"] = cfg
+	if c := check(filepath.Join(t.TempDir(), "a:b")); c.Result != checkWarn || !strings.Contains(c.Detail, "127.0.0.1") || !strings.Contains(c.Fix, "embedded") {
+		t.Fatalf("managed with a ':' in the path: %+v", c)
+	}
+}
