@@ -1409,6 +1409,8 @@ func TestFaultDiskFull(t *testing.T) {
 			// The model never sees a JSON-RPC error; a tool's failure is an
 			// isError result that says what happened.
 			t.Errorf("a store on the full disk is answered with a protocol error, not an isError result: %s", protocolError)
+		} else if !strings.Contains(firstRefusal, "disk holding infmem's data is full") {
+			t.Errorf("a store on the full disk does not say the disk is full: %s", firstRefusal)
 		} else {
 			t.Logf("a store on the full disk: %s", firstRefusal)
 		}

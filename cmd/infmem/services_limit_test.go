@@ -169,16 +169,19 @@ func TestToolBackupLimitRunningAndFailures(t *testing.T) {
 
 	done := make(chan string)
 	go func() {
-		_, _, rpcErr := callToolRaw(srv, "backup_memory")
-		done <- rpcErr
+		isErr, text, rpcErr := callToolRaw(srv, "backup_memory")
+		if !isErr {
+			text = "not an isError result: " + text + rpcErr
+		}
+		done <- text
 	}()
 	<-started
 	if isErr, text := callTool(t, srv, "backup_memory"); !isErr || !strings.Contains(text, "still running") || calls.Load() != 1 {
 		t.Fatalf("backup while one runs: %v %q", isErr, text)
 	}
 	close(release)
-	if rpcErr := <-done; !strings.Contains(rpcErr, "input/output error") {
-		t.Fatalf("the failed backup: %s", rpcErr)
+	if text := <-done; !strings.Contains(text, "backup_memory failed:") || !strings.Contains(text, "input/output error") {
+		t.Fatalf("the failed backup: %s", text)
 	}
 
 	low := &backup.LowSpaceError{Op: "backup", Dir: "/data/backups", Free: 120 << 20, MinFree: 256 << 20}
