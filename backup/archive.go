@@ -2,6 +2,7 @@ package backup
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -21,10 +22,8 @@ import (
 // archiveCollection is what the archive says about one collection.
 type archiveCollection struct {
 	name string
-	// indexes are the index specifications from the prelude, in order.
-	indexes []bson.D
-	// options are the collection's creation options.
-	options bson.D
+	// indexes are the index names the prelude lists, in order.
+	indexes []string
 	docs    int64
 	bytes   int64
 	crc     hash.Hash64
@@ -82,7 +81,19 @@ var errArchive = errors.New("archive")
 // mongo-tools' parser, checking the prelude, every document, and each
 // collection's CRC, and tells sink (which may be nil) each document and
 // the end of each collection.
-func readArchive(ctx context.Context, r io.Reader, sink archiveSink) (*archiveSummary, error) {
+func readArchive(ctx context.Context, r io.Reader, sink archiveSink) (sum *archiveSummary, err error) {
+	// mongo-tools' prelude parser decodes header blocks without checking
+	// them first and panics on some malformed ones (found by
+	// FuzzReadArchive); a damaged file is an error, never a crash.
+	defer func() {
+		if p := recover(); p != nil {
+			sum, err = nil, fmt.Errorf("%w: the archive's structure is damaged (%v)", errArchive, p)
+		}
+	}()
+	return readArchiveUnchecked(ctx, r, sink)
+}
+
+func readArchiveUnchecked(ctx context.Context, r io.Reader, sink archiveSink) (*archiveSummary, error) {
 	var prelude archive.Prelude
 	if err := prelude.Read(r); err != nil {
 		return nil, fmt.Errorf("%w: cannot read the archive prelude: %v", errArchive, err)
@@ -105,14 +116,22 @@ func readArchive(ctx context.Context, r io.Reader, sink archiveSink) (*archiveSu
 		}
 		c := &archiveCollection{name: cm.Collection, crc: crc64.New(crcTable)}
 		if cm.Metadata != "" {
+			// Only the index names are read, for the dry run's listing:
+			// the archive's options and index specifications are never
+			// used (restore builds the schema's own). encoding/json, not
+			// the driver's extended JSON parser, which can loop forever on
+			// some malformed input (found by FuzzReadArchive).
 			var md struct {
-				Options bson.D   `bson:"options"`
-				Indexes []bson.D `bson:"indexes"`
+				Indexes []struct {
+					Name string `json:"name"`
+				} `json:"indexes"`
 			}
-			if err := bson.UnmarshalExtJSON([]byte(cm.Metadata), true, &md); err != nil {
+			if err := json.Unmarshal([]byte(cm.Metadata), &md); err != nil {
 				return nil, fmt.Errorf("%w: the metadata of %s does not parse: %v", errArchive, cm.Collection, err)
 			}
-			c.options, c.indexes = md.Options, md.Indexes
+			for _, ix := range md.Indexes {
+				c.indexes = append(c.indexes, ix.Name)
+			}
 		}
 		sum.collections = append(sum.collections, c)
 	}

@@ -51,8 +51,8 @@
 //
 // The copy is then loaded with driver inserts, through mongo-tools'
 // archive parser, into staging collections _infmem_restore_<token>_<name>
-// of the live database; indexes are rebuilt from the archive's metadata
-// (only missing ones sent, as FerretDB requires), the engine's _id
+// of the live database; they get the schema's own indexes (never the
+// archive's options or index specifications), the engine's _id
 // indexes are prepared, and the inserted counts are checked. Only then is
 // the Pauser (the daemon) paused, the safety backup taken, and each live
 // collection renamed to _infmem_replaced_<token>_<name> and its staging

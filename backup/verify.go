@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -80,7 +78,7 @@ func contentsOf(s *archiveSummary, facts *fileFacts) *Contents {
 	}
 	for _, coll := range s.collections {
 		c.Collections = append(c.Collections, CollectionContents{
-			Name: coll.name, Documents: coll.docs, Bytes: coll.bytes, Indexes: indexNames(coll.indexes),
+			Name: coll.name, Documents: coll.docs, Bytes: coll.bytes, Indexes: slices.Sorted(slices.Values(coll.indexes)),
 		})
 	}
 	// mongodump writes collections in whatever order its workers take
@@ -98,19 +96,4 @@ func contentsOf(s *archiveSummary, facts *fileFacts) *Contents {
 		return strings.Compare(a.Name, b.Name)
 	})
 	return c
-}
-
-func indexNames(specs []bson.D) []string {
-	var out []string
-	for _, sp := range specs {
-		for _, e := range sp {
-			if e.Key == "name" {
-				if s, ok := e.Value.(string); ok {
-					out = append(out, s)
-				}
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
 }
