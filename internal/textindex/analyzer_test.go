@@ -102,6 +102,7 @@ func FuzzTokens(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	ix := New(Options{})
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, a := range []analyzer{{}, {stopWords: true}, defaultAnalyzer} {
 			for _, tok := range a.tokens(s) {
@@ -118,6 +119,20 @@ func FuzzTokens(f *testing.F) {
 					t.Fatalf("stop word %q survived", tok)
 				}
 			}
+		}
+		// The query path: distinct terms, each counted, nothing lost.
+		q := ix.Analyze(s)
+		total := 0
+		seen := map[string]bool{}
+		for i, term := range q.terms {
+			if seen[term] || q.counts[i] < 1 {
+				t.Fatalf("term %q repeated or uncounted in %v %v", term, q.terms, q.counts)
+			}
+			seen[term] = true
+			total += q.counts[i]
+		}
+		if n := len(ix.an.tokens(s)); total != n {
+			t.Fatalf("Analyze counts %d tokens, the analyzer gives %d", total, n)
 		}
 	})
 }
