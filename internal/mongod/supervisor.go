@@ -1,7 +1,22 @@
-// Package mongod owns the lifecycle of a local mongod process for the
-// "managed" database engine: finding the binary, the flags it runs with, the
-// generated admin credential, waiting until it answers, restarting it after
-// a crash within a rate limit, stale lock files, and a graceful stop.
+// Package mongod runs the local mongod behind the "managed" database engine
+// (package mongostore starts it and owns what is stored in it). It owns:
+//
+//   - finding the mongod binary (Find, find.go) and the command line mongod
+//     runs with (args, below);
+//   - what mongod keeps under the data root: mongo_data/ as its dbpath, with
+//     the stale mongod.lock check (lock.go) and infmem's credential file
+//     (secret.go), logs/mongo.log, whose tail goes into errors (logtail.go),
+//     and the socket folder with the stable mongod.sock link;
+//   - infmem's admin user in mongod: generated, saved, created through the
+//     localhost exception and checked on every start (user.go);
+//   - the process lifecycle (run.go, child.go): start and wait until mongod
+//     answers, restart it after a crash with a growing backoff until a
+//     restart-rate limit is hit, keep its port across restarts while the
+//     port is free, and stop it with SIGTERM (the shutdown command on
+//     Windows), killing it after a grace period;
+//   - the connection string for the driver (Supervisor.URI, RedactedURI).
+//
+// internal/fakemongod is a stand-in mongod for this package's tests only.
 //
 // Flags, and why (see args):
 //
@@ -45,18 +60,12 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
-	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
 
 	"github.com/infmem/infmem/internal/sockdir"
 )
@@ -98,7 +107,8 @@ type Config struct {
 	MaxRestartBackoff time.Duration
 	// OnURIChange, if set, is called (from the supervisor's goroutine) when
 	// a restart changed URI(); a driver client must then be rebuilt from the
-	// new URI. It never fires on Unix, where the URI names a stable symlink.
+	// new URI. It fires only over TCP: the socket link keeps a unix-socket
+	// URI the same (see the package comment).
 	OnURIChange func()
 	// Logger receives lifecycle events; nil means slog.Default().
 	Logger *slog.Logger
@@ -116,7 +126,12 @@ type Supervisor struct {
 	// sockDir holds mongod's sockets: run/, or the private per-root folder
 	// sockdir picks when run/'s path is too long for a socket.
 	sockDir string
-	linked  bool // this supervisor created <sock>/mongod.sock; touched only by run
+
+	// Touched only by run's goroutine (Start sets startResult before it
+	// starts run):
+	startResult chan<- error // receives the first start's outcome; nil once it has
+	crashes     []time.Time  // mongod's unexpected exits within RestartWindow, oldest first
+	linked      bool         // this supervisor created <sock>/mongod.sock
 
 	stopCh   chan struct{} // closed by Stop
 	stopOnce sync.Once
@@ -180,24 +195,30 @@ func New(cfg Config) (*Supervisor, error) {
 		killCh:   make(chan struct{}),
 		done:     make(chan struct{}),
 	}
-	// mongod's sockets go where infmem's own do (sockdir): run/, or a
-	// private per-root folder when run/'s path is too long. The driver
-	// splits a URI host at ':' even when it is percent-encoded, so a socket
-	// path with a colon cannot be named in a URI; then, and on Windows
-	// (mongod has no unix sockets there), mongod listens on 127.0.0.1.
-	s.sockDir = s.runDir
-	if unixSocketsSupported {
-		p, err := sockdir.Path(s.runDir, s.socketName(65535))
-		switch {
-		case err != nil:
-			s.log.Warn("no private folder for mongod's unix socket; mongod will listen on 127.0.0.1 only", "data_root", root, "err", err)
-		case strings.Contains(p, ":"):
-			s.log.Warn("the data root path contains ':', which a MongoDB URI cannot name in a socket path; mongod will listen on 127.0.0.1 only", "data_root", root)
-		default:
-			s.sockDir, s.unixSocket = filepath.Dir(p), true
-		}
-	}
+	s.sockDir, s.unixSocket = s.chooseSocketDir()
 	return s, nil
+}
+
+// chooseSocketDir puts mongod's sockets where infmem's own go (sockdir):
+// run/, or a private per-root folder when run/'s path is too long. The
+// driver splits a URI host at ':' even when it is percent-encoded, so a
+// socket path with a colon cannot be named in a URI; then, and on Windows
+// (mongod has no unix sockets there), mongod listens on 127.0.0.1 and
+// unixSocket is false.
+func (s *Supervisor) chooseSocketDir() (dir string, unixSocket bool) {
+	if !unixSocketsSupported {
+		return s.runDir, false
+	}
+	p, err := sockdir.Path(s.runDir, s.socketName(65535))
+	switch {
+	case err != nil:
+		s.log.Warn("no private folder for mongod's unix socket; mongod will listen on 127.0.0.1 only", "data_root", s.cfg.DataRoot, "err", err)
+	case strings.Contains(p, ":"):
+		s.log.Warn("the data root path contains ':', which a MongoDB URI cannot name in a socket path; mongod will listen on 127.0.0.1 only", "data_root", s.cfg.DataRoot)
+	default:
+		return filepath.Dir(p), true
+	}
+	return s.runDir, false
 }
 
 // socketName is the name mongod gives its socket for a port.
@@ -247,25 +268,6 @@ func (s *Supervisor) args(port int) []string {
 	return a
 }
 
-// child is one mongod process.
-type child struct {
-	cmd         *exec.Cmd
-	port        int
-	exited      chan struct{} // closed once Wait returned
-	waitErr     error         // valid after exited is closed
-	portChanged bool
-}
-
-func (c *child) exitStatus() string {
-	if c.cmd.ProcessState != nil {
-		return c.cmd.ProcessState.String()
-	}
-	if c.waitErr != nil {
-		return c.waitErr.Error()
-	}
-	return "unknown exit status"
-}
-
 // Start launches mongod and returns once it answers ping and has accepted
 // infmem's credential (created on the first start). The monitor it starts
 // keeps running after Start returns, until Stop or until it gives up; ctx
@@ -283,23 +285,31 @@ func (s *Supervisor) Start(ctx context.Context) error {
 	s.state = stateRunning
 	s.mu.Unlock()
 
-	for _, d := range []string{s.cfg.DataRoot, s.dbPath, filepath.Dir(s.logPath), s.runDir} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			err = fmt.Errorf("create %s: %w", d, err)
-			s.finish(err)
-			return err
-		}
+	if err := s.makeDirs(); err != nil {
+		s.finish(err)
+		return err
 	}
-
-	ready := make(chan error, 1)
-	go s.run(ready)
+	result := make(chan error, 1) // run never waits for a Start that gave up
+	s.startResult = result
+	go s.run()
 	select {
-	case err := <-ready:
+	case err := <-result:
 		return err
 	case <-ctx.Done():
 		_ = s.Stop(context.Background())
 		return fmt.Errorf("start mongod: %w", ctx.Err())
 	}
+}
+
+// makeDirs creates the data root and the folders under it that mongod and
+// the supervisor write to, private to this user.
+func (s *Supervisor) makeDirs() error {
+	for _, d := range []string{s.cfg.DataRoot, s.dbPath, filepath.Dir(s.logPath), s.runDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", d, err)
+		}
+	}
+	return nil
 }
 
 // finish records why the supervisor ended and closes Done.
@@ -417,470 +427,31 @@ func (s *Supervisor) anonURI() string {
 	return s.uriLocked("", "")
 }
 
+// knownCredential is the credential mongod accepted, or nil before that.
+func (s *Supervisor) knownCredential() *credential {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cred
+}
+
+// knownPassword is the accepted credential's password, or "".
+func (s *Supervisor) knownPassword() string {
+	if c := s.knownCredential(); c != nil {
+		return c.Password.reveal()
+	}
+	return ""
+}
+
 // scrub removes the password from an error's text, in case a driver error
 // ever echoes part of a connection string.
-func (s *Supervisor) scrub(err error) error {
-	s.mu.Lock()
-	var pw string
-	if s.cred != nil {
-		pw = s.cred.Password.reveal()
-	}
-	s.mu.Unlock()
-	return scrubString(err, pw)
-}
+func (s *Supervisor) scrub(err error) error { return scrubString(err, s.knownPassword()) }
 
 // withTail appends the end of mongo.log to an error message, with any
 // password occurrence masked.
 func (s *Supervisor) withTail(msg string) string {
 	t := tail(s.logPath)
-	s.mu.Lock()
-	if s.cred != nil {
-		t = strings.ReplaceAll(t, s.cred.Password.reveal(), redacted)
+	if pw := s.knownPassword(); pw != "" {
+		t = strings.ReplaceAll(t, pw, redacted)
 	}
-	s.mu.Unlock()
 	return fmt.Sprintf("%s; last lines of %s:\n%s", msg, s.logPath, t)
-}
-
-var (
-	errExited        = errors.New("mongod exited")
-	errStopRequested = errors.New("stop requested")
-)
-
-// run owns the mongod processes from the first spawn to the end: it reports
-// the first start's outcome on ready, then restarts mongod after each
-// unexpected exit until the rate limit is hit or Stop is called.
-func (s *Supervisor) run(ready chan<- error) {
-	reported := false
-	report := func(err error) {
-		if !reported {
-			reported = true
-			ready <- err
-		}
-	}
-	var final error
-	defer func() {
-		if s.linked {
-			// mongod removed its socket on the way out; a dangling link
-			// would only suggest a server that is not there.
-			_ = os.Remove(s.linkPath())
-		}
-		s.finish(final)
-		report(final)
-	}()
-
-	var crashes []time.Time
-	for {
-		c, err := s.spawn()
-		if err != nil {
-			final = err
-			return
-		}
-		readyErr := s.waitReady(c)
-		early := false
-		switch {
-		case errors.Is(readyErr, errStopRequested):
-			s.setStopErr(s.stopChild(c))
-			final = ErrStopped
-			return
-		case errors.Is(readyErr, errExited):
-			early = true
-		case readyErr != nil:
-			s.stopChild(c)
-			final = readyErr
-			return
-		default:
-			if err := s.ensureCredential(); err != nil {
-				if s.exitedSoon(c) {
-					// It died under the credential check: a crash like any other.
-					early = true
-					break
-				}
-				s.stopChild(c)
-				final = err
-				return
-			}
-			s.log.Info("mongod is ready", "pid", c.cmd.Process.Pid, "uri", s.RedactedURI())
-			if c.portChanged && reported && s.cfg.OnURIChange != nil && !s.unixSocket {
-				s.cfg.OnURIChange()
-			}
-			report(nil)
-			select {
-			case <-c.exited:
-			case <-s.stopCh:
-				s.setStopErr(s.stopChild(c))
-				final = ErrStopped
-				return
-			}
-		}
-
-		// mongod exited without being asked to.
-		s.mu.Lock()
-		s.pid = 0
-		s.mu.Unlock()
-		now := time.Now()
-		kept := crashes[:0]
-		for _, t := range crashes {
-			if now.Sub(t) < s.cfg.RestartWindow {
-				kept = append(kept, t)
-			}
-		}
-		crashes = append(kept, now)
-		status := c.exitStatus()
-
-		if early && c.cmd.ProcessState != nil && c.cmd.ProcessState.ExitCode() == 2 {
-			final = fmt.Errorf("%w: %s", ErrNotReady, s.withTail(fmt.Sprintf(
-				"mongod %s rejected its command-line options (%s); "+
-					"hint: make sure mongo.mongod_path names a MongoDB server (mongod) binary", s.cfg.Binary, status)))
-			return
-		}
-		if len(crashes) > s.cfg.MaxRestarts {
-			what := "crashed"
-			if early {
-				what = "exited before it was ready"
-			}
-			final = fmt.Errorf("%w: %s", ErrCrashLoop, s.withTail(fmt.Sprintf(
-				"mongod %s %d times within %s (last: %s); giving up, see %s",
-				what, len(crashes), s.cfg.RestartWindow, status, s.logPath)))
-			s.log.Error("mongod keeps crashing; giving up", "crashes", len(crashes), "window", s.cfg.RestartWindow.String(), "log", s.logPath)
-			return
-		}
-		backoff := s.cfg.RestartBackoff
-		for i := 1; i < len(crashes) && backoff < s.cfg.MaxRestartBackoff; i++ {
-			backoff *= 2
-		}
-		backoff = min(backoff, s.cfg.MaxRestartBackoff)
-		s.log.Warn("mongod exited unexpectedly; restarting", "pid", c.cmd.Process.Pid, "status", status,
-			"before_ready", early, "crashes_in_window", len(crashes), "restart_in", backoff.String())
-		t := time.NewTimer(backoff)
-		select {
-		case <-t.C:
-		case <-s.stopCh:
-			t.Stop()
-			final = ErrStopped
-			return
-		}
-	}
-}
-
-// exitedSoon tells a mongod that crashed while being talked to (its
-// socket breaks a moment before the process is reaped) from one that is
-// alive and refusing.
-func (s *Supervisor) exitedSoon(c *child) bool {
-	t := time.NewTimer(time.Second)
-	defer t.Stop()
-	select {
-	case <-c.exited:
-		return true
-	case <-t.C:
-		return false
-	}
-}
-
-func (s *Supervisor) setStopErr(err error) {
-	s.mu.Lock()
-	s.stopErr = err
-	s.mu.Unlock()
-}
-
-// spawn starts one mongod after clearing a stale lock and choosing a port.
-func (s *Supervisor) spawn() (*child, error) {
-	if err := s.clearStaleLock(); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	prev := s.port
-	s.mu.Unlock()
-	port := prev
-	if port == 0 || !portFree(port) {
-		var err error
-		if port, err = freePort(); err != nil {
-			return nil, err
-		}
-		if prev != 0 {
-			s.log.Warn("mongod's previous port is taken; using another", "old_port", prev, "port", port)
-		}
-	}
-	if s.unixSocket {
-		if err := s.prepareSocket(port); err != nil {
-			return nil, err
-		}
-	}
-
-	logf, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open mongod log: %w", err)
-	}
-	cmd := exec.Command(s.cfg.Binary, s.args(port)...)
-	cmd.Dir = s.cfg.DataRoot
-	// mongod writes little outside --logpath, but what it does write (early
-	// option errors, crashes before logging starts) belongs in the same file.
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = sysProcAttr()
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		return nil, fmt.Errorf("start %s: %w", s.cfg.Binary, err)
-	}
-	c := &child{cmd: cmd, port: port, exited: make(chan struct{}), portChanged: prev != 0 && prev != port}
-	go func() {
-		c.waitErr = cmd.Wait()
-		logf.Close()
-		close(c.exited)
-	}()
-	s.mu.Lock()
-	s.pid, s.port = cmd.Process.Pid, port
-	s.mu.Unlock()
-	s.log.Info("started mongod", "pid", cmd.Process.Pid, "port", port, "binary", s.cfg.Binary)
-	return c, nil
-}
-
-// prepareSocket removes a socket file a crashed mongod left for this port
-// (the lock check has ruled out a live owner; run/ is private to this data
-// root) and points the stable symlink at the socket mongod will create.
-func (s *Supervisor) prepareSocket(port int) error {
-	if err := os.Remove(s.socketPath(port)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("remove stale mongod socket: %w", err)
-	}
-	tmp := s.linkPath() + ".tmp"
-	_ = os.Remove(tmp)
-	if err := os.Symlink(filepath.Base(s.socketPath(port)), tmp); err != nil {
-		return fmt.Errorf("link mongod socket: %w", err)
-	}
-	if err := os.Rename(tmp, s.linkPath()); err != nil {
-		return fmt.Errorf("link mongod socket: %w", err)
-	}
-	s.linked = true
-	return nil
-}
-
-func portFree(port int) bool {
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		return false
-	}
-	l.Close()
-	return true
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free loopback port for mongod: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// waitReady polls until mongod answers ping, exits, the stop is requested,
-// or ReadyTimeout passes. It dials first because a driver ping against a
-// socket that does not exist yet only fails after its own timeout.
-func (s *Supervisor) waitReady(c *child) error {
-	deadline := time.Now().Add(s.cfg.ReadyTimeout)
-	timeout := time.NewTimer(s.cfg.ReadyTimeout)
-	defer timeout.Stop()
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-
-	network, addr := "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port))
-	if s.unixSocket {
-		network, addr = "unix", s.linkPath()
-	}
-	var client *mongo.Client
-	defer func() {
-		if client != nil {
-			_ = client.Disconnect(context.Background())
-		}
-	}()
-	var lastErr error
-	for {
-		select {
-		case <-c.exited:
-			return errExited
-		case <-s.stopCh:
-			return errStopRequested
-		case <-timeout.C:
-			msg := fmt.Sprintf("mongod (pid %d) did not answer ping within %s", c.cmd.Process.Pid, s.cfg.ReadyTimeout)
-			if lastErr != nil {
-				msg += fmt.Sprintf(" (last attempt: %v)", s.scrub(lastErr))
-			}
-			return fmt.Errorf("%w: %s", ErrNotReady, s.withTail(msg))
-		case <-tick.C:
-		}
-		conn, err := net.DialTimeout(network, addr, 200*time.Millisecond)
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		conn.Close()
-		if client == nil {
-			client, err = mongo.Connect(options.Client().ApplyURI(s.anonURI()).
-				SetServerSelectionTimeout(time.Second).SetConnectTimeout(time.Second))
-			if err != nil {
-				return fmt.Errorf("mongod readiness check: %w", err)
-			}
-		}
-		probeEnd := time.Now().Add(time.Second)
-		if deadline.Before(probeEnd) {
-			probeEnd = deadline
-		}
-		ctx, cancel := context.WithDeadline(context.Background(), probeEnd)
-		lastErr = client.Ping(ctx, readpref.Primary())
-		cancel()
-		if lastErr == nil {
-			return nil
-		}
-	}
-}
-
-// stopChild asks mongod to shut down and waits StopGrace (or until Stop's
-// context ends) before killing it.
-func (s *Supervisor) stopChild(c *child) error {
-	defer func() {
-		s.mu.Lock()
-		s.pid = 0
-		s.mu.Unlock()
-	}()
-	select {
-	case <-c.exited:
-		return nil
-	default:
-	}
-	pid := c.cmd.Process.Pid
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		select {
-		case <-c.exited:
-		case <-s.killCh:
-		}
-		cancel()
-	}()
-	if err := s.requestShutdown(ctx, c); err != nil {
-		s.log.Warn("could not ask mongod to shut down", "pid", pid, "error", err)
-	}
-	grace := time.NewTimer(s.cfg.StopGrace)
-	defer grace.Stop()
-	select {
-	case <-c.exited:
-		s.log.Info("mongod stopped", "pid", pid, "status", c.exitStatus())
-		return nil
-	case <-grace.C:
-	case <-s.killCh:
-	}
-	c.kill()
-	<-c.exited
-	s.log.Warn("mongod did not shut down in time and was killed", "pid", pid, "grace", s.cfg.StopGrace.String())
-	return fmt.Errorf("%w: mongod (pid %d) did not exit within %s of the shutdown request; "+
-		"it will run journal recovery on its next start", ErrKilled, pid, s.cfg.StopGrace)
-}
-
-// ensureCredential makes sure mongod accepts infmem's credential. First
-// start: generate it, save it, then create the user through the localhost
-// exception. Saving first means a crash in between leaves a credential whose
-// user is missing, which the next start repairs the same way; the reverse
-// order could leave a user nobody knows the password of.
-func (s *Supervisor) ensureCredential() error {
-	s.mu.Lock()
-	known := s.cred
-	s.mu.Unlock()
-	if known != nil { // a restart: the user is in the data files already
-		if err := s.authPing(*known); err != nil {
-			return fmt.Errorf("mongod rejected infmem's credential after a restart: %w", err)
-		}
-		return nil
-	}
-
-	cred, exists, widened, err := loadCredential(s.credPath)
-	if widened {
-		s.log.Warn("mongod credential file was readable by others; restricted it to 0600", "path", s.credPath)
-	}
-	if err != nil {
-		return err
-	}
-	if !exists {
-		cred = newCredential()
-		if err := saveCredential(s.credPath, cred); err != nil {
-			return err
-		}
-		s.log.Info("generated the mongod credential", "path", s.credPath, "user", cred.User)
-		if err := s.createUser(cred); err != nil {
-			return err
-		}
-	}
-	if err := s.authPing(cred); err != nil {
-		if !exists {
-			return fmt.Errorf("mongod rejected the user it just created: %w", err)
-		}
-		// Perhaps the previous start saved the credential and died before
-		// creating the user; the localhost exception is then still open.
-		if cerr := s.createUser(cred); cerr != nil {
-			return fmt.Errorf("mongod rejected the credential in %s (%v), and it could not be recreated: %w",
-				s.credPath, err, cerr)
-		}
-		if err := s.authPing(cred); err != nil {
-			return fmt.Errorf("mongod rejected the user it just created: %w", err)
-		}
-	}
-	s.mu.Lock()
-	s.cred = &cred
-	s.mu.Unlock()
-	return nil
-}
-
-// createUser creates infmem's admin user through the localhost exception,
-// which mongod grants to unauthenticated local clients while no user exists.
-// root covers everything infmem does: its databases, backup and restore
-// through mongodump/mongorestore, and server status.
-func (s *Supervisor) createUser(cred credential) error {
-	client, err := mongo.Connect(options.Client().ApplyURI(s.anonURI()).SetServerSelectionTimeout(5 * time.Second))
-	if err != nil {
-		return fmt.Errorf("connect to create the infmem user: %w", err)
-	}
-	defer client.Disconnect(context.Background())
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	err = client.Database("admin").RunCommand(ctx, bson.D{
-		{Key: "createUser", Value: cred.User},
-		{Key: "pwd", Value: cred.Password.reveal()},
-		{Key: "roles", Value: bson.A{bson.D{{Key: "role", Value: "root"}, {Key: "db", Value: "admin"}}}},
-		{Key: "mechanisms", Value: bson.A{"SCRAM-SHA-256"}},
-	}).Err()
-	if err == nil {
-		s.log.Info("created the infmem user in mongod", "user", cred.User)
-		return nil
-	}
-	var ce mongo.CommandError
-	if errors.As(err, &ce) && (ce.Code == 13 || ce.Code == 51003) { // Unauthorized, user exists
-		return fmt.Errorf("create the infmem user in mongod: %w; the database in %s already has users, "+
-			"so the localhost exception is closed; hint: put the user and password of a root user into %s "+
-			`as {"user": "...", "password": "..."}, or move mongo_data aside to start with an empty database`,
-			scrubString(err, cred.Password.reveal()), s.dbPath, s.credPath)
-	}
-	return fmt.Errorf("create the infmem user in mongod: %w", scrubString(err, cred.Password.reveal()))
-}
-
-// authPing checks that mongod accepts cred.
-func (s *Supervisor) authPing(cred credential) error {
-	s.mu.Lock()
-	uri := s.uriLocked(cred.User, cred.Password.reveal())
-	s.mu.Unlock()
-	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetServerSelectionTimeout(5 * time.Second))
-	if err != nil {
-		return fmt.Errorf("connect to mongod: %w", scrubString(err, cred.Password.reveal()))
-	}
-	defer client.Disconnect(context.Background())
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := client.Ping(ctx, readpref.Primary()); err != nil {
-		return fmt.Errorf("authenticated ping: %w", scrubString(err, cred.Password.reveal()))
-	}
-	return nil
-}
-
-// scrubString returns err, or, if its text contains pw, a plain error with
-// the password masked. The original is dropped on purpose: unwrapping it
-// would bring the password back.
-func scrubString(err error, pw string) error {
-	if err == nil || pw == "" || !strings.Contains(err.Error(), pw) {
-		return err
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), pw, redacted))
 }

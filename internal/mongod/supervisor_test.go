@@ -433,6 +433,29 @@ func TestRestartAfterCrashKeepsDataAndURI(t *testing.T) {
 	}
 }
 
+// crashOntoTakenPort kills mongod and takes its port before the supervisor
+// restarts it (the caller's RestartBackoff gives it the time), so the
+// restart has to move to another port. It returns the old port, which stays
+// taken until the test ends.
+func crashOntoTakenPort(t *testing.T, s *Supervisor) int {
+	t.Helper()
+	s.mu.Lock()
+	port := s.port
+	s.mu.Unlock()
+	if err := syscall.Kill(s.PID(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the crash to be noticed", 10*time.Second, func() bool { return s.PID() == 0 })
+	var l net.Listener
+	waitFor(t, "the old port to be free for the squatter", 5*time.Second, func() bool {
+		var err error
+		l, err = net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		return err == nil
+	})
+	t.Cleanup(func() { l.Close() })
+	return port
+}
+
 func TestRestartOnAnotherPortWhenTheOldOneIsTaken(t *testing.T) {
 	h := newHarness(t)
 	s := h.supervisor(func(c *Config) { c.RestartBackoff = 500 * time.Millisecond })
@@ -446,22 +469,7 @@ func TestRestartOnAnotherPortWhenTheOldOneIsTaken(t *testing.T) {
 	if _, err := coll.InsertOne(ctxT(t, 10*time.Second), bson.D{{Key: "_id", Value: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	s.mu.Lock()
-	port := s.port
-	s.mu.Unlock()
-
-	old := s.PID()
-	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the crash to be noticed", 10*time.Second, func() bool { return s.PID() == 0 })
-	var l net.Listener
-	waitFor(t, "the old port to be free for the squatter", 5*time.Second, func() bool {
-		var err error
-		l, err = net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		return err == nil
-	})
-	defer l.Close()
+	port := crashOntoTakenPort(t, s)
 
 	waitFor(t, "a restarted mongod", 20*time.Second, func() bool { return s.PID() != 0 })
 	s.mu.Lock()
@@ -478,6 +486,36 @@ func TestRestartOnAnotherPortWhenTheOldOneIsTaken(t *testing.T) {
 		_, err = coll.CountDocuments(ctxT(t, 2*time.Second), bson.D{})
 		return err == nil
 	})
+}
+
+// TestRestartOverTCPOnAnotherPortReportsURIChange: without a unix socket
+// (here: a ':' in the data root) the URI names the port, so a restart that
+// has to move reports the new URI through OnURIChange, once.
+func TestRestartOverTCPOnAnotherPortReportsURIChange(t *testing.T) {
+	h := newHarness(t)
+	h.root = filepath.Join(h.root, "a:b")
+	var uriChanges atomic.Int32
+	s := h.supervisor(func(c *Config) {
+		c.RestartBackoff = time.Second
+		c.OnURIChange = func() { uriChanges.Add(1) }
+	})
+	h.start(s)
+	if s.unixSocket {
+		t.Fatal("a data root with ':' must fall back to TCP")
+	}
+	uri := s.URI()
+	port := crashOntoTakenPort(t, s)
+
+	waitFor(t, "OnURIChange", 20*time.Second, func() bool { return uriChanges.Load() > 0 })
+	if n := uriChanges.Load(); n != 1 {
+		t.Errorf("OnURIChange called %d times, want 1", n)
+	}
+	if s.URI() == uri || strings.Contains(s.URI(), ":"+strconv.Itoa(port)+"/") {
+		t.Fatalf("URI still names the old port %d: %s", port, s.RedactedURI())
+	}
+	if err := connect(t, s.URI()).Ping(ctxT(t, 10*time.Second), readpref.Primary()); err != nil {
+		t.Errorf("ping through the new URI: %v", err)
+	}
 }
 
 func TestCrashLoopGivesUp(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 )
@@ -231,5 +232,41 @@ func TestTail(t *testing.T) {
 	got := strings.Split(tail(path), "\n")
 	if len(got) != tailLines || got[0] != "line 80" || got[len(got)-1] != "line 99" {
 		t.Errorf("tail = %q", got)
+	}
+}
+
+func TestRestartBackoffDoublesUpToTheCap(t *testing.T) {
+	s := newTestSupervisor(t, t.TempDir())
+	s.cfg.RestartBackoff, s.cfg.MaxRestartBackoff = 500*time.Millisecond, 3*time.Second
+	for crashes, want := range map[int]time.Duration{
+		1: 500 * time.Millisecond, 2: time.Second, 3: 2 * time.Second, 4: 3 * time.Second, 1000: 3 * time.Second,
+	} {
+		if got := s.restartBackoff(crashes); got != want {
+			t.Errorf("restartBackoff(%d) = %s, want %s", crashes, got, want)
+		}
+	}
+	s.cfg.RestartBackoff = time.Minute
+	if got := s.restartBackoff(1); got != 3*time.Second {
+		t.Errorf("a first backoff above the cap = %s, want the cap", got)
+	}
+}
+
+func TestRecordCrashCountsWithinTheWindow(t *testing.T) {
+	s := newTestSupervisor(t, t.TempDir())
+	s.cfg.RestartWindow = time.Minute
+	t0 := time.Now()
+	for _, step := range []struct {
+		at   time.Duration
+		want int
+	}{
+		{0, 1},
+		{30 * time.Second, 2},
+		{59 * time.Second, 3},
+		{60 * time.Second, 3},  // the first crash is exactly a window old: forgotten
+		{119 * time.Second, 2}, // only the last two are within the window
+	} {
+		if got := s.recordCrash(t0.Add(step.at)); got != step.want {
+			t.Errorf("crash at +%s: %d in the window, want %d", step.at, got, step.want)
+		}
 	}
 }
