@@ -27,6 +27,7 @@ import (
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/maintenance"
 )
 
 var _ backup.Pauser = (*Runtime)(nil)
@@ -39,7 +40,12 @@ func TestMain(m *testing.M) {
 	// mcp-go's client transport logs a closed connection through the
 	// default logger; the tests close many on purpose.
 	slog.SetDefault(slog.New(slog.DiscardHandler))
-	os.Exit(m.Run())
+	code := m.Run()
+	if n := invalidTransitions.Load(); n > 0 {
+		fmt.Fprintf(os.Stderr, "%d memory state transitions the table does not allow\n", n)
+		code = 1
+	}
+	os.Exit(code)
 }
 
 // testRoot makes a data root short enough for its sockets to live in run/.
@@ -446,30 +452,30 @@ func TestFailedDatabaseIsReportedAndRetried(t *testing.T) {
 	}
 }
 
+// TestJobsRunOnTheOpenMemory: the jobs terminal commands run in the
+// daemon (export, maintenance) work on its open memory, an unknown one is
+// refused with the list, and status carries the backup and maintenance
+// sections, typed.
 func TestJobsRunOnTheOpenMemory(t *testing.T) {
-	opts := testOptions(t, testRoot(t))
-	opts.Jobs = map[string]Job{"count": func(ctx context.Context, s *Stack, args json.RawMessage) (any, error) {
-		var in struct{ Scope string }
-		json.Unmarshal(args, &in)
-		st, err := s.Memory.Stats(ctx)
-		return map[string]int{"n": st.Scopes[in.Scope]}, err
-	}}
-	opts.Reporters = map[string]Reporter{"maintenance": func(ctx context.Context, s *Stack) (any, error) {
-		return map[string]string{"last_run": "never"}, nil
-	}}
-	d := startDaemon(t, opts)
+	root := testRoot(t)
+	d := startDaemon(t, testOptions(t, root))
 	callOK(t, connect(t, d), "store_memory", map[string]any{"content": "a fact", "metadata": map[string]any{"scope": "Home"}})
 	ctl := dialControl(t, d)
-	var out map[string]int
-	if err := ctl.Run(context.Background(), "count", map[string]string{"scope": "Home"}, &out); err != nil || out["n"] != 1 {
-		t.Fatalf("run: %v %v", out, err)
+	ctx := context.Background()
+	var exp backup.ExportResult
+	if err := ctl.Run(ctx, JobExport, ExportJobArgs{Scopes: []string{"Home"}, Format: "json"}, &exp); err != nil || exp.Memories != 1 || !strings.HasPrefix(exp.Dir, root.ExportDir()) {
+		t.Fatalf("export: %+v %v", exp, err)
 	}
-	if err := ctl.Run(context.Background(), "nope", nil, nil); err == nil || !strings.Contains(err.Error(), "[count]") {
+	var rep maintenance.Report
+	if err := ctl.Run(ctx, JobMaintain, MaintainJobArgs{Job: "compact", DryRun: true}, &rep); err != nil || rep.Job != "compact" || !rep.DryRun {
+		t.Fatalf("maintain: %+v %v", rep, err)
+	}
+	if err := ctl.Run(ctx, "nope", nil, nil); err == nil || !strings.Contains(err.Error(), "[backup export maintain maintenance-log]") {
 		t.Fatalf("unknown job: %v", err)
 	}
-	s, _ := ctl.Status(context.Background())
-	if string(s.Jobs["maintenance"]) != `{"last_run":"never"}` {
-		t.Fatalf("reporter: %s", s.Jobs["maintenance"])
+	s, err := ctl.Status(ctx)
+	if err != nil || s.Backups == nil || !s.Backups.Enabled || len(s.Backups.Scheduled) == 0 || s.Maintenance == nil || s.Maintenance.Schedule == "" {
+		t.Fatalf("status sections: %+v %+v %v", s.Backups, s.Maintenance, err)
 	}
 }
 
@@ -533,14 +539,6 @@ func TestConfigReload(t *testing.T) {
 	opts := testOptions(t, testRoot(t))
 	opts.ConfigSource = src
 	opts.LogLevel = new(slog.LevelVar)
-	var mu sync.Mutex
-	var told []config.Config
-	opts.Reconfigure = []func(context.Context, config.Config) error{func(_ context.Context, cfg config.Config) error {
-		mu.Lock()
-		told = append(told, cfg)
-		mu.Unlock()
-		return nil
-	}}
 	d := startDaemon(t, opts)
 	ctl := dialControl(t, d)
 	ctx := context.Background()
@@ -566,11 +564,19 @@ func TestConfigReload(t *testing.T) {
 	if !slices.Equal(run.Backup.Recipients, []string{testRecipient}) || run.Mongo.Mode != "embedded" || opts.LogLevel.Level() != slog.LevelDebug {
 		t.Fatalf("running with %+v, log level %v", run, opts.LogLevel.Level())
 	}
-	mu.Lock()
-	if len(told) != 1 || !slices.Equal(told[0].Backup.Recipients, []string{testRecipient}) || told[0].Mongo.Mode != "embedded" {
-		t.Fatalf("components were told %+v", told)
+	// The services were told: backups and maintenance (with its scheduled
+	// backups) now encrypt to the new recipient.
+	svc := d.Runtime().svc
+	if b := svc.backups.config(); !slices.Equal(b.Recipients, []string{testRecipient}) {
+		t.Fatalf("the backup service runs with %+v", b)
 	}
-	mu.Unlock()
+	if m := svc.maintenance.config(); !slices.Equal(m.Backup.Recipients, []string{testRecipient}) || m.Mongo.Mode != "embedded" {
+		t.Fatalf("the maintenance service runs with %+v", m)
+	}
+	callOK(t, connect(t, d), "get_memory_stats", nil) // the memory is open
+	if st, _ := ctl.Status(ctx); st.Backups == nil || slices.ContainsFunc(st.Backups.Warnings, func(w string) bool { return strings.Contains(w, "recipients") }) {
+		t.Fatalf("status still judges the old backup config: %+v", st.Backups)
+	}
 	if strings.Contains(fmt.Sprint(st), "hunter2") {
 		t.Fatal("status carries the database password")
 	}
@@ -596,7 +602,8 @@ func TestConfigReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for len(d.Runtime().Config().Backup.Recipients) != 0 {
+	// The status is recorded once every service took the new config.
+	for cs := d.ConfigStatus(); cs.Reloads < 2 || len(d.Runtime().Config().Backup.Recipients) != 0; cs = d.ConfigStatus() {
 		if time.Now().After(deadline) {
 			t.Fatal("SIGHUP did not reload the configuration")
 		}

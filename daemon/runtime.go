@@ -2,16 +2,15 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/infmem/infmem/backup"
@@ -46,24 +45,10 @@ type Options struct {
 	RetryMax time.Duration
 	// ShutdownTimeout bounds a graceful stop (default 20 s).
 	ShutdownTimeout time.Duration
+	// OneShot makes a runtime for one terminal command (maintenance when
+	// no daemon runs): no schedule starts and no scheduled backup runs.
+	OneShot bool
 
-	// Attach lists components that need the open memory, such as the
-	// maintenance scheduler. Each is started whenever the memory opens and
-	// stopped, through the function it returns, before the memory closes
-	// (a pause, a shutdown). Its stop must wait for work it started.
-	Attach []Attach
-	// Jobs are what the control socket's run operation offers, by name
-	// (backup, export, maintenance runs started from a terminal).
-	Jobs map[string]Job
-	// Tools adds the MCP tools that need more than the memory engine.
-	Tools ToolHooks
-	// Reporters add to the daemon's status, by name (last maintenance run).
-	Reporters map[string]Reporter
-
-	// Reconfigure lists what Reconfigure tells about a configuration whose
-	// live keys (config.Live: backups, maintenance, logging) changed; each
-	// gets the configuration the runtime runs with from then on.
-	Reconfigure []func(ctx context.Context, cfg config.Config) error
 	// LogLevel, when set, is the level of Logger; Reconfigure sets it to
 	// a changed logging.level.
 	LogLevel *slog.LevelVar
@@ -86,26 +71,6 @@ type Stack struct {
 	cancel context.CancelFunc // ends the engine's background work
 	stops  []func(context.Context) error
 }
-
-// Attach starts a component on an open stack and returns how to stop it.
-type Attach func(ctx context.Context, s *Stack) (stop func(context.Context) error, err error)
-
-// Job runs on the open stack on behalf of a control client; its result is
-// encoded as JSON.
-type Job func(ctx context.Context, s *Stack, args json.RawMessage) (any, error)
-
-// ToolHooks run the MCP tools that need more than the memory engine:
-// backup_memory, export_memory and optimize_memory. A nil hook leaves its
-// tool out.
-type ToolHooks struct {
-	Backup          func(ctx context.Context, s *Stack) (mcptools.BackupResult, error)
-	Export          func(ctx context.Context, s *Stack, req mcptools.ExportRequest) (mcptools.ExportResult, error)
-	Optimize        func(ctx context.Context, s *Stack, job string, dryRun bool) (mcptools.OptimizeResult, error)
-	MaintenanceRuns func(ctx context.Context, s *Stack) (map[string]mcptools.MaintenanceRun, error)
-}
-
-// Reporter adds a JSON-encodable section to the status.
-type Reporter func(ctx context.Context, s *Stack) (any, error)
 
 // Runtime owns the memory of one data root for one process: it opens the
 // database in the background and keeps retrying, builds the memory engine
@@ -137,12 +102,14 @@ type Runtime struct {
 	changed    chan struct{}
 	openCancel context.CancelFunc
 	openDone   chan struct{}
-	paused     bool // a pause is held; guards against a second one
 
 	// sessions are the MCP sessions connected through Serve.
 	sessions Sessions
 	// calls bounds the tool calls running at once across all sessions.
 	calls chan struct{}
+
+	// svc are the services beside the memory: maintenance, backups.
+	svc *services
 
 	// embedder is shared by every engine this runtime starts; nil means
 	// keyword search only.
@@ -166,7 +133,7 @@ func NewRuntime(opts Options) *Runtime {
 		opts.ShutdownTimeout = 20 * time.Second
 	}
 	r := &Runtime{opts: opts, log: opts.Logger, state: control.StateStarting, changed: make(chan struct{}), cfg: opts.Config,
-		calls: make(chan struct{}, MaxConcurrentCalls)}
+		calls: make(chan struct{}, MaxConcurrentCalls), svc: newServices(opts.Config, opts.Root, opts.OneShot, opts.Logger)}
 	// The model loads in the background (USE-lite: ~15 ms); the first
 	// embedding waits for it, nothing else does. One embedder serves every
 	// engine this runtime starts (a resume after restore builds a new one).
@@ -175,37 +142,36 @@ func NewRuntime(opts Options) *Runtime {
 		r.log.Error("embedding model unavailable; keyword search only", "model", opts.Config.Embedding.Model, "err", err)
 	}
 	deps := mcptools.Deps{
-		Engine:     r.engineFor,
+		Memory:     r.memoryFor,
 		Logger:     opts.Logger,
 		LastBackup: r.lastBackup,
 		Redact:     r.redact,
 	}
-	if h := opts.Tools.Backup; h != nil {
+	if h := r.svc.tools.Backup; h != nil {
 		deps.Backup = func(ctx context.Context) (res mcptools.BackupResult, err error) {
 			err = r.Do(ctx, func(st *Stack) error { res, err = h(ctx, st); return err })
 			return res, err
 		}
 	}
-	if h := opts.Tools.Export; h != nil {
+	if h := r.svc.tools.Export; h != nil {
 		deps.Export = func(ctx context.Context, req mcptools.ExportRequest) (res mcptools.ExportResult, err error) {
 			err = r.Do(ctx, func(st *Stack) error { res, err = h(ctx, st, req); return err })
 			return res, err
 		}
 	}
-	if h := opts.Tools.Optimize; h != nil {
+	if h := r.svc.tools.Optimize; h != nil {
 		deps.Optimize = func(ctx context.Context, job string, dryRun bool) (res mcptools.OptimizeResult, err error) {
 			err = r.Do(ctx, func(st *Stack) error { res, err = h(ctx, st, job, dryRun); return err })
 			return res, err
 		}
 	}
-	if h := opts.Tools.MaintenanceRuns; h != nil {
+	if h := r.svc.tools.MaintenanceRuns; h != nil {
 		deps.MaintenanceRuns = func(ctx context.Context) (res map[string]mcptools.MaintenanceRun, err error) {
 			err = r.Do(ctx, func(st *Stack) error { res, err = h(ctx, st); return err })
 			return res, err
 		}
 	}
 	r.srv = mcptools.NewServer(deps, opts.Version)
-	r.srv.Use(r.gate)
 	return r
 }
 
@@ -218,8 +184,8 @@ func (r *Runtime) Config() config.Config {
 }
 
 // Reconfigure takes the live keys of next (config.Live) into the
-// configuration the runtime runs with and tells Options.Reconfigure and
-// Options.LogLevel about them. It returns the keys it applied and the keys
+// configuration the runtime runs with and tells the services (backups,
+// maintenance) and Options.LogLevel about them. It returns the keys it applied and the keys
 // of next that still differ from what runs, which take effect only after
 // a restart. The error says what a component could not apply; the new
 // values are in place all the same.
@@ -242,7 +208,7 @@ func (r *Runtime) Reconfigure(ctx context.Context, next config.Config) (applied,
 		}
 	}
 	var errs []error
-	for _, h := range r.opts.Reconfigure {
+	for _, h := range r.svc.reconfigure {
 		if herr := h(ctx, cur); herr != nil {
 			errs = append(errs, herr)
 		}
@@ -288,10 +254,41 @@ func (r *Runtime) cancelOpeningLocked() <-chan struct{} {
 	return done
 }
 
+// transitions lists, for each state of a runtime's memory, the states it
+// may go to. Opening: starting → ready, or failed (retried: failed again,
+// or ready). A pause (a restore) from any of those: pausing → paused →
+// ready (resumed) or starting (reopened after a release, or after a
+// resume that could not rebuild); a pause that cannot wait for its calls
+// goes back to ready, or to starting when the memory was not open.
+// Stopping ends everything.
+var transitions = map[string][]string{
+	control.StateStarting: {control.StateStarting, control.StateReady, control.StateFailed, control.StatePausing, control.StateStopping},
+	control.StateFailed:   {control.StateFailed, control.StateReady, control.StatePausing, control.StateStopping},
+	control.StateReady:    {control.StatePausing, control.StateStopping},
+	control.StatePausing:  {control.StatePaused, control.StateReady, control.StateStarting, control.StateStopping},
+	control.StatePaused:   {control.StateReady, control.StateStarting, control.StateStopping},
+	control.StateStopping: {},
+}
+
+// invalidTransitions counts moves the table does not allow (a bug; tests
+// check it stays zero).
+var invalidTransitions atomic.Int64
+
+// setStateLocked moves to state (err says why it failed) and wakes whoever
+// waits for a change.
 func (r *Runtime) setStateLocked(state string, err error) {
+	if !slices.Contains(transitions[r.state], state) {
+		invalidTransitions.Add(1)
+		r.log.Error("invalid memory state transition", "from", r.state, "to", state)
+	}
 	r.state, r.lastErr = state, err
 	close(r.changed)
 	r.changed = make(chan struct{})
+}
+
+// pauseHeldLocked reports whether a pause (a restore) holds the memory.
+func (r *Runtime) pauseHeldLocked() bool {
+	return r.state == control.StatePausing || r.state == control.StatePaused
 }
 
 // openLoop opens the memory, retrying with back-off (a managed mongod that
@@ -398,7 +395,7 @@ func (r *Runtime) startEngine(st *Stack) {
 }
 
 func (r *Runtime) attach(ctx context.Context, st *Stack) error {
-	for i, a := range r.opts.Attach {
+	for i, a := range r.svc.attach {
 		stop, err := a(ctx, st)
 		if err != nil {
 			return fmt.Errorf("cannot start component %d: %w", i+1, err)
@@ -537,48 +534,43 @@ func (r *Runtime) waitIdle(ctx context.Context) error {
 	}
 }
 
-type stackKey struct{}
-
-// gate is the tool-call middleware: it holds a call until the memory is
-// available and answers with an isError result when it does not become so
-// in time.
-func (r *Runtime) gate(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		st, leave, err := r.enter(ctx, r.opts.CallWait)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, err
-			}
-			return mcp.NewToolResultError(req.Params.Name + ": " + err.Error()), nil
-		}
-		defer leave()
-		return next(context.WithValue(ctx, stackKey{}, st), req)
-	}
-}
-
-// engineFor is mcptools' Deps.Engine: the engine the call entered with.
-func (r *Runtime) engineFor(ctx context.Context) (*memory.Engine, error) {
-	if st, ok := ctx.Value(stackKey{}).(*Stack); ok {
-		return st.Memory, nil
-	}
+// memoryFor is mcptools' Deps.Memory, the one place a tool call waits:
+// for the memory to open and then for its index to load, within CallWait
+// in all, holding the call in (a pause or shutdown waits for release).
+// When the wait runs out it says which of the two it was waiting for.
+func (r *Runtime) memoryFor(ctx context.Context) (*memory.Engine, func(), error) {
+	start := time.Now()
 	st, leave, err := r.enter(ctx, r.opts.CallWait)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	leave()
-	return st.Memory, nil
+	select {
+	case <-st.Memory.Loaded():
+		return st.Memory, leave, nil
+	default:
+	}
+	t := time.NewTimer(max(r.opts.CallWait-time.Since(start), 0))
+	defer t.Stop()
+	select {
+	case <-st.Memory.Loaded():
+		return st.Memory, leave, nil
+	case <-t.C:
+		loaded, expected := st.Memory.LoadProgress()
+		leave()
+		return nil, nil, &unavailable{fmt.Sprintf("memory is still loading (%d of about %d memories indexed); try again in a few seconds", loaded, expected)}
+	case <-ctx.Done():
+		leave()
+		return nil, nil, ctx.Err()
+	}
 }
 
-func (r *Runtime) lastBackup(ctx context.Context) (time.Time, bool) {
-	st, ok := ctx.Value(stackKey{}).(*Stack)
-	if !ok {
-		return time.Time{}, false
-	}
-	s, err := backup.ReadStatus(ctx, st.Store)
-	if err != nil || s.LastBackup == nil {
-		return time.Time{}, false
-	}
-	return s.LastBackup.At, true
+// lastBackup is mcptools' Deps.LastBackup.
+func (r *Runtime) lastBackup(ctx context.Context) (at time.Time, ok bool) {
+	r.Do(ctx, func(st *Stack) error {
+		at, ok = backup.LastBackupAt(ctx, st.Store)
+		return nil
+	})
+	return at, ok
 }
 
 // redact removes the database password from text.
@@ -601,9 +593,21 @@ func (r *Runtime) Do(ctx context.Context, fn func(*Stack) error) error {
 	return fn(st)
 }
 
-// Engine returns the memory engine once the database is open, waiting at
-// most CallWait.
-func (r *Runtime) Engine(ctx context.Context) (*memory.Engine, error) { return r.engineFor(ctx) }
+// WaitLoaded waits until the memory is open (at most CallWait) and its
+// index loaded (until ctx ends): what a terminal command that reads the
+// whole index (maintenance) needs first.
+func (r *Runtime) WaitLoaded(ctx context.Context) error {
+	var loaded <-chan struct{}
+	if err := r.Do(ctx, func(st *Stack) error { loaded = st.Memory.Loaded(); return nil }); err != nil {
+		return err
+	}
+	select {
+	case <-loaded:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // ErrPaused means a pause is already held.
 var ErrPaused = errors.New("memory is already paused by another client")
@@ -629,14 +633,13 @@ func (r *Runtime) pause(ctx context.Context, release bool) (func(bool) error, er
 	defer r.transition.Unlock()
 	r.mu.Lock()
 	switch {
-	case r.paused:
+	case r.pauseHeldLocked():
 		r.mu.Unlock()
 		return nil, ErrPaused
 	case r.state == control.StateStopping:
 		r.mu.Unlock()
 		return nil, ErrStopped
 	}
-	r.paused = true
 	prev := r.state
 	r.setStateLocked(control.StatePausing, nil)
 	// Whatever is still opening stops trying until resumed.
@@ -647,7 +650,11 @@ func (r *Runtime) pause(ctx context.Context, release bool) (func(bool) error, er
 	}
 	if err := r.waitIdle(ctx); err != nil {
 		r.mu.Lock()
-		r.paused = false
+		if r.state == control.StateStopping {
+			// A shutdown began meanwhile: it goes on.
+			r.mu.Unlock()
+			return nil, ErrStopped
+		}
 		if prev == control.StateReady {
 			r.setStateLocked(control.StateReady, nil)
 		} else {
@@ -670,6 +677,11 @@ func (r *Runtime) pause(ctx context.Context, release bool) (func(bool) error, er
 		}
 	}
 	r.mu.Lock()
+	if r.state == control.StateStopping {
+		// A shutdown began meanwhile: it goes on, and closes what is left.
+		r.mu.Unlock()
+		return nil, ErrStopped
+	}
 	r.setStateLocked(control.StatePaused, nil)
 	r.mu.Unlock()
 	r.log.Info("memory paused", "release", release)
@@ -688,14 +700,12 @@ func (r *Runtime) resume(reload bool) error {
 	r.transition.Lock()
 	r.mu.Lock()
 	if r.state != control.StatePaused {
-		r.paused = false
 		r.mu.Unlock()
 		r.transition.Unlock()
 		return ErrStopped
 	}
 	st := r.stack
 	if st == nil {
-		r.paused = false
 		r.startOpeningLocked()
 		r.mu.Unlock()
 		r.transition.Unlock()
@@ -719,7 +729,6 @@ func (r *Runtime) resume(reload bool) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.paused = false
 	if err != nil {
 		// Start over from the database rather than serve a half-rebuilt stack.
 		r.stack = nil

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
-	"github.com/infmem/infmem/backup"
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/mongostore"
 )
@@ -32,15 +32,6 @@ func ReadStoreStatus(ctx context.Context, store *mongostore.Store, database stri
 		return nil, err
 	}
 	return s, nil
-}
-
-// ReadLastBackup returns the newest recorded backup, or nil.
-func ReadLastBackup(ctx context.Context, store *mongostore.Store) (*control.BackupRecord, error) {
-	s, err := backup.ReadStatus(ctx, store)
-	if err != nil || s.LastBackup == nil {
-		return nil, err
-	}
-	return &control.BackupRecord{File: s.LastBackup.File, Kind: string(s.LastBackup.Kind), At: s.LastBackup.At}, nil
 }
 
 // Status reports the runtime's state and, when the memory is open, what it
@@ -74,38 +65,19 @@ func (r *Runtime) Status(ctx context.Context) *control.Status {
 				Summaries: ms.Summaries, Forgotten: ms.Forgotten, Archived: ms.Archived, Scopes: ms.Scopes}
 		}
 	}
-	if lb, err := ReadLastBackup(ctx, stack.Store); err == nil {
-		st.LastBackup = lb
-	}
-	names := make([]string, 0, len(r.opts.Reporters))
-	for name := range r.opts.Reporters {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		v, err := r.opts.Reporters[name](ctx, stack)
-		if err != nil {
-			v = map[string]string{"error": r.redact(err.Error())}
-		}
-		if b, err := json.Marshal(v); err == nil {
-			if st.Jobs == nil {
-				st.Jobs = map[string]json.RawMessage{}
-			}
-			st.Jobs[name] = b
-		}
+	var errs []error
+	st.Backups, st.Maintenance, errs = r.svc.states(ctx, stack)
+	for _, err := range errs {
+		r.log.Warn("a status section cannot be read", "err", r.redact(err.Error()))
 	}
 	return st
 }
 
 // RunJob runs the job registered under name on the open memory.
 func (r *Runtime) RunJob(ctx context.Context, name string, args json.RawMessage) (any, error) {
-	job, ok := r.opts.Jobs[name]
+	job, ok := r.svc.jobs[name]
 	if !ok {
-		names := make([]string, 0, len(r.opts.Jobs))
-		for n := range r.opts.Jobs {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(r.svc.jobs))
 		if len(names) == 0 {
 			return nil, fmt.Errorf("the daemon offers no job %q (it offers none)", name)
 		}

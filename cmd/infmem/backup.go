@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/infmem/infmem/backup"
+	"github.com/infmem/infmem/daemon"
 	"github.com/infmem/infmem/internal/config"
 )
 
@@ -27,10 +28,6 @@ const EnvBackupPassphrase = "INFMEM_BACKUP_PASSPHRASE"
 // EnvBackupIdentity names the default identity file: where 'backup keygen'
 // writes and where 'restore' looks when no -i is given.
 const EnvBackupIdentity = "INFMEM_BACKUP_IDENTITY"
-
-// testOnlyScryptWorkFactor lowers the scrypt cost of passphrase-encrypted
-// backups; only tests set it.
-var testOnlyScryptWorkFactor = 0
 
 type backupOptions struct {
 	common         commonFlags
@@ -103,8 +100,8 @@ func runBackup(ctx context.Context, opts backupOptions, env *cliEnv) error {
 }
 
 // backupInProcess opens the database itself: no daemon holds it.
-func backupInProcess(ctx context.Context, s *session, args backupJobArgs, env *cliEnv) (*backup.Result, error) {
-	enc, err := args.encryption(s.cfg.Backup)
+func backupInProcess(ctx context.Context, s *session, args daemon.BackupJobArgs, env *cliEnv) (*backup.Result, error) {
+	enc, err := args.EncryptionFor(s.cfg.Backup)
 	if err != nil {
 		return nil, err
 	}
@@ -120,16 +117,16 @@ func backupInProcess(ctx context.Context, s *session, args backupJobArgs, env *c
 		Progress: bar, Logger: s.log,
 	})
 	endBar()
-	recordManualRun(ctx, store, started, res, err, s.log)
+	daemon.RecordManualRun(ctx, store, started, res, err, s.log)
 	return res, err
 }
 
 // backupViaDaemon asks the daemon, which owns the database, to make the
 // backup. A passphrase travels over the control socket, which only this
 // user can open; the daemon neither logs nor keeps it.
-func backupViaDaemon(ctx context.Context, d *runningDaemon, args backupJobArgs, env *cliEnv) (*backup.Result, error) {
+func backupViaDaemon(ctx context.Context, d *runningDaemon, args daemon.BackupJobArgs, env *cliEnv) (*backup.Result, error) {
 	var res backup.Result
-	if err := d.run(ctx, env, jobBackup, args, &res); err != nil {
+	if err := d.run(ctx, env, daemon.JobBackup, args, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -138,39 +135,39 @@ func backupViaDaemon(ctx context.Context, d *runningDaemon, args backupJobArgs, 
 // manualEncryption decides how a backup made from the terminal is
 // encrypted: an explicit passphrase wins, then the configured recipients;
 // when encryption is required and there are none, a passphrase is asked for.
-func manualEncryption(cfg config.Backup, opts backupOptions, env *cliEnv) (backupJobArgs, error) {
+func manualEncryption(cfg config.Backup, opts backupOptions, env *cliEnv) (daemon.BackupJobArgs, error) {
 	explicit := opts.passphrase || opts.passphraseFile != "" || env.getenv(EnvBackupPassphrase) != ""
 	if opts.noEncrypt {
 		if opts.passphrase || opts.passphraseFile != "" {
-			return backupJobArgs{}, usageErrorf("--no-encrypt cannot be combined with --passphrase or --passphrase-file")
+			return daemon.BackupJobArgs{}, usageErrorf("--no-encrypt cannot be combined with --passphrase or --passphrase-file")
 		}
 		if cfg.Encryption == "required" {
-			return backupJobArgs{}, usageErrorf("--no-encrypt is refused: the config sets backup.encryption to required")
+			return daemon.BackupJobArgs{}, usageErrorf("--no-encrypt is refused: the config sets backup.encryption to required")
 		}
-		return backupJobArgs{Encryption: encNone}, nil
+		return daemon.BackupJobArgs{Encryption: daemon.EncNone}, nil
 	}
 	if explicit {
 		p, err := readPassphraseText(env, opts.passphraseFile, true)
 		if err != nil {
-			return backupJobArgs{}, err
+			return daemon.BackupJobArgs{}, err
 		}
-		return backupJobArgs{Encryption: encPassphrase, Passphrase: p}, nil
+		return daemon.BackupJobArgs{Encryption: daemon.EncPassphrase, Passphrase: p}, nil
 	}
 	_, err := backup.ConfiguredEncryption(cfg)
 	if errors.Is(err, backup.ErrNoRecipients) {
 		if !isTerminal(env.stdin) {
-			return backupJobArgs{}, usageErrorf("backup.encryption is required, no recipients are configured, and there is no terminal to ask for a passphrase\nhint: use --passphrase-file FILE or $%s, or add a recipient from 'infmem backup keygen' to \"backup.recipients\"", EnvBackupPassphrase)
+			return daemon.BackupJobArgs{}, usageErrorf("backup.encryption is required, no recipients are configured, and there is no terminal to ask for a passphrase\nhint: use --passphrase-file FILE or $%s, or add a recipient from 'infmem backup keygen' to \"backup.recipients\"", EnvBackupPassphrase)
 		}
 		p, err := readPassphraseText(env, "", true)
 		if err != nil {
-			return backupJobArgs{}, err
+			return daemon.BackupJobArgs{}, err
 		}
-		return backupJobArgs{Encryption: encPassphrase, Passphrase: p}, nil
+		return daemon.BackupJobArgs{Encryption: daemon.EncPassphrase, Passphrase: p}, nil
 	}
 	if err != nil {
-		return backupJobArgs{}, err
+		return daemon.BackupJobArgs{}, err
 	}
-	return backupJobArgs{Encryption: encConfigured}, nil
+	return daemon.BackupJobArgs{Encryption: daemon.EncConfigured}, nil
 }
 
 // readPassphrase takes the passphrase from file, then $INFMEM_BACKUP_PASSPHRASE,
@@ -185,7 +182,7 @@ func readPassphrase(env *cliEnv, file string, confirm bool) (*backup.Passphrase,
 
 // readPassphraseText is readPassphrase for a passphrase that goes to the
 // daemon; it is never empty.
-func readPassphraseText(env *cliEnv, file string, confirm bool) (wirePassphrase, error) {
+func readPassphraseText(env *cliEnv, file string, confirm bool) (daemon.WirePassphrase, error) {
 	if file != "" {
 		data, err := os.ReadFile(file)
 		if err != nil {
@@ -199,10 +196,10 @@ func readPassphraseText(env *cliEnv, file string, confirm bool) (wirePassphrase,
 		if fi, err := os.Stat(file); err == nil && runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
 			fmt.Fprintf(env.stderr, "infmem: warning: the passphrase file %s is readable by other users (mode %04o)\nhint: chmod 600 %s\n", file, fi.Mode().Perm(), file)
 		}
-		return wirePassphrase(line), nil
+		return daemon.WirePassphrase(line), nil
 	}
 	if v := env.getenv(EnvBackupPassphrase); v != "" {
-		return wirePassphrase(v), nil
+		return daemon.WirePassphrase(v), nil
 	}
 	if !isTerminal(env.stdin) {
 		return "", usageErrorf("a passphrase is needed and there is no terminal to ask for it\nhint: use --passphrase-file FILE or set $%s", EnvBackupPassphrase)
@@ -228,7 +225,7 @@ func readPassphraseText(env *cliEnv, file string, confirm bool) (wirePassphrase,
 	if len(first) == 0 {
 		return "", usageErrorf("the passphrase is empty")
 	}
-	return wirePassphrase(first), nil
+	return daemon.WirePassphrase(first), nil
 }
 
 // refusePassphraseArg stops '--passphrase=SECRET' before the flag package

@@ -18,6 +18,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/backup"
+	"github.com/infmem/infmem/daemon"
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/dataroot"
 	"github.com/infmem/infmem/internal/proc"
@@ -25,6 +26,10 @@ import (
 )
 
 // envValue returns the value of key in a process environment.
+
+// secretWords is a passphrase the tests look for where it must not be.
+const secretWords = "correct-horse-battery-staple"
+
 func envValue(env []string, key string) string {
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, key+"="); ok {
@@ -132,7 +137,7 @@ func TestBackupExportRestoreWithDaemon(t *testing.T) {
 	}
 	var steps []backup.Progress
 	var viaSocket backup.Result
-	err = cc.RunWithProgress(context.Background(), jobBackup, backupJobArgs{Encryption: encConfigured}, &viaSocket, func(raw json.RawMessage) {
+	err = cc.RunWithProgress(context.Background(), daemon.JobBackup, daemon.BackupJobArgs{Encryption: daemon.EncConfigured}, &viaSocket, func(raw json.RawMessage) {
 		var p backup.Progress
 		if err := json.Unmarshal(raw, &p); err != nil {
 			t.Errorf("progress line %s: %v", raw, err)

@@ -14,13 +14,14 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/backup"
+	"github.com/infmem/infmem/daemon"
 	"github.com/infmem/infmem/internal/dataroot"
 	"github.com/infmem/infmem/mongostore"
 )
 
 func init() {
 	// age's default scrypt cost takes a second per passphrase; tests need none of it.
-	testOnlyScryptWorkFactor = 2
+	daemon.ScryptWorkFactor = 2
 }
 
 // withStore opens the embedded engine on root, runs fn, and closes it

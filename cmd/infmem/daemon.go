@@ -79,7 +79,6 @@ func runDaemon(ctx context.Context, opts daemonOptions, env *cliEnv) error {
 	dopts := daemon.Options{Config: s.cfg, Root: s.root, Version: version.String(), Logger: log, LogLevel: level,
 		ConfigSource: configSource(opts.common, env, s)}
 	dopts.Config.DataDir = s.root.Dir
-	newServices(s, log).apply(&dopts)
 	d, err := daemon.Open(dopts)
 	var running *daemon.RunningError
 	if errors.As(err, &running) {

@@ -83,7 +83,7 @@ type doctor struct {
 	root   *dataroot.Root
 	// backups is the backup state read by the engine check; backupsWhy
 	// says why there is none.
-	backups    *backupState
+	backups    *backup.State
 	backupsWhy string
 	// readOnly is set when the data root cannot be written.
 	readOnly bool
@@ -367,14 +367,7 @@ func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
 		if st.State == control.StateReady {
 			d.backupsWhy = "the daemon does not report backups ('infmem restart' makes it run this version)"
 		}
-		if raw, ok := st.Jobs[reporterBackup]; ok {
-			var b backupState
-			if jerr := json.Unmarshal(raw, &b); jerr == nil {
-				d.backups = &b
-			} else {
-				d.backupsWhy = "the daemon's backup report is not readable: " + jerr.Error()
-			}
-		}
+		d.backups = st.Backups
 	}
 	if err == nil && st.Config != nil {
 		d.checkDaemonConfig(st.Config)
@@ -446,7 +439,7 @@ func (d *doctor) checkEngineInProcess(ctx context.Context) {
 		return
 	}
 	d.add("engine", checkPass, fmt.Sprintf("%s engine opens and answers (%s)", store.Engine, store.Reason), "")
-	if d.backups, err = readBackupState(octx, store, d.cfg.Backup); err != nil {
+	if d.backups, err = backup.ReadState(octx, store, d.cfg.Backup); err != nil {
 		d.backupsWhy = err.Error()
 	}
 }
@@ -508,7 +501,7 @@ func (d *doctor) checkBackups(now time.Time) {
 			kind, r.FinishedAt.Local().Format(time.DateTime), firstLineOf(msg), last), hint)
 		return
 	}
-	if late, since := b.overdue(now); late {
+	if late, since := b.Overdue(now); late {
 		detail := fmt.Sprintf("no backup for %s: the last was made %s", roundDays(now.Sub(since)), since.Local().Format(time.DateTime))
 		if b.LastBackup == nil {
 			detail = fmt.Sprintf("no backup was ever made, and the memory exists since %s", since.Local().Format(time.DateTime))

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/infmem/infmem/backup"
+	"github.com/infmem/infmem/daemon"
 )
 
 type exportOptions struct {
@@ -47,7 +48,7 @@ func runExport(ctx context.Context, opts exportOptions, env *cliEnv) error {
 	if err != nil {
 		return err
 	}
-	args := exportJobArgs{Scopes: opts.scopes, Format: opts.format}
+	args := daemon.ExportJobArgs{Scopes: opts.scopes, Format: opts.format}
 	d, err := s.runningDaemon(ctx)
 	if err != nil {
 		return err
@@ -56,7 +57,7 @@ func runExport(ctx context.Context, opts exportOptions, env *cliEnv) error {
 	if d != nil {
 		// The daemon owns the database; it writes into the same export/.
 		res = &backup.ExportResult{}
-		err = d.run(ctx, env, jobExport, args, res)
+		err = d.run(ctx, env, daemon.JobExport, args, res)
 	} else {
 		res, err = exportInProcess(ctx, s, args, env)
 	}
@@ -77,14 +78,14 @@ func runExport(ctx context.Context, opts exportOptions, env *cliEnv) error {
 }
 
 // exportInProcess opens the database itself: no daemon holds it.
-func exportInProcess(ctx context.Context, s *session, args exportJobArgs, env *cliEnv) (*backup.ExportResult, error) {
+func exportInProcess(ctx context.Context, s *session, args daemon.ExportJobArgs, env *cliEnv) (*backup.ExportResult, error) {
 	store, err := s.openStoreToRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the database to export it: %w", err)
 	}
 	defer store.Close(context.WithoutCancel(ctx))
 	bar, endBar := progressBar(env)
-	eo := args.options(s.root.ExportDir())
+	eo := args.Options(s.root.ExportDir())
 	eo.Progress = bar
 	res, err := backup.Export(ctx, store, eo)
 	endBar()

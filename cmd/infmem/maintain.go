@@ -61,13 +61,11 @@ func runMaintain(ctx context.Context, opts maintainOptions, env *cliEnv) error {
 	}
 	if opts.log {
 		var entries []maintenance.AuditEntry
+		args := map[string]int{"limit": opts.limit}
 		if d != nil {
-			err = d.run(ctx, env, jobMaintenanceLog, map[string]int{"limit": opts.limit}, &entries)
+			err = d.run(ctx, env, daemon.JobMaintenanceLog, args, &entries)
 		} else {
-			err = withMaintenance(ctx, s, func(st *daemon.Stack, _ *maintenanceService) error {
-				entries, err = maintenance.Audit(ctx, st.Store, opts.limit)
-				return err
-			})
+			err = maintainInProcess(ctx, s, daemon.JobMaintenanceLog, args, &entries)
 		}
 		if err != nil {
 			return err
@@ -75,18 +73,11 @@ func runMaintain(ctx context.Context, opts maintainOptions, env *cliEnv) error {
 		return printAudit(env, entries, opts.json)
 	}
 	var rep maintenance.Report
+	args := daemon.MaintainJobArgs{Job: opts.job, DryRun: opts.dryRun}
 	if d != nil {
-		err = d.run(ctx, env, jobMaintain, maintainJobArgs{Job: opts.job, DryRun: opts.dryRun}, &rep)
+		err = d.run(ctx, env, daemon.JobMaintain, args, &rep)
 	} else {
-		err = withMaintenance(ctx, s, func(st *daemon.Stack, m *maintenanceService) error {
-			sched := maintenance.NewScheduler(st.Store, maintenance.Options{Logger: s.log, Location: m.loc})
-			maintenance.Register(sched, m.env(st), nil)
-			r, err := sched.RunNow(ctx, opts.job, opts.dryRun)
-			if r != nil {
-				rep = *r
-			}
-			return err
-		})
+		err = maintainInProcess(ctx, s, daemon.JobMaintain, args, &rep)
 	}
 	if errors.Is(err, maintenance.ErrUnknownJob) || err != nil && strings.Contains(err.Error(), maintenance.ErrUnknownJob.Error()) {
 		return usageError{err.Error()}
@@ -103,24 +94,34 @@ func runMaintain(ctx context.Context, opts maintainOptions, env *cliEnv) error {
 	return nil
 }
 
-// withMaintenance opens the memory in this process (no daemon runs),
-// waits for its index, and calls fn on it.
-func withMaintenance(ctx context.Context, s *session, fn func(*daemon.Stack, *maintenanceService) error) error {
-	rt := daemon.NewRuntime(daemon.Options{Config: s.cfg, Root: s.root, Version: version.String(), Logger: s.log, CallWait: 10 * time.Minute})
+// maintainInProcess runs a maintenance job of the daemon's (job, with
+// args) in this process, as the daemon would, when no daemon runs: the
+// memory is opened here, no schedule starts, and out receives the result.
+func maintainInProcess(ctx context.Context, s *session, job string, args, out any) error {
+	rt := daemon.NewRuntime(daemon.Options{Config: s.cfg, Root: s.root, Version: version.String(), Logger: s.log,
+		CallWait: 10 * time.Minute, OneShot: true})
 	rt.Start()
 	defer rt.Close(context.WithoutCancel(ctx))
-	m := newMaintenanceService(s, s.log)
-	return rt.Do(ctx, func(st *daemon.Stack) error {
-		// Maintenance reads the whole index: wait for it to load.
-		for !st.Memory.Ready() {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(100 * time.Millisecond):
-			}
+	// Maintenance reads the whole index: wait for it to load.
+	if err := rt.WaitLoaded(ctx); err != nil {
+		return err
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	res, err := rt.RunJob(ctx, job, raw)
+	if res != nil {
+		// The same JSON a daemon would send back.
+		b, merr := json.Marshal(res)
+		if merr == nil {
+			merr = json.Unmarshal(b, out)
 		}
-		return fn(st, m)
-	})
+		if err == nil {
+			err = merr
+		}
+	}
+	return err
 }
 
 func printReport(env *cliEnv, rep *maintenance.Report, asJSON bool) error {

@@ -166,7 +166,7 @@ func serveUnavailable(ctx context.Context, env *cliEnv, prob *mcpProblem, rechec
 	}
 	unavailable := errors.New(prob.what)
 	deps := mcptools.Deps{
-		Engine: func(context.Context) (*memory.Engine, error) { return nil, unavailable },
+		Memory: func(context.Context) (*memory.Engine, func(), error) { return nil, nil, unavailable },
 		// Set so that their tools are listed too; the middleware answers.
 		Backup: func(context.Context) (mcptools.BackupResult, error) { return mcptools.BackupResult{}, unavailable },
 		Export: func(context.Context, mcptools.ExportRequest) (mcptools.ExportResult, error) {
@@ -217,9 +217,7 @@ func runMCPInProcess(ctx context.Context, s *session, ep control.Endpoints, env 
 		return err
 	}
 	defer lock.Release()
-	dopts := daemon.Options{Config: s.cfg, Root: s.root, Version: version.String(), Logger: s.log}
-	newServices(s, s.log).apply(&dopts)
-	rt := daemon.NewRuntime(dopts)
+	rt := daemon.NewRuntime(daemon.Options{Config: s.cfg, Root: s.root, Version: version.String(), Logger: s.log})
 	rt.Start()
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)

@@ -14,6 +14,7 @@ import (
 	"filippo.io/age"
 
 	"github.com/infmem/infmem/backup"
+	"github.com/infmem/infmem/daemon"
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/mongostore"
@@ -305,7 +306,7 @@ func safetyEncryption(cfg config.Backup, keys backup.Keys) (backup.Encryption, e
 		return enc, err
 	}
 	if keys.Passphrase != nil {
-		return backup.Encryption{Passphrase: keys.Passphrase, ScryptWorkFactor: testOnlyScryptWorkFactor}, nil
+		return backup.Encryption{Passphrase: keys.Passphrase, ScryptWorkFactor: daemon.ScryptWorkFactor}, nil
 	}
 	var rs []string
 	for _, id := range keys.Identities {

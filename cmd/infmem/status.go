@@ -19,6 +19,7 @@ import (
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/dataroot"
 	"github.com/infmem/infmem/internal/version"
+	"github.com/infmem/infmem/maintenance"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -62,16 +63,14 @@ type statusReport struct {
 	Daemon  daemonReport  `json:"daemon"`
 	Service serviceReport `json:"login_service"`
 	// Index and Memories come from a running daemon's in-memory index.
-	Index      *control.IndexStatus  `json:"index,omitempty"`
-	Memories   *control.MemoryCounts `json:"memories,omitempty"`
-	LastBackup *control.BackupRecord `json:"last_backup,omitempty"`
-	// Backups is the backup state: the daemon's when one runs and has its
-	// memory open, else read here. Its warnings come from the config of
-	// whoever read it.
-	Backups *backupState `json:"backups,omitempty"`
+	Index    *control.IndexStatus  `json:"index,omitempty"`
+	Memories *control.MemoryCounts `json:"memories,omitempty"`
+	// Backups is the backup state (the newest backup among it): the
+	// daemon's when one runs and has its memory open, else read here. Its
+	// warnings come from the config of whoever read it.
+	Backups *backup.State `json:"backups,omitempty"`
 	// Maintenance is each maintenance job's last run.
-	Maintenance *maintenanceState          `json:"maintenance,omitempty"`
-	Jobs        map[string]json.RawMessage `json:"jobs,omitempty"`
+	Maintenance *maintenance.State `json:"maintenance,omitempty"`
 
 	// ConfigError says why the config file cannot be used; the report then
 	// shows what it can without it.
@@ -157,7 +156,7 @@ func runStatus(ctx context.Context, opts statusOptions, env *cliEnv) error {
 		if rep.Backups == nil && cfgErr == nil {
 			// The daemon's memory is not open: the configuration can
 			// still be judged.
-			rep.Backups = configBackupState(s.cfg.Backup)
+			rep.Backups = backup.ConfigState(s.cfg.Backup)
 		}
 	case len(problems) > 0:
 		// Without a usable config or a writable data root, the database
@@ -169,7 +168,10 @@ func runStatus(ctx context.Context, opts statusOptions, env *cliEnv) error {
 			if kind == "" {
 				kind = "no manifest"
 			}
-			rep.LastBackup = &control.BackupRecord{File: e.File, Kind: kind, At: e.CreatedAt}
+			if rep.Backups == nil {
+				rep.Backups = &backup.State{}
+			}
+			rep.Backups.LastBackup = &backup.StateBackup{File: e.File, Kind: kind, At: e.CreatedAt, Size: e.Size}
 		}
 	default:
 		if engineErr = fillInProcess(ctx, &rep, s); engineErr != nil {
@@ -272,21 +274,7 @@ func fillFromDaemon(ctx context.Context, rep *statusReport, ep control.Endpoints
 	if st.Store != nil {
 		fillStore(rep, st.Store)
 	}
-	rep.Index, rep.Memories, rep.LastBackup, rep.Jobs = st.Index, st.Memories, st.LastBackup, st.Jobs
-	if raw, ok := rep.Jobs[reporterBackup]; ok {
-		var b backupState
-		if err := json.Unmarshal(raw, &b); err == nil {
-			rep.Backups = &b
-			delete(rep.Jobs, reporterBackup)
-		}
-	}
-	if raw, ok := rep.Jobs[reporterMaintenance]; ok {
-		var m maintenanceState
-		if err := json.Unmarshal(raw, &m); err == nil {
-			rep.Maintenance = &m
-			delete(rep.Jobs, reporterMaintenance)
-		}
-	}
+	rep.Index, rep.Memories, rep.Backups, rep.Maintenance = st.Index, st.Memories, st.Backups, st.Maintenance
 	return nil
 }
 
@@ -302,15 +290,12 @@ func fillInProcess(ctx context.Context, rep *statusReport, s *session) error {
 		return err
 	}
 	fillStore(rep, ss)
-	if rep.LastBackup, err = daemon.ReadLastBackup(ctx, store); err != nil {
-		return err
-	}
-	if rep.Backups, err = readBackupState(ctx, store, s.cfg.Backup); err != nil {
+	if rep.Backups, err = backup.ReadState(ctx, store, s.cfg.Backup); err != nil {
 		// The rest of the status still holds; the config can be judged.
 		s.log.Warn("cannot read the backup record", "err", err)
-		rep.Backups = configBackupState(s.cfg.Backup)
+		rep.Backups = backup.ConfigState(s.cfg.Backup)
 	}
-	if rep.Maintenance, err = readMaintenanceState(ctx, store, s.cfg, ""); err != nil {
+	if rep.Maintenance, err = maintenance.ReadState(ctx, store, s.cfg.Maintenance.Schedule, ""); err != nil {
 		s.log.Warn("cannot read the maintenance record", "err", err)
 	}
 	return nil
@@ -437,21 +422,13 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 			fmt.Fprintf(w, "  %s\t%d\n", name, rep.Collections[name])
 		}
 	}
-	if b := rep.LastBackup; b != nil {
-		fmt.Fprintf(w, "last backup\t%s (%s, %s)\n", b.At.Local().Format(time.DateTime), b.Kind, b.File)
+	if b := rep.Backups; b != nil && b.LastBackup != nil {
+		fmt.Fprintf(w, "last backup\t%s (%s, %s)\n", b.LastBackup.At.Local().Format(time.DateTime), b.LastBackup.Kind, b.LastBackup.File)
 	} else if rep.Engine != "" {
 		fmt.Fprintf(w, "last backup\tnone recorded\n")
 	}
 	if b := rep.Backups; b != nil {
 		printBackupRuns(w, b)
-	}
-	names := make([]string, 0, len(rep.Jobs))
-	for n := range rep.Jobs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "%s\t%s\n", n, rep.Jobs[n])
 	}
 	printMaintenance(w, rep.Maintenance, rep.Engine != "")
 	if err := w.Flush(); err != nil {
@@ -491,13 +468,13 @@ func printConfigWarnings(out io.Writer, cs *control.ConfigStatus) {
 
 // printBackupRuns adds a line for the last run of each backup schedule and
 // the last manual backup a daemon made.
-func printBackupRuns(w io.Writer, b *backupState) {
+func printBackupRuns(w io.Writer, b *backup.State) {
 	if !b.Enabled {
 		fmt.Fprintf(w, "scheduled backups\tdisabled\n")
 	} else if len(b.Scheduled) == 0 {
 		fmt.Fprintf(w, "scheduled backups\tenabled, but both schedules are off\n")
 	}
-	for _, kind := range runKinds {
+	for _, kind := range backup.RunKinds {
 		r, ok := b.Runs[kind]
 		if !ok {
 			continue
@@ -517,7 +494,7 @@ func printBackupRuns(w io.Writer, b *backupState) {
 }
 
 // printBackupWarnings says what is wrong with backups, below the table.
-func printBackupWarnings(out io.Writer, b *backupState, ep control.Endpoints) {
+func printBackupWarnings(out io.Writer, b *backup.State, ep control.Endpoints) {
 	for _, kind := range b.Failing {
 		fmt.Fprintf(out, "warning: the last %s backup failed and none was made since\nhint: see %s; 'infmem backup' makes one now\n", kind, ep.LogFile())
 	}
@@ -532,7 +509,7 @@ func firstLineOf(s string) string {
 }
 
 // printMaintenance prints each maintenance job's last run and warnings.
-func printMaintenance(w io.Writer, m *maintenanceState, open bool) {
+func printMaintenance(w io.Writer, m *maintenance.State, open bool) {
 	if m == nil || len(m.Runs) == 0 {
 		if open {
 			fmt.Fprintf(w, "maintenance\tno run recorded\n")

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/infmem/infmem/backup"
+	"github.com/infmem/infmem/maintenance"
 )
 
 // Operations of the control protocol.
@@ -90,11 +93,11 @@ type Status struct {
 	Store    *StoreStatus  `json:"store,omitempty"`
 	Index    *IndexStatus  `json:"index,omitempty"`
 	Memories *MemoryCounts `json:"memories,omitempty"`
-	// LastBackup is the newest successful backup, if any was recorded.
-	LastBackup *BackupRecord `json:"last_backup,omitempty"`
-	// Jobs holds what each registered status reporter said (for example
-	// the maintenance scheduler's last runs), by reporter name.
-	Jobs map[string]json.RawMessage `json:"jobs,omitempty"`
+	// Backups is the backup state (the newest backup, the last runs, what
+	// the configuration lacks) and Maintenance each job's last run; both
+	// are present while the database is open.
+	Backups     *backup.State      `json:"backups,omitempty"`
+	Maintenance *maintenance.State `json:"maintenance,omitempty"`
 	// Config is the configuration the daemon runs with and what became of
 	// the last change to its file (absent from daemons that cannot reload).
 	Config *ConfigStatus `json:"config,omitempty"`
@@ -156,11 +159,4 @@ type MemoryCounts struct {
 	Forgotten     int            `json:"forgotten"`
 	Archived      int            `json:"archived"`
 	Scopes        map[string]int `json:"scopes"`
-}
-
-// BackupRecord is the newest backup.
-type BackupRecord struct {
-	File string    `json:"file"`
-	Kind string    `json:"kind"`
-	At   time.Time `json:"at"`
 }

@@ -41,7 +41,7 @@ func FuzzToolArguments(f *testing.F) {
 	eng := memory.New(store, reg, memory.Options{})
 	eng.Start(ctx)
 	f.Cleanup(func() { eng.Close(context.Background()) })
-	tools := Tools(Deps{Engine: Ready(eng), Logger: testenv.Logger(f)})
+	tools := Tools(Deps{Memory: Ready(eng), Logger: testenv.Logger(f)})
 
 	f.Fuzz(func(t *testing.T, which uint8, raw string) {
 		var args any

@@ -112,10 +112,13 @@ func typed[In any](d Deps, name string, fn func(ctx context.Context, c call, in 
 		if err := decodeArgs(req.GetRawArguments(), &in); err != nil {
 			return mcp.NewToolResultError(fmt.Sprintf("%s: %v", name, err)), nil
 		}
-		eng, err := d.Engine(ctx)
+		eng, release, err := d.Memory(ctx)
 		var out any
 		if err == nil {
-			out, err = fn(ctx, call{eng: eng, sess: sessionScope(ctx, d.fallback), deps: d}, in)
+			func() {
+				defer release() // also when fn panics (the server recovers)
+				out, err = fn(ctx, call{eng: eng, sess: sessionScope(ctx, d.fallback), deps: d}, in)
+			}()
 		}
 		switch {
 		case err == nil:

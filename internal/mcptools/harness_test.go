@@ -45,7 +45,7 @@ func newHarnessWith(t *testing.T, e embed.Embedder) *harness {
 	eng.Start(ctx)
 	t.Cleanup(func() { eng.Close(context.Background()) })
 	// Every result is checked against its tool's output schema.
-	srv := NewServer(Deps{Engine: Ready(eng), Logger: testenv.Logger(t)}, "test", server.WithOutputSchemaValidation())
+	srv := NewServer(Deps{Memory: Ready(eng), Logger: testenv.Logger(t)}, "test", server.WithOutputSchemaValidation())
 	return &harness{t: t, eng: eng, store: store, srv: srv}
 }
 

@@ -17,9 +17,12 @@ import (
 // Deps is what the tools need. Optional hooks may be nil; tools that need a
 // missing hook are not registered.
 type Deps struct {
-	// Engine returns the memory engine, waiting (bounded) while it starts;
-	// Ready serves one that already runs.
-	Engine func(ctx context.Context) (*memory.Engine, error)
+	// Memory gives a tool call the memory engine for the length of the
+	// call: it waits (bounded) while the memory opens and its index loads,
+	// and says why in words for the user when it cannot. The call holds
+	// the memory until it calls release (a pause for a restore, or a
+	// shutdown, waits for it). Ready serves an engine that already runs.
+	Memory func(ctx context.Context) (eng *memory.Engine, release func(), err error)
 	Logger *slog.Logger
 	// LastBackup reports when the last successful backup finished.
 	LastBackup func(ctx context.Context) (time.Time, bool)
@@ -39,9 +42,9 @@ type Deps struct {
 	fallback *fallbackScope
 }
 
-// Ready returns an Engine function for an engine that is already running.
-func Ready(e *memory.Engine) func(context.Context) (*memory.Engine, error) {
-	return func(context.Context) (*memory.Engine, error) { return e, nil }
+// Ready returns a Memory function for an engine that is already running.
+func Ready(e *memory.Engine) func(context.Context) (*memory.Engine, func(), error) {
+	return func(context.Context) (*memory.Engine, func(), error) { return e, func() {}, nil }
 }
 
 // Instructions tell the model how to use its memory.
