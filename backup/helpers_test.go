@@ -226,8 +226,3 @@ type fakeClock struct {
 	step time.Duration
 }
 
-func (c *fakeClock) now() time.Time {
-	t := c.t
-	c.t = c.t.Add(c.step)
-	return t
-}

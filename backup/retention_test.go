@@ -16,7 +16,6 @@ type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time      { return c.t }
 func (c *clock) add(d time.Duration) { c.t = c.t.Add(d) }
-func (c *clock) set(t time.Time)     { c.t = t }
 func names(entries []Entry) (out []string) {
 	for _, e := range entries {
 		out = append(out, e.File)

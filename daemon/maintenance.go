@@ -59,11 +59,6 @@ func (m *maintenanceService) config() config.Config {
 	return m.cfg
 }
 
-// env builds the jobs' environment on an open stack.
-func (m *maintenanceService) env(st *Stack) *maintenance.Env {
-	return m.envWith(st, m.config())
-}
-
 func (m *maintenanceService) envWith(st *Stack, cfg config.Config) *maintenance.Env {
 	return &maintenance.Env{
 		Engine: st.Memory, Store: st.Store, Config: cfg, Log: m.log,

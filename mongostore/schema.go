@@ -65,15 +65,6 @@ var indexes = map[string][]indexSpec{
 	},
 }
 
-// IndexNames lists the secondary indexes bootstrap creates on a collection.
-func IndexNames(collection string) []string {
-	var names []string
-	for _, s := range indexes[collection] {
-		names = append(names, s.name)
-	}
-	return names
-}
-
 type schemaRecord struct {
 	ID        string    `bson:"_id"`
 	Type      string    `bson:"type"`

@@ -2,7 +2,6 @@ package mongostore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -226,7 +225,3 @@ func rawNumber(doc bson.Raw, key string) int64 {
 	return 0
 }
 
-// IsUnreachable reports whether err means the engine could not be reached.
-func IsUnreachable(err error) bool {
-	return errors.Is(err, mongo.ErrClientDisconnected) || mongo.IsTimeout(err) || mongo.IsNetworkError(err)
-}

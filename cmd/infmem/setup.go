@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/infmem/infmem/backup"
 	"github.com/infmem/infmem/internal/config"
@@ -254,18 +253,6 @@ func (d *runningDaemon) run(ctx context.Context, env *cliEnv, job string, args, 
 	}
 	// A daemon that does not know the job is older than this command.
 	return fmt.Errorf("%s\nhint: restart the daemon so it runs this version of infmem: 'infmem restart'", msg)
-}
-
-// location is the user's time zone: the config's time_zone, else the system's.
-func (s *session) location() *time.Location {
-	if s.cfg.TimeZone == "" {
-		return time.Local
-	}
-	loc, err := time.LoadLocation(s.cfg.TimeZone)
-	if err != nil {
-		return time.Local
-	}
-	return loc
 }
 
 // redactor replaces a secret-bearing connection string in error text.

@@ -196,19 +196,6 @@ func Locate(flagPath string, getenv func(string) string, userConfigDir func() (s
 	return Source{How: "built-in defaults"}, nil
 }
 
-// Load locates, reads and validates the configuration.
-func Load(flagPath string) (Config, Source, error) {
-	src, err := Locate(flagPath, os.Getenv, os.UserConfigDir)
-	if err != nil {
-		return Config{}, src, err
-	}
-	if src.Path == "" {
-		return Defaults(), src, nil
-	}
-	cfg, err := ReadFile(src.Path)
-	return cfg, src, err
-}
-
 // ReadFile reads and validates one config file on top of the defaults.
 func ReadFile(path string) (Config, error) {
 	data, err := os.ReadFile(path)
