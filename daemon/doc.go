@@ -1,30 +1,34 @@
-// Package daemon owns the long-running infmem service: it wires the database
-// engine, the memory engine, the MCP endpoint on the local socket and the
-// maintenance scheduler together, and runs their lifecycle.
+// Package daemon owns the infmem service: one constructor (NewRuntime,
+// and Open for `infmem daemon`) builds everything that runs beside the
+// memory, for the daemon, `infmem mcp --in-process`, a terminal command
+// that runs maintenance without a daemon (Options.OneShot) and the tests.
 //
-// A Runtime is the memory of one data root inside one process: it opens the
-// database in the background (retrying with back-off), builds the scopes and
-// the memory engine on it, serves the MCP tools, holds tool calls while the
-// memory is starting or paused (answering with an isError "try again" result
-// when that lasts), pauses for restores, and closes everything in order.
-// `infmem mcp --in-process` runs a Runtime on stdio; the Daemon runs one
-// behind its sockets.
+// A Runtime is the memory of one data root inside one process. It opens
+// the database in the background (retrying with back-off) and builds the
+// scopes and the memory engine on it; its states and the moves between
+// them are the transitions table. It serves the MCP tools (package
+// mcptools) and gives each tool call the memory through Deps.Memory, the
+// one place a call waits: for the database, then for the index, within
+// CallWait, answering "try again" when that runs out. It pauses for a
+// restore and closes everything in order.
 //
-// A Daemon is `infmem daemon`: it holds the data root's lock (one daemon per
-// root), listens on run/daemon.sock, where every connection is an MCP session
-// of its own, and on run/control.sock for terminal commands (see package
-// control), writes run/daemon.json, and stops gracefully. It implements
-// kardianos/service's Interface.
+// Beside the memory a Runtime runs its services (services.go): the
+// scheduler of nightly maintenance and scheduled backups
+// (maintenance.go), the backups and exports terminal commands and the
+// backup_memory / export_memory tools ask for, with their limits
+// (backups.go), and the GC target. Terminal commands reach them through
+// the jobs of the control socket (JobBackup, JobExport, JobMaintain,
+// JobMaintenanceLog); Status reports the backup and maintenance state,
+// typed (backup.State, maintenance.State).
 //
-// A Daemon given a ConfigSource reads its configuration again when the file
-// changes (polled, and checked whenever status is asked for), on SIGHUP and
-// on a control client's reload. Runtime.Reconfigure applies the keys that
-// may change while it runs (config.Live) and tells Options.Reconfigure; the
-// daemon records the keys that wait for a restart and a file it refused,
-// keeping its previous configuration, and reports both in its status.
-//
-// Everything that needs the open memory is wired in Runtime.open and
-// Runtime.startEngine; components that run beside it (the maintenance
-// scheduler) attach through Options.Attach, jobs started from a terminal
-// through Options.Jobs, and extra status through Options.Reporters.
+// A Daemon is `infmem daemon`: it holds the data root's lock (one daemon
+// per root), listens on the MCP socket, where every connection is an MCP
+// session of its own, and on the control socket for terminal commands
+// (see package control; both placed by package sockdir and talking only
+// to processes of the same user), writes run/daemon.json, and stops
+// gracefully. It implements kardianos/service's Interface. Given a
+// ConfigSource it reads its configuration again when the file changes,
+// on SIGHUP and on a control client's reload: Runtime.Reconfigure applies
+// the keys that may change while it runs (config.Live) to the services;
+// the others wait for a restart, which status says.
 package daemon
