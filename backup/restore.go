@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -461,7 +462,7 @@ func (r *restorer) swap(ctx context.Context, rep *reporter) error {
 	for _, n := range r.names {
 		rep.update(false, func(p *Progress) { p.Collection = n })
 		err := func() error {
-			if contains(r.hadLive, n) {
+			if slices.Contains(r.hadLive, n) {
 				if err := r.rename(sctx, n, r.replaced(n)); err != nil {
 					return err
 				}
@@ -500,15 +501,6 @@ func (r *restorer) dropReplaced(ctx context.Context) {
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // rollback puts every collection of an interrupted swap back: a live name
 // that holds restored data goes back to staging, the replaced collection
 // returns to its name, and the staging collections are dropped.
@@ -528,7 +520,7 @@ func rollback(ctx context.Context, store *mongostore.Store, j journal, log *slog
 			if err := r.rename(ctx, r.replaced(n), n); err != nil {
 				return err
 			}
-		} else if !contains(j.HadLive, n) && exists[n] && !exists[r.staged(n)] {
+		} else if !slices.Contains(j.HadLive, n) && exists[n] && !exists[r.staged(n)] {
 			// It did not exist before the restore: what has its name is restored data.
 			if err := r.rename(ctx, n, r.staged(n)); err != nil {
 				return err

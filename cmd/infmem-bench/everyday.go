@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -116,7 +117,7 @@ func runEveryday(ctx context.Context, args []string) error {
 		}
 		rank := -1
 		for i, id := range res.ids {
-			if rank < 0 && contains(q.Answers, owner[id]) {
+			if rank < 0 && slices.Contains(q.Answers, owner[id]) {
 				rank = i
 			}
 		}
@@ -176,15 +177,6 @@ func share(list []float64, pred func(float64) bool) float64 {
 		}
 	}
 	return float64(n) / float64(max(len(list), 1))
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func ids(list []string, owner map[string]string) []string {
