@@ -225,4 +225,3 @@ type fakeClock struct {
 	t    time.Time
 	step time.Duration
 }
-

@@ -143,4 +143,3 @@ func brier(data []sample, w []float64) float64 {
 	}
 	return sum / float64(len(data))
 }
-
