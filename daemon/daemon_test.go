@@ -22,12 +22,14 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/backup"
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/dataroot"
 	"github.com/infmem/infmem/maintenance"
+	"github.com/infmem/infmem/mongostore"
 )
 
 var _ backup.Pauser = (*Runtime)(nil)
@@ -672,4 +674,47 @@ func TestTooManySessionsRefused(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	callOK(t, connect(t, d), "get_memory_stats", nil)
+}
+
+// TestResumeAfterRestoreReadsTheRestoredData: an in-process restore pauses
+// the runtime, writes the database behind the engine's back and withdraws
+// the index snapshot. The engine must close before those writes: closed
+// after them, it snapshotted its old index and vouched for it again, and
+// the new engine (or the next start) served the data from before the
+// restore.
+func TestResumeAfterRestoreReadsTheRestoredData(t *testing.T) {
+	d := startDaemon(t, testOptions(t, testRoot(t)))
+	c := connect(t, d)
+	callOK(t, c, "store_memory", map[string]any{"content": "The boat is called Nimbus"})
+	ctx := context.Background()
+	resume, err := d.Runtime().Pause(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a restore does while the runtime is paused.
+	d.rt.mu.Lock()
+	store := d.rt.stack.Store
+	d.rt.mu.Unlock()
+	now := time.Now().UTC()
+	m := &mongostore.Memory{ID: bson.NewObjectID(), Text: "The kayak is called Drizzle", Scope: "Global", Tags: []string{},
+		Source: "note", Importance: 0.5, Timestamp: now, CreatedAt: now, UpdatedAt: now}
+	if err := store.Memories.Insert(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.InvalidateSnapshot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := resume(true); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing vouches for a snapshot now: one recorded here would be of
+	// the index from before the restore, and a start after a crash would
+	// trust it.
+	var rec bson.M
+	if err := store.GetMeta(ctx, "index_snapshot", &rec); !errors.Is(err, mongostore.ErrNotFound) {
+		t.Fatalf("a snapshot is vouched for after the restore: %v %v", rec, err)
+	}
+	if seen := listAll(t, c); !seen[m.ID.Hex()] {
+		t.Fatalf("the memory the restore wrote is not served: %v", seen)
+	}
 }

@@ -497,10 +497,8 @@ func (r *Runtime) enter(ctx context.Context, wait time.Duration) (*Stack, func()
 		select {
 		case <-changed:
 		case <-timer:
-			r.mu.Lock()
-			err := r.unavailableLocked()
-			r.mu.Unlock()
-			return nil, nil, err
+			// Time is up, unless the memory became ready just now.
+			wait = 0
 		case <-ctx.Done():
 			return nil, nil, ctx.Err()
 		}
@@ -672,8 +670,17 @@ func (r *Runtime) pause(ctx context.Context, release bool) (func(bool) error, er
 	if st != nil {
 		if release {
 			r.closeStack(ctx, st)
-		} else if err := r.detach(ctx, st); err != nil {
-			r.log.Error("a component did not stop cleanly", "err", err)
+		} else {
+			if err := r.detach(ctx, st); err != nil {
+				r.log.Error("a component did not stop cleanly", "err", err)
+			}
+			// The engine closes now, while the database is still the one
+			// its index mirrors: closing writes its snapshot, and one
+			// written after a restore changed the database would be
+			// trusted by the next start (see memory/snapshot.go).
+			if err := r.stopEngine(ctx, st); err != nil {
+				r.log.Error("cannot flush the memory engine", "err", err)
+			}
 		}
 	}
 	r.mu.Lock()
@@ -694,8 +701,8 @@ func (r *Runtime) pause(ctx context.Context, release bool) (func(bool) error, er
 }
 
 // resume ends a pause. A released (or never opened) stack is opened anew
-// and resume waits, bounded, for the database to answer; a kept stack is
-// rebuilt from the database when reload is set.
+// and resume waits, bounded, for the database to answer; on a kept stack a
+// new engine starts (its scopes read again when reload is set).
 func (r *Runtime) resume(reload bool) error {
 	r.transition.Lock()
 	r.mu.Lock()
@@ -715,16 +722,15 @@ func (r *Runtime) resume(reload bool) error {
 	r.mu.Unlock()
 	defer r.transition.Unlock()
 	ctx := context.Background()
+	// The pause closed the engine: a new one reads its index again, from
+	// the snapshot the old one left when nothing changed, else (a restore
+	// withdrew it) from the database.
 	var err error
 	if reload {
-		if ferr := r.stopEngine(ctx, st); ferr != nil {
-			r.log.Error("cannot flush the memory engine", "err", ferr)
-		}
-		if err = st.Scopes.Reload(ctx); err == nil {
-			r.startEngine(st)
-		}
+		err = st.Scopes.Reload(ctx)
 	}
 	if err == nil {
+		r.startEngine(st)
 		err = r.attach(ctx, st)
 	}
 	r.mu.Lock()

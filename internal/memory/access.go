@@ -8,23 +8,22 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/infmem/infmem/mongostore"
+	"github.com/infmem/infmem/internal/memory/memindex"
 )
 
 // accessTracker records use_count and last_accessed of retrieved memories
 // off the response path, coalescing repeated hits on the same memory.
 type accessTracker struct {
-	store *mongostore.Store
-	log   *slog.Logger
-	now   func() time.Time
-	// beforeWrite runs before each batch of writes (the engine's snapshot
-	// bookkeeping).
+	log *slog.Logger
+	now func() time.Time
+	// beforeWrite runs before each batch of writes (the engine journals
+	// the batch's ids at once).
 	beforeWrite func(ids []bson.ObjectID)
-	// writes is the engine's write lock, held for each update: the
+	// write applies one update, under the engine's write lock: the
 	// embedded engine applies an update by reading the document and
 	// writing it back whole, so an access update running beside an
 	// engine write to the same memory (a merge, an edit) could undo it.
-	writes sync.Locker
+	write func(ctx context.Context, id bson.ObjectID, k memindex.Kind, update bson.D) error
 
 	// mu guards pending, closed and busy, and every send on or close of wake.
 	mu      sync.Mutex
@@ -36,13 +35,14 @@ type accessTracker struct {
 }
 
 type accessMark struct {
-	kind  kind
+	kind  memindex.Kind
 	count int64
 	at    time.Time
 }
 
-func newAccessTracker(store *mongostore.Store, log *slog.Logger, now func() time.Time, writes sync.Locker, beforeWrite func(ids []bson.ObjectID)) *accessTracker {
-	return &accessTracker{store: store, log: log, now: now, writes: writes, beforeWrite: beforeWrite, pending: map[bson.ObjectID]accessMark{},
+func newAccessTracker(log *slog.Logger, now func() time.Time, beforeWrite func(ids []bson.ObjectID),
+	write func(ctx context.Context, id bson.ObjectID, k memindex.Kind, update bson.D) error) *accessTracker {
+	return &accessTracker{log: log, now: now, beforeWrite: beforeWrite, write: write, pending: map[bson.ObjectID]accessMark{},
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
@@ -109,14 +109,7 @@ func (a *accessTracker) flush() {
 			// Each update gets its own deadline: a burst of searches can
 			// queue thousands, and one slow write must not doom the rest.
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			var err error
-			a.writes.Lock()
-			if m.kind == kindSummary {
-				err = a.store.Summaries.Update(ctx, id, upd)
-			} else {
-				err = a.store.Memories.Update(ctx, id, upd)
-			}
-			a.writes.Unlock()
+			err := a.write(ctx, id, m.kind, upd)
 			cancel()
 			// A memory deleted since it was returned has nothing to update.
 			if err != nil && !errIsNotFound(err) {

@@ -1,12 +1,34 @@
-// Package memory owns the memory engine: storing, recalling, updating and
-// forgetting memories and the user profile, on top of mongostore and scopes.
+// Package memory owns the memory engine: storing, recalling, updating,
+// forgetting and maintaining memories and summaries, and the user profile,
+// on top of mongostore (the documents) and scopes (where they belong).
 //
-// Every live memory and summary is mirrored in an in-memory index (scope,
-// tags, time, flags, speaker, the time its text refers to, a BM25 keyword
-// index of its text and its embedding) loaded in the background at start and
-// kept current by every write this engine makes. Queries are ranked from
-// that index (rank.go: keyword coverage, cosine, neighbouring turns, the
-// speaker and period a question names; confidences calibrated on LoCoMo)
-// and only the results are fetched from the database, by _id: no request
-// path scans a collection.
+// Every live memory and summary is mirrored in an in-memory index
+// (memindex: scope, tags, time, flags, speaker, the period its text refers
+// to, a BM25 keyword index of its text and its embedding), loaded in the
+// background at start and kept current by every write this engine makes.
+// Queries are answered from that index and only their results are read
+// from the database, by _id: no request path scans a collection.
+//
+// What the package holds, by file:
+//   - engine.go: options, start-up (the index from its snapshot or the
+//     database), Reload after a restore, Close.
+//   - store.go, update.go, forget.go, profile.go, scopeops.go: the tools'
+//     operations, with their input checks (normalize.go, validate.go,
+//     resolve.go for scopes).
+//   - write.go: apply, the one path every change to a memory takes
+//     (journal, database, embedding, index, embed queue), and the
+//     collection a memory's kind lives in.
+//   - search.go, query.go, rank.go, results.go: recall. rank.go weighs the
+//     evidence the index gathers (keyword coverage, cosine, neighbouring
+//     turns, the speaker and period a question names) and turns scores
+//     into confidences calibrated on LoCoMo.
+//   - snapshot.go, journal.go: when the index snapshot is trusted (the
+//     rule is stated at the top of snapshot.go) and the change journal that
+//     keeps it usable after a crash.
+//   - maint.go: what scheduled maintenance asks (conversations to
+//     summarise, summaries, archival, duplicates and merges, purges,
+//     embeddings to reconcile).
+//   - embedworker.go, vectors.go: the background embedder and the
+//     embeddings stored in MemoryIndex; access.go: use counts, written off
+//     the response path.
 package memory

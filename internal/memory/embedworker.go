@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/internal/memory/memindex"
 )
 
 // embedBatch is how many memories the background embedder embeds at once.
@@ -16,16 +18,16 @@ const embedBatch = 32
 // or when embedding failed at store time.
 type embedQueue struct {
 	mu      sync.Mutex
-	pending map[bson.ObjectID]kind
+	pending map[bson.ObjectID]memindex.Kind
 	wake    chan struct{}
 	done    chan struct{}
 }
 
 func newEmbedQueue() *embedQueue {
-	return &embedQueue{pending: map[bson.ObjectID]kind{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	return &embedQueue{pending: map[bson.ObjectID]memindex.Kind{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-func (q *embedQueue) add(id bson.ObjectID, k kind) {
+func (q *embedQueue) add(id bson.ObjectID, k memindex.Kind) {
 	q.mu.Lock()
 	q.pending[id] = k
 	q.mu.Unlock()
@@ -48,10 +50,10 @@ func (q *embedQueue) len() int {
 	return len(q.pending)
 }
 
-func (q *embedQueue) take(n int) map[bson.ObjectID]kind {
+func (q *embedQueue) take(n int) map[bson.ObjectID]memindex.Kind {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	out := make(map[bson.ObjectID]kind, min(n, len(q.pending)))
+	out := make(map[bson.ObjectID]memindex.Kind, min(n, len(q.pending)))
 	for id, k := range q.pending {
 		if len(out) == n {
 			break
@@ -62,24 +64,16 @@ func (q *embedQueue) take(n int) map[bson.ObjectID]kind {
 	return out
 }
 
-// queueMissingVectors queues every live item without an embedding.
+// queueMissingVectors queues every live memory without an embedding.
 func (e *Engine) queueMissingVectors() int {
-	if e.index().vecs == nil {
+	if !e.index().HasVectors() {
 		return 0
 	}
-	e.index().mu.RLock()
-	var ids []hit
-	for i := range e.index().items {
-		it := &e.index().items[i]
-		if it.live() && !it.hasVec {
-			ids = append(ids, hit{id: it.id, kind: it.kind})
-		}
+	missing := e.index().Select(func(it *memindex.Entry) bool { return it.Live() && !it.HasVec })
+	for _, h := range missing {
+		e.embeds.add(h.ID, h.Kind)
 	}
-	e.index().mu.RUnlock()
-	for _, h := range ids {
-		e.embeds.add(h.id, h.kind)
-	}
-	return len(ids)
+	return len(missing)
 }
 
 // runEmbedder embeds queued memories in small batches at low priority: after
@@ -112,12 +106,12 @@ func (e *Engine) runEmbedder(ctx context.Context) {
 	}
 }
 
-func (e *Engine) embedSome(ctx context.Context, batch map[bson.ObjectID]kind) {
-	var docs []doc
+func (e *Engine) embedSome(ctx context.Context, batch map[bson.ObjectID]memindex.Kind) {
+	var todo []change
 	var texts []string
 	for id, k := range batch {
-		it, ok := e.index().lookup(id)
-		if !ok || !it.live() || it.hasVec {
+		it, ok := e.index().Lookup(id)
+		if !ok || !it.Live() || it.HasVec {
 			continue
 		}
 		m, err := e.get(ctx, id, k)
@@ -128,7 +122,7 @@ func (e *Engine) embedSome(ctx context.Context, batch map[bson.ObjectID]kind) {
 			}
 			continue
 		}
-		docs = append(docs, doc{id: id, kind: k, scope: m.Scope, ts: m.Timestamp, tags: m.Tags})
+		todo = append(todo, change{op: opEmbed, id: id, kind: k, doc: memindex.Doc{Scope: m.Scope, TS: m.Timestamp, Tags: m.Tags}})
 		texts = append(texts, m.Text)
 	}
 	if len(texts) == 0 {
@@ -137,27 +131,22 @@ func (e *Engine) embedSome(ctx context.Context, batch map[bson.ObjectID]kind) {
 	vecs, err := e.opts.Embedder.EmbedBatch(ctx, texts)
 	if err != nil {
 		e.log.Warn("background embedding failed; will retry", "memories", len(texts), "err", err)
-		for _, d := range docs {
-			e.embeds.add(d.id, d.kind)
+		for _, c := range todo {
+			e.embeds.add(c.id, c.kind)
 		}
 		return
 	}
-	for i := range docs {
-		docs[i].vec = vecs[i]
+	for i := range todo {
+		c := &todo[i]
+		c.doc.Vec = vecs[i]
 		e.writeMu.Lock()
 		// Written under the write lock so a concurrent forget or update
 		// either sees this vector or replaces it.
-		it, ok := e.index().lookup(docs[i].id)
+		it, ok := e.index().Lookup(c.id)
 		// The text must still be the one embedded: an edit since then
 		// brings its own vector.
-		if ok && it.live() && !it.hasVec && it.key == contentKey(texts[i]) {
-			e.markDirty(ctx, docs[i].id)
-			if err := e.writeVector(ctx, docs[i]); err != nil {
-				e.log.Warn("cannot store a background embedding", "err", err)
-				e.embeds.add(docs[i].id, docs[i].kind)
-			} else {
-				e.index().setVec(docs[i].id, docs[i].vec)
-			}
+		if ok && it.Live() && !it.HasVec && it.Key == contentKey(texts[i]) {
+			e.apply(ctx, c)
 		}
 		e.writeMu.Unlock()
 	}

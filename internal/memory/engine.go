@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/embed"
+	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
 )
@@ -66,7 +67,7 @@ type Engine struct {
 	opts   Options
 	log    *slog.Logger
 	// ixp is the in-memory index; Reload swaps in a new one.
-	ixp atomic.Pointer[index]
+	ixp atomic.Pointer[memindex.Index]
 
 	// writeMu serialises writes so that duplicate checks, forgets and
 	// updates see each other's effects in order.
@@ -79,6 +80,10 @@ type Engine struct {
 
 	access  *accessTracker
 	started atomic.Bool
+	// closed is set by the first Close; a second one does nothing (above
+	// all, it takes no second snapshot of an index the database has
+	// moved on from).
+	closed atomic.Bool
 
 	modelID string
 	dim     int
@@ -132,11 +137,16 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	opts.Rank = opts.Rank.withDefaults()
 	e := &Engine{store: store, scopes: reg, opts: opts, log: opts.Logger, ready: make(chan struct{}),
 		modelID: opts.ModelID, dim: opts.Dim, embeds: newEmbedQueue()}
-	e.ixp.Store(newIndex(opts.Dim, opts.Location))
+	e.ixp.Store(memindex.New(opts.Dim, opts.Location))
 	if opts.Embedder != nil {
 		e.queries = embed.NewCached(opts.Embedder, opts.QueryCache)
 	}
-	e.access = newAccessTracker(store, opts.Logger, opts.Now, &e.writeMu, func(ids []bson.ObjectID) { e.markDirty(context.Background(), ids...) })
+	e.access = newAccessTracker(opts.Logger, opts.Now, func(ids []bson.ObjectID) { e.markDirty(context.Background(), ids...) },
+		func(ctx context.Context, id bson.ObjectID, k memindex.Kind, update bson.D) error {
+			e.writeMu.Lock()
+			defer e.writeMu.Unlock()
+			return e.apply(ctx, &change{op: opUse, id: id, kind: k, update: update})
+		})
 	return e
 }
 
@@ -159,7 +169,7 @@ func (e *Engine) Start(ctx context.Context) {
 			close(e.embeds.done)
 			return
 		}
-		e.log.Info("memory index loaded", "memories", e.loaded.Load(), "vectors", e.index().vectorCount(), "duration", time.Since(start).Round(time.Millisecond))
+		e.log.Info("memory index loaded", "memories", e.loaded.Load(), "vectors", e.index().VectorCount(), "duration", time.Since(start).Round(time.Millisecond))
 		if e.opts.SnapshotPath != "" {
 			go e.runSnapshotter(bg)
 		}
@@ -176,7 +186,7 @@ func (e *Engine) Start(ctx context.Context) {
 
 // Close flushes pending access updates.
 func (e *Engine) Close(ctx context.Context) error {
-	if !e.started.Load() {
+	if !e.started.Load() || e.closed.Swap(true) {
 		return nil
 	}
 	e.stop()
@@ -188,15 +198,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	if serr := e.Snapshot(ctx); serr != nil {
 		e.log.Warn("index snapshot at shutdown failed; the next start reloads from the database", "err", serr)
 	}
-	// Let go of the journal file (a later engine replaces it; Windows
-	// refuses to rename over an open file). A write after Close, which
-	// should not happen, would find no journal and drop the snapshot.
-	e.snapMu.Lock()
-	if e.snap.jr != nil {
-		e.snap.jr.close()
-		e.snap.jr = nil
-	}
-	e.snapMu.Unlock()
+	e.closeJournal()
 	return err
 }
 
@@ -218,7 +220,7 @@ func (e *Engine) Ready() bool {
 // holds now (memories stored since count too), as both.
 func (e *Engine) LoadProgress() (loaded, expected int64) {
 	if e.Ready() {
-		n := int64(e.index().size())
+		n := int64(e.index().Len())
 		return n, n
 	}
 	return e.loaded.Load(), e.expected.Load()
@@ -290,7 +292,7 @@ func (e *Engine) load(ctx context.Context, allowSnapshot bool) error {
 func (e *Engine) loadSources(ctx context.Context) error {
 	err := e.store.Memories.Iterate(ctx, 1000, func(batch []mongostore.Memory) error {
 		for i := range batch {
-			e.index().put(docFromMemory(&batch[i]))
+			e.index().Put(docFromMemory(&batch[i]))
 		}
 		e.loaded.Add(int64(len(batch)))
 		return nil
@@ -300,7 +302,7 @@ func (e *Engine) loadSources(ctx context.Context) error {
 	}
 	return e.store.Summaries.Iterate(ctx, 1000, func(batch []mongostore.Summary) error {
 		for i := range batch {
-			e.index().put(docFromSummary(&batch[i]))
+			e.index().Put(docFromSummary(&batch[i]))
 		}
 		e.loaded.Add(int64(len(batch)))
 		return nil
@@ -314,10 +316,10 @@ const maxEarlyVectors = 10000
 // placeVector puts an embedding on its memory's index entry; false means
 // the memory is not in the index.
 func (e *Engine) placeVector(entry *mongostore.IndexEntry) bool {
-	it, ok := e.index().lookup(entry.SourceID)
+	it, ok := e.index().Lookup(entry.SourceID)
 	if ok {
-		if v := e.decodeEntry(entry); v != nil && it.live() {
-			e.index().setVec(entry.SourceID, v)
+		if v := e.decodeEntry(entry); v != nil && it.Live() {
+			e.index().SetVec(entry.SourceID, v)
 		}
 	}
 	return ok
@@ -328,7 +330,7 @@ func (e *Engine) placeVector(entry *mongostore.IndexEntry) bool {
 // whose memory was not indexed yet when they were read. Entries of another
 // model are left for the background embedder to replace.
 func (e *Engine) readVectors(ctx context.Context, srcDone <-chan struct{}) (map[bson.ObjectID]mongostore.IndexEntry, error) {
-	if e.index().vecs == nil {
+	if !e.index().HasVectors() {
 		return nil, nil
 	}
 	early := map[bson.ObjectID]mongostore.IndexEntry{}
@@ -360,13 +362,11 @@ func (e *Engine) placeEarlyVectors(ctx context.Context, early map[bson.ObjectID]
 	if len(ghosts) == 0 {
 		return nil
 	}
-	e.markDirty(ctx, ghosts...)
-	for _, id := range ghosts {
-		if _, err := e.store.Index.Delete(ctx, id); err != nil {
-			return fmt.Errorf("cannot remove an orphaned embedding: %w", err)
-		}
+	n, err := e.dropEmbeddings(ctx, ghosts)
+	if err != nil {
+		return fmt.Errorf("cannot remove an orphaned embedding: %w", err)
 	}
-	e.log.Info("removed embeddings of memories that no longer exist", "count", len(ghosts))
+	e.log.Info("removed embeddings of memories that no longer exist", "count", n)
 	return nil
 }
 
@@ -374,10 +374,10 @@ func (e *Engine) placeEarlyVectors(ctx context.Context, early map[bson.ObjectID]
 func (e *Engine) Reload(ctx context.Context) error {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	fresh := newIndex(e.dim, e.opts.Location)
+	fresh := memindex.New(e.dim, e.opts.Location)
 	old := e.ixp.Swap(fresh)
 	e.loaded.Store(0)
-	e.markDirty(ctx)
+	e.dropSnapshot(ctx)
 	if err := e.load(ctx, false); err != nil {
 		e.ixp.Store(old)
 		return err
@@ -388,7 +388,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 }
 
 // index is the current in-memory index.
-func (e *Engine) index() *index { return e.ixp.Load() }
+func (e *Engine) index() *memindex.Index { return e.ixp.Load() }
 
 // now is the engine's clock, in UTC, at the database's millisecond precision.
 func (e *Engine) now() time.Time { return e.opts.Now().UTC().Truncate(time.Millisecond) }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/scopes"
 )
 
@@ -98,22 +98,18 @@ func (e *Engine) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, e
 	for i, h := range targets {
 		touched[i] = h.id
 	}
-	e.markDirty(ctx, touched...)
 	now := e.now()
-	for _, h := range targets {
-		var err error
+	done, err := e.writeBatch(ctx, touched, func(i int, id bson.ObjectID) (*change, error) {
 		if req.Hard {
-			err = e.deleteOne(ctx, h)
-		} else {
-			err = e.softForgetOne(ctx, h, now)
+			return &change{op: opDelete, id: id, kind: targets[i].kind}, nil
 		}
-		if errIsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return res, fmt.Errorf("cannot forget memory %s (after forgetting %d): %w", h.id.Hex(), res.Count, err)
-		}
-		res.Count++
+		return &change{op: opForget, id: id, kind: targets[i].kind, at: now}, nil
+	}, func(c *change, done int, err error) error {
+		return fmt.Errorf("cannot forget memory %s (after forgetting %d): %w", c.id.Hex(), done, err)
+	})
+	res.Count = len(done)
+	if err != nil {
+		return res, err
 	}
 	if req.Hard && res.Scope != "" && !strings.EqualFold(res.Scope, scopes.Global) {
 		if err := e.scopes.Delete(ctx, res.Scope); err != nil {
@@ -150,14 +146,14 @@ func forgetNote(hard bool, res ForgetResult) string {
 // result's Scope, Items and Note.
 func (e *Engine) forgetTargets(ctx context.Context, req ForgetRequest) ([]hit, ForgetResult, error) {
 	var res ForgetResult
-	f := filter{includeArchived: true, includeForgotten: req.Hard}
+	f := memindex.Filter{IncludeArchived: true, IncludeForgotten: req.Hard}
 	if req.ID != "" {
 		oid, err := parseID(req.ID)
 		if err != nil {
 			return nil, res, err
 		}
-		it, ok := e.index().lookup(oid)
-		if !ok || (!req.Hard && !it.live()) {
+		it, ok := e.index().Lookup(oid)
+		if !ok || (!req.Hard && !it.Live()) {
 			res.Note = "no memory has that id (or it is already forgotten), so nothing was forgotten"
 			return nil, res, nil
 		}
@@ -167,7 +163,8 @@ func (e *Engine) forgetTargets(ctx context.Context, req ForgetRequest) ([]hit, F
 				return nil, res, nil
 			}
 		}
-		return []hit{{id: oid, kind: it.kind}}, e.withItems(ctx, res, []hit{{id: oid, kind: it.kind}}), nil
+		target := []hit{{id: oid, kind: it.Kind}}
+		return target, e.withItems(ctx, res, target), nil
 	}
 	if req.Scope != "" {
 		if strings.EqualFold(req.Scope, scopes.All) {
@@ -178,7 +175,7 @@ func (e *Engine) forgetTargets(ctx context.Context, req ForgetRequest) ([]hit, F
 			res.Note = fmt.Sprintf("there is no scope named %q, so nothing was forgotten; scopes: %s", req.Scope, e.scopeList())
 			return nil, res, nil
 		}
-		f.scopes = []string{s.Name}
+		f.Scopes = []string{s.Name}
 		if req.Tag == "" && req.Query == "" {
 			res.Scope = s.Name
 		}
@@ -187,10 +184,10 @@ func (e *Engine) forgetTargets(ctx context.Context, req ForgetRequest) ([]hit, F
 		if err != nil {
 			return nil, res, err
 		}
-		f.scopes = set
+		f.Scopes = set
 	}
 	if req.Tag != "" {
-		f.tags = []string{foldTag(req.Tag)}
+		f.Tags = []string{memindex.FoldTag(req.Tag)}
 	}
 	var targets []hit
 	if req.Query != "" {
@@ -198,39 +195,35 @@ func (e *Engine) forgetTargets(ctx context.Context, req ForgetRequest) ([]hit, F
 		// include all of X's (keyword match over the scopes, not a top-k
 		// ranking, which would leave some behind).
 		ix := e.index()
-		q := keywords(ix.text, ix.text.Analyze(normalizeContent(req.Query)))
+		q := keywords(ix, ix.Analyze(normalizeContent(req.Query)))
 		if q.Empty() {
 			return nil, res, inputErrorf("the query %q has no searchable words; name what to forget by its words (a name, a place, a topic), or use its memory_id, tag or scope", snippet(req.Query, 60))
 		}
-		f.includeForgotten = false
-		if targets = ix.matchAll(q, f); len(targets) == 0 {
+		f.IncludeForgotten = false
+		if targets = asHits(ix.MatchAll(q, f)); len(targets) == 0 {
 			res.Note = fmt.Sprintf("no memory contains all the words of %q, so nothing was forgotten; retrieve_memory finds memories by meaning, with their memory_id", snippet(req.Query, 60))
 			return nil, res, nil
 		}
 	} else {
-		targets = e.index().ids(f)
+		found, _ := e.index().Scan(f, memindex.Newest, 0, 0)
+		targets = asHits(found)
 	}
 	return targets, e.withItems(ctx, res, targets), nil
 }
 
 // matches checks an id against a request's scope and tag.
-func (e *Engine) matches(id bson.ObjectID, req ForgetRequest, f filter) bool {
+func (e *Engine) matches(id bson.ObjectID, req ForgetRequest, f memindex.Filter) bool {
 	if req.Scope != "" {
 		s, ok := e.scopes.Get(req.Scope)
 		if !ok {
 			return false
 		}
-		f.scopes = []string{s.Name}
+		f.Scopes = []string{s.Name}
 	}
 	if req.Tag != "" {
-		f.tags = []string{foldTag(req.Tag)}
+		f.Tags = []string{memindex.FoldTag(req.Tag)}
 	}
-	for _, h := range e.index().ids(f) {
-		if h.id == id {
-			return true
-		}
-	}
-	return false
+	return e.index().Matches(id, f)
 }
 
 // withItems lists (up to maxReported of) the targets with their text, so
@@ -248,42 +241,6 @@ func (e *Engine) withItems(ctx context.Context, res ForgetResult, targets []hit)
 	return res
 }
 
-func (e *Engine) softForgetOne(ctx context.Context, h hit, now time.Time) error {
-	var err error
-	if h.kind == kindSummary {
-		err = e.store.Summaries.SoftForget(ctx, h.id, now)
-	} else {
-		err = e.store.Memories.SoftForget(ctx, h.id, now)
-	}
-	if err != nil {
-		return err
-	}
-	e.index().setForgotten(h.id, true, now, "", nil)
-	return nil
-}
-
-// deleteOne removes a memory and its embedding for good.
-func (e *Engine) deleteOne(ctx context.Context, h hit) error {
-	var existed bool
-	var err error
-	if h.kind == kindSummary {
-		existed, err = e.store.Summaries.Delete(ctx, h.id)
-	} else {
-		existed, err = e.store.Memories.Delete(ctx, h.id)
-	}
-	if err != nil {
-		return err
-	}
-	if _, err := e.store.Index.Delete(ctx, h.id); err != nil {
-		return err
-	}
-	e.index().remove(h.id)
-	if !existed {
-		return fmt.Errorf("memory %s: %w", h.id.Hex(), ErrNotFound)
-	}
-	return nil
-}
-
 // Unforget restores soft-forgotten memories.
 func (e *Engine) Unforget(ctx context.Context, ids []string) (restored []string, err error) {
 	if err := e.wait(ctx); err != nil {
@@ -292,47 +249,30 @@ func (e *Engine) Unforget(ctx context.Context, ids []string) (restored []string,
 	if len(ids) == 0 {
 		return nil, inputErrorf("send memory_ids of forgotten memories (list_memories with only_forgotten shows them)")
 	}
-	oids := make([]bson.ObjectID, len(ids))
-	for i, s := range ids {
-		if oids[i], err = parseID(s); err != nil {
+	now := e.now()
+	done, err := e.writeIDs(ctx, ids, func(_ int, id bson.ObjectID) (*change, error) {
+		it, ok := e.index().Lookup(id)
+		if !ok || it.Live() {
+			return nil, nil
+		}
+		m, err := e.get(ctx, id, it.Kind)
+		if errIsNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
 			return nil, err
 		}
-	}
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	e.markDirty(ctx, oids...)
-	now := e.now()
-	for _, id := range oids {
-		it, ok := e.index().lookup(id)
-		if !ok || it.flags&flagForgotten == 0 {
-			continue
-		}
-		m, err := e.get(ctx, id, it.kind)
-		if errIsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return restored, err
-		}
 		// Unforgetting also undoes a merge: the memory stands on its own again.
-		upd := bson.D{
-			{Key: "$unset", Value: bson.D{{Key: "forgotten_at", Value: ""}, {Key: "merged_into", Value: ""}}},
-			{Key: "$set", Value: bson.D{{Key: "updated_at", Value: now}}},
-		}
-		if it.kind == kindSummary {
-			err = e.store.Summaries.Update(ctx, id, upd)
-		} else {
-			err = e.store.Memories.Update(ctx, id, upd)
-		}
-		if err != nil {
-			return restored, fmt.Errorf("cannot unforget memory %s: %w", id.Hex(), err)
-		}
-		vec := e.readVector(ctx, id)
-		e.index().setForgotten(id, false, time.Time{}, m.Text, vec)
-		if vec == nil && e.opts.Embedder != nil {
-			e.embeds.add(id, it.kind)
-		}
-		restored = append(restored, id.Hex())
+		return &change{op: opUnforget, id: id, kind: it.Kind, doc: memindex.Doc{Text: m.Text},
+			update: bson.D{
+				{Key: "$unset", Value: bson.D{{Key: "forgotten_at", Value: ""}, {Key: "merged_into", Value: ""}}},
+				{Key: "$set", Value: bson.D{{Key: "updated_at", Value: now}}},
+			}}, nil
+	}, func(c *change, _ int, err error) error {
+		return fmt.Errorf("cannot unforget memory %s: %w", c.id.Hex(), err)
+	})
+	for _, c := range done {
+		restored = append(restored, c.id.Hex())
 	}
-	return restored, nil
+	return restored, err
 }

@@ -9,16 +9,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/internal/binio"
 )
 
-// The change journal keeps an index snapshot usable after a crash. Before
-// the engine changes a memory in the database it appends the memory's id to
-// the journal and syncs it; a start that finds the snapshot the database
-// names, and the journal of the same token, loads the snapshot and re-reads
-// only the journaled memories. Each id is journaled once per snapshot, so
-// repeated edits and retrievals of the same memory cost nothing more.
+// The change journal names the memories the engine changed since its index
+// snapshot was taken; snapshot.go says when and why. Each id is journaled
+// once per snapshot, so repeated edits and retrievals of the same memory
+// cost nothing more.
 //
 // A journal is created empty (header only) with each snapshot. Records are
 // appended with one write each, then synced, before the database write they
@@ -31,11 +32,9 @@ import (
 const (
 	journalMagic   = "INFMEMJR"
 	journalVersion = 1
-	// DefaultJournalLimit is how many distinct memories the journal may
-	// name before the snapshot is dropped instead: re-reading one costs
-	// about 1 ms at 100k memories, and start-up must stay well under 5 s.
-	DefaultJournalLimit = 2000
 )
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // journalPath is the journal that goes with the snapshot at snapPath.
 func journalPath(snapPath string) string { return snapPath + ".journal" }
@@ -49,13 +48,13 @@ type journal struct {
 }
 
 func journalHeader(token string) []byte {
-	var b bytes.Buffer
-	b.WriteString(journalMagic)
-	b.WriteByte(journalVersion)
-	b.WriteByte(byte(len(token)))
-	b.WriteString(token)
-	binary.Write(&b, binary.LittleEndian, crc32.Checksum(b.Bytes(), crcTable))
-	return b.Bytes()
+	var w binio.Writer
+	w.Write([]byte(journalMagic))
+	w.Byte(journalVersion)
+	w.Byte(byte(len(token)))
+	w.Write([]byte(token))
+	w.Uint32(crc32.Checksum(w.Bytes(), crcTable))
+	return w.Bytes()
 }
 
 // createJournal replaces the journal at path with an empty one for token.
@@ -114,7 +113,7 @@ func openJournal(path string, size int64, ids map[bson.ObjectID]struct{}, limit 
 func (j *journal) add(ids []bson.ObjectID) (bool, error) {
 	var fresh []bson.ObjectID
 	for _, id := range ids {
-		if _, ok := j.ids[id]; ok || slicesContains(fresh, id) {
+		if _, ok := j.ids[id]; ok || slices.Contains(fresh, id) {
 			continue
 		}
 		fresh = append(fresh, id)
@@ -125,13 +124,13 @@ func (j *journal) add(ids []bson.ObjectID) (bool, error) {
 	if len(j.ids)+len(fresh) > j.limit {
 		return false, nil
 	}
-	buf := make([]byte, 4, 4+12*len(fresh)+4)
-	binary.LittleEndian.PutUint32(buf, uint32(len(fresh)))
+	var w binio.Writer
+	w.Uint32(uint32(len(fresh)))
 	for _, id := range fresh {
-		buf = append(buf, id[:]...)
+		w.Write(id[:])
 	}
-	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, crcTable))
-	if _, err := j.f.Write(buf); err != nil {
+	w.Uint32(crc32.Checksum(w.Bytes(), crcTable))
+	if _, err := j.f.Write(w.Bytes()); err != nil {
 		return false, err
 	}
 	if err := j.f.Sync(); err != nil {
@@ -141,15 +140,6 @@ func (j *journal) add(ids []bson.ObjectID) (bool, error) {
 		j.ids[id] = struct{}{}
 	}
 	return true, nil
-}
-
-func slicesContains(ids []bson.ObjectID, id bson.ObjectID) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
 }
 
 func (j *journal) count() int { return len(j.ids) }
@@ -165,7 +155,7 @@ func readJournal(path, token string) (map[bson.ObjectID]struct{}, int64, error) 
 		return nil, 0, err
 	}
 	want := journalHeader(token)
-	if len(data) < len(want) || !bytes.Equal(data[:len(want)], want) {
+	if !bytes.HasPrefix(data, want) {
 		return nil, 0, errors.New("the change journal is not the snapshot's")
 	}
 	ids := map[bson.ObjectID]struct{}{}
@@ -212,14 +202,7 @@ func tornTail(rest []byte) error {
 	return errors.New("the change journal is damaged")
 }
 
-func isZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
-}
+func isZero(b []byte) bool { return !slices.ContainsFunc(b, func(c byte) bool { return c != 0 }) }
 
 // syncDir makes a rename in dir durable where the platform allows it.
 func syncDir(dir string) {

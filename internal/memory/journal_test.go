@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -30,25 +29,7 @@ func crash(store *mongostore.Store, e *Engine) {
 
 // indexDigest renders every index entry, with its vector's presence, in
 // id order.
-func indexDigest(e *Engine) []string {
-	ix := e.index()
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	var out []string
-	for id, slot := range ix.byID {
-		it := &ix.items[slot]
-		var tags []string
-		for _, t := range it.tags {
-			tags = append(tags, ix.tags.names[t])
-		}
-		sort.Strings(tags)
-		out = append(out, fmt.Sprintf("%s kind=%d scope=%s conv=%s src=%s tags=%v ts=%d imp=%.3f use=%d key=%x flags=%d forgot=%d vec=%v text=%v",
-			id.Hex(), it.kind, ix.scopes.names[it.scope], ix.convs.names[it.conv], ix.sources.names[it.source], tags,
-			it.ts, it.importance, it.useCount, it.key, it.flags, it.forgottenAt, it.hasVec, ix.text.Has(slot)))
-	}
-	sort.Strings(out)
-	return out
-}
+func indexDigest(e *Engine) []string { return e.index().Dump() }
 
 // fullLoadDigest loads the index of the database behind root the slow way.
 func fullLoadDigest(t *testing.T, root dataroot.Root, emb embed.Embedder) []string {

@@ -1,16 +1,17 @@
 package memory
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/facts"
-	"github.com/infmem/infmem/internal/vecindex"
+	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -19,74 +20,18 @@ import (
 // engine's write lock in small batches, so live requests interleave.
 
 // ConversationInfo describes one conversation's live, unarchived messages.
-type ConversationInfo struct {
-	ID         string
-	Scope      string
-	Messages   int
-	From, To   time.Time
-	Summarized bool
-}
+type ConversationInfo = memindex.Conversation
 
 // Conversations lists conversations whose newest live message happened
 // before olderThan, oldest first.
 func (e *Engine) Conversations(olderThan time.Time) []ConversationInfo {
-	ix := e.index()
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	limit := olderThan.UnixMilli()
-	var out []ConversationInfo
-	for conv, slots := range ix.convOrder {
-		info := ConversationInfo{ID: ix.convs.names[conv]}
-		var from, to int64
-		for _, s := range slots {
-			it := &ix.items[s]
-			if !it.live() {
-				continue
-			}
-			if it.kind == kindSummary {
-				info.Summarized = true
-				continue
-			}
-			if it.flags&flagArchived != 0 {
-				continue
-			}
-			if info.Messages == 0 {
-				from, info.Scope = it.ts, ix.scopes.names[it.scope]
-			}
-			info.Messages++
-			to = max(to, it.ts)
-		}
-		if info.Messages == 0 || to >= limit {
-			continue
-		}
-		info.From, info.To = time.UnixMilli(from).UTC(), time.UnixMilli(to).UTC()
-		out = append(out, info)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].To.Equal(out[j].To) {
-			return out[i].To.Before(out[j].To)
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out
+	return e.index().Conversations(olderThan)
 }
 
 // ConversationMessages reads a conversation's live, unarchived messages in
 // the order they happened.
 func (e *Engine) ConversationMessages(ctx context.Context, conv string) ([]Memory, error) {
-	ix := e.index()
-	ix.mu.RLock()
-	var hits []hit
-	if c, ok := ix.convs.lookup(conv); ok && c != 0 {
-		for _, s := range ix.convOrder[c] {
-			it := &ix.items[s]
-			if it.live() && it.kind == kindMemory && it.flags&flagArchived == 0 {
-				hits = append(hits, hit{id: it.id, kind: it.kind, ts: it.ts})
-			}
-		}
-	}
-	ix.mu.RUnlock()
-	return e.fetch(ctx, hits)
+	return e.fetch(ctx, asHits(e.index().ConversationHits(conv)))
 }
 
 // SummaryInput is a summary maintenance made.
@@ -127,27 +72,20 @@ func (e *Engine) AddSummary(ctx context.Context, in SummaryInput) (string, error
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	id := bson.NewObjectID()
-	e.markDirty(ctx, id)
 	now := e.now()
 	key := contentKey(text)
 	ts := in.To.UTC().Truncate(time.Millisecond)
-	d := doc{id: id, kind: kindSummary, text: text, source: sourceSummary, scope: in.Scope, conv: in.ConversationID,
-		tags: tags, ts: ts, created: now, importance: 0.6, key: key, vec: vec}
-	err = e.store.Summaries.Insert(ctx, &mongostore.Summary{
-		ID: id, ConversationID: in.ConversationID, SummaryText: text, Scope: in.Scope, Tags: tags, Method: in.Method,
-		TimeRange: &mongostore.TimeRange{From: in.From.UTC().Truncate(time.Millisecond), To: ts}, MessageRefs: refs,
-		Timestamp: ts, Importance: 0.6, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now,
+	err = e.apply(ctx, &change{op: opInsert, id: id, kind: memindex.KindSummary,
+		insert: &mongostore.Summary{
+			ID: id, ConversationID: in.ConversationID, SummaryText: text, Scope: in.Scope, Tags: tags, Method: in.Method,
+			TimeRange: &mongostore.TimeRange{From: in.From.UTC().Truncate(time.Millisecond), To: ts}, MessageRefs: refs,
+			Timestamp: ts, Importance: 0.6, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now,
+		},
+		doc: memindex.Doc{Text: text, Source: sourceSummary, Scope: in.Scope, Conv: in.ConversationID,
+			Tags: tags, TS: ts, Created: now, Importance: 0.6, Key: key, Vec: vec},
 	})
 	if err != nil {
 		return "", fmt.Errorf("cannot store the summary of %q: %w", in.ConversationID, err)
-	}
-	if err := e.writeVector(ctx, d); err != nil {
-		e.log.Warn("summary embedding not stored; queued", "err", err)
-		d.vec = nil
-	}
-	e.index().put(d)
-	if d.vec == nil && e.opts.Embedder != nil {
-		e.embeds.add(id, kindSummary)
 	}
 	return id.Hex(), nil
 }
@@ -156,57 +94,21 @@ func (e *Engine) AddSummary(ctx context.Context, in SummaryInput) (string, error
 // out of default retrieval). Pinned, forgotten and already archived ones
 // are skipped. It returns how many changed.
 func (e *Engine) Archive(ctx context.Context, ids []string, reason string) (int, error) {
-	return e.setArchived(ctx, ids, true, reason)
-}
-
-// Unarchive brings archived memories back into default retrieval.
-func (e *Engine) Unarchive(ctx context.Context, ids []string) (int, error) {
-	return e.setArchived(ctx, ids, false, "")
-}
-
-func (e *Engine) setArchived(ctx context.Context, ids []string, archived bool, reason string) (int, error) {
 	if err := e.wait(ctx); err != nil {
 		return 0, err
 	}
-	oids, err := parseIDs(ids)
-	if err != nil {
-		return 0, err
-	}
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	e.markDirty(ctx, oids...)
 	now := e.now()
-	n := 0
-	for _, id := range oids {
-		it, ok := e.index().lookup(id)
-		if !ok || it.flags&flagForgotten != 0 || (it.flags&flagArchived != 0) == archived {
-			continue
+	done, err := e.writeIDs(ctx, ids, func(_ int, id bson.ObjectID) (*change, error) {
+		it, ok := e.index().Lookup(id)
+		if !ok || !it.Live() || it.Has(memindex.FlagArchived|memindex.FlagPinned) {
+			return nil, nil
 		}
-		if archived && it.flags&flagPinned != 0 {
-			continue
-		}
-		var upd bson.D
-		if archived {
-			upd = bson.D{{Key: "$set", Value: bson.D{{Key: "archived", Value: true}, {Key: "archived_at", Value: now}, {Key: "archive_reason", Value: reason}, {Key: "updated_at", Value: now}}}}
-		} else {
-			upd = bson.D{{Key: "$unset", Value: bson.D{{Key: "archived", Value: ""}, {Key: "archived_at", Value: ""}, {Key: "archive_reason", Value: ""}}},
-				{Key: "$set", Value: bson.D{{Key: "updated_at", Value: now}}}}
-		}
-		if it.kind == kindSummary {
-			err = e.store.Summaries.Update(ctx, id, upd)
-		} else {
-			err = e.store.Memories.Update(ctx, id, upd)
-		}
-		if errIsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return n, fmt.Errorf("cannot archive memory %s: %w", id.Hex(), err)
-		}
-		e.index().setFlag(id, flagArchived, archived)
-		n++
-	}
-	return n, nil
+		return &change{op: opFlag, id: id, kind: it.Kind, flag: memindex.FlagArchived, on: true,
+			update: bson.D{{Key: "$set", Value: bson.D{{Key: "archived", Value: true}, {Key: "archived_at", Value: now}, {Key: "archive_reason", Value: reason}, {Key: "updated_at", Value: now}}}}}, nil
+	}, func(c *change, _ int, err error) error {
+		return fmt.Errorf("cannot archive memory %s: %w", c.id.Hex(), err)
+	})
+	return len(done), err
 }
 
 // SetPinned pins a memory (maintenance never archives or prunes it) or
@@ -218,21 +120,15 @@ func (e *Engine) SetPinned(ctx context.Context, id string, pinned bool) error {
 	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	it, ok := e.index().lookup(oid)
+	it, ok := e.index().Lookup(oid)
 	if !ok {
 		return inputErrorf("no memory has id %s", id)
 	}
-	e.markDirty(ctx, oid)
-	upd := bson.D{{Key: "$set", Value: bson.D{{Key: "pinned", Value: pinned}, {Key: "updated_at", Value: e.now()}}}}
-	if it.kind == kindSummary {
-		err = e.store.Summaries.Update(ctx, oid, upd)
-	} else {
-		err = e.store.Memories.Update(ctx, oid, upd)
-	}
+	err = e.apply(ctx, &change{op: opFlag, id: oid, kind: it.Kind, flag: memindex.FlagPinned, on: pinned,
+		update: bson.D{{Key: "$set", Value: bson.D{{Key: "pinned", Value: pinned}, {Key: "updated_at", Value: e.now()}}}}})
 	if err != nil {
 		return fmt.Errorf("cannot pin memory %s: %w", id, err)
 	}
-	e.index().setFlag(oid, flagPinned, pinned)
 	return nil
 }
 
@@ -266,237 +162,33 @@ const MergeOverlap = 0.8
 // compared against the rest (zero: all), so a nightly run looks at the
 // day's new memories.
 func (e *Engine) DuplicateGroups(ctx context.Context, threshold float64, since time.Time) ([]DuplicateGroup, error) {
-	ix := e.index()
-	type probe struct {
-		slot  uint32
-		scope uint32
-	}
-	// Gather the probes and one filter per scope under a short read lock;
-	// the searches run without it, so writers are never held up for long.
-	ix.mu.RLock()
-	filters := map[uint32]*vecindex.Filter{}
-	byKey := map[dedupKey][]uint32{}
-	var probes []probe
-	for i := range ix.items {
-		it := &ix.items[i]
-		if !it.live() || it.flags&flagArchived != 0 {
-			continue
-		}
-		byKey[dedupKey{it.scope, it.key}] = append(byKey[dedupKey{it.scope, it.key}], uint32(i))
-		if ix.vecs == nil || !it.hasVec {
-			continue
-		}
-		f := filters[it.scope]
-		if f == nil {
-			f = vecindex.NewFilter(len(ix.items))
-			filters[it.scope] = f
-		}
-		f.Add(uint32(i))
-		if it.created >= since.UnixMilli() {
-			probes = append(probes, probe{slot: uint32(i), scope: it.scope})
-		}
-	}
-	ix.mu.RUnlock()
-
-	parent := map[uint32]uint32{}
-	var find func(uint32) uint32
-	find = func(x uint32) uint32 {
-		p, ok := parent[x]
-		if !ok || p == x {
-			return x
-		}
-		r := find(p)
-		parent[x] = r
-		return r
-	}
-	union := func(a, b uint32) {
-		ra, rb := find(a), find(b)
-		if ra != rb {
-			parent[ra] = rb
-		}
-	}
-	for _, slots := range byKey {
-		for _, s := range slots[1:] {
-			union(slots[0], s)
-		}
-	}
-	texts := &textCache{e: e, ix: ix, entries: map[uint32]cachedText{}}
-	for i, p := range probes {
-		if i%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+	found, err := e.index().DuplicateGroups(ctx, memindex.DedupRequest{
+		Threshold: threshold, Since: since, Neighbors: dedupNeighbors, AfterSearch: e.afterDedupSearch,
+		Text: func(ctx context.Context, id bson.ObjectID, k memindex.Kind) (string, bool, error) {
+			m, err := e.get(ctx, id, k)
+			if errIsNotFound(err) {
+				return "", false, nil
 			}
-		}
-		// One vector at a time: copying them all up front would cost
-		// 2 KB per memory (200 MB at 100k).
-		v, ok := ix.vecs.Get(p.slot)
-		if !ok {
-			continue
-		}
-		// Look-alikes crowd the nearest neighbours (75 notes "note a
-		// number N about widget N" are all within 0.96 of each other), so
-		// a real duplicate may rank well below the first few.
-		for _, h := range ix.vecs.Search(v, dedupNeighbors, filters[p.scope]) {
-			if h.ID == p.slot || float64(h.Score) < threshold || find(h.ID) == find(p.slot) {
-				continue
-			}
-			same, err := texts.sameFact(ctx, p.slot, h.ID)
-			if err != nil {
-				return nil, err
-			}
-			if same {
-				union(p.slot, h.ID)
-			}
-		}
-	}
-
-	if e.afterDedupSearch != nil {
-		e.afterDedupSearch()
-	}
-
-	groups := map[uint32][]uint32{}
-	for s := range parent {
-		groups[find(s)] = append(groups[find(s)], s)
-	}
-	var out []DuplicateGroup
-	for root, members := range groups {
-		if !slices.Contains(members, root) {
-			members = append(members, root)
-		}
-		ix.mu.RLock()
-		var live []uint32
-		for _, s := range members {
-			if int(s) < len(ix.items) && ix.items[s].live() && ix.items[s].flags&flagArchived == 0 {
-				live = append(live, s)
-			}
-		}
-		sort.Slice(live, func(i, j int) bool {
-			a, b := &ix.items[live[i]], &ix.items[live[j]]
-			if a.useCount != b.useCount {
-				return a.useCount > b.useCount
-			}
-			if a.ts != b.ts {
-				return a.ts > b.ts
-			}
-			return bytesLess(b.id[:], a.id[:])
-		})
-		scope := ""
-		if len(live) > 0 {
-			scope = ix.scopes.names[ix.items[live[0]].scope]
-		}
-		ix.mu.RUnlock()
-		if len(live) < 2 {
-			continue
-		}
-		// A chain of pairs (a~b, b~c) is no proof that c says what a says:
-		// every member must match the memory kept.
-		// The ids reported are the ones whose texts were compared (the
-		// cache's), never a slot's current occupant: a slot freed by a hard
-		// delete and reused by a new memory must not carry it into a group.
-		var g DuplicateGroup
-		for _, s := range live[1:] {
-			same, err := texts.sameFact(ctx, live[0], s)
-			if err != nil {
-				return nil, err
-			}
-			if same {
-				other := texts.entries[s]
-				g.Others = append(g.Others, other.id.Hex())
-				if g.Texts == nil {
-					keep := texts.entries[live[0]]
-					g = DuplicateGroup{Scope: scope, Keep: keep.id.Hex(), Others: g.Others, Texts: map[string]string{keep.id.Hex(): keep.text}}
-				}
-				g.Texts[other.id.Hex()] = other.text
-			}
-		}
-		if len(g.Others) == 0 {
-			continue
-		}
-		out = append(out, g)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Keep < out[j].Keep })
-	return out, nil
-}
-
-// textCache reads memories' texts for duplicate checks, each once. Slots
-// are only the index's handles: each entry remembers which memory the text
-// belongs to, and every comparison checks, under the index lock, that both
-// slots still hold those memories.
-type textCache struct {
-	e       *Engine
-	ix      *index
-	entries map[uint32]cachedText
-}
-
-type cachedText struct {
-	id   bson.ObjectID
-	text string
-}
-
-func (c *textCache) text(ctx context.Context, slot uint32) (cachedText, bool, error) {
-	if t, ok := c.entries[slot]; ok {
-		return t, true, nil
-	}
-	c.ix.mu.RLock()
-	var id bson.ObjectID
-	var k kind
-	live := int(slot) < len(c.ix.items) && c.ix.items[slot].live()
-	if live {
-		id, k = c.ix.items[slot].id, c.ix.items[slot].kind
-	}
-	c.ix.mu.RUnlock()
-	if !live {
-		return cachedText{}, false, nil
-	}
-	m, err := c.e.get(ctx, id, k)
-	if errIsNotFound(err) {
-		return cachedText{}, false, nil
-	}
+			return m.Text, err == nil, err
+		},
+		Same: func(a, b string, overlap float64) bool {
+			return overlap >= MergeOverlap && len(facts.Differences(a, b)) == 0
+		},
+	})
 	if err != nil {
-		return cachedText{}, false, err
+		return nil, err
 	}
-	t := cachedText{id: id, text: m.Text}
-	c.entries[slot] = t
-	return t, true, nil
-}
-
-// sameFact: identical texts, or nearly the same words stating the same
-// details. False when either slot no longer holds the memory whose text was
-// read.
-func (c *textCache) sameFact(ctx context.Context, a, b uint32) (bool, error) {
-	ta, ok1, err := c.text(ctx, a)
-	if err != nil || !ok1 {
-		return false, err
-	}
-	tb, ok2, err := c.text(ctx, b)
-	if err != nil || !ok2 {
-		return false, err
-	}
-	c.ix.mu.RLock()
-	current := int(a) < len(c.ix.items) && int(b) < len(c.ix.items) &&
-		c.ix.items[a].live() && c.ix.items[b].live() && c.ix.items[a].id == ta.id && c.ix.items[b].id == tb.id
-	sameKey := current && c.ix.items[a].key == c.ix.items[b].key
-	overlap := 0.0
-	if current && !sameKey {
-		overlap = c.ix.text.Overlap(a, b)
-	}
-	c.ix.mu.RUnlock()
-	if !current {
-		return false, nil
-	}
-	if sameKey {
-		return true, nil
-	}
-	return overlap >= MergeOverlap && len(facts.Differences(ta.text, tb.text)) == 0, nil
-}
-
-func bytesLess(a, b []byte) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return a[i] < b[i]
+	out := make([]DuplicateGroup, 0, len(found))
+	for _, g := range found {
+		dg := DuplicateGroup{Scope: g.Scope, Keep: g.Keep.ID.Hex(), Texts: map[string]string{g.Keep.ID.Hex(): g.Keep.Text}}
+		for _, m := range g.Others {
+			dg.Others = append(dg.Others, m.ID.Hex())
+			dg.Texts[m.ID.Hex()] = m.Text
 		}
+		out = append(out, dg)
 	}
-	return false
+	slices.SortFunc(out, func(a, b DuplicateGroup) int { return cmp.Compare(a.Keep, b.Keep) })
+	return out, nil
 }
 
 // Merge folds duplicates into keep: keep gets the union of their tags and
@@ -512,11 +204,11 @@ func (e *Engine) Merge(ctx context.Context, keep string, others []string) (int, 
 	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	kit, ok := e.index().lookup(keepID)
-	if !ok || !kit.live() {
+	kit, ok := e.index().Lookup(keepID)
+	if !ok || !kit.Live() {
 		return 0, nil
 	}
-	kept, err := e.get(ctx, keepID, kit.kind)
+	kept, err := e.get(ctx, keepID, kit.Kind)
 	if err != nil {
 		return 0, err
 	}
@@ -527,11 +219,11 @@ func (e *Engine) Merge(ctx context.Context, keep string, others []string) (int, 
 		if err != nil {
 			return 0, err
 		}
-		it, ok := e.index().lookup(id)
-		if !ok || !it.live() || id == keepID {
+		it, ok := e.index().Lookup(id)
+		if !ok || !it.Live() || id == keepID {
 			continue
 		}
-		m, err := e.get(ctx, id, it.kind)
+		m, err := e.get(ctx, id, it.Kind)
 		if errIsNotFound(err) {
 			continue
 		}
@@ -540,7 +232,7 @@ func (e *Engine) Merge(ctx context.Context, keep string, others []string) (int, 
 		}
 		tags = append(tags, m.Tags...)
 		importance = max(importance, m.Importance)
-		merged = append(merged, hit{id: id, kind: it.kind})
+		merged = append(merged, hit{id: id, kind: it.Kind})
 	}
 	if len(merged) == 0 {
 		return 0, nil
@@ -554,40 +246,21 @@ func (e *Engine) Merge(ctx context.Context, keep string, others []string) (int, 
 	}
 	e.markDirty(ctx, touched...)
 	now := e.now()
-	upd := bson.D{{Key: "$set", Value: bson.D{{Key: "tags", Value: tags}, {Key: "importance", Value: importance}, {Key: "updated_at", Value: now}}}}
-	if kit.kind == kindSummary {
-		err = e.store.Summaries.Update(ctx, keepID, upd)
-	} else {
-		err = e.store.Memories.Update(ctx, keepID, upd)
-	}
+	err = e.apply(ctx, &change{op: opEdit, id: keepID, kind: kit.Kind,
+		update: bson.D{{Key: "$set", Value: bson.D{{Key: "tags", Value: tags}, {Key: "importance", Value: importance}, {Key: "updated_at", Value: now}}}},
+		doc: memindex.Doc{Text: kept.Text, Source: kept.Source, Scope: kept.Scope, Conv: kept.ConversationID, Speaker: kept.Speaker,
+			Tags: tags, TS: kept.Timestamp, Created: kept.CreatedAt, Importance: importance, UseCount: kit.UseCount, Key: kit.Key,
+			Archived: kept.Archived, Pinned: kit.Has(memindex.FlagPinned), KeepVec: true}})
 	if err != nil {
 		return 0, fmt.Errorf("cannot update the kept memory %s: %w", keep, err)
 	}
-	if err := e.updateVectorMeta(ctx, keepID, kept.Scope, kept.Timestamp, tags); err != nil {
-		e.log.Warn("cannot update the kept memory's embedding metadata", "err", err)
-	}
-	e.index().put(doc{id: keepID, kind: kit.kind, text: kept.Text, source: kept.Source, scope: kept.Scope, conv: kept.ConversationID, speaker: kept.Speaker,
-		tags: tags, ts: kept.Timestamp, created: kept.CreatedAt, importance: importance, useCount: kit.useCount, key: kit.key,
-		archived: kept.Archived, pinned: kit.flags&flagPinned != 0, keepVec: true})
-	n := 0
-	for _, h := range merged {
-		fields := bson.D{{Key: "forgotten_at", Value: now}, {Key: "merged_into", Value: keep}, {Key: "updated_at", Value: now}}
-		var err error
-		if h.kind == kindSummary {
-			err = e.store.Summaries.Update(ctx, h.id, bson.D{{Key: "$set", Value: fields}})
-		} else {
-			err = e.store.Memories.Update(ctx, h.id, bson.D{{Key: "$set", Value: fields}})
-		}
-		if errIsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return n, fmt.Errorf("cannot merge memory %s: %w", h.id.Hex(), err)
-		}
-		e.index().setForgotten(h.id, true, now, "", nil)
-		n++
-	}
-	return n, nil
+	done, err := e.writeBatch(ctx, touched[1:], func(i int, id bson.ObjectID) (*change, error) {
+		return &change{op: opForget, id: id, kind: merged[i].kind, at: now,
+			update: bson.D{{Key: "$set", Value: bson.D{{Key: "forgotten_at", Value: now}, {Key: "merged_into", Value: keep}, {Key: "updated_at", Value: now}}}}}, nil
+	}, func(c *change, _ int, err error) error {
+		return fmt.Errorf("cannot merge memory %s: %w", c.id.Hex(), err)
+	})
+	return len(done), err
 }
 
 // Candidate lists for maintenance jobs. Each returns ids, oldest first.
@@ -610,8 +283,8 @@ func isAck(key [16]byte) bool { return ackKeys[key] }
 // NoiseCandidates lists live, unpinned acknowledgements ("ok", "thanks")
 // that happened before olderThan.
 func (e *Engine) NoiseCandidates(olderThan time.Time) []string {
-	return e.candidates(func(it *item) bool {
-		return it.live() && it.flags&(flagArchived|flagPinned) == 0 && it.kind == kindMemory && it.ts < olderThan.UnixMilli() && isAck(it.key)
+	return e.candidates(func(it *memindex.Entry) bool {
+		return it.Live() && !it.Has(memindex.FlagArchived|memindex.FlagPinned) && it.Kind == memindex.KindMemory && it.TS < olderThan.UnixMilli() && isAck(it.Key)
 	})
 }
 
@@ -621,47 +294,32 @@ func (e *Engine) NoiseCandidates(olderThan time.Time) []string {
 // maxImportance (never 0.7 or more).
 func (e *Engine) StaleCandidates(olderThan time.Time, maxImportance float64) []string {
 	maxImportance = min(maxImportance, 0.7)
-	ix := e.index()
-	note, _ := ix.sources.lookup(sourceNote)
-	profile, _ := ix.sources.lookup(sourceUserProfile)
-	return e.candidates(func(it *item) bool {
-		return it.live() && it.flags&(flagArchived|flagPinned) == 0 && it.kind == kindMemory &&
-			it.source != note && it.source != profile && it.useCount == 0 &&
-			float64(it.importance) < maxImportance && it.ts < olderThan.UnixMilli()
+	return e.candidates(func(it *memindex.Entry) bool {
+		return it.Live() && !it.Has(memindex.FlagArchived|memindex.FlagPinned) && it.Kind == memindex.KindMemory &&
+			it.Source != sourceNote && it.Source != sourceUserProfile && it.UseCount == 0 &&
+			float64(it.Importance) < maxImportance && it.TS < olderThan.UnixMilli()
 	})
 }
 
 // PurgeCandidates lists soft-forgotten memories forgotten before before.
 func (e *Engine) PurgeCandidates(before time.Time) []string {
-	return e.candidates(func(it *item) bool {
-		return it.used && it.flags&flagForgotten != 0 && it.forgottenAt > 0 && it.forgottenAt < before.UnixMilli()
+	return e.candidates(func(it *memindex.Entry) bool {
+		return !it.Live() && it.ForgottenAt > 0 && it.ForgottenAt < before.UnixMilli()
 	})
 }
 
-// candidates lists the ids of items match admits, oldest first.
-func (e *Engine) candidates(match func(*item) bool) []string {
-	ix := e.index()
-	ix.mu.RLock()
-	type row struct {
-		id string
-		ts int64
-	}
-	var rows []row
-	for i := range ix.items {
-		if it := &ix.items[i]; match(it) {
-			rows = append(rows, row{it.id.Hex(), it.ts})
+// candidates lists the ids of the memories match admits, oldest first.
+func (e *Engine) candidates(match func(*memindex.Entry) bool) []string {
+	found := e.index().Select(match)
+	slices.SortFunc(found, func(a, b memindex.Hit) int {
+		if a.TS != b.TS {
+			return cmp.Compare(a.TS, b.TS)
 		}
-	}
-	ix.mu.RUnlock()
-	sort.Slice(rows, func(i, j int) bool {
-		if rows[i].ts != rows[j].ts {
-			return rows[i].ts < rows[j].ts
-		}
-		return rows[i].id < rows[j].id
+		return bytes.Compare(a.ID[:], b.ID[:])
 	})
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		out[i] = r.id
+	out := make([]string, len(found))
+	for i, h := range found {
+		out[i] = h.ID.Hex()
 	}
 	return out
 }
@@ -672,30 +330,15 @@ func (e *Engine) Purge(ctx context.Context, ids []string) (int, error) {
 	if err := e.wait(ctx); err != nil {
 		return 0, err
 	}
-	oids, err := parseIDs(ids)
-	if err != nil {
-		return 0, err
-	}
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	e.markDirty(ctx, oids...)
-	n := 0
-	for i, id := range oids {
-		s := ids[i]
-		it, ok := e.index().lookup(id)
-		if !ok || it.flags&flagForgotten == 0 {
-			continue
+	done, err := e.writeIDs(ctx, ids, func(_ int, id bson.ObjectID) (*change, error) {
+		if it, ok := e.index().Lookup(id); ok && !it.Live() {
+			return &change{op: opDelete, id: id, kind: it.Kind}, nil
 		}
-		err = e.deleteOne(ctx, hit{id: id, kind: it.kind})
-		if errIsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return n, fmt.Errorf("cannot purge memory %s: %w", s, err)
-		}
-		n++
-	}
-	return n, nil
+		return nil, nil
+	}, func(c *change, _ int, err error) error {
+		return fmt.Errorf("cannot purge memory %s: %w", c.id.Hex(), err)
+	})
+	return len(done), err
 }
 
 // Reconcile checks MemoryIndex against the memories: it deletes embeddings
@@ -705,11 +348,11 @@ func (e *Engine) Reconcile(ctx context.Context) (removed, queued int, err error)
 	if err := e.wait(ctx); err != nil {
 		return 0, 0, err
 	}
-	if e.index().vecs != nil {
+	if e.index().HasVectors() {
 		var ghosts []bson.ObjectID
 		err = e.store.Index.Iterate(ctx, 500, func(batch []mongostore.IndexEntry) error {
 			for i := range batch {
-				if _, ok := e.index().lookup(batch[i].SourceID); !ok {
+				if _, ok := e.index().Lookup(batch[i].SourceID); !ok {
 					ghosts = append(ghosts, batch[i].ID)
 				}
 			}
@@ -718,22 +361,34 @@ func (e *Engine) Reconcile(ctx context.Context) (removed, queued int, err error)
 		if err != nil {
 			return 0, 0, err
 		}
-		if len(ghosts) > 0 {
-			e.writeMu.Lock()
-			e.markDirty(ctx, ghosts...)
-			for _, id := range ghosts {
-				// Re-check under the lock: the memory may have been stored meanwhile.
-				if _, ok := e.index().lookup(id); ok {
-					continue
-				}
-				if _, err := e.store.Index.Delete(ctx, id); err != nil {
-					e.writeMu.Unlock()
-					return removed, 0, err
-				}
-				removed++
-			}
-			e.writeMu.Unlock()
+		e.writeMu.Lock()
+		removed, err = e.dropEmbeddings(ctx, ghosts)
+		e.writeMu.Unlock()
+		if err != nil {
+			return removed, 0, err
 		}
 	}
 	return removed, e.queueMissingVectors(), nil
+}
+
+// dropEmbeddings deletes the embeddings of memories that no longer exist
+// (a crash between a hard delete's two writes) and returns how many. The
+// caller holds writeMu, or is loading the index (nothing else writes then).
+func (e *Engine) dropEmbeddings(ctx context.Context, ghosts []bson.ObjectID) (int, error) {
+	if len(ghosts) == 0 {
+		return 0, nil
+	}
+	e.markDirty(ctx, ghosts...)
+	n := 0
+	for _, id := range ghosts {
+		// Re-check under the lock: the memory may have been stored meanwhile.
+		if _, ok := e.index().Lookup(id); ok {
+			continue
+		}
+		if err := e.apply(ctx, &change{op: opDropEmbedding, id: id}); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }

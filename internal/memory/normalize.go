@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/infmem/infmem/internal/memory/memindex"
 )
 
 // normalizeContent makes stored text canonical: valid UTF-8, NFC, line
@@ -71,7 +73,7 @@ func normalizeTags(tags []string) ([]string, error) {
 		if strings.ContainsRune(t, '\n') {
 			return nil, inputErrorf("tag %q contains a line break; tags are single words or short phrases", t)
 		}
-		f := foldTag(t)
+		f := memindex.FoldTag(t)
 		if seen[f] {
 			continue
 		}
@@ -82,11 +84,6 @@ func normalizeTags(tags []string) ([]string, error) {
 		return nil, inputErrorf("%d tags given; the limit is %d", len(out), MaxTags)
 	}
 	return out, nil
-}
-
-// foldTag is the matching form of a tag: case-folded, '#' and outer space removed.
-func foldTag(t string) string {
-	return strings.ToLower(strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(t), "#")))
 }
 
 // snippet shortens text for notes and reports.

@@ -3,10 +3,9 @@ package memory
 import (
 	"context"
 	"math"
-	"sort"
 	"time"
 
-	"github.com/infmem/infmem/internal/textindex"
+	"github.com/infmem/infmem/internal/memory/memindex"
 )
 
 // Ranking modes.
@@ -80,38 +79,20 @@ func (o RankOptions) withDefaults() RankOptions {
 	return o
 }
 
-// candidate is one memory being ranked.
-type candidate struct {
-	slot     uint32
-	bm25     float64 // raw BM25
-	cos      float64 // cosine to the query; 0 without vectors
-	coverage float64 // share of the query's ideal BM25 matched
-	// base is the memory's own score on what the query asks: keywords,
-	// meaning and time; prior adds the speaker the query names.
-	base, prior float64
-	// score ranks: base and prior, the best neighbour's share of both,
-	// and the tie-breakers.
-	score float64
-	// during: the memory falls in (or refers to) the period the query
-	// names. nbCos and nbCover are the best neighbour's cosine and
-	// coverage (its own for a memory that stands alone).
-	during         bool
-	nbCos, nbCover float64
-}
-
 // rank runs a hybrid (or keyword-only / vector-only) search over the items
 // f admits and returns the best k, best first, with confidences that fall
 // with rank; results under the relevance bar are marked weak.
-func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f filter, k int, mode string) ([]hit, error) {
+func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f memindex.Filter, k int, mode string) ([]hit, error) {
 	ix := e.index()
 	ro := e.opts.Rank
 	if loc == nil {
 		loc = e.opts.Location
 	}
-	q := readQuery(ix.text, query, e.opts.Now(), loc)
-	useVec := mode != ModeKeyword && ix.vecs != nil && e.opts.Embedder != nil
+	q := readQuery(ix, query, e.opts.Now(), loc)
+	useVec := mode != ModeKeyword && ix.HasVectors() && e.opts.Embedder != nil
 	useKW := mode != ModeVector
-	var qv []float32
+	rq := memindex.RankQuery{Filter: f, Words: q.words, From: q.from, To: q.to, Period: q.hasPeriod,
+		Candidates: ro.Candidates, Neighbors: ro.NeighborShare > 0, K: k, DuplicateOverlap: ro.DuplicateOverlap}
 	if useVec {
 		v, err := e.queryVector(ctx, query)
 		if err != nil {
@@ -119,160 +100,74 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f f
 			e.log.Warn("cannot embed the query; keyword search only", "err", err)
 			useVec = false
 		} else {
-			qv = v
+			rq.Vector = v
 		}
 	}
-	if !useVec && (!useKW || q.terms.Empty()) {
+	if useKW {
+		rq.Terms = q.terms
+	}
+	if !useVec && rq.Terms.Empty() {
 		return nil, nil
 	}
-
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	c := ix.compileLocked(f)
-	allowed, n := ix.allowedLocked(&c)
-	if n == 0 {
-		return nil, nil
-	}
-	allow := func(slot textindex.DocID) bool { return int(slot) < len(ix.items) && c.match(&ix.items[slot]) }
-
-	cands := map[uint32]*candidate{}
-	add := func(slot uint32) *candidate {
-		cd, ok := cands[slot]
-		if !ok {
-			cd = &candidate{slot: slot}
-			cands[slot] = cd
-		}
-		return cd
-	}
-	if useKW && !q.terms.Empty() {
-		for _, h := range ix.text.SearchQuery(q.terms, ro.Candidates, allow) {
-			add(h.ID)
-		}
-	}
-	// A caller that left (or a cancelled call) stops between the phases.
-	if err := ctx.Err(); err != nil {
+	best, err := ix.Rank(ctx, rq, func(pool []memindex.Candidate) { score(pool, &q, &ro) })
+	if err != nil {
 		return nil, err
 	}
-	if useVec {
-		for _, h := range ix.vectorSearchLocked(qv, allowed, ro.Candidates) {
-			add(h.slot)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if len(cands) == 0 {
-		return nil, nil
-	}
-	// Neighbours of the candidates join the pool: they get their own
-	// scores and lend part of them to each other.
-	if ro.NeighborShare > 0 {
-		seeds := make([]uint32, 0, len(cands))
-		for s := range cands {
-			seeds = append(seeds, s)
-		}
-		for _, s := range seeds {
-			for _, n := range ix.neighborsLocked(s, c.match) {
-				add(n)
-			}
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	slots := make([]uint32, 0, len(cands))
-	for s := range cands {
-		slots = append(slots, s)
-	}
-	sort.Slice(slots, func(i, j int) bool { return slots[i] < slots[j] })
-	ideal := 0.0
-	if useKW && !q.terms.Empty() {
-		for i, sc := range ix.text.ScoreQuery(q.terms, slots) {
-			cands[slots[i]].bm25 = sc
-		}
-		ideal = ix.text.IdealScore(q.terms)
-	}
-	if useVec {
-		for i, sc := range ix.vectorScoreLocked(qv, slots) {
-			if !math.IsNaN(sc) {
-				cands[slots[i]].cos = sc
-			}
-		}
-	}
-	speakers := speakerMatcher{ix: ix, q: &q}
-	newest, oldest := int64(math.MinInt64), int64(math.MaxInt64)
-	for _, cd := range cands {
-		it := &ix.items[cd.slot]
-		newest, oldest = max(newest, it.ts), min(oldest, it.ts)
-		if ideal > 0 {
-			cd.coverage = min(1, cd.bm25/ideal)
-		}
-		cd.base = ro.KeywordWeight*cd.coverage + ro.VectorWeight*cd.cos
-		if speakers.named(it.speaker) {
-			cd.prior = ro.SpeakerWeight
-		}
-		if q.hasPeriod && it.during(q.from, q.to) {
-			cd.base += ro.TimeWeight
-			cd.during = true
-		}
-		if q.when && it.refFrom != 0 {
-			cd.base += ro.DatedWeight
-		}
-	}
-	for _, cd := range cands {
-		best := 0.0
-		// Neighbours are the turns around it that this query may see: a
-		// summary whose messages are archived stands alone.
-		neighbors := ix.neighborsLocked(cd.slot, c.match)
-		for _, n := range neighbors {
-			if nc, ok := cands[n]; ok {
-				best = max(best, nc.base+nc.prior)
-				cd.nbCos, cd.nbCover = max(cd.nbCos, nc.cos), max(cd.nbCover, nc.coverage)
-			}
-		}
-		if len(neighbors) == 0 {
-			// A memory outside any conversation is its own context.
-			best, cd.nbCos, cd.nbCover = cd.base+cd.prior, cd.cos, cd.coverage
-		}
-		it := &ix.items[cd.slot]
-		recency := 0.0
-		if newest > oldest {
-			recency = float64(it.ts-oldest) / float64(newest-oldest)
-		}
-		cd.score = cd.base + cd.prior + ro.NeighborShare*best + ro.RecencyWeight*recency + ro.ImportanceWeight*float64(it.importance)
-	}
-	ordered := make([]*candidate, 0, len(cands))
-	for _, cd := range cands {
-		ordered = append(ordered, cd)
-	}
-	sort.Slice(ordered, func(i, j int) bool {
-		a, b := ordered[i], ordered[j]
-		if a.score != b.score {
-			return a.score > b.score
-		}
-		return ix.items[a.slot].ts > ix.items[b.slot].ts
-	})
-
 	cal := calibrationFor(useKW, useVec)
-	out := make([]hit, 0, k)
-	var kept []uint32
-	for _, cd := range ordered {
-		if len(out) == k {
-			break
-		}
-		if ix.nearDuplicateLocked(cd.slot, kept, ro.DuplicateOverlap) {
-			continue
-		}
-		kept = append(kept, cd.slot)
-		it := &ix.items[cd.slot]
-		ev := &Evidence{Cosine: cd.cos, Coverage: cd.coverage, NeighborCosine: cd.nbCos, NeighborCoverage: cd.nbCover, During: cd.during, Score: cd.score}
-		out = append(out, hit{id: it.id, kind: it.kind, score: cal.confidence(ev), ts: it.ts, ev: ev})
+	out := make([]hit, len(best))
+	for i, cd := range best {
+		ev := &Evidence{Cosine: cd.Cos, Coverage: cd.Coverage, NeighborCosine: cd.NeighborCos, NeighborCoverage: cd.NeighborCoverage, During: cd.During, Score: cd.Score}
+		out[i] = hit{id: cd.ID, kind: cd.Kind, score: cal.confidence(ev), ts: cd.TS, ev: ev}
 	}
 	monotone(out)
 	for i := range out {
 		out[i].weak = out[i].score < ro.MinConfidence
 	}
 	return out, nil
+}
+
+// score sets the ranking score of every candidate: its own evidence
+// (keywords, meaning, time, the speaker the query names), the best
+// neighbouring turn's share of the same, and the tie-breakers.
+func score(pool []memindex.Candidate, q *query, ro *RankOptions) {
+	// own is a candidate's score on what the query asks: keywords, meaning
+	// and time, and the speaker it names.
+	own := make([]float64, len(pool))
+	newest, oldest := int64(math.MinInt64), int64(math.MaxInt64)
+	for i := range pool {
+		cd := &pool[i]
+		newest, oldest = max(newest, cd.TS), min(oldest, cd.TS)
+		base := ro.KeywordWeight*cd.Coverage + ro.VectorWeight*cd.Cos
+		prior := 0.0
+		if cd.Speaker {
+			prior = ro.SpeakerWeight
+		}
+		if cd.During {
+			base += ro.TimeWeight
+		}
+		if q.when && cd.Dated {
+			base += ro.DatedWeight
+		}
+		own[i] = base + prior
+	}
+	for i := range pool {
+		cd := &pool[i]
+		best := 0.0
+		for _, n := range cd.Neighbors {
+			if n >= 0 {
+				best = max(best, own[n])
+			}
+		}
+		if cd.Alone {
+			// A memory outside any conversation is its own context.
+			best = own[i]
+		}
+		recency := 0.0
+		if newest > oldest {
+			recency = float64(cd.TS-oldest) / float64(newest-oldest)
+		}
+		cd.Score = own[i] + ro.NeighborShare*best + ro.RecencyWeight*recency + ro.ImportanceWeight*cd.Importance
+	}
 }
 
 // monotone makes confidences fall with rank where the ranking (with its

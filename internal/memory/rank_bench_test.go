@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,15 +15,14 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/embed"
+	"github.com/infmem/infmem/internal/memory/memindex"
 )
 
-// BenchmarkRank100k times the ranking of one query over 100k memories in
-// 8 scopes (keyword and vector candidates, neighbours, scores,
-// confidences), without the database: what a retrieval costs the engine
-// before its results are read by _id. Memories are 12–40 pseudo-words,
-// vectors random; the query is embedded by the hash embedder so that the
-// figure is the ranking's own.
-func BenchmarkRank100k(b *testing.B) {
+// bench100k is an engine, without a database, whose index holds 100k
+// memories in 8 scopes, a third of them turns of conversations of 20:
+// 12–40 pseudo-words each (a Zipf draw from 20,000), random unit vectors.
+// It also returns queries of 3–6 of the index's words.
+func bench100k(b *testing.B) (*Engine, []string) {
 	const n = 100_000
 	rng := rand.New(rand.NewPCG(1, 2))
 	vocab := make([]string, 20000)
@@ -60,8 +61,8 @@ func BenchmarkRank100k(b *testing.B) {
 		if i%3 == 0 {
 			conv = fmt.Sprintf("c%d", i/60)
 		}
-		ix.put(doc{id: bson.NewObjectID(), kind: kindMemory, text: t.String(), source: sourceNote, scope: fmt.Sprintf("scope%d", i%8),
-			conv: conv, ts: ts, created: ts, importance: 0.5, key: contentKey(t.String()), vec: v})
+		ix.Put(memindex.Doc{ID: bson.NewObjectID(), Kind: memindex.KindMemory, Text: t.String(), Source: sourceNote, Scope: fmt.Sprintf("scope%d", i%8),
+			Conv: conv, TS: ts, Created: ts, Importance: 0.5, Key: contentKey(t.String()), Vec: v})
 	}
 	queries := make([]string, 64)
 	for i := range queries {
@@ -71,12 +72,22 @@ func BenchmarkRank100k(b *testing.B) {
 		}
 		queries[i] = strings.Join(q, " ")
 	}
+	return e, queries
+}
+
+// BenchmarkRank100k times the ranking of one query over 100k memories
+// (keyword and vector candidates, neighbours, scores, confidences), without
+// the database: what a retrieval costs the engine before its results are
+// read by _id. The query is embedded by the hash embedder so that the
+// figure is the ranking's own.
+func BenchmarkRank100k(b *testing.B) {
+	e, queries := bench100k(b)
 	ctx := context.Background()
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		t0 := time.Now()
-		if _, err := e.rank(ctx, queries[i%len(queries)], nil, filter{}, 5, ModeHybrid); err != nil {
+		if _, err := e.rank(ctx, queries[i%len(queries)], nil, memindex.Filter{}, 5, ModeHybrid); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(t0))
@@ -84,4 +95,33 @@ func BenchmarkRank100k(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkSnapshot100k times writing the index of 100k memories to its
+// snapshot file and reading it back (the start-up load from a snapshot,
+// without the database).
+func BenchmarkSnapshot100k(b *testing.B) {
+	e, _ := bench100k(b)
+	p := filepath.Join(b.TempDir(), SnapshotFile)
+	h := e.snapshotHeader("bench")
+	if err := e.index().WriteFile(p, h); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("write", func(b *testing.B) {
+		for b.Loop() {
+			if err := e.index().WriteFile(p, h); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	if fi, err := os.Stat(p); err == nil {
+		b.Logf("snapshot of 100k memories: %.1f MB", float64(fi.Size())/(1<<20))
+	}
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := memindex.ReadFile(p, h, time.UTC); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

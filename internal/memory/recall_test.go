@@ -161,23 +161,6 @@ func TestSpeakerNamedInQuestion(t *testing.T) {
 	}
 }
 
-func TestSpeakerPrefix(t *testing.T) {
-	for text, want := range map[string]string{
-		"Caroline: I went to the group.": "Caroline",
-		"Mary Ann Lee: hello":            "Mary Ann Lee",
-		"Dr. Hughes: open wide":          "Dr. Hughes",
-		"12:30 lunch with Tom":           "",
-		"note: buy milk":                 "",
-		"Caroline:no space":              "",
-		"A Very Long Name Here: hi":      "",
-		"Reminder - call Tom: tomorrow":  "",
-	} {
-		if got := speakerPrefix(text); got != want {
-			t.Errorf("speakerPrefix(%q) = %q, want %q", text, got, want)
-		}
-	}
-}
-
 // TestStatsCountWhatTheIndexHolds: memories stored after the index loaded
 // count in its figures (get_memory_stats showed loaded 0 of 0 with 17
 // memories stored).

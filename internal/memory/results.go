@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -66,6 +67,27 @@ func nonNil(s []string) []string {
 	return s
 }
 
+// hit is a memory to fetch: where the index found it and, for a ranked
+// result, how relevant it is.
+type hit struct {
+	id    bson.ObjectID
+	kind  memindex.Kind
+	score float64
+	// weak: under the relevance bar.
+	weak bool
+	ts   int64
+	ev   *Evidence
+}
+
+// asHits turns what the index found into hits.
+func asHits(found []memindex.Hit) []hit {
+	out := make([]hit, len(found))
+	for i, h := range found {
+		out[i] = hit{id: h.ID, kind: h.Kind, score: h.Score, ts: h.TS}
+	}
+	return out
+}
+
 // fetchConcurrency bounds parallel reads when fetching results by _id.
 const fetchConcurrency = 8
 
@@ -108,8 +130,8 @@ func (e *Engine) fetch(ctx context.Context, hits []hit) ([]Memory, error) {
 	return res, nil
 }
 
-func (e *Engine) get(ctx context.Context, id bson.ObjectID, k kind) (Memory, error) {
-	if k == kindSummary {
+func (e *Engine) get(ctx context.Context, id bson.ObjectID, k memindex.Kind) (Memory, error) {
+	if k == memindex.KindSummary {
 		s, err := e.store.Summaries.Get(ctx, id)
 		if err != nil {
 			return Memory{}, err
@@ -132,11 +154,11 @@ func (e *Engine) Get(ctx context.Context, id string) (Memory, error) {
 	if err != nil {
 		return Memory{}, err
 	}
-	it, ok := e.index().lookup(oid)
+	it, ok := e.index().Lookup(oid)
 	if !ok {
 		return Memory{}, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
-	m, err := e.get(ctx, oid, it.kind)
+	m, err := e.get(ctx, oid, it.Kind)
 	if errIsNotFound(err) {
 		return Memory{}, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}

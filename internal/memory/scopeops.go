@@ -25,13 +25,13 @@ func (e *Engine) ListScopes(ctx context.Context, includeInactive bool) ([]ScopeI
 	if err := e.wait(ctx); err != nil {
 		return nil, err
 	}
-	c := e.index().count()
+	c := e.index().Count()
 	var out []ScopeInfo
 	for _, s := range e.scopes.List() {
 		if !s.Active && !includeInactive {
 			continue
 		}
-		out = append(out, toInfo(s, c.perScope[s.Name]))
+		out = append(out, toInfo(s, c.PerScope[s.Name]))
 	}
 	return out, nil
 }
@@ -58,7 +58,7 @@ func (e *Engine) CreateScope(ctx context.Context, s scopes.Scope) (info ScopeInf
 	got, err := e.scopes.Create(ctx, s)
 	switch {
 	case errors.Is(err, scopes.ErrExists):
-		return toInfo(got, e.index().count().perScope[got.Name]), false, nil
+		return toInfo(got, e.index().Count().PerScope[got.Name]), false, nil
 	case errors.Is(err, scopes.ErrInvalidName), errors.Is(err, scopes.ErrNotFound):
 		return ScopeInfo{}, false, &InputError{msg: err.Error()}
 	case err != nil:
@@ -82,7 +82,7 @@ func (e *Engine) SetScopeActive(ctx context.Context, name string, active bool) (
 		}
 		return ScopeInfo{}, err
 	}
-	return toInfo(s, e.index().count().perScope[s.Name]), nil
+	return toInfo(s, e.index().Count().PerScope[s.Name]), nil
 }
 
 // UseScope resolves the scope a session makes active, creating it when

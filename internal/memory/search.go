@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/internal/timephrase"
 )
 
@@ -70,7 +71,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err := e.wait(ctx); err != nil {
 		return SearchResult{}, err
 	}
-	var f filter
+	var f memindex.Filter
 	var set []string
 	var err error
 	if req.Subtree {
@@ -83,7 +84,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err != nil {
 		return SearchResult{}, err
 	}
-	f.includeArchived = req.IncludeArchived
+	f.IncludeArchived = req.IncludeArchived
 	limit, err := checkLimit(req.Limit, DefaultLimit)
 	if err != nil {
 		return SearchResult{}, err
@@ -92,7 +93,8 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	var hits []hit
 	note := ""
 	if query == "" {
-		hits, _ = e.index().scan(f, sortNewest, 0, limit)
+		found, _ := e.index().Scan(f, memindex.Newest, 0, limit)
+		hits = asHits(found)
 		for i := range hits {
 			hits[i].score = 1
 		}
@@ -101,7 +103,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		if err != nil {
 			return SearchResult{}, err
 		}
-		if mode == ModeKeyword && e.index().text.Analyze(query).Empty() {
+		if mode == ModeKeyword && e.index().Analyze(query).Empty() {
 			return SearchResult{Scopes: set, NothingRelevant: true, Note: noteNoSearchable}, nil
 		}
 		if hits, err = e.rank(ctx, query, req.Location, f, limit, mode); err != nil {
@@ -162,32 +164,32 @@ func (e *Engine) recordAccess(hits []hit) {
 	for i, h := range used {
 		ids[i] = h.id
 	}
-	e.index().touch(ids)
+	e.index().Touch(ids)
 	e.access.record(used)
 }
 
 // searchFilter builds the filter shared by searches and listings.
-func (e *Engine) searchFilter(scope, active string, exact bool, tags []string, from, to time.Time) (filter, []string, error) {
+func (e *Engine) searchFilter(scope, active string, exact bool, tags []string, from, to time.Time) (memindex.Filter, []string, error) {
 	set, err := e.searchScopes(scope, active, exact)
 	if err != nil {
-		return filter{}, nil, err
+		return memindex.Filter{}, nil, err
 	}
 	f, err := filterFor(set, tags, from, to)
 	return f, set, err
 }
 
 // filterFor builds the filter of a scope set, tags and a period.
-func filterFor(set, tags []string, from, to time.Time) (filter, error) {
-	f := filter{scopes: set, from: from, to: to}
+func filterFor(set, tags []string, from, to time.Time) (memindex.Filter, error) {
+	f := memindex.Filter{Scopes: set, From: from, To: to}
 	if !from.IsZero() && !to.IsZero() && !from.Before(to) {
-		return filter{}, inputErrorf("the time range is empty: from %s is not before to %s", from.Format(time.RFC3339), to.Format(time.RFC3339))
+		return memindex.Filter{}, inputErrorf("the time range is empty: from %s is not before to %s", from.Format(time.RFC3339), to.Format(time.RFC3339))
 	}
 	for _, t := range tags {
-		ft := foldTag(t)
+		ft := memindex.FoldTag(t)
 		if ft == "" {
-			return filter{}, inputErrorf("tags to filter by must not be empty")
+			return memindex.Filter{}, inputErrorf("tags to filter by must not be empty")
 		}
-		f.tags = append(f.tags, ft)
+		f.Tags = append(f.Tags, ft)
 	}
 	return f, nil
 }
@@ -265,7 +267,8 @@ func (e *Engine) ByTime(ctx context.Context, req TimeRequest) (TimeResult, error
 	if err != nil {
 		return TimeResult{}, err
 	}
-	hits, total := e.index().scan(f, sortOldest, 0, limit)
+	found, total := e.index().Scan(f, memindex.Oldest, 0, limit)
+	hits := asHits(found)
 	res, err := e.fetch(ctx, hits)
 	if err != nil {
 		return TimeResult{}, err
@@ -305,13 +308,13 @@ func (e *Engine) List(ctx context.Context, req ListRequest) (ListResult, error) 
 	if err != nil {
 		return ListResult{}, err
 	}
-	f.includeForgotten, f.onlyForgotten, f.includeArchived = req.IncludeForgotten, req.OnlyForgotten, req.IncludeArchived
+	f.IncludeForgotten, f.OnlyForgotten, f.IncludeArchived = req.IncludeForgotten, req.OnlyForgotten, req.IncludeArchived
 	if req.Source != "" {
 		src, err := checkSource(req.Source)
 		if err != nil {
 			return ListResult{}, err
 		}
-		f.sources = []string{src}
+		f.Sources = []string{src}
 	}
 	order, err := parseSort(req.Sort)
 	if err != nil {
@@ -324,28 +327,28 @@ func (e *Engine) List(ctx context.Context, req ListRequest) (ListResult, error) 
 	if req.Offset < 0 {
 		return ListResult{}, inputErrorf("offset must not be negative")
 	}
-	hits, total := e.index().scan(f, order, req.Offset, limit)
-	res, err := e.fetch(ctx, hits)
+	found, total := e.index().Scan(f, order, req.Offset, limit)
+	res, err := e.fetch(ctx, asHits(found))
 	if err != nil {
 		return ListResult{}, err
 	}
 	next := 0
-	if req.Offset+len(hits) < total {
-		next = req.Offset + len(hits)
+	if req.Offset+len(found) < total {
+		next = req.Offset + len(found)
 	}
 	return ListResult{Memories: res, Total: total, NextOffset: next, Scopes: set}, nil
 }
 
-func parseSort(s string) (sortKey, error) {
+func parseSort(s string) (memindex.Order, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "newest":
-		return sortNewest, nil
+		return memindex.Newest, nil
 	case "oldest":
-		return sortOldest, nil
+		return memindex.Oldest, nil
 	case "most_used":
-		return sortMostUsed, nil
+		return memindex.MostUsed, nil
 	case "importance":
-		return sortImportance, nil
+		return memindex.MostImportant, nil
 	}
 	return 0, inputErrorf("sort %q is not one of: newest, oldest, most_used, importance", s)
 }

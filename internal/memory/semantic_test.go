@@ -233,7 +233,7 @@ func TestStartupReconciles(t *testing.T) {
 	if _, err := store.Index.Get(ctx, ghost); !errors.Is(err, mongostore.ErrNotFound) {
 		t.Fatalf("orphaned embedding kept: %v", err)
 	}
-	waitFor(t, "the background embedder", func() bool { return e.index().vectorCount() == 1 })
+	waitFor(t, "the background embedder", func() bool { return e.index().VectorCount() == 1 })
 	entry, err := store.Index.Get(ctx, orphan.ID)
 	if err != nil || entry.Model != embed.USELiteModelID {
 		t.Fatalf("memory without embedding not embedded: %+v %v", entry, err)
@@ -267,8 +267,8 @@ func TestLoadVectorsBeforeTheirMemories(t *testing.T) {
 	e2 := New(store, reg, Options{Embedder: emb})
 	srcDone := make(chan struct{})
 	early, err := e2.readVectors(ctx, srcDone) // no memory indexed yet
-	if err != nil || len(early) != 31 || e2.index().vectorCount() != 0 {
-		t.Fatalf("read ahead: %d held, %d placed, %v", len(early), e2.index().vectorCount(), err)
+	if err != nil || len(early) != 31 || e2.index().VectorCount() != 0 {
+		t.Fatalf("read ahead: %d held, %d placed, %v", len(early), e2.index().VectorCount(), err)
 	}
 	if err := e2.loadSources(ctx); err != nil {
 		t.Fatal(err)
@@ -277,7 +277,7 @@ func TestLoadVectorsBeforeTheirMemories(t *testing.T) {
 	if err := e2.placeEarlyVectors(ctx, early); err != nil {
 		t.Fatal(err)
 	}
-	if n := e2.index().vectorCount(); n != 30 {
+	if n := e2.index().VectorCount(); n != 30 {
 		t.Fatalf("%d vectors placed, want 30", n)
 	}
 	if _, err := store.Index.Get(ctx, ghost); !errors.Is(err, mongostore.ErrNotFound) {

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"maps"
 	"time"
 )
 
@@ -41,23 +42,21 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 	if err := e.wait(ctx); err != nil {
 		return Stats{}, err
 	}
-	c := e.index().count()
+	c := e.index().Count()
 	st := Stats{
-		TotalMemories: c.live, ConversationCount: c.conversations, Scopes: map[string]int{}, Summaries: c.summaries,
-		Forgotten: c.forgotten, Archived: c.archived, IndexReady: e.Ready(), Engine: e.store.Engine, Generated: e.now(),
+		TotalMemories: c.Live, ConversationCount: c.Conversations, Scopes: map[string]int{}, Summaries: c.Summaries,
+		Forgotten: c.Forgotten, Archived: c.Archived, IndexReady: e.Ready(), Engine: e.store.Engine, Generated: e.now(),
 	}
 	st.IndexLoaded, st.IndexExpected = e.LoadProgress()
 	st.IndexSource = "database"
 	if e.fromSnapshot.Load() {
 		st.IndexSource = "snapshot"
 	}
-	st.Embedding = EmbeddingStats{Model: e.modelID, Vectors: e.index().vectorCount(), Pending: e.embeds.len()}
+	st.Embedding = EmbeddingStats{Model: e.modelID, Vectors: e.index().VectorCount(), Pending: e.embeds.len()}
 	for _, name := range e.scopes.Names() {
-		st.Scopes[name] = c.perScope[name]
+		st.Scopes[name] = 0
 	}
-	for name, n := range c.perScope {
-		st.Scopes[name] = n
-	}
+	maps.Copy(st.Scopes, c.PerScope)
 	size, _, err := e.store.DBStats(ctx)
 	if err != nil {
 		return Stats{}, err

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/facts"
+	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -128,56 +129,48 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	key := contentKey(text)
 	// Embed before taking the write lock: it is the slow part of a store.
 	var vec []float32
-	if _, dup := e.index().duplicate(scope, key); !dup {
+	if _, dup := e.index().Duplicate(scope, key); !dup {
 		vec = e.embedText(ctx, text)
 	}
 
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	if id, ok := e.index().duplicate(scope, key); ok {
-		it, _ := e.index().lookup(id)
-		return StoreResult{ID: id.Hex(), Scope: scope, DuplicateOf: id.Hex(), ScopeCreated: created, Collection: it.kind.collection()}, nil
+	if id, ok := e.index().Duplicate(scope, key); ok {
+		it, _ := e.index().Lookup(id)
+		return StoreResult{ID: id.Hex(), Scope: scope, DuplicateOf: id.Hex(), ScopeCreated: created, Collection: e.collection(it.Kind).Name()}, nil
 	}
 	id := bson.NewObjectID()
-	d := doc{id: id, text: text, source: source, scope: scope, conv: conv, speaker: speaker, tags: tags, ts: ts, created: now, importance: importance, key: key, vec: vec}
-	similar := e.index().similar(vec, scope, ParaphraseCosine, 5)
-	e.markDirty(ctx, id)
+	c := change{op: opInsert, id: id, doc: memindex.Doc{Text: text, Source: source, Scope: scope, Conv: conv, Speaker: speaker,
+		Tags: tags, TS: ts, Created: now, Importance: importance, Key: key, Vec: vec}}
 	if source == sourceSummary {
-		d.kind = kindSummary
-		err = e.store.Summaries.Insert(ctx, &mongostore.Summary{
+		c.kind = memindex.KindSummary
+		c.insert = &mongostore.Summary{
 			ID: id, ConversationID: conv, SummaryText: text, Scope: scope, Tags: tags, Method: "client",
 			Timestamp: ts, Importance: importance, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now,
-		})
+		}
 	} else {
-		err = e.store.Memories.Insert(ctx, &mongostore.Memory{
+		c.insert = &mongostore.Memory{
 			ID: id, ConversationID: conv, Timestamp: ts, Speaker: speaker, Text: text, Scope: scope, Tags: tags,
 			Source: source, Importance: importance, Category: category, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now,
-		})
+		}
 	}
-	if err != nil {
+	similar := e.index().Similar(vec, scope, ParaphraseCosine, 5)
+	// The memory is stored and acknowledged once apply returns; a failed
+	// embedding write is retried by the background embedder.
+	if err := e.apply(ctx, &c); err != nil {
 		return StoreResult{}, fmt.Errorf("cannot store memory: %w", err)
 	}
-	// The memory is stored and acknowledged from here on; a failed
-	// embedding write is retried by the background embedder.
-	if err := e.writeVector(ctx, d); err != nil {
-		e.log.Warn("embedding not stored; queued for the background embedder", "err", err)
-		d.vec = nil
-	}
-	e.index().put(d)
-	if vec == nil && e.opts.Embedder != nil {
-		e.embeds.add(id, d.kind)
-	}
-	res := StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: d.kind.collection()}
+	res := StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: e.collection(c.kind).Name()}
 	// Below SimilarCosine only a memory sharing most of the words can be
 	// the same fact; the others are not worth reading.
 	close := similar[:0]
 	for _, h := range similar {
-		if h.score >= SimilarCosine || e.index().overlap(id, h.id) >= ParaphraseOverlap {
+		if h.Score >= SimilarCosine || e.index().Overlap(id, h.ID) >= ParaphraseOverlap {
 			close = append(close, h)
 		}
 	}
 	if len(close) > 0 {
-		ms, err := e.fetch(ctx, close)
+		ms, err := e.fetch(ctx, asHits(close))
 		if err != nil {
 			e.log.Warn("cannot read similar memories", "err", err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -55,11 +56,11 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	it, ok := e.index().lookup(id)
-	if !ok || !it.live() {
+	it, ok := e.index().Lookup(id)
+	if !ok || !it.Live() {
 		return UpdateResult{}, inputErrorf("no live memory has id %s; it may have been forgotten (unforget_memory restores it)", req.ID)
 	}
-	cur, err := e.get(ctx, id, it.kind)
+	cur, err := e.get(ctx, id, it.Kind)
 	if err != nil {
 		return UpdateResult{}, err
 	}
@@ -86,9 +87,9 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 	if len(req.RemoveTags) > 0 {
 		drop := map[string]bool{}
 		for _, t := range req.RemoveTags {
-			drop[foldTag(t)] = true
+			drop[memindex.FoldTag(t)] = true
 		}
-		tags = slices.DeleteFunc(tags, func(t string) bool { return drop[foldTag(t)] })
+		tags = slices.DeleteFunc(tags, func(t string) bool { return drop[memindex.FoldTag(t)] })
 	}
 	if tags, err = normalizeTags(tags); err != nil {
 		return UpdateResult{}, err
@@ -127,7 +128,7 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 			changed = append(changed, "scope")
 		}
 	}
-	pinned := it.flags&flagPinned != 0
+	pinned := it.Has(memindex.FlagPinned)
 	if req.Pinned != nil && *req.Pinned != pinned {
 		pinned = *req.Pinned
 		changed = append(changed, "pinned")
@@ -139,42 +140,29 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 	now := e.now()
 	rev := mongostore.Revision{Text: cur.Text, Tags: cur.Tags, Importance: cur.Importance, Scope: cur.Scope, Category: cur.Category, ChangedAt: now}
 	key := contentKey(next.Text)
-	if dup, ok := e.index().duplicate(next.Scope, key); ok && dup != id {
+	if dup, ok := e.index().Duplicate(next.Scope, key); ok && dup != id {
 		res.DuplicateOf = dup.Hex()
 	}
-	e.markDirty(ctx, id)
 	set := bson.D{
 		{Key: "tags", Value: next.Tags}, {Key: "importance", Value: next.Importance}, {Key: "scope", Value: next.Scope},
 		{Key: "content_hash", Value: keyHex(key)}, {Key: "pinned", Value: pinned}, {Key: "updated_at", Value: now},
 	}
-	if it.kind == kindSummary {
+	if it.Kind == memindex.KindSummary {
 		set = append(set, bson.E{Key: "summary_text", Value: next.Text})
-		err = e.store.Summaries.Update(ctx, id, bson.D{{Key: "$set", Value: set}, {Key: "$push", Value: bson.D{{Key: "history", Value: rev}}}})
 	} else {
 		set = append(set, bson.E{Key: "text", Value: next.Text}, bson.E{Key: "category", Value: next.Category})
-		err = e.store.Memories.Update(ctx, id, bson.D{{Key: "$set", Value: set}, {Key: "$push", Value: bson.D{{Key: "history", Value: rev}}}})
 	}
-	if err != nil {
-		return UpdateResult{}, fmt.Errorf("cannot update memory %s: %w", req.ID, err)
-	}
-	d := doc{
-		id: id, kind: it.kind, text: next.Text, source: cur.Source, scope: next.Scope, conv: cur.ConversationID, speaker: cur.Speaker, tags: next.Tags,
-		ts: cur.Timestamp, created: cur.CreatedAt, importance: next.Importance, useCount: it.useCount, key: key,
-		archived: cur.Archived, pinned: pinned, keepVec: true,
-	}
+	c := change{op: opEdit, id: id, kind: it.Kind,
+		update: bson.D{{Key: "$set", Value: set}, {Key: "$push", Value: bson.D{{Key: "history", Value: rev}}}},
+		doc: memindex.Doc{Text: next.Text, Source: cur.Source, Scope: next.Scope, Conv: cur.ConversationID, Speaker: cur.Speaker, Tags: next.Tags,
+			TS: cur.Timestamp, Created: cur.CreatedAt, Importance: next.Importance, UseCount: it.UseCount, Key: key,
+			Archived: cur.Archived, Pinned: pinned, KeepVec: true}}
 	if slices.Contains(changed, "content") {
 		res.PreviousText = cur.Text
-		d.vec, d.keepVec = newVec, false
-		if err := e.writeVector(ctx, d); err != nil {
-			e.log.Warn("new embedding not stored; queued for the background embedder", "err", err)
-			d.vec = nil
-		}
-	} else if err := e.updateVectorMeta(ctx, id, next.Scope, cur.Timestamp, next.Tags); err != nil {
-		e.log.Warn("cannot update the embedding's metadata", "memory_id", req.ID, "err", err)
+		c.doc.Vec, c.doc.KeepVec = newVec, false
 	}
-	e.index().put(d)
-	if d.vec == nil && !d.keepVec && e.opts.Embedder != nil {
-		e.embeds.add(id, it.kind)
+	if err := e.apply(ctx, &c); err != nil {
+		return UpdateResult{}, fmt.Errorf("cannot update memory %s: %w", req.ID, err)
 	}
 	return res, nil
 }

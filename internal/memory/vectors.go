@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/f16"
+	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -37,26 +38,26 @@ func (e *Engine) queryVector(ctx context.Context, text string) ([]float32, error
 	return e.queries.Embed(ctx, text)
 }
 
-// writeVector stores an embedding in MemoryIndex under the memory's id.
-func (e *Engine) writeVector(ctx context.Context, d doc) error {
-	if d.vec == nil {
+// writeVector stores an embedding (d.Vec) in MemoryIndex under the memory's id.
+func (e *Engine) writeVector(ctx context.Context, d memindex.Doc) error {
+	if d.Vec == nil {
 		return nil
 	}
 	entry := &mongostore.IndexEntry{
-		ID: d.id, SourceCollection: d.kind.collection(), SourceID: d.id, Scope: d.scope,
-		Model: e.modelID, Dim: len(d.vec), Embedding: f16.Append(make([]byte, 0, 2*len(d.vec)), d.vec),
-		Encoding: vectorEncoding, Metadata: mongostore.IndexMeta{Timestamp: d.ts, Tags: nonNil(d.tags)},
+		ID: d.ID, SourceCollection: e.collection(d.Kind).Name(), SourceID: d.ID, Scope: d.Scope,
+		Model: e.modelID, Dim: len(d.Vec), Embedding: f16.Append(make([]byte, 0, 2*len(d.Vec)), d.Vec),
+		Encoding: vectorEncoding, Metadata: mongostore.IndexMeta{Timestamp: d.TS, Tags: nonNil(d.Tags)},
 		CreatedAt: e.now(),
 	}
-	if err := e.store.Index.Upsert(ctx, d.id, entry); err != nil {
-		return fmt.Errorf("cannot store the embedding of %s: %w", d.id.Hex(), err)
+	if err := e.store.Index.Upsert(ctx, d.ID, entry); err != nil {
+		return fmt.Errorf("cannot store the embedding of %s: %w", d.ID.Hex(), err)
 	}
 	return nil
 }
 
 // readVector loads a memory's stored embedding if it is of the current model.
 func (e *Engine) readVector(ctx context.Context, id bson.ObjectID) []float32 {
-	if e.index().vecs == nil {
+	if !e.index().HasVectors() {
 		return nil
 	}
 	entry, err := e.store.Index.Get(ctx, id)
@@ -84,7 +85,7 @@ func (e *Engine) decodeEntry(entry *mongostore.IndexEntry) []float32 {
 
 // updateVectorMeta keeps MemoryIndex's copy of scope, time and tags current.
 func (e *Engine) updateVectorMeta(ctx context.Context, id bson.ObjectID, scope string, ts time.Time, tags []string) error {
-	if e.index().vecs == nil {
+	if !e.index().HasVectors() {
 		return nil
 	}
 	err := e.store.Index.Update(ctx, id, bson.D{{Key: "$set", Value: bson.D{

@@ -1,20 +1,20 @@
 package textindex
 
 import (
-	"bufio"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
+
+	"github.com/infmem/infmem/internal/binio"
 )
 
 // AnalyzerVersion changes whenever tokenisation or stemming changes; an
 // index written by another version cannot answer this version's queries.
 const AnalyzerVersion = 1
 
-const persistMagic = "TXIX"
+// format opens a persisted index: its magic and the analyzer version.
+var format = binio.Format{Magic: "TXIX", Version: AnalyzerVersion}
 
 // ErrIncompatible means persisted data was written with other options or
 // another analyzer version and must be rebuilt from the documents' text.
@@ -22,50 +22,37 @@ var ErrIncompatible = errors.New("textindex: persisted index is incompatible")
 
 // WriteTo writes the index: its options, its term dictionary and every
 // document's terms. Posting lists are derived and not written.
-func (ix *Index) WriteTo(w io.Writer) (int64, error) {
+func (ix *Index) WriteTo(out io.Writer) (int64, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	cw := &countWriter{w: bufio.NewWriterSize(w, 1<<16)}
-	var buf []byte
-	buf = append(buf, persistMagic...)
-	buf = binary.AppendUvarint(buf, AnalyzerVersion)
-	buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(ix.opts.K1))
-	buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(ix.opts.B))
-	buf = append(buf, boolByte(ix.opts.StopWords), boolByte(ix.opts.Stemming))
-	buf = binary.AppendUvarint(buf, uint64(len(ix.terms)))
+	w := binio.NewWriter(out, 1<<16)
+	w.Header(format)
+	w.Float64(ix.opts.K1)
+	w.Float64(ix.opts.B)
+	w.Byte(boolByte(ix.opts.StopWords))
+	w.Byte(boolByte(ix.opts.Stemming))
+	w.Uvarint(uint64(len(ix.terms)))
 	for _, t := range ix.terms {
-		buf = binary.AppendUvarint(buf, uint64(len(t.name)))
-		buf = append(buf, t.name...)
-		if len(buf) > 1<<15 {
-			cw.Write(buf)
-			buf = buf[:0]
-		}
+		w.String(t.name)
 	}
-	buf = binary.AppendUvarint(buf, uint64(ix.nDocs))
+	w.Uvarint(uint64(ix.nDocs))
 	prev := uint64(0)
 	for id := range ix.docLen {
 		if !ix.isLive(DocID(id)) {
 			continue
 		}
-		buf = binary.AppendUvarint(buf, uint64(id)-prev)
+		w.Uvarint(uint64(id) - prev)
 		prev = uint64(id)
 		fwd := ix.fwd[id]
-		buf = binary.AppendUvarint(buf, uint64(len(fwd)))
+		w.Uvarint(uint64(len(fwd)))
 		last := uint32(0)
 		for _, t := range fwd {
-			buf = binary.AppendUvarint(buf, uint64(t-last))
+			w.Uvarint(uint64(t - last))
 			last = t
 		}
-		if len(buf) > 1<<15 {
-			cw.Write(buf)
-			buf = buf[:0]
-		}
 	}
-	cw.Write(buf)
-	if cw.err == nil {
-		cw.err = cw.w.(*bufio.Writer).Flush()
-	}
-	return cw.n, cw.err
+	err := w.Flush()
+	return w.Len(), err
 }
 
 // Read reads an index written by WriteTo. It returns ErrIncompatible when
@@ -80,27 +67,25 @@ func Read(r io.Reader, opts Options) (*Index, error) {
 // is refused before any memory is sized for it.
 func ReadBounded(r io.Reader, opts Options, docs DocID) (*Index, error) {
 	limit := uint64(min(docs, MaxDocID+1))
-	br := bufio.NewReaderSize(r, 1<<16)
-	magic := make([]byte, len(persistMagic))
-	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != persistMagic {
+	rd := binio.NewReader(r, -1, 1<<16)
+	var version *binio.VersionError
+	if err := rd.Header(format); errors.As(err, &version) {
+		return nil, fmt.Errorf("%w: analyzer %v", ErrIncompatible, version)
+	} else if err != nil {
 		return nil, fmt.Errorf("textindex: not a persisted index")
 	}
-	rd := &reader{r: br}
-	if v := rd.uvarint(); v != AnalyzerVersion {
-		return nil, fmt.Errorf("%w: analyzer version %d, want %d", ErrIncompatible, v, AnalyzerVersion)
-	}
-	got := Options{K1: math.Float64frombits(rd.u64()), B: math.Float64frombits(rd.u64()), StopWords: rd.byte() == 1, Stemming: rd.byte() == 1}
-	if rd.err == nil && got != opts {
+	got := Options{K1: rd.Float64(), B: rd.Float64(), StopWords: rd.Byte() == 1, Stemming: rd.Byte() == 1}
+	if rd.Err() == nil && got != opts {
 		return nil, fmt.Errorf("%w: options %+v, want %+v", ErrIncompatible, got, opts)
 	}
 	ix := New(opts)
-	nTerms := rd.count(1 << 28)
+	nTerms := rd.Count(1 << 28)
 	// Grow as terms are read instead of trusting the count: a damaged
 	// count must not allocate gigabytes or loop 2^28 times.
 	ix.terms = make([]termInfo, 0, min(nTerms, 1<<16))
-	for i := 0; i < nTerms && rd.err == nil; i++ {
+	for i := 0; i < nTerms && rd.Err() == nil; i++ {
 		ix.terms = append(ix.terms, termInfo{})
-		name := rd.bytes(1 << 12)
+		name := rd.String(1 << 12)
 		if name == "" {
 			ix.freeTerms = append(ix.freeTerms, uint32(i))
 			continue
@@ -108,34 +93,34 @@ func ReadBounded(r io.Reader, opts Options, docs DocID) (*Index, error) {
 		ix.terms[i].name = name
 		ix.dict[name] = uint32(i)
 	}
-	nDocs := rd.count(int(limit))
+	nDocs := rd.Count(int(limit))
 	id := uint64(0)
-	for d := 0; d < nDocs && rd.err == nil; d++ {
-		id += rd.uvarint()
+	for d := 0; d < nDocs && rd.Err() == nil; d++ {
+		id += rd.Uvarint()
 		if id >= limit {
-			rd.err = errors.New("document id out of range")
+			rd.Fail(errors.New("document id out of range"))
 			break
 		}
-		n := rd.count(1 << 20)
+		n := rd.Count(1 << 20)
 		fwd := make([]uint32, 0, min(n, 1<<10))
 		last := uint64(0)
-		for i := 0; i < n && rd.err == nil; i++ {
-			last += rd.uvarint()
+		for i := 0; i < n && rd.Err() == nil; i++ {
+			last += rd.Uvarint()
 			if last >= uint64(len(ix.terms)) || ix.terms[last].name == "" {
-				rd.err = errors.New("term id out of range")
+				rd.Fail(errors.New("term id out of range"))
 				break
 			}
 			fwd = append(fwd, uint32(last))
 		}
-		if rd.err != nil || !slices.IsSorted(fwd) {
-			if rd.err == nil {
-				rd.err = errors.New("unsorted document terms")
-			}
+		if rd.Err() == nil && !slices.IsSorted(fwd) {
+			rd.Fail(errors.New("unsorted document terms"))
+		}
+		if rd.Err() != nil {
 			break
 		}
 		doc := DocID(id)
 		if ix.isLive(doc) {
-			rd.err = errors.New("document written twice")
+			rd.Fail(errors.New("document written twice"))
 			break
 		}
 		for i := 0; i < len(fwd); {
@@ -155,8 +140,8 @@ func ReadBounded(r io.Reader, opts Options, docs DocID) (*Index, error) {
 		ix.nDocs++
 		ix.totalLen += uint64(len(fwd))
 	}
-	if rd.err != nil {
-		return nil, fmt.Errorf("textindex: damaged persisted index: %w", rd.err)
+	if rd.Err() != nil {
+		return nil, fmt.Errorf("textindex: damaged persisted index: %w", rd.Err())
 	}
 	// Terms that lost their last document before the index was written.
 	for i := range ix.terms {
@@ -174,73 +159,4 @@ func boolByte(b bool) byte {
 		return 1
 	}
 	return 0
-}
-
-type countWriter struct {
-	w   io.Writer
-	n   int64
-	err error
-}
-
-func (c *countWriter) Write(p []byte) {
-	if c.err != nil {
-		return
-	}
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	c.err = err
-}
-
-// reader decodes with a sticky error.
-type reader struct {
-	r   *bufio.Reader
-	err error
-}
-
-func (r *reader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, err := binary.ReadUvarint(r.r)
-	r.err = err
-	return v
-}
-
-func (r *reader) count(limit int) int {
-	v := r.uvarint()
-	if v > uint64(limit) {
-		if r.err == nil {
-			r.err = fmt.Errorf("count %d over limit %d", v, limit)
-		}
-		return 0
-	}
-	return int(v)
-}
-
-func (r *reader) u64() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	var b [8]byte
-	_, r.err = io.ReadFull(r.r, b[:])
-	return binary.LittleEndian.Uint64(b[:])
-}
-
-func (r *reader) byte() byte {
-	if r.err != nil {
-		return 0
-	}
-	b, err := r.r.ReadByte()
-	r.err = err
-	return b
-}
-
-func (r *reader) bytes(limit int) string {
-	n := r.count(limit)
-	if r.err != nil || n == 0 {
-		return ""
-	}
-	b := make([]byte, n)
-	_, r.err = io.ReadFull(r.r, b)
-	return string(b)
 }

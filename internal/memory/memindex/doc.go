@@ -1,0 +1,17 @@
+// Package memindex owns the memory engine's in-memory index: a mirror of
+// every memory and summary (scope, tags, time, flags, speaker, the period
+// its text refers to, use count, content key), its text in a keyword index
+// (textindex) and its embedding in a vector index (vecindex), each memory
+// in one slot of all three. It answers what the engine asks without the
+// database: filtered scans and counts, exact duplicates by content key,
+// similar memories by cosine, keyword matches, conversations and the turns
+// next to a memory, ranking candidates with their evidence, and duplicate
+// groups for maintenance. It reads and writes itself as the snapshot file
+// (snapshot.go).
+//
+// The index knows nothing of storage or of when a snapshot may be trusted:
+// the memory engine keeps it current with every write it makes (Put,
+// SetVec, SetForgotten, SetFlag, Remove, Touch) and decides which snapshot
+// to load. Every method takes the index's lock itself; nothing outside the
+// package sees it or the slots behind it.
+package memindex

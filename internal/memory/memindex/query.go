@@ -1,0 +1,269 @@
+package memindex
+
+import (
+	"bytes"
+	"cmp"
+	"math"
+	"slices"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/internal/textindex"
+	"github.com/infmem/infmem/internal/vecindex"
+)
+
+// Filter selects memories. Zero values mean "no restriction", except that
+// forgotten and archived memories are left out unless asked for.
+type Filter struct {
+	Scopes           []string // canonical names; nil means every scope
+	Tags             []string // folded (FoldTag); a memory must carry all of them
+	Sources          []string
+	From, To         time.Time // [From, To); zero means open
+	IncludeForgotten bool
+	OnlyForgotten    bool
+	IncludeArchived  bool
+}
+
+// compiled is a filter resolved against the interners, for use under ix.mu.
+type compiled struct {
+	scopes     []bool // by scope id; nil = any
+	sources    []bool
+	tags       []uint32
+	from, to   int64
+	impossible bool
+	f          Filter
+}
+
+func (ix *Index) compileLocked(f Filter) compiled {
+	c := compiled{f: f, from: -1 << 62, to: 1 << 62}
+	if !f.From.IsZero() {
+		c.from = f.From.UnixMilli()
+	}
+	if !f.To.IsZero() {
+		c.to = f.To.UnixMilli()
+	}
+	if f.Scopes != nil {
+		c.scopes = make([]bool, len(ix.scopes.names))
+		for _, s := range f.Scopes {
+			if id, ok := ix.scopes.lookup(s); ok {
+				c.scopes[id] = true
+			}
+		}
+	}
+	if f.Sources != nil {
+		c.sources = make([]bool, len(ix.sources.names))
+		for _, s := range f.Sources {
+			if id, ok := ix.sources.lookup(s); ok {
+				c.sources[id] = true
+			}
+		}
+	}
+	for _, t := range f.Tags {
+		id, ok := ix.tags.lookup(t)
+		if !ok {
+			c.impossible = true
+		}
+		c.tags = append(c.tags, id)
+	}
+	return c
+}
+
+func (c *compiled) match(it *item) bool {
+	if !it.used || c.impossible {
+		return false
+	}
+	forgotten := it.flags&FlagForgotten != 0
+	if c.f.OnlyForgotten && !forgotten || forgotten && !c.f.IncludeForgotten && !c.f.OnlyForgotten {
+		return false
+	}
+	if it.flags&FlagArchived != 0 && !c.f.IncludeArchived {
+		return false
+	}
+	if c.scopes != nil && (int(it.scope) >= len(c.scopes) || !c.scopes[it.scope]) {
+		return false
+	}
+	if c.sources != nil && (int(it.source) >= len(c.sources) || !c.sources[it.source]) {
+		return false
+	}
+	if it.ts < c.from || it.ts >= c.to {
+		return false
+	}
+	for _, t := range c.tags {
+		if !slices.Contains(it.tags, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// Hit is a memory a query found.
+type Hit struct {
+	ID   bson.ObjectID
+	Kind Kind
+	// TS is when it happened, unix ms.
+	TS int64
+	// Score is the query's own (a cosine for Similar; 0 for scans).
+	Score float64
+}
+
+// Order is the order of a scan.
+type Order int
+
+// The orders of a scan; ties go to the newest.
+const (
+	Newest Order = iota
+	Oldest
+	MostUsed
+	MostImportant
+)
+
+// Scan returns the memories f admits in the given order, skipping offset
+// and keeping at most limit (limit <= 0: all), and how many matched.
+func (ix *Index) Scan(f Filter, order Order, offset, limit int) (page []Hit, total int) {
+	ix.mu.RLock()
+	c := ix.compileLocked(f)
+	type row struct {
+		Hit
+		used       int64
+		importance float32
+	}
+	var rows []row
+	for i := range ix.items {
+		it := &ix.items[i]
+		if c.match(it) {
+			rows = append(rows, row{Hit{ID: it.id, Kind: it.kind, TS: it.ts}, it.useCount, it.importance})
+		}
+	}
+	ix.mu.RUnlock()
+	slices.SortFunc(rows, func(a, b row) int {
+		var c int
+		switch order {
+		case Oldest:
+			c = cmp.Compare(a.TS, b.TS)
+		case MostUsed:
+			c = cmp.Compare(b.used, a.used)
+		case MostImportant:
+			c = cmp.Compare(b.importance, a.importance)
+		}
+		if c == 0 {
+			c = cmp.Compare(b.TS, a.TS)
+		}
+		if c == 0 {
+			c = bytes.Compare(a.ID[:], b.ID[:])
+		}
+		return c
+	})
+	total = len(rows)
+	rows = rows[min(offset, len(rows)):]
+	if limit > 0 && len(rows) > limit {
+		rows = rows[:limit]
+	}
+	page = make([]Hit, len(rows))
+	for i, r := range rows {
+		page[i] = r.Hit
+	}
+	return page, total
+}
+
+// Matches reports whether f admits the memory id.
+func (ix *Index) Matches(id bson.ObjectID, f Filter) bool {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	slot, ok := ix.byID[id]
+	if !ok {
+		return false
+	}
+	c := ix.compileLocked(f)
+	return c.match(&ix.items[slot])
+}
+
+// Counts tallies the memories the index holds.
+type Counts struct {
+	// Live counts memories neither forgotten nor archived; Summaries and
+	// Conversations count among those.
+	Live, Forgotten, Archived, Summaries int
+	PerScope                             map[string]int // live memories
+	Conversations                        int
+}
+
+// Count tallies the memories the index holds.
+func (ix *Index) Count() Counts {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	c := Counts{PerScope: map[string]int{}}
+	convs := map[uint32]bool{}
+	for i := range ix.items {
+		it := &ix.items[i]
+		if !it.used {
+			continue
+		}
+		switch {
+		case it.flags&FlagForgotten != 0:
+			c.Forgotten++
+		case it.flags&FlagArchived != 0:
+			c.Archived++
+		default:
+			c.Live++
+			c.PerScope[ix.scopes.names[it.scope]]++
+			if it.kind == KindSummary {
+				c.Summaries++
+			}
+			if it.conv != 0 {
+				convs[it.conv] = true
+			}
+		}
+	}
+	c.Conversations = len(convs)
+	return c
+}
+
+// allowedLocked is the set of slots c admits, and its size.
+func (ix *Index) allowedLocked(c *compiled) (*vecindex.Filter, int) {
+	f := vecindex.NewFilter(len(ix.items))
+	n := 0
+	for i := range ix.items {
+		if c.match(&ix.items[i]) {
+			f.Add(uint32(i))
+			n++
+		}
+	}
+	return f, n
+}
+
+// Similar returns the live memories of scope whose embeddings are within
+// cosine threshold of v, best first, at most k.
+func (ix *Index) Similar(v []float32, scope string, threshold float64, k int) []Hit {
+	if ix.vecs == nil || v == nil {
+		return nil
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	c := ix.compileLocked(Filter{Scopes: []string{scope}})
+	allowed, _ := ix.allowedLocked(&c)
+	var out []Hit
+	for _, h := range ix.vecs.Search(v, k, allowed) {
+		if score := float64(h.Score); score >= threshold {
+			it := &ix.items[h.ID]
+			out = append(out, Hit{ID: it.id, Kind: it.kind, Score: math.Round(score*1000) / 1000, TS: it.ts})
+		}
+	}
+	return out
+}
+
+// MatchAll returns the memories f admits whose text holds every term of q,
+// newest first: a keyword match, not a ranking.
+func (ix *Index) MatchAll(q textindex.Query, f Filter) []Hit {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	c := ix.compileLocked(f)
+	var out []Hit
+	for _, slot := range ix.text.MatchAll(q, nil) {
+		if int(slot) < len(ix.items) && c.match(&ix.items[slot]) {
+			it := &ix.items[slot]
+			out = append(out, Hit{ID: it.id, Kind: it.kind, TS: it.ts})
+		}
+	}
+	slices.SortFunc(out, func(a, b Hit) int { return cmp.Compare(b.TS, a.TS) })
+	return out
+}

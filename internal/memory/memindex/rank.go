@@ -1,0 +1,291 @@
+package memindex
+
+import (
+	"cmp"
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/internal/textindex"
+)
+
+// RankQuery is a search as the index answers it: which memories may be
+// found, how candidates are drawn, and what the query says besides its
+// words.
+type RankQuery struct {
+	Filter Filter
+	// Terms are the keyword terms; empty: no keyword candidates or scores.
+	Terms textindex.Query
+	// Vector is the query's embedding; nil: no vector candidates or scores.
+	Vector []float32
+	// Words holds every analysed word of the query, to tell whether it
+	// names a memory's speaker.
+	Words map[string]bool
+	// From and To bound the period the query names (unix ms), if Period.
+	From, To int64
+	Period   bool
+	// Candidates is how many keyword and how many vector hits are drawn.
+	Candidates int
+	// Neighbors draws the turns next to each hit too.
+	Neighbors bool
+	// K is how many results to return at most. DuplicateOverlap drops a
+	// result whose keyword terms overlap a better one's this much (1 or
+	// more: none is dropped).
+	K                int
+	DuplicateOverlap float64
+}
+
+// Candidate is one memory being ranked: the evidence the index holds for
+// it and for the turns next to it.
+type Candidate struct {
+	ID   bson.ObjectID
+	Kind Kind
+	// Speaker: the query names who said it. During: it happened in, or its
+	// text refers to, the period the query names. Dated: its text refers
+	// to a time. Alone: no turn next to it is one the query may see.
+	Speaker, During, Dated, Alone bool
+	TS                            int64 // unix ms
+	Importance                    float64
+	// Cos is the cosine to the query (0 without vectors); Coverage the
+	// share of the query's ideal BM25 score (an average memory holding
+	// every query word) it reaches.
+	Cos, Coverage float64
+	// NeighborCos and NeighborCoverage are the best of its neighbours'
+	// in the pool (its own when it is alone).
+	NeighborCos, NeighborCoverage float64
+	// Score ranks; the caller's scorer sets it.
+	Score float64
+	// Neighbors are the positions in the pool of the turns just before
+	// and just after it, when those are candidates too (-1: not).
+	Neighbors [2]int32
+
+	slot uint32
+}
+
+// Rank draws the best keyword and vector matches among the memories the
+// query's filter admits, and the turns next to them, into a pool; has
+// score set every candidate's Score (it runs under the index's read lock
+// and must only read the pool and set scores); and returns the best K by
+// score (then newest first) that do not repeat a better one, best first.
+// When nothing matches it returns none and score is not called.
+func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candidate)) ([]Candidate, error) {
+	useKW, useVec := !q.Terms.Empty(), q.Vector != nil && ix.vecs != nil
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	c := ix.compileLocked(q.Filter)
+	allowed, n := ix.allowedLocked(&c)
+	if n == 0 {
+		return nil, nil
+	}
+	allow := func(slot textindex.DocID) bool { return int(slot) < len(ix.items) && c.match(&ix.items[slot]) }
+
+	pos := map[uint32]int32{} // slot → position in the pool, once ordered
+	add := func(slot uint32) { pos[slot] = 0 }
+	if useKW {
+		for _, h := range ix.text.SearchQuery(q.Terms, q.Candidates, allow) {
+			add(h.ID)
+		}
+	}
+	// A caller that left (or a cancelled call) stops between the phases.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if useVec {
+		for _, h := range ix.vecs.Search(q.Vector, q.Candidates, allowed) {
+			add(h.ID)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(pos) == 0 {
+		return nil, nil
+	}
+	// Neighbours of the hits join the pool: they get their own scores and
+	// lend part of them to each other.
+	if q.Neighbors {
+		for _, s := range slices.Collect(maps.Keys(pos)) {
+			for _, nb := range ix.neighborsLocked(s, c.match) {
+				if nb >= 0 {
+					add(uint32(nb))
+				}
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	slots := slices.Sorted(maps.Keys(pos))
+	pool := make([]Candidate, len(slots))
+	for i, s := range slots {
+		pos[s] = int32(i)
+		it := &ix.items[s]
+		pool[i] = Candidate{ID: it.id, Kind: it.kind, TS: it.ts, Importance: float64(it.importance), Dated: it.refFrom != 0, slot: s}
+	}
+	if useKW {
+		if ideal := ix.text.IdealScore(q.Terms); ideal > 0 {
+			for i, bm25 := range ix.text.ScoreQuery(q.Terms, slots) {
+				pool[i].Coverage = min(1, bm25/ideal)
+			}
+		}
+	}
+	if useVec {
+		ix.cosinesLocked(q.Vector, pool)
+	}
+	speakers := speakerMatcher{ix: ix, words: q.Words}
+	for i := range pool {
+		cd := &pool[i]
+		it := &ix.items[cd.slot]
+		cd.Speaker = speakers.named(it.speaker)
+		cd.During = q.Period && it.during(q.From, q.To)
+		// Neighbours are the turns around it that this query may see: a
+		// summary whose messages are archived stands alone.
+		nbs := ix.neighborsLocked(cd.slot, c.match)
+		cd.Neighbors, cd.Alone = [2]int32{-1, -1}, nbs == [2]int32{-1, -1}
+		for j, nb := range nbs {
+			if nb >= 0 {
+				if p, ok := pos[uint32(nb)]; ok {
+					cd.Neighbors[j] = p
+				}
+			}
+		}
+	}
+	for i := range pool {
+		cd := &pool[i]
+		if cd.Alone {
+			// A memory outside any conversation is its own context.
+			cd.NeighborCos, cd.NeighborCoverage = cd.Cos, cd.Coverage
+		}
+		for _, p := range cd.Neighbors {
+			if p >= 0 {
+				cd.NeighborCos, cd.NeighborCoverage = max(cd.NeighborCos, pool[p].Cos), max(cd.NeighborCoverage, pool[p].Coverage)
+			}
+		}
+	}
+	score(pool)
+
+	ordered := make([]*Candidate, len(pool))
+	for i := range pool {
+		ordered[i] = &pool[i]
+	}
+	slices.SortFunc(ordered, func(a, b *Candidate) int {
+		if a.Score != b.Score {
+			return cmp.Compare(b.Score, a.Score)
+		}
+		return cmp.Compare(b.TS, a.TS)
+	})
+	out := make([]Candidate, 0, q.K)
+	var kept []uint32
+	for _, cd := range ordered {
+		if len(out) == q.K {
+			break
+		}
+		if ix.nearDuplicateLocked(cd.slot, kept, q.DuplicateOverlap) {
+			continue
+		}
+		kept = append(kept, cd.slot)
+		out = append(out, *cd)
+	}
+	return out, nil
+}
+
+// cosinesLocked sets the cosine of every candidate that has an embedding.
+func (ix *Index) cosinesLocked(qv []float32, pool []Candidate) {
+	with := make([]uint32, 0, len(pool))
+	at := make([]int, 0, len(pool))
+	for i := range pool {
+		if ix.vecs.Has(pool[i].slot) {
+			with = append(with, pool[i].slot)
+			at = append(at, i)
+		}
+	}
+	for j, sc := range ix.vecs.Score(qv, with) {
+		pool[at[j]].Cos = float64(sc)
+	}
+}
+
+// nearDuplicateLocked reports whether slot says the same as a slot in kept:
+// their keyword terms overlap at least threshold.
+func (ix *Index) nearDuplicateLocked(slot uint32, kept []uint32, threshold float64) bool {
+	if threshold >= 1 {
+		return false
+	}
+	for _, k := range kept {
+		if ix.text.Overlap(slot, k) >= threshold {
+			return true
+		}
+	}
+	return false
+}
+
+// speakerMatcher reports whether a query names a memory's speaker: every
+// word of the speaker's name is among the query's words. Answers are
+// cached per query, since a conversation has few speakers.
+type speakerMatcher struct {
+	ix    *Index
+	words map[string]bool
+	seen  map[uint32]bool
+}
+
+func (m *speakerMatcher) named(speaker uint32) bool {
+	if speaker == 0 || int(speaker) >= len(m.ix.speakers.names) {
+		return false
+	}
+	if v, ok := m.seen[speaker]; ok {
+		return v
+	}
+	if m.seen == nil {
+		m.seen = map[uint32]bool{}
+	}
+	words := m.ix.text.Analyze(m.ix.speakers.names[speaker]).Terms()
+	named := len(words) > 0
+	for _, w := range words {
+		named = named && m.words[w]
+	}
+	m.seen[speaker] = named
+	return named
+}
+
+// during reports whether the item happened in [from, to) or its text
+// refers to a time that overlaps it.
+func (it *item) during(from, to int64) bool {
+	if it.ts >= from && it.ts < to {
+		return true
+	}
+	return it.refFrom != 0 && it.refFrom < to && it.refTo > from
+}
+
+// maxSpeakerPrefix bounds the name speakerPrefix reads.
+const maxSpeakerPrefix = 40
+
+// speakerPrefix returns the name a conversation turn starts with
+// ("Caroline: I went…" is Caroline's): one to three words, each
+// capitalised, before a colon and a space at the very start.
+func speakerPrefix(text string) string {
+	i := strings.IndexByte(text, ':')
+	if i <= 0 || i > maxSpeakerPrefix || i+1 >= len(text) || text[i+1] != ' ' {
+		return ""
+	}
+	name := text[:i]
+	words := strings.Split(name, " ")
+	if len(words) > 3 {
+		return ""
+	}
+	for _, w := range words {
+		r, _ := utf8.DecodeRuneInString(w)
+		if !unicode.IsUpper(r) {
+			return ""
+		}
+		for _, c := range w {
+			if !unicode.IsLetter(c) && !unicode.IsDigit(c) && c != '.' && c != '-' && c != '\'' {
+				return ""
+			}
+		}
+	}
+	return name
+}
