@@ -224,4 +224,3 @@ func rawNumber(doc bson.Raw, key string) int64 {
 	}
 	return 0
 }
-
