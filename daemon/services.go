@@ -62,6 +62,7 @@ func newServices(cfg config.Config, root dataroot.Root, oneShot bool, log *slog.
 			JobExport:         b.exportJob,
 			JobMaintain:       m.maintainJob,
 			JobMaintenanceLog: m.logJob,
+			JobImport:         importJob(cfg, log),
 		},
 		tools:       limitTools(tools, newToolLimits(time.Now)),
 		reconfigure: []func(context.Context, config.Config) error{b.reconfigure, m.reconfigure},

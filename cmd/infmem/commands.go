@@ -36,6 +36,7 @@ func commands() map[string]command {
 		"backups":  backupsCommand,
 		"restore":  restoreCommand,
 		"export":   exportCommand,
+		"import":   importCommand,
 
 		"daemon":    daemonCommand,
 		"install":   installCommand,

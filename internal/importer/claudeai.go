@@ -1,0 +1,154 @@
+package importer
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Claude.ai's data export (Settings → Privacy → Export data) holds
+// conversations.json: a list of conversations with their messages in
+// order:
+//
+//	{"uuid": "…", "name": "…", "created_at": "2024-05-01T09:00:00.000000Z",
+//	 "chat_messages": [{"uuid": "…", "sender": "human", "text": "…",
+//	   "content": [{"type": "text", "text": "…"}], "created_at": "…"}, …]}
+//
+// A message's text is its content's text blocks (tool calls, tool results
+// and thinking are left out), or its text field when it has no content
+// list. human becomes the speaker user.
+
+type claudeConversation struct {
+	UUID         string          `json:"uuid"`
+	Name         string          `json:"name"`
+	CreatedAt    string          `json:"created_at"`
+	ChatMessages []claudeMessage `json:"chat_messages"`
+}
+
+type claudeMessage struct {
+	UUID      string  `json:"uuid"`
+	Sender    string  `json:"sender"`
+	Text      *string `json:"text"`
+	CreatedAt string  `json:"created_at"`
+	Content   []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+}
+
+const claudeAITag = "claude-ai"
+
+func readClaudeAI(path string) (*Input, error) {
+	data, name, err := conversationsFile(path)
+	if err != nil {
+		return nil, err
+	}
+	in := &Input{}
+	var probs Problems
+	probs.Path = path
+	convs := 0
+	err = eachConversation(data, name, func(i, line int, raw json.RawMessage) error {
+		var c claudeConversation
+		var shape map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &shape); err != nil {
+			probs.add(inputErr(convWhere(name, line, i, ""), "not a Claude.ai conversation: %s", jsonMsg(err)))
+			return nil
+		}
+		if err := json.Unmarshal(raw, &c); err != nil {
+			probs.add(inputErr(convWhere(name, line, i, ""), "not a Claude.ai conversation: %s", jsonMsg(err)))
+			return nil
+		}
+		where := convWhere(name, line, i, c.Name)
+		if _, ok := shape["chat_messages"]; !ok {
+			probs.add(inputErr(where, `a Claude.ai conversation has "chat_messages"; is this ChatGPT's export? (--format chatgpt)`))
+			return nil
+		}
+		if c.UUID == "" {
+			probs.add(inputErr(where, `the conversation has no "uuid"`))
+			return nil
+		}
+		if len(c.UUID) > maxConvIDLen {
+			probs.add(inputErr(where, "the conversation id is %d bytes; the limit is %d", len(c.UUID), maxConvIDLen))
+			return nil
+		}
+		convs++
+		convTime, err := isoTime(c.CreatedAt)
+		if err != nil {
+			probs.add(inputErr(where, "created_at: %v", err))
+			return nil
+		}
+		for j, m := range c.ChatMessages {
+			mwhere := fmt.Sprintf("%s, message %d", where, j+1)
+			var speaker string
+			switch m.Sender {
+			case "human":
+				speaker = "user"
+			case "assistant":
+				speaker = "assistant"
+			default:
+				in.Skipped++
+				continue
+			}
+			text := claudeText(&m)
+			if clean(text) == "" {
+				in.Skipped++
+				continue
+			}
+			ts := convTime
+			if m.CreatedAt != "" {
+				if ts, err = isoTime(m.CreatedAt); err != nil {
+					probs.add(inputErr(mwhere, "created_at: %v", err))
+					continue
+				}
+			}
+			id := m.UUID
+			if id == "" {
+				id = fmt.Sprint(j)
+			}
+			in.Items = append(in.Items, Item{
+				Where: mwhere, Key: "claude-ai\x00" + c.UUID + "\x00" + id,
+				Text: text, Tags: []string{claudeAITag}, Source: sourceConversation, Timestamp: ts,
+				Speaker: speaker, ConversationID: c.UUID,
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := probs.err(); err != nil {
+		return nil, err
+	}
+	in.Units = plural(convs, "conversation")
+	return in, nil
+}
+
+// claudeText is a message's text: its text blocks, else its text field.
+func claudeText(m *claudeMessage) string {
+	var parts []string
+	for _, c := range m.Content {
+		if c.Type == "text" && strings.TrimSpace(c.Text) != "" {
+			parts = append(parts, c.Text)
+		}
+	}
+	if len(parts) > 0 {
+		return strings.TrimSpace(strings.Join(parts, "\n\n"))
+	}
+	if m.Text != nil && len(m.Content) == 0 {
+		return strings.TrimSpace(*m.Text)
+	}
+	return ""
+}
+
+// isoTime reads an RFC 3339 time; "" is zero.
+func isoTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 time", s)
+	}
+	return t.UTC(), nil
+}

@@ -1,0 +1,182 @@
+package importer
+
+import (
+	"bytes"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// clean makes text canonical the way the memory engine stores it (valid
+// UTF-8, NFC, \n line ends, tabs as spaces, other control and
+// bidirectional-override characters removed, outer space trimmed), so the
+// sizes measured here are the sizes the engine checks.
+func clean(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteRune(r)
+		case r == '\t' || r == '\r':
+			b.WriteByte(' ')
+		case unicode.IsControl(r), isBidi(r):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return strings.TrimSpace(norm.NFC.String(b.String()))
+}
+
+func isBidi(r rune) bool {
+	return (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) || r == 0x200E || r == 0x200F || r == 0x061C
+}
+
+// oneLine is s cleaned onto one line, for names and tags.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(clean(s)), " ")
+}
+
+// foldText is the form in which two texts count as the same memory (the
+// engine's duplicate rule: case and spacing aside).
+func foldText(s string) string {
+	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
+
+// shorten cuts s to at most n bytes at a character boundary.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.TrimSpace(s[:n])
+}
+
+// snippet is the first n characters of s, for messages.
+func snippet(s string, n int) string {
+	s = oneLine(s)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// partMark is appended to each part of a split item; partReserve is the
+// room kept for it.
+const partReserve = 32
+
+// splitText cuts text into parts of at most max bytes, at paragraph
+// breaks where it can, then at line breaks, sentence ends and spaces, and
+// only as a last resort inside a word.
+func splitText(text string, max int) []string {
+	if len(text) <= max {
+		return []string{text}
+	}
+	var parts []string
+	var cur strings.Builder
+	flush := func() {
+		if s := strings.TrimSpace(cur.String()); s != "" {
+			parts = append(parts, s)
+		}
+		cur.Reset()
+	}
+	for _, piece := range pieces(text, max) {
+		sep := piece.sep
+		if cur.Len() > 0 && cur.Len()+len(sep)+len(piece.text) > max {
+			flush()
+		}
+		if cur.Len() > 0 {
+			cur.WriteString(sep)
+		}
+		cur.WriteString(piece.text)
+	}
+	flush()
+	return parts
+}
+
+type piece struct{ text, sep string }
+
+// pieces breaks text into pieces no longer than max, each with the
+// separator that joins it to the previous one.
+func pieces(text string, max int) []piece {
+	var out []piece
+	for i, para := range strings.Split(text, "\n\n") {
+		sep := "\n\n"
+		if i == 0 {
+			sep = ""
+		}
+		out = appendPieces(out, para, sep, max, 0)
+	}
+	return out
+}
+
+// The separators tried, coarsest first, once a paragraph is too long.
+var finer = []string{"\n", ". ", " "}
+
+func appendPieces(out []piece, s, sep string, max, level int) []piece {
+	if len(s) <= max {
+		return append(out, piece{s, sep})
+	}
+	if level == len(finer) {
+		for len(s) > max {
+			n := max
+			for n > 0 && !utf8.RuneStart(s[n]) {
+				n--
+			}
+			if n == 0 {
+				n = max
+			}
+			out = append(out, piece{s[:n], sep})
+			s, sep = s[n:], ""
+		}
+		if s != "" {
+			out = append(out, piece{s, sep})
+		}
+		return out
+	}
+	by := finer[level]
+	subs := strings.Split(s, by)
+	for j, sub := range subs {
+		if j < len(subs)-1 && by == ". " {
+			sub += "."
+		}
+		ssep := by
+		if by == ". " {
+			ssep = " "
+		}
+		if j == 0 {
+			ssep = sep
+		}
+		out = appendPieces(out, sub, ssep, max, level+1)
+	}
+	return out
+}
+
+// isSQLite reports whether data starts like an SQLite 3 database.
+func isSQLite(head []byte) bool {
+	return bytes.HasPrefix(head, []byte("SQLite format 3\x00"))
+}
+
+// lineAt is the 1-based line of byte offset off in data.
+func lineAt(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off < 0 {
+		off = 0
+	}
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// tagOf turns a name from the input (an entity, a project) into a tag
+// within the engine's limits.
+func tagOf(s string) string {
+	return shorten(strings.TrimLeft(oneLine(s), "#"), maxTagLen)
+}
