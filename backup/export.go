@@ -92,11 +92,13 @@ type exportTag struct {
 }
 
 type exportMemory struct {
-	ID             string     `json:"id"`
-	Text           string     `json:"text"`
-	Timestamp      time.Time  `json:"timestamp"`
-	Tags           []string   `json:"tags"`
-	Source         string     `json:"source"`
+	ID        string    `json:"id"`
+	Text      string    `json:"text"`
+	Timestamp time.Time `json:"timestamp"`
+	Tags      []string  `json:"tags"`
+	Source    string    `json:"source"`
+	// Path is a memory file's path in /memories (source file).
+	Path           string     `json:"path,omitempty"`
 	Speaker        string     `json:"speaker,omitempty"`
 	ConversationID string     `json:"conversation_id,omitempty"`
 	Category       string     `json:"category,omitempty"`
@@ -185,7 +187,7 @@ func Export(ctx context.Context, store *mongostore.Store, opts ExportOptions) (*
 		s := scopeOf(m.Scope)
 		s.Memories = append(s.Memories, exportMemory{
 			ID: m.ID.Hex(), Text: m.Text, Timestamp: m.Timestamp.UTC(), Tags: nonNil(m.Tags), Source: m.Source,
-			Speaker: m.Speaker, ConversationID: m.ConversationID, Category: m.Category, Importance: m.Importance,
+			Path: m.Path, Speaker: m.Speaker, ConversationID: m.ConversationID, Category: m.Category, Importance: m.Importance,
 			CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), LastAccessed: utcPtr(m.LastAccessed),
 			UseCount: m.UseCount, Archived: m.Archived,
 		})
@@ -475,6 +477,9 @@ func writeScopeMarkdown(w *bufio.Writer, doc *exportDoc, s *exportScope) error {
 		fmt.Fprint(w, "## Memories\n\n")
 		for _, m := range s.Memories {
 			head := m.Timestamp.Format(mdTime) + " · " + m.Source
+			if m.Path != "" {
+				head += " · " + m.Path
+			}
 			if m.Speaker != "" {
 				head += " · " + m.Speaker
 			}

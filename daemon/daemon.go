@@ -84,6 +84,9 @@ type Daemon struct {
 	cfgMu     sync.Mutex
 	cfgState  control.ConfigStatus
 	stopWatch chan struct{}
+
+	// ui is the local web UI (ui.go).
+	ui uiState
 }
 
 var _ service.Interface = (*Daemon)(nil)
@@ -320,6 +323,7 @@ func (d *Daemon) shutdown() error {
 	if d.ctl != nil {
 		d.ctl.Close()
 	}
+	d.closeUI()
 	// Calls still waiting for the memory are answered now; calls running
 	// go on. Sessions stop reading requests, answer those in flight, and end.
 	d.rt.BeginStop()
@@ -384,6 +388,7 @@ func (h controlHandler) Status(ctx context.Context) (*control.Status, error) {
 	st.PID = os.Getpid()
 	st.StartedAt = d.started.UTC()
 	st.Socket = d.ep.MCP
+	st.UI = d.uiStatus()
 	d.mu.Lock()
 	st.Sessions = len(d.conns)
 	d.mu.Unlock()

@@ -141,6 +141,17 @@ func NewRuntime(opts Options) *Runtime {
 	if r.embedder, r.modelID, r.dim, err = embed.Load(opts.Config.Embedding.Model); err != nil {
 		r.log.Error("embedding model unavailable; keyword search only", "model", opts.Config.Embedding.Model, "err", err)
 	}
+	if l, ok := r.embedder.(*embed.Lazy); ok {
+		// A model that cannot load (a build without embedded weights that
+		// lacks its weight file) leaves search keyword-only: say so once,
+		// as it happens; status reports it too.
+		go func() {
+			if _, err := l.Wait(context.Background()); err != nil {
+				r.log.Error("embedding model unavailable; search ranks by keywords only until the daemon restarts with a model that loads (memories stored meanwhile are embedded then)",
+					"model", opts.Config.Embedding.Model, "err", err)
+			}
+		}()
+	}
 	deps := mcptools.Deps{
 		Memory:     r.memoryFor,
 		Logger:     opts.Logger,

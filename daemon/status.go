@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/infmem/infmem/internal/control"
+	"github.com/infmem/infmem/internal/embed"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -38,7 +39,7 @@ func ReadStoreStatus(ctx context.Context, store *mongostore.Store, database stri
 // holds. It never waits for the memory: a daemon that is starting or
 // paused says so.
 func (r *Runtime) Status(ctx context.Context) *control.Status {
-	st := &control.Status{Version: r.opts.Version, DataRoot: r.opts.Root.Dir}
+	st := &control.Status{Version: r.opts.Version, DataRoot: r.opts.Root.Dir, Embedding: r.embeddingStatus()}
 	stack, leave, err := r.enter(ctx, 0)
 	if err != nil {
 		state, lastErr := r.State()
@@ -62,7 +63,7 @@ func (r *Runtime) Status(ctx context.Context) *control.Status {
 		if ms, err := eng.Stats(ctx); err == nil {
 			st.Index.Source = ms.IndexSource
 			st.Memories = &control.MemoryCounts{Total: ms.TotalMemories, Conversations: ms.ConversationCount,
-				Summaries: ms.Summaries, Forgotten: ms.Forgotten, Archived: ms.Archived, Scopes: ms.Scopes}
+				Summaries: ms.Summaries, Files: ms.Files, Forgotten: ms.Forgotten, Archived: ms.Archived, Scopes: ms.Scopes}
 		}
 	}
 	var errs []error
@@ -93,4 +94,27 @@ func (r *Runtime) RunJob(ctx context.Context, name string, args json.RawMessage)
 		return nil, fmt.Errorf("%s: %s", name, r.redact(err.Error()))
 	}
 	return out, nil
+}
+
+// embeddingStatus reports the embedder's load state without waiting for it.
+func (r *Runtime) embeddingStatus() *control.EmbeddingStatus {
+	es := &control.EmbeddingStatus{Model: r.opts.Config.Embedding.Model}
+	if r.modelID == embed.USELiteModelID {
+		es.Weights = embed.WeightsSource()
+	}
+	l, ok := r.embedder.(interface {
+		Ready() bool
+		Err() error
+	})
+	switch {
+	case r.embedder == nil:
+		es.State = control.EmbeddingOff
+	case !ok || l.Ready():
+		es.State = control.EmbeddingReady
+	case l.Err() != nil:
+		es.State, es.Error = control.EmbeddingFailed, r.redact(l.Err().Error())
+	default:
+		es.State = control.EmbeddingLoading
+	}
+	return es
 }

@@ -29,8 +29,11 @@ type Memory struct {
 	Text      string    `bson:"text"`
 	Scope     string    `bson:"scope"`
 	Tags      []string  `bson:"tags"`
-	// Source is conversation, note, user_profile, summary or lesson.
-	Source     string  `bson:"source"`
+	// Source is conversation, note, user_profile, summary, lesson or file.
+	Source string `bson:"source"`
+	// Path is where a file of the memory tool lives ("/memories/notes.md");
+	// set only when Source is file (see internal/memory/files.go).
+	Path       string  `bson:"path,omitempty"`
 	Importance float64 `bson:"importance"`
 	Category   string  `bson:"category,omitempty"`
 	// ContentHash identifies exact duplicates within a scope.

@@ -45,7 +45,7 @@ func runImportBench(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Printf("export: %d messages in %d conversations, %.1f MB, written in %v\n", *n, (*n+*perConv-1) / *perConv, float64(size)/1e6, time.Since(t0).Round(time.Millisecond))
-	fmt.Printf("machine: %s/%s, %d CPUs\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	fmt.Printf("machine: %s/%s, %d CPUs, %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel())
 	for _, m := range []string{"in-process", "daemon"} {
 		if *mode != "both" && *mode != m {
 			continue
@@ -57,6 +57,9 @@ func runImportBench(ctx context.Context, args []string) error {
 			return err
 		}
 		env := append(os.Environ(), "INFMEM_DATA_DIR="+root, "INFMEM_CONFIG="+cfg)
+		// Other work on the machine changes the figures: the load average
+		// is printed with them.
+		fmt.Printf("%s: load average before: %s\n", m, loadAvg())
 		if m == "in-process" {
 			err = benchImportInProcess(ctx, *bin, env, export, *n)
 		} else {
@@ -65,6 +68,7 @@ func runImportBench(ctx context.Context, args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", m, err)
 		}
+		fmt.Printf("%s: load average after: %s\n", m, loadAvg())
 	}
 	return nil
 }
@@ -160,6 +164,33 @@ func benchImportDaemon(ctx context.Context, bin string, env []string, export str
 	}
 	fmt.Printf("daemon, again: %d added, %d already imported, in %v\n", rep2.Added, rep2.AlreadyImported, wall2.Round(time.Millisecond))
 	return nil
+}
+
+// loadAvg is the first three fields of /proc/loadavg (Linux), or "?".
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// cpuModel is the CPU's model name from /proc/cpuinfo (Linux), or "".
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }
 
 func mb(b int64) float64 { return float64(b) / (1 << 20) }

@@ -11,14 +11,24 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/infmem/infmem/internal/embed"
 )
 
 // BuildTags leave out of infmem what it never runs: FerretDB's PostgreSQL
 // backend (infmem embeds FerretDB with SQLite only) and gRPC's
 // golang.org/x/net/trace (gRPC comes in through FerretDB's OpenTelemetry
-// exporter and never serves). Every command that builds a shipped binary
-// passes them; without them infmem works the same and is larger.
-const BuildTags = "ferretdb_no_postgresql,grpcnotrace"
+// exporter and never serves); and what the bundle ships once beside its
+// binaries rather than in each: the USE-lite weights
+// (infmem_external_model: the binary reads server/model/use-lite.bin,
+// checked against the SHA-256 it was built with). Every command that builds
+// a bundle's binary passes them. Without the first two infmem works the
+// same and is larger; without the third it carries its own weights.
+const BuildTags = "ferretdb_no_postgresql,grpcnotrace," + ExternalModelTag
+
+// ExternalModelTag builds infmem without embedded weights (see
+// internal/embed/weights.go).
+const ExternalModelTag = "infmem_external_model"
 
 // releaseFlags are the go build flags of a shipped binary: no symbol table
 // or DWARF (-s -w), no paths of the build machine (-trimpath).
@@ -75,6 +85,11 @@ func (p platform) entry() string {
 	}
 	return path.Join("server", p.name, file)
 }
+
+// modelEntry is the one copy of the USE-lite weights in the bundle, where
+// every platform's binary looks for it: ../model/use-lite.bin from its own
+// directory (server/<platform>/).
+var modelEntry = path.Join("server", "model", embed.WeightsFile)
 
 var clientPlatform = map[string]string{"darwin": "darwin", "windows": "win32", "linux": "linux"}
 

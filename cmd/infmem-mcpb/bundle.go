@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/infmem/infmem/internal/embed"
 )
 
 // options are what one run of the builder makes.
@@ -35,16 +37,43 @@ type bundleFile struct {
 // make the same bundle.
 var zipTime = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// licenseFiles are shipped beside the binaries: the embedded sentence
-// encoder's weights are Apache-2.0, whose NOTICE must travel with them.
+// licenseFiles are shipped beside the binaries: the sentence encoder's
+// weights are Apache-2.0, whose NOTICE must travel with them.
 var licenseFiles = []struct{ name, src string }{
 	{"licenses/use-lite/LICENSE", "internal/embed/model/LICENSE"},
 	{"licenses/use-lite/NOTICE", "internal/embed/model/NOTICE"},
 }
 
+// weightsSrc is the weight file in the repository, shipped as modelEntry.
+var weightsSrc = filepath.Join("internal", "embed", "model", embed.WeightsFile)
+
+// checkWeights refuses to ship a weight file other than the one the
+// binaries are built to accept (embed.WeightsSize and WeightsSHA256): a
+// Git LFS pointer, a stale or regenerated file.
+func checkWeights(file string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if sum := hex.EncodeToString(h.Sum(nil)); n != embed.WeightsSize || sum != embed.WeightsSHA256 {
+		return fmt.Errorf("%s is %d bytes with sha256 %s, but infmem is built to load %d bytes with sha256 %s: "+
+			"fetch the real file (is it a Git LFS pointer?) or regenerate it and weights_sum.go with go generate ./internal/embed",
+			file, n, sum, embed.WeightsSize, embed.WeightsSHA256)
+	}
+	return nil
+}
+
 // build cross-compiles infmem for every target, combines the macOS ones
 // into a universal binary, and writes the bundle: manifest.json, the
-// binaries under server/<platform>/, the model's licence files.
+// binaries under server/<platform>/, built without embedded weights, the
+// one copy of the weights they load (server/model/use-lite.bin), the
+// model's licence files.
 func build(ctx context.Context, o options) (manifest, error) {
 	tmpl, err := readTemplate(filepath.Join(o.modDir, templatePath))
 	if err != nil {
@@ -59,6 +88,11 @@ func build(ctx context.Context, o options) (manifest, error) {
 		return manifest{}, err
 	}
 	defer os.RemoveAll(tmp)
+
+	weights := filepath.Join(o.modDir, weightsSrc)
+	if err := checkWeights(weights); err != nil {
+		return manifest{}, err
+	}
 
 	m := buildManifest(tmpl, o.version, plats)
 	mj, err := encodeManifest(m)
@@ -85,6 +119,7 @@ func build(ctx context.Context, o options) (manifest, error) {
 		}
 		files = append(files, bundleFile{name: p.entry(), src: bin, exec: true})
 	}
+	files = append(files, bundleFile{name: modelEntry, src: weights})
 	for _, l := range licenseFiles {
 		files = append(files, bundleFile{name: l.name, src: filepath.Join(o.modDir, l.src)})
 	}
@@ -153,10 +188,11 @@ func copyFile(w io.Writer, src string) error {
 	return err
 }
 
-// summarize prints each binary's size and the bundle's size and SHA-256.
+// summarize prints the size of each binary and of the weights, and the
+// bundle's size and SHA-256.
 func summarize(o options, files []bundleFile) error {
 	for _, bf := range files {
-		if !bf.exec {
+		if !bf.exec && bf.name != modelEntry {
 			continue
 		}
 		fi, err := os.Stat(bf.src)

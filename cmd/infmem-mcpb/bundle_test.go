@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -22,6 +23,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/infmem/infmem/internal/control"
+	"github.com/infmem/infmem/internal/embed"
 )
 
 var allTargets = flag.Bool("all", false, "build the bundle for every released platform (slow: four cross-compiles), not only this machine's")
@@ -79,18 +83,36 @@ func TestBundle(t *testing.T) {
 	if m.Server.EntryPoint != strings.TrimPrefix(m.Server.MCPConfig.Command, "${__dirname}/") {
 		t.Errorf("entry_point %q, command %q", m.Server.EntryPoint, m.Server.MCPConfig.Command)
 	}
-	for _, n := range []string{"licenses/use-lite/LICENSE", "licenses/use-lite/NOTICE"} {
+	for _, n := range []string{"licenses/use-lite/LICENSE", "licenses/use-lite/NOTICE", modelEntry} {
 		if !slices.Contains(names, n) {
 			t.Errorf("bundle lacks %s", n)
 		}
 	}
-	// Every platform the manifest names has its binary in the bundle.
+	if err := checkWeights(filepath.Join(ext, filepath.FromSlash(modelEntry))); err != nil {
+		t.Errorf("the bundle's weights: %v", err)
+	}
+	blobHead := make([]byte, 4096) // the blob's header and tensor table
+	if f, err := os.Open(filepath.Join(modDir, weightsSrc)); err != nil {
+		t.Fatal(err)
+	} else if _, err := io.ReadFull(f, blobHead); err != nil {
+		t.Fatal(err)
+	} else {
+		f.Close()
+	}
+	// Every platform the manifest names has its binary in the bundle, and
+	// the binary finds the one copy of the weights at ../model/ from its
+	// directory and carries none itself.
 	for _, p := range m.Compatibility.Platforms {
 		o, ok := m.Server.MCPConfig.PlatformOverrides[p]
 		rel := strings.TrimPrefix(o.Command, "${__dirname}/")
 		if !ok || !slices.Contains(names, rel) {
 			t.Errorf("platform %s: command %q not in the bundle %v", p, o.Command, names)
+			continue
 		}
+		if w := path.Join(path.Dir(rel), "..", "model", embed.WeightsFile); w != modelEntry {
+			t.Errorf("platform %s: %s looks for its weights at %s, the bundle has them at %s", p, rel, w, modelEntry)
+		}
+		checkNoWeights(t, filepath.Join(ext, filepath.FromSlash(rel)), blobHead)
 	}
 	if *allTargets {
 		checkReleasedBinaries(t, ext, m)
@@ -112,44 +134,17 @@ func TestBundle(t *testing.T) {
 	}
 	checkReleaseBuild(t, cmd)
 
-	root := filepath.Join(t.TempDir(), "root")
-	home := t.TempDir()
-	cfg := filepath.Join(t.TempDir(), "config.json")
-	if err := os.WriteFile(cfg, []byte(`{}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"INFMEM_DATA_DIR=" + root, "INFMEM_CONFIG=" + cfg, "HOME=" + home,
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
-		"APPDATA=" + filepath.Join(home, "AppData", "Roaming"), "LOCALAPPDATA=" + filepath.Join(home, "AppData", "Local")}
-	// 'infmem mcp' starts a daemon that outlives it: stop it at the end.
-	t.Cleanup(func() {
-		if _, err := os.Stat(root); err != nil {
-			return
-		}
-		stop := exec.Command(cmd, "stop", "--data-dir", root)
-		stop.Env = append(os.Environ(), env...)
-		if out, err := stop.CombinedOutput(); err != nil {
-			t.Errorf("infmem stop: %v\n%s", err, out)
-		}
-	})
-	c, err := client.NewStdioMCPClient(cmd, env, m.Server.MCPConfig.Args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "claude-ai", Version: "0.1.0"}
-	res, err := c.Initialize(cctx, init)
+	// The weights come from the bundle, not from the developer's
+	// $INFMEM_MODEL.
+	srv := serve(t, cmd, m.Server.MCPConfig.Args, embed.ModelEnv+"=")
+	res, err := srv.c.Initialize(srv.ctx, initRequest())
 	if err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
 	if res.ServerInfo.Name != "infmem" || res.ServerInfo.Version != "v"+version || res.Instructions == "" || res.Capabilities.Tools == nil {
 		t.Fatalf("initialize: %+v", res)
 	}
-	tools, err := c.ListTools(cctx, mcp.ListToolsRequest{})
+	tools, err := srv.c.ListTools(srv.ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		t.Fatalf("tools/list: %v", err)
 	}
@@ -167,24 +162,176 @@ func TestBundle(t *testing.T) {
 		t.Errorf("the bundle's manifest lists %v, the builder %v", listed, toolNames(built.Tools))
 	}
 
-	// The embedded engine (FerretDB with SQLite, built with BuildTags) works.
-	call := func(name string, args map[string]any) string {
-		req := mcp.CallToolRequest{}
-		req.Params.Name = name
-		req.Params.Arguments = args
-		r, err := c.CallTool(cctx, req)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		text := r.Content[0].(mcp.TextContent).Text
-		if r.IsError {
-			t.Fatalf("%s: %s", name, text)
-		}
-		return text
-	}
-	call("store_memory", map[string]any{"content": "The bundle test's cat is called Miso"})
-	if got := call("retrieve_memory", map[string]any{"query": "what is the cat called"}); !strings.Contains(got, "Miso") {
+	// The embedded engine (FerretDB with SQLite, built with BuildTags)
+	// works, and semantic search through the weights the binary read from
+	// the bundle: a paraphrase that shares no word with the memory finds
+	// it first (keyword ranking alone finds nothing).
+	storeTwo(srv)
+	if got := srv.call("retrieve_memory", map[string]any{"query": "what is the cat called"}); !strings.Contains(got, "Miso") {
 		t.Errorf("retrieve_memory: %s", got)
+	}
+	if got := srv.call("retrieve_memory", map[string]any{"query": paraphrase}); !firstFound(got) {
+		t.Errorf("retrieve_memory by a paraphrase: %s", got)
+	}
+	weights := filepath.Join(ext, filepath.FromSlash(modelEntry))
+	if es := srv.status().Embedding; es == nil || es.State != control.EmbeddingReady || es.Weights != weights {
+		t.Errorf("status: embedding %+v, want ready with the weights at %s", es, weights)
+	}
+
+	// Weights that are not the ones built for (here truncated) are
+	// refused: the memory works on with keyword ranking only, and status
+	// says why, naming the file.
+	bad := filepath.Join(t.TempDir(), embed.WeightsFile)
+	if err := os.WriteFile(bad, blobHead, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv = serve(t, cmd, m.Server.MCPConfig.Args, embed.ModelEnv+"="+bad)
+	if _, err := srv.c.Initialize(srv.ctx, initRequest()); err != nil {
+		t.Fatalf("initialize with bad weights: %v", err)
+	}
+	storeTwo(srv)
+	if got := srv.call("retrieve_memory", map[string]any{"query": "what is the cat called"}); !strings.Contains(got, "Miso") {
+		t.Errorf("retrieve_memory without a model: %s", got)
+	}
+	if got := srv.call("retrieve_memory", map[string]any{"query": paraphrase}); strings.Contains(got, "Miso") {
+		t.Errorf("retrieve_memory by a paraphrase without a model found it: %s", got)
+	}
+	if es := srv.status().Embedding; es == nil || es.State != control.EmbeddingFailed || es.Weights != bad ||
+		!strings.Contains(es.Error, bad) || !strings.Contains(es.Error, "hint: ") {
+		t.Errorf("status with bad weights: embedding %+v", es)
+	}
+}
+
+// paraphrase asks for the memory storeTwo stores first with none of its
+// words.
+const paraphrase = "name of my feline pet"
+
+func storeTwo(srv *mcpServer) {
+	srv.call("store_memory", map[string]any{"content": "The bundle test's cat is called Miso"})
+	srv.call("store_memory", map[string]any{"content": "Backups of the build server run every Tuesday night"})
+}
+
+// firstFound reports whether a retrieve_memory result lists the cat's
+// memory, before the other.
+func firstFound(got string) bool {
+	i, j := strings.Index(got, "Miso"), strings.Index(got, "Tuesday")
+	return i >= 0 && (j < 0 || i < j)
+}
+
+func initRequest() mcp.InitializeRequest {
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "claude-ai", Version: "0.1.0"}
+	return init
+}
+
+// mcpServer is a bundle binary started as a client starts it, on a fresh
+// data root, home and config.
+type mcpServer struct {
+	t         *testing.T
+	cmd, root string
+	env       []string
+	c         *client.Client
+	ctx       context.Context
+}
+
+// serve starts cmd with args and the environment a fresh user has, plus
+// extraEnv; the daemon it starts is stopped when the test ends.
+func serve(t *testing.T, cmd string, args []string, extraEnv ...string) *mcpServer {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "root")
+	home := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"INFMEM_DATA_DIR=" + root, "INFMEM_CONFIG=" + cfg, "HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+		"APPDATA=" + filepath.Join(home, "AppData", "Roaming"), "LOCALAPPDATA=" + filepath.Join(home, "AppData", "Local")}
+	env = append(env, extraEnv...)
+	// 'infmem mcp' starts a daemon that outlives it: stop it at the end.
+	t.Cleanup(func() {
+		if _, err := os.Stat(root); err != nil {
+			return
+		}
+		stop := exec.Command(cmd, "stop", "--data-dir", root)
+		stop.Env = append(os.Environ(), env...)
+		if out, err := stop.CombinedOutput(); err != nil {
+			t.Errorf("infmem stop: %v\n%s", err, out)
+		}
+	})
+	c, err := client.NewStdioMCPClient(cmd, env, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return &mcpServer{t: t, cmd: cmd, root: root, env: env, c: c, ctx: ctx}
+}
+
+// call calls a tool and returns its text; a failure ends the test.
+func (s *mcpServer) call(name string, args map[string]any) string {
+	s.t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	r, err := s.c.CallTool(s.ctx, req)
+	if err != nil {
+		s.t.Fatalf("%s: %v", name, err)
+	}
+	text := r.Content[0].(mcp.TextContent).Text
+	if r.IsError {
+		s.t.Fatalf("%s: %s", name, text)
+	}
+	return text
+}
+
+// status runs `infmem status --json` and returns the daemon's part.
+func (s *mcpServer) status() (st struct {
+	Daemon    struct{ Presence string }
+	Embedding *control.EmbeddingStatus
+}) {
+	s.t.Helper()
+	c := exec.Command(s.cmd, "status", "--json", "--data-dir", s.root)
+	c.Env = append(os.Environ(), s.env...)
+	out, err := c.Output()
+	if err != nil {
+		s.t.Fatalf("infmem status: %v\n%s", err, out)
+	}
+	if err := json.Unmarshal(out, &st); err != nil || st.Daemon.Presence != "running" {
+		s.t.Fatalf("infmem status: %v\n%s", err, out)
+	}
+	return st
+}
+
+// maxBinaryBytes is the size budget of one platform's binary in the bundle
+// (issue 15): each architecture of the macOS universal binary, the Windows
+// and the Linux binary.
+const maxBinaryBytes = 35_000_000
+
+// checkNoWeights fails if bin holds the weight blob, whose first bytes
+// (header and tensor table) are head, or exceeds maxBinaryBytes.
+func checkNoWeights(t *testing.T, bin string, head []byte) {
+	t.Helper()
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, head) {
+		t.Errorf("%s embeds the USE-lite weights despite -tags %s", bin, ExternalModelTag)
+	}
+	sizes := map[string]int64{"": int64(len(b))}
+	if ff, err := macho.NewFatFile(bytes.NewReader(b)); err == nil {
+		sizes = map[string]int64{}
+		for _, a := range ff.Arches {
+			sizes[a.Cpu.String()] = int64(a.Size)
+		}
+	}
+	for arch, n := range sizes {
+		if n > maxBinaryBytes {
+			t.Errorf("%s %s is %d bytes, over the budget of %d", bin, arch, n, maxBinaryBytes)
+		}
 	}
 }
 

@@ -1,7 +1,9 @@
 // Command infmem-mcpb builds infmem's MCP Bundle (.mcpb), the file Claude
-// Desktop installs with one click: a zip of manifest.json and infmem
+// Desktop installs with one click: a zip of manifest.json, infmem
 // binaries for macOS (one universal binary for arm64 and amd64), Windows
-// amd64 and Linux amd64, whose server entry runs `infmem mcp`.
+// amd64 and Linux amd64, whose server entry runs `infmem mcp`, and one copy
+// of the USE-lite weights they share (server/model/use-lite.bin: the
+// binaries are built without embedded weights, see BuildTags).
 //
 //	go run ./cmd/infmem-mcpb -o dist/infmem.mcpb
 //

@@ -14,7 +14,7 @@ import (
 
 // templatePath is the manifest's hand-written part, relative to the module
 // root: names, descriptions, author, keywords. The builder adds what it
-// derives: version, server, tools and compatibility.platforms.
+// derives: version, server, tools, prompts and compatibility.platforms.
 const templatePath = "packaging/mcpb/manifest.template.json"
 
 // manifest is an MCP Bundle manifest (manifest_version 0.3; see
@@ -35,6 +35,7 @@ type manifest struct {
 	Icon            string         `json:"icon,omitempty"`
 	Server          *server        `json:"server,omitempty"`
 	Tools           []tool         `json:"tools,omitempty"`
+	Prompts         []prompt       `json:"prompts,omitempty"`
 	Keywords        []string       `json:"keywords,omitempty"`
 	License         string         `json:"license,omitempty"`
 	Compatibility   *compatibility `json:"compatibility,omitempty"`
@@ -99,8 +100,8 @@ func readTemplate(path string) (manifest, error) {
 		return m, fmt.Errorf("%s: version is set by the builder (-version), not in the template", path)
 	case m.Server != nil:
 		return m, fmt.Errorf("%s: server is written by the builder for the platforms it builds", path)
-	case len(m.Tools) > 0:
-		return m, fmt.Errorf("%s: tools are read from internal/mcptools by the builder", path)
+	case len(m.Tools) > 0 || len(m.Prompts) > 0:
+		return m, fmt.Errorf("%s: tools and prompts are read from internal/mcptools by the builder", path)
 	case m.Compatibility != nil && len(m.Compatibility.Platforms) > 0:
 		return m, fmt.Errorf("%s: compatibility.platforms follows the platforms built", path)
 	case m.Name == "" || m.Description == "" || m.Author.Name == "" || m.ManifestVersion == "":
@@ -170,6 +171,7 @@ func buildManifest(tmpl manifest, version string, plats []platform) manifest {
 		names = append(names, p.name)
 	}
 	m.Tools = serverTools()
+	m.Prompts = serverPrompts()
 	c := compatibility{}
 	if m.Compatibility != nil {
 		c = *m.Compatibility

@@ -24,6 +24,7 @@ import (
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/dataroot"
 	"github.com/infmem/infmem/internal/diskfree"
+	"github.com/infmem/infmem/internal/embed"
 	"github.com/infmem/infmem/internal/logging"
 	"github.com/infmem/infmem/mongostore"
 )
@@ -87,6 +88,8 @@ type doctor struct {
 	backupsWhy string
 	// readOnly is set when the data root cannot be written.
 	readOnly bool
+	// embedding is a running daemon's embedder, read by the engine check.
+	embedding *control.EmbeddingStatus
 }
 
 func (d *doctor) add(name, result, detail, fix string) {
@@ -109,6 +112,9 @@ func runDoctor(ctx context.Context, opts doctorOptions, env *cliEnv) error {
 	if d.root != nil {
 		d.checkListeners()
 		d.checkDaemonAndEngine(ctx)
+	}
+	d.checkModel()
+	if d.root != nil {
 		d.checkBackupConfig()
 		d.checkBackups(time.Now())
 		d.checkLoginService(ctx)
@@ -368,6 +374,7 @@ func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
 			d.backupsWhy = "the daemon does not report backups ('infmem restart' makes it run this version)"
 		}
 		d.backups = st.Backups
+		d.embedding = st.Embedding
 	}
 	if err == nil && st.Config != nil {
 		d.checkDaemonConfig(st.Config)
@@ -392,6 +399,52 @@ func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
 		}
 		d.add("engine", checkPass, engine+" engine answers; index ready", "")
 	}
+}
+
+// checkModel judges the embedding model: a running daemon's as it
+// reports it, else the weights this binary would load (a build without
+// embedded weights reads and hashes its weight file).
+func (d *doctor) checkModel() {
+	const keywordOnly = "; search ranks by keywords only"
+	if es := d.embedding; es != nil {
+		switch es.State {
+		case control.EmbeddingFailed:
+			msg, hint := splitHint(errors.New(es.Error))
+			msg = strings.TrimPrefix(msg, "failed to load embedding model: ")
+			d.add("model", checkFail, "the daemon's embedding model ("+es.Model+") did not load: "+msg+keywordOnly,
+				strings.TrimPrefix(hint+"; then run 'infmem restart'", "; "))
+		case control.EmbeddingOff:
+			d.add("model", checkPass, "embedding.model is none: keyword search only, by choice", "")
+		default:
+			detail := "the daemon's " + es.Model + " model is " + es.State
+			if es.Weights != "" {
+				detail += ", weights " + es.Weights
+			}
+			d.add("model", checkPass, detail, "")
+		}
+		return
+	}
+	id, _, ok, err := embed.Describe(d.cfg.Embedding.Model)
+	switch {
+	case err != nil:
+		return // the config check has said it
+	case !ok:
+		d.add("model", checkPass, "embedding.model is none: keyword search only, by choice", "")
+		return
+	case id != embed.USELiteModelID:
+		d.add("model", checkPass, "embedding.model is "+d.cfg.Embedding.Model+" (no weights to load)", "")
+		return
+	}
+	where, err := embed.CheckWeights()
+	if err != nil {
+		msg, hint := splitHint(err)
+		d.add("model", checkFail, msg+keywordOnly, hint)
+		return
+	}
+	if embed.WeightsExternal() {
+		where += ", size and SHA-256 as built"
+	}
+	d.add("model", checkPass, "USE-lite weights "+where, "")
 }
 
 // checkDaemonConfig judges the daemon's record of its configuration: a

@@ -182,7 +182,7 @@ func printImport(env *cliEnv, rep *importer.Report) error {
 		}
 	}
 	if rep.Skipped > 0 {
-		fmt.Fprintf(w, "skipped %d with nothing to import (empty, system or tool messages, deleted rows)\n", rep.Skipped)
+		fmt.Fprintf(w, "skipped %d with nothing to import (empty, system or tool messages, deleted or superseded rows, index lines)\n", rep.Skipped)
 	}
 	if rep.Split > 0 {
 		fmt.Fprintf(w, "%d items longer than memory.max_content_bytes are stored in parts\n", rep.Split)

@@ -178,10 +178,27 @@ func serveUnavailable(ctx context.Context, env *cliEnv, prob *mcpProblem, rechec
 	}
 	srv := server.NewMCPServer("infmem", version.String(),
 		server.WithToolCapabilities(false),
+		server.WithPromptCapabilities(false),
+		server.WithResourceCapabilities(false, false),
 		server.WithInstructions(mcptools.Instructions+"\n\nRight now infmem cannot work: "+prob.what+". Every tool answers with this problem and how to fix it; tell the user when you call one."),
 		server.WithRecovery(),
+		// Prompts and resources are listed as usual; getting or reading
+		// one answers with the problem, as the tools do.
+		server.WithPromptHandlerMiddleware(func(server.PromptHandlerFunc) server.PromptHandlerFunc {
+			return func(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return nil, errors.New(message("prompt " + req.Params.Name))
+			}
+		}),
+		server.WithResourceHandlerMiddleware(func(server.ResourceHandlerFunc) server.ResourceHandlerFunc {
+			return func(_ context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+				return nil, errors.New(message(req.Params.URI))
+			}
+		}),
 	)
 	srv.AddTools(mcptools.Tools(deps)...)
+	srv.AddPrompts(mcptools.Prompts(deps)...)
+	srv.AddResources(mcptools.Resources(deps)...)
+	srv.AddResourceTemplates(mcptools.ResourceTemplates(deps)...)
 	srv.Use(func(server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultError(message(req.Params.Name)), nil

@@ -65,6 +65,8 @@ type statusReport struct {
 	// Index and Memories come from a running daemon's in-memory index.
 	Index    *control.IndexStatus  `json:"index,omitempty"`
 	Memories *control.MemoryCounts `json:"memories,omitempty"`
+	// Embedding is a running daemon's sentence embedder.
+	Embedding *control.EmbeddingStatus `json:"embedding,omitempty"`
 	// Backups is the backup state (the newest backup among it): the
 	// daemon's when one runs and has its memory open, else read here. Its
 	// warnings come from the config of whoever read it.
@@ -100,6 +102,8 @@ type daemonReport struct {
 	// Config is the daemon's record of its configuration: the file it
 	// reads, what it could not apply and what waits for a restart.
 	Config *control.ConfigStatus `json:"config,omitempty"`
+	// UI is the daemon's web UI ('infmem ui'): where it listens, if it does.
+	UI *control.UIStatus `json:"ui,omitempty"`
 }
 
 // serviceReport is the login service's part of the status.
@@ -270,11 +274,12 @@ func fillFromDaemon(ctx context.Context, rep *statusReport, ep control.Endpoints
 	started := st.StartedAt
 	rep.Daemon = daemonReport{Presence: string(control.Running), PID: st.PID, StartedAt: &started,
 		UptimeSeconds: int64(time.Since(st.StartedAt).Seconds()), Version: st.Version, Socket: st.Socket,
-		State: st.State, Error: st.Error, Sessions: st.Sessions, Config: st.Config}
+		State: st.State, Error: st.Error, Sessions: st.Sessions, Config: st.Config, UI: st.UI}
 	if st.Store != nil {
 		fillStore(rep, st.Store)
 	}
 	rep.Index, rep.Memories, rep.Backups, rep.Maintenance = st.Index, st.Memories, st.Backups, st.Maintenance
+	rep.Embedding = st.Embedding
 	return nil
 }
 
@@ -375,6 +380,11 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 			}
 			fmt.Fprintf(w, "daemon config\t%s, read %s\n", file, cs.LoadedAt.Local().Format(time.DateTime))
 		}
+		if d.UI != nil && d.UI.Addr != "" {
+			fmt.Fprintf(w, "web UI\tlistening on %s until 15 minutes unused ('infmem ui' opens it)\n", d.UI.Addr)
+		} else {
+			fmt.Fprintf(w, "web UI\tnot open ('infmem ui' opens it in your browser)\n")
+		}
 	case control.Stale:
 		fmt.Fprintf(w, "daemon\tnot running; leftovers of a crashed daemon (%s), replaced when the next one starts\n", d.Problem)
 	default:
@@ -405,7 +415,7 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 		fmt.Fprintf(w, "database\t%s at %s, schema version %d, %.1f MB\n", rep.Database, rep.URI, rep.SchemaVersion, float64(rep.DataSizeBytes)/(1<<20))
 	}
 	if m := rep.Memories; m != nil {
-		fmt.Fprintf(w, "memories\t%d live in %d scopes, %d summaries, %d forgotten, %d archived\n", m.Total, len(m.Scopes), m.Summaries, m.Forgotten, m.Archived)
+		fmt.Fprintf(w, "memories\t%d live in %d scopes, %d summaries, %d files in /memories, %d forgotten, %d archived\n", m.Total, len(m.Scopes), m.Summaries, m.Files, m.Forgotten, m.Archived)
 	}
 	if ix := rep.Index; ix != nil {
 		switch {
@@ -415,6 +425,20 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 			fmt.Fprintf(w, "index\tready\n")
 		default:
 			fmt.Fprintf(w, "index\tloading, %d of about %d\n", ix.Loaded, ix.Expected)
+		}
+	}
+	if es := rep.Embedding; es != nil {
+		switch es.State {
+		case control.EmbeddingOff:
+			fmt.Fprintf(w, "embedding	none (embedding.model is %q): keyword search only\n", es.Model)
+		case control.EmbeddingFailed:
+			fmt.Fprintf(w, "embedding	%s FAILED to load: search ranks by keywords only (see below)\n", es.Model)
+		default:
+			weights := ""
+			if es.Weights != "" {
+				weights = ", weights " + es.Weights
+			}
+			fmt.Fprintf(w, "embedding	%s %s%s\n", es.Model, es.State, weights)
 		}
 	}
 	if rep.Engine != "" {
@@ -436,6 +460,13 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 	}
 	if d.Presence == string(control.Running) && d.State == control.StateFailed {
 		fmt.Fprintf(out, "hint: the daemon cannot open the database; see %s\n", ep.LogFile())
+	}
+	if es := rep.Embedding; es != nil && es.State == control.EmbeddingFailed {
+		msg, hint := splitHint(errors.New(es.Error))
+		fmt.Fprintf(out, "warning: %s; search ranks by keywords only until the daemon restarts with a model that loads (memories stored meanwhile are embedded then)\n", msg)
+		if hint != "" {
+			fmt.Fprintf(out, "hint: %s\n", hint)
+		}
 	}
 	if cs := d.Config; cs != nil {
 		printConfigWarnings(out, cs)

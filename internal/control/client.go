@@ -172,6 +172,16 @@ func (c *Client) Reload(ctx context.Context) (*ConfigStatus, error) {
 	return &s, nil
 }
 
+// UI asks the daemon to start its web UI (if it is not running) and
+// returns a URL that opens it once.
+func (c *Client) UI(ctx context.Context) (*UIInfo, error) {
+	var u UIInfo
+	if err := c.Call(ctx, Request{Op: OpUI}, &u); err != nil {
+		return nil, err
+	}
+	return &u, nil
+}
+
 // Shutdown asks the daemon to stop; it answers before it begins.
 func (c *Client) Shutdown(ctx context.Context) error {
 	return c.Call(ctx, Request{Op: OpShutdown}, nil)

@@ -17,6 +17,7 @@
 //	{"op":"run","job":"backup","progress":true}
 //	                                       → {"ok":true,"progress":…} lines, then the result
 //	{"op":"reload"}                        → {"ok":true,"result":ConfigStatus}
+//	{"op":"ui"}                            → {"ok":true,"result":UIInfo}
 //	{"op":"shutdown"}                      → {"ok":true}
 //	anything refused                       → {"ok":false,"error":"…"}
 //

@@ -18,6 +18,9 @@ const (
 	OpRun      = "run"
 	OpReload   = "reload"
 	OpShutdown = "shutdown"
+	// OpUI starts the daemon's local web UI if it is not running and
+	// answers a URL that opens it once (UIInfo).
+	OpUI = "ui"
 )
 
 // Request is one line a client sends.
@@ -93,6 +96,9 @@ type Status struct {
 	Store    *StoreStatus  `json:"store,omitempty"`
 	Index    *IndexStatus  `json:"index,omitempty"`
 	Memories *MemoryCounts `json:"memories,omitempty"`
+	// Embedding is the sentence embedder's load state (absent from older
+	// daemons).
+	Embedding *EmbeddingStatus `json:"embedding,omitempty"`
 	// Backups is the backup state (the newest backup, the last runs, what
 	// the configuration lacks) and Maintenance each job's last run; both
 	// are present while the database is open.
@@ -101,6 +107,24 @@ type Status struct {
 	// Config is the configuration the daemon runs with and what became of
 	// the last change to its file (absent from daemons that cannot reload).
 	Config *ConfigStatus `json:"config,omitempty"`
+	// UI is the local web UI's state (absent from daemons without one).
+	UI *UIStatus `json:"ui,omitempty"`
+}
+
+// UIInfo is the answer to ui: the address of the daemon's web UI and a
+// URL that opens it once (it carries a launch secret, spent by its first
+// use: print it only to the user who asked).
+type UIInfo struct {
+	URL  string `json:"url"`
+	Addr string `json:"addr"`
+	// IdleTimeout is how long the UI stays up without a request.
+	IdleTimeout time.Duration `json:"idle_timeout"`
+}
+
+// UIStatus says whether the daemon's web UI is listening (status).
+type UIStatus struct {
+	// Addr is 127.0.0.1:PORT while it listens, "" otherwise.
+	Addr string `json:"addr,omitempty"`
 }
 
 // ConfigStatus is the daemon's record of its configuration: where it
@@ -151,12 +175,38 @@ type IndexStatus struct {
 	Source string `json:"source,omitempty"`
 }
 
+// Embedding model states.
+const (
+	EmbeddingLoading = "loading"
+	EmbeddingReady   = "ready"
+	// EmbeddingFailed: the model cannot load; search ranks by keywords
+	// only until the daemon restarts (memories stored meanwhile are
+	// embedded then).
+	EmbeddingFailed = "failed"
+	// EmbeddingOff: embedding.model is none (keyword search by choice).
+	EmbeddingOff = "off"
+)
+
+// EmbeddingStatus is the daemon's sentence embedder.
+type EmbeddingStatus struct {
+	// Model is the configured embedding.model (use-lite, hash, none).
+	Model string `json:"model"`
+	State string `json:"state"`
+	// Weights says where USE-lite's weights come from: embedded in the
+	// binary, or the file a build without them reads.
+	Weights string `json:"weights,omitempty"`
+	// Error says why the model failed to load, ending in "; hint: <fix>".
+	Error string `json:"error,omitempty"`
+}
+
 // MemoryCounts counts what the memory holds, from the index.
 type MemoryCounts struct {
-	Total         int            `json:"total"`
-	Conversations int            `json:"conversations"`
-	Summaries     int            `json:"summaries"`
-	Forgotten     int            `json:"forgotten"`
-	Archived      int            `json:"archived"`
-	Scopes        map[string]int `json:"scopes"`
+	Total         int `json:"total"`
+	Conversations int `json:"conversations"`
+	Summaries     int `json:"summaries"`
+	// Files counts the memory tool's files in /memories.
+	Files     int            `json:"files"`
+	Forgotten int            `json:"forgotten"`
+	Archived  int            `json:"archived"`
+	Scopes    map[string]int `json:"scopes"`
 }

@@ -29,6 +29,13 @@ type Handler interface {
 	Shutdown()
 }
 
+// UIHandler is a Handler that also serves the local web UI (OpUI).
+type UIHandler interface {
+	// OpenUI starts the UI if it is not running and returns a URL that
+	// opens it once.
+	OpenUI(ctx context.Context) (*UIInfo, error)
+}
+
 // maxRequest bounds one request line.
 const maxRequest = 1 << 20
 
@@ -178,6 +185,12 @@ func (s *Server) handle(req Request, resume *func(bool) error) (any, error) {
 	case OpShutdown:
 		s.h.Shutdown()
 		return nil, nil
+	case OpUI:
+		u, ok := s.h.(UIHandler)
+		if !ok {
+			return nil, errors.New("this daemon has no web UI")
+		}
+		return u.OpenUI(s.ctx)
 	}
 	return nil, fmt.Errorf("unknown operation %q", req.Op)
 }

@@ -3,8 +3,10 @@ package embed
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -120,6 +122,57 @@ func referenceTexts(b *testing.B, n int) []string {
 			if len(out) < n {
 				out = append(out, c.Text)
 			}
+		}
+	}
+	return out
+}
+
+// TestLoadFootprint measures, once per process, what loading the model
+// costs: the time from NewUSELite to the first vector and the process's
+// resident memory before and after (Linux). It runs only with
+// INFMEM_EMBED_FOOTPRINT=1, alone in its process, so that nothing loaded
+// the model before; compare a default build with -tags
+// infmem_external_model (weights embedded vs read from the file):
+//
+//	INFMEM_EMBED_FOOTPRINT=1 go test -count=1 -run LoadFootprint -v ./internal/embed
+//	INFMEM_EMBED_FOOTPRINT=1 go test -count=1 -run LoadFootprint -v -tags infmem_external_model ./internal/embed
+func TestLoadFootprint(t *testing.T) {
+	if os.Getenv("INFMEM_EMBED_FOOTPRINT") == "" {
+		t.Skip("set INFMEM_EMBED_FOOTPRINT=1 and run it alone")
+	}
+	runtime.GC()
+	before := procStatus(t)
+	t0 := time.Now()
+	m, err := NewUSELite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded := time.Since(t0)
+	if _, err := m.Embed(context.Background(), benchQuery); err != nil {
+		t.Fatal(err)
+	}
+	first := time.Since(t0)
+	after := procStatus(t)
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	t.Logf("weights %s: load %v, first vector %v after NewUSELite was called", WeightsSource(), loaded.Round(100*time.Microsecond), first.Round(100*time.Microsecond))
+	t.Logf("VmRSS %s -> %s kB (anon %s -> %s, file %s -> %s); VmHWM %s kB; Go heap live after GC %.1f MiB",
+		before["VmRSS"], after["VmRSS"], before["RssAnon"], after["RssAnon"], before["RssFile"], after["RssFile"], after["VmHWM"], float64(ms.HeapAlloc)/(1<<20))
+	runtime.KeepAlive(m)
+}
+
+// procStatus reads the kB figures of /proc/self/status.
+func procStatus(t *testing.T) map[string]string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip(err)
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if f := strings.Fields(v); ok && len(f) == 2 && f[1] == "kB" {
+			out[k] = f[0]
 		}
 	}
 	return out

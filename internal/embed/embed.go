@@ -1,9 +1,11 @@
 // Package embed owns sentence embeddings for infmem: the Embedder interface,
 // the default USE-lite model (Universal Sentence Encoder lite, 512-d, run in
-// pure Go from weights embedded in the binary), a weight-free feature-hashing
-// embedder for tiny machines, and the wrappers that load a model in the
-// background (Lazy) and memoise vectors (Cached). Nothing here touches the
-// network or the disk at run time.
+// pure Go from weights embedded in the binary, or, built with the tag
+// infmem_external_model, read from a checked file beside it: see
+// weights.go), a weight-free feature-hashing embedder for tiny machines,
+// and the wrappers that load a model in the background (Lazy) and memoise
+// vectors (Cached). Nothing here touches the network at run time, nor the
+// disk except to read that weight file.
 package embed
 
 import (

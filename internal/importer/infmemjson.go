@@ -13,7 +13,8 @@ import (
 // infmem's own JSON export (backup.Export's memory.json: one document per
 // scope with its memories and summaries, plus the profile) comes back as
 // it left: each memory with its scope, tags, source, time, speaker,
-// conversation, importance and category, archived ones archived again;
+// conversation, importance and category, archived ones archived again,
+// the memory tool's files as files at their paths;
 // summaries as summaries; scopes with their descriptions and parents; the
 // profile merged into the one here. Ids are new.
 
@@ -47,6 +48,7 @@ type exportMemory struct {
 	Timestamp      time.Time `json:"timestamp"`
 	Tags           []string  `json:"tags"`
 	Source         string    `json:"source"`
+	Path           string    `json:"path"`
 	Speaker        string    `json:"speaker"`
 	ConversationID string    `json:"conversation_id"`
 	Category       string    `json:"category"`
@@ -70,7 +72,7 @@ const (
 )
 
 // Sources a memory of an export may have (the memory engine's).
-var exportSources = []string{"conversation", "note", "user_profile", "summary", "lesson"}
+var exportSources = []string{"conversation", "note", "user_profile", "summary", "lesson", "file"}
 
 func readInfmemJSON(path string) (*Input, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
@@ -127,13 +129,19 @@ func readInfmemJSON(path string) (*Input, error) {
 				probs.add(inputErr(w, "source %q is not one of %v", m.Source, exportSources))
 				continue
 			}
+			// A memory tool's file comes back as that file (at its path,
+			// or beside a different file there: memory.Engine.Store).
+			if (m.Source == "file") != (m.Path != "") {
+				probs.add(inputErr(w, "a memory with source file needs its path, and only such a memory has one"))
+				continue
+			}
 			memories++
 			key := m.ID
 			if key == "" {
 				key = s.Scope + "\x00" + clean(m.Text)
 			}
 			in.Items = append(in.Items, Item{
-				Where: w, Key: "infmem\x00memory\x00" + key, Scope: s.Scope, Text: m.Text, Tags: m.Tags, Source: m.Source,
+				Where: w, Key: "infmem\x00memory\x00" + key, Scope: s.Scope, Text: m.Text, Tags: m.Tags, Source: m.Source, Path: m.Path,
 				Timestamp: m.Timestamp, Speaker: m.Speaker, ConversationID: m.ConversationID, Category: m.Category,
 				Importance: m.Importance, Archived: m.Archived, Strict: true,
 			})

@@ -25,9 +25,12 @@ import (
 //	    created_at_iso TEXT, updated_at_iso TEXT, deleted_at REAL DEFAULT NULL)
 //
 // tags is comma-separated (older files hold a JSON list); created_at is
-// Unix seconds. Its embeddings live in a sqlite-vec virtual table, which
-// is never read. Each live row (deleted_at unset) becomes a memory with
-// its tags, its type as the category and its creation time.
+// Unix seconds. Since v10 (migration 011) a row replaced by an update keeps
+// the hash of its successor in superseded_by, and the service no longer
+// returns it. Its embeddings live in a sqlite-vec virtual table, which is
+// never read. Each live row (deleted_at and superseded_by unset) becomes a
+// memory with its tags, its type as the category and its creation time;
+// deleted and superseded rows are skipped.
 
 func readMCPMS(path string) (*Input, error) {
 	base := filepath.Base(path)
@@ -55,9 +58,9 @@ func readMCPMS(path string) (*Input, error) {
 		}
 		return fallback
 	}
-	q := fmt.Sprintf("SELECT rowid, %s, content, %s, %s, %s, %s, %s FROM memories ORDER BY rowid",
+	q := fmt.Sprintf("SELECT rowid, %s, content, %s, %s, %s, %s, %s, %s FROM memories ORDER BY rowid",
 		pick("content_hash", "NULL"), pick("tags", "NULL"), pick("memory_type", "NULL"),
-		pick("created_at", "NULL"), pick("created_at_iso", "NULL"), pick("deleted_at", "NULL"))
+		pick("created_at", "NULL"), pick("created_at_iso", "NULL"), pick("deleted_at", "NULL"), pick("superseded_by", "NULL"))
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the memories of %s: %w", path, err)
@@ -71,16 +74,16 @@ func readMCPMS(path string) (*Input, error) {
 		var (
 			rowid                int64
 			hash, tags, typ, iso sql.NullString
-			content              sql.NullString
+			content, superseded  sql.NullString
 			created, deleted     sql.NullFloat64
 		)
-		if err := rows.Scan(&rowid, &hash, &content, &tags, &typ, &created, &iso, &deleted); err != nil {
+		if err := rows.Scan(&rowid, &hash, &content, &tags, &typ, &created, &iso, &deleted, &superseded); err != nil {
 			probs.add(inputErr(fmt.Sprintf("%s: memories row %d", base, rowid), "unreadable: %v", err))
 			continue
 		}
 		n++
 		where := fmt.Sprintf("%s: memories row %d", base, rowid)
-		if deleted.Valid || clean(content.String) == "" {
+		if deleted.Valid || strings.TrimSpace(superseded.String) != "" || clean(content.String) == "" {
 			in.Skipped++
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/infmem/infmem/internal/memory"
+	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
 )
@@ -80,7 +81,8 @@ type Report struct {
 	// counts only the repeats within the input.
 	AlreadyPresent int `json:"already_present"`
 	// Skipped are what the input holds but nothing to import: empty,
-	// system and tool messages, deleted rows.
+	// system and tool messages, deleted and superseded rows, auto-memory
+	// index lines.
 	Skipped int `json:"skipped"`
 	// Split counts items longer than the engine's limit, each stored as
 	// several parts.
@@ -311,6 +313,7 @@ func storeAll(ctx context.Context, eng *memory.Engine, todo []*unit, o Options, 
 				res, err := eng.Store(ctx, memory.StoreRequest{
 					Content: u.text, Scope: u.scope, Tags: u.tags, Source: it.Source, Timestamp: it.Timestamp,
 					ConversationID: it.ConversationID, Speaker: it.Speaker, Importance: it.Importance, Category: it.Category,
+					Path: it.Path,
 				})
 				results <- result{u, res, err}
 			}
@@ -419,12 +422,15 @@ func makePlan(in *Input, o Options, reg *scopes.Registry) (*plan, error) {
 			tags = tags[:maxTags]
 		}
 		text := clean(it.Text)
-		if text == "" {
+		if it.Path != "" {
+			text = it.Text // a memory file is exact text, and may be empty
+		}
+		if text == "" && it.Path == "" {
 			p.empty++
 			continue
 		}
 		parts := []string{text}
-		if len(text) > limit {
+		if len(text) > limit && it.Path == "" {
 			parts = splitText(text, limit-partReserve)
 			for j := range parts {
 				parts[j] = fmt.Sprintf("%s\n\n(part %d of %d)", parts[j], j+1, len(parts))
@@ -522,7 +528,7 @@ func checkItem(it *Item, now time.Time) ([]string, *InputError) {
 		case len(t) > maxTagLen:
 			t = shorten(t, maxTagLen)
 		}
-		if f := strings.ToLower(t); !seen[f] {
+		if f := memindex.FoldTag(t); !seen[f] {
 			seen[f] = true
 			tags = append(tags, t)
 		}

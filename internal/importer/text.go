@@ -3,38 +3,16 @@ package importer
 import (
 	"bytes"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
+	"github.com/infmem/infmem/internal/memory"
 )
 
 // clean makes text canonical the way the memory engine stores it (valid
 // UTF-8, NFC, \n line ends, tabs as spaces, other control and
 // bidirectional-override characters removed, outer space trimmed), so the
 // sizes measured here are the sizes the engine checks.
-func clean(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteRune(r)
-		case r == '\t' || r == '\r':
-			b.WriteByte(' ')
-		case unicode.IsControl(r), isBidi(r):
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return strings.TrimSpace(norm.NFC.String(b.String()))
-}
-
-func isBidi(r rune) bool {
-	return (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) || r == 0x200E || r == 0x200F || r == 0x061C
-}
+func clean(s string) string { return memory.NormalizeContent(s) }
 
 // oneLine is s cleaned onto one line, for names and tags.
 func oneLine(s string) string {
@@ -43,9 +21,7 @@ func oneLine(s string) string {
 
 // foldText is the form in which two texts count as the same memory (the
 // engine's duplicate rule: case and spacing aside).
-func foldText(s string) string {
-	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
-}
+func foldText(s string) string { return memory.FoldContent(s) }
 
 // shorten cuts s to at most n bytes at a character boundary.
 func shorten(s string, n int) string {

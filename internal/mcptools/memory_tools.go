@@ -14,7 +14,7 @@ import (
 type storeMetaIn struct {
 	Scope          string   `json:"scope,omitempty" jsonschema_description:"Scope to store into, e.g. \"Project Alpha\"; created on first use (\"Work/Apollo\" goes under Work). Default: the active scope, else the default one."`
 	Tags           []string `json:"tags,omitempty" jsonschema_description:"Labels to find it by, e.g. [\"apollo\", \"deadline\"]; a leading # and letter case are ignored."`
-	Source         string   `json:"source,omitempty" jsonschema:"enum=note,enum=conversation,enum=user_profile,enum=summary,enum=lesson" jsonschema_description:"note (default), conversation (a dialogue turn), user_profile, summary, or lesson (learned about helping this user)."`
+	Source         string   `json:"source,omitempty" jsonschema:"enum=note,enum=conversation,enum=user_profile,enum=summary,enum=lesson" jsonschema_description:"note (default), conversation (a dialogue turn), user_profile, summary, or lesson (learned about helping this user; ranked ahead when relevant)."`
 	Timestamp      string   `json:"timestamp,omitempty" jsonschema_description:"When it happened, ISO 8601 (2024-03-05, 2024-03-05T14:30:00Z); default now."`
 	ConversationID string   `json:"conversation_id,omitempty" jsonschema_description:"Groups the turns of one conversation."`
 	Speaker        string   `json:"speaker,omitempty" jsonschema_description:"Who said it: user or assistant."`
@@ -263,7 +263,7 @@ func recallMemoryByTime(d Deps) server.ServerTool {
 type listIn struct {
 	Scope            string      `json:"scope,omitempty" jsonschema_description:"Scope to read (with its parents and Global) or \"ALL\"; default: the active scope, else all."`
 	Tags             []string    `json:"tags,omitempty" jsonschema_description:"Only memories with all of these tags."`
-	Source           string      `json:"source,omitempty" jsonschema:"enum=note,enum=conversation,enum=user_profile,enum=summary,enum=lesson" jsonschema_description:"Only this kind of memory."`
+	Source           string      `json:"source,omitempty" jsonschema:"enum=note,enum=conversation,enum=user_profile,enum=summary,enum=lesson,enum=file" jsonschema_description:"Only this kind of memory."`
 	TimeRange        timeRangeIn `json:"time_range,omitempty" jsonschema_description:"Only memories from this period."`
 	IncludeForgotten bool        `json:"include_forgotten,omitempty" jsonschema_description:"Also soft-forgotten memories."`
 	OnlyForgotten    bool        `json:"only_forgotten,omitempty" jsonschema_description:"Only soft-forgotten memories (ids for unforget_memory)."`

@@ -23,7 +23,8 @@ func labelled(has bool) (kind, notice string) {
 // memoryItem is one memory in a result, with the field names of the spec.
 type memoryItem struct {
 	Text           string   `json:"text"`
-	Source         string   `json:"source" jsonschema_description:"note, conversation, user_profile, summary or lesson."`
+	Source         string   `json:"source" jsonschema_description:"note, conversation, user_profile, summary, lesson or file."`
+	Path           string   `json:"path,omitempty" jsonschema_description:"A file's path (memory tool)."`
 	Timestamp      string   `json:"timestamp" jsonschema_description:"When it happened (UTC)."`
 	Scope          string   `json:"scope"`
 	Tags           []string `json:"tags"`
@@ -40,7 +41,7 @@ func toItems(ms []memory.Memory, withConfidence bool) []memoryItem {
 	out := make([]memoryItem, len(ms))
 	for i, m := range ms {
 		out[i] = memoryItem{
-			Text: m.Text, Source: m.Source, Timestamp: iso(m.Timestamp), Scope: m.Scope, Tags: m.Tags,
+			Text: m.Text, Source: m.Source, Path: m.Path, Timestamp: iso(m.Timestamp), Scope: m.Scope, Tags: m.Tags,
 			MemoryID: m.ID, Importance: m.Importance, Speaker: m.Speaker, ConversationID: m.ConversationID, Category: m.Category,
 		}
 		if withConfidence {

@@ -99,7 +99,7 @@ func TestToolInvariants(t *testing.T) {
 		})
 	}
 	want := []string{"backup_memory", "create_memory_scope", "delete_memory", "export_memory", "get_memory_stats", "get_user_profile", "list_memories",
-		"list_memory_scopes", "optimize_memory", "recall_memory_by_time", "retrieve_memory", "search_by_scope", "search_by_tag",
+		"list_memory_scopes", "memory", "optimize_memory", "recall_memory_by_time", "retrieve_memory", "search_by_scope", "search_by_tag",
 		"set_active_scope", "store_memory", "unforget_memory", "update_memory", "update_user_profile"}
 	var got []string
 	for n := range names {

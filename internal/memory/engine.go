@@ -24,15 +24,20 @@ const (
 	sourceUserProfile  = "user_profile"
 	sourceSummary      = "summary"
 	sourceLesson       = "lesson"
+	// sourceFile marks a file of the memory tool (files.go); only the
+	// file commands write one.
+	sourceFile = "file"
 )
 
 // Sources lists the valid values of a memory's source.
-var Sources = []string{sourceConversation, sourceNote, sourceUserProfile, sourceSummary, sourceLesson}
+var Sources = []string{sourceConversation, sourceNote, sourceUserProfile, sourceSummary, sourceLesson, sourceFile}
 
 // Options configures the engine.
 type Options struct {
 	// MaxContentBytes bounds a memory's text (default 32 KiB).
 	MaxContentBytes int
+	// MaxFiles bounds the memory tool's files (default DefaultMaxFiles).
+	MaxFiles int
 	// DefaultScope is used when a request and its session name no scope.
 	DefaultScope string
 	// Location is the user's time zone for time phrases (default time.Local).
@@ -96,6 +101,9 @@ type Engine struct {
 	snap         snapshotState
 	fromSnapshot atomic.Bool
 
+	// files maps the memory tool's paths to their memories (files.go).
+	files fileTable
+
 	// afterDedupSearch, when set (tests only), runs in DuplicateGroups
 	// between the unlocked neighbour searches and the grouping, where
 	// writers may interleave.
@@ -109,6 +117,9 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	}
 	if opts.DefaultScope == "" {
 		opts.DefaultScope = scopes.Global
+	}
+	if opts.MaxFiles <= 0 {
+		opts.MaxFiles = DefaultMaxFiles
 	}
 	if opts.Location == nil {
 		opts.Location = time.Local

@@ -179,13 +179,24 @@ func (e *Engine) DuplicateGroups(ctx context.Context, threshold float64, since t
 		return nil, err
 	}
 	out := make([]DuplicateGroup, 0, len(found))
+	// The memory tool's files are never merged: each is its own file,
+	// whatever it says.
+	isFile := func(id bson.ObjectID) bool { it, ok := e.index().Lookup(id); return ok && it.Source == sourceFile }
 	for _, g := range found {
+		if isFile(g.Keep.ID) {
+			continue
+		}
 		dg := DuplicateGroup{Scope: g.Scope, Keep: g.Keep.ID.Hex(), Texts: map[string]string{g.Keep.ID.Hex(): g.Keep.Text}}
 		for _, m := range g.Others {
+			if isFile(m.ID) {
+				continue
+			}
 			dg.Others = append(dg.Others, m.ID.Hex())
 			dg.Texts[m.ID.Hex()] = m.Text
 		}
-		out = append(out, dg)
+		if len(dg.Others) > 0 {
+			out = append(out, dg)
+		}
 	}
 	slices.SortFunc(out, func(a, b DuplicateGroup) int { return cmp.Compare(a.Keep, b.Keep) })
 	return out, nil
@@ -284,19 +295,20 @@ func isAck(key [16]byte) bool { return ackKeys[key] }
 // that happened before olderThan.
 func (e *Engine) NoiseCandidates(olderThan time.Time) []string {
 	return e.candidates(func(it *memindex.Entry) bool {
-		return it.Live() && !it.Has(memindex.FlagArchived|memindex.FlagPinned) && it.Kind == memindex.KindMemory && it.TS < olderThan.UnixMilli() && isAck(it.Key)
+		return it.Live() && !it.Has(memindex.FlagArchived|memindex.FlagPinned) && it.Kind == memindex.KindMemory && it.Source != sourceFile &&
+			it.TS < olderThan.UnixMilli() && isAck(it.Key)
 	})
 }
 
 // StaleCandidates lists memories relevance pruning may archive: live,
-// unarchived, unpinned raw memories (not notes, profile facts or summaries)
+// unarchived, unpinned raw memories (not notes, profile facts, files or summaries)
 // older than olderThan, never recalled, and less important than
 // maxImportance (never 0.7 or more).
 func (e *Engine) StaleCandidates(olderThan time.Time, maxImportance float64) []string {
 	maxImportance = min(maxImportance, 0.7)
 	return e.candidates(func(it *memindex.Entry) bool {
 		return it.Live() && !it.Has(memindex.FlagArchived|memindex.FlagPinned) && it.Kind == memindex.KindMemory &&
-			it.Source != sourceNote && it.Source != sourceUserProfile && it.UseCount == 0 &&
+			it.Source != sourceNote && it.Source != sourceUserProfile && it.Source != sourceFile && it.UseCount == 0 &&
 			float64(it.Importance) < maxImportance && it.TS < olderThan.UnixMilli()
 	})
 }

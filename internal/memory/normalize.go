@@ -38,11 +38,20 @@ func isBidiControl(r rune) bool {
 	return (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) || r == 0x200E || r == 0x200F || r == 0x061C
 }
 
+// NormalizeContent is normalizeContent for those who prepare text for the
+// engine (the importer), so the sizes they measure are the ones it checks.
+func NormalizeContent(s string) string { return normalizeContent(s) }
+
+// FoldContent is the form in which two normalized texts are the same
+// memory (the duplicate rule): case and spacing do not make them differ.
+func FoldContent(normalized string) string {
+	return strings.Join(strings.Fields(strings.ToLower(normalized)), " ")
+}
+
 // contentKey is the identity of a memory's text for exact-duplicate
-// detection: case and spacing do not make two memories different.
+// detection: the hash of its folded form.
 func contentKey(normalized string) [16]byte {
-	folded := strings.Join(strings.Fields(strings.ToLower(normalized)), " ")
-	sum := sha256.Sum256([]byte(folded))
+	sum := sha256.Sum256([]byte(FoldContent(normalized)))
 	var k [16]byte
 	copy(k[:], sum[:16])
 	return k

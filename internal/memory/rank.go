@@ -49,6 +49,13 @@ type RankOptions struct {
 	// but marked weak, and a search whose results are all weak says that
 	// nothing relevant is remembered.
 	MinConfidence float64
+	// LessonWeight is added to a lesson (source "lesson": what was learned
+	// about helping this user) that clears the relevance bar on its own
+	// evidence, so that it sorts before ordinary memories of similar
+	// relevance but not before clearly better ones. A memory outside a
+	// conversation scores about 1.8 × (coverage + cosine), so 0.2 lets a
+	// lesson pass one whose coverage + cosine is up to about 0.11 higher.
+	LessonWeight float64
 }
 
 func (o RankOptions) withDefaults() RankOptions {
@@ -67,11 +74,12 @@ func (o RankOptions) withDefaults() RankOptions {
 	def(&o.ImportanceWeight, 0.02)
 	def(&o.DuplicateOverlap, 0.8)
 	def(&o.MinConfidence, 0.4)
+	def(&o.LessonWeight, 0.2)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight} {
 		if *v < 0 {
 			*v = 0
 		}
@@ -109,14 +117,15 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 	if !useVec && rq.Terms.Empty() {
 		return nil, nil
 	}
-	best, err := ix.Rank(ctx, rq, func(pool []memindex.Candidate) { score(pool, &q, &ro) })
+	cal := calibrationFor(useKW, useVec)
+	best, err := ix.Rank(ctx, rq, func(pool []memindex.Candidate) { score(pool, &q, &ro, cal) })
 	if err != nil {
 		return nil, err
 	}
-	cal := calibrationFor(useKW, useVec)
 	out := make([]hit, len(best))
-	for i, cd := range best {
-		ev := &Evidence{Cosine: cd.Cos, Coverage: cd.Coverage, NeighborCosine: cd.NeighborCos, NeighborCoverage: cd.NeighborCoverage, During: cd.During, Score: cd.Score}
+	for i := range best {
+		cd := &best[i]
+		ev := evidence(cd)
 		out[i] = hit{id: cd.ID, kind: cd.Kind, score: cal.confidence(ev), ts: cd.TS, ev: ev}
 	}
 	monotone(out)
@@ -126,10 +135,17 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 	return out, nil
 }
 
+// evidence is what a candidate's confidence rests on.
+func evidence(cd *memindex.Candidate) *Evidence {
+	return &Evidence{Cosine: cd.Cos, Coverage: cd.Coverage, NeighborCosine: cd.NeighborCos, NeighborCoverage: cd.NeighborCoverage, During: cd.During, Score: cd.Score}
+}
+
 // score sets the ranking score of every candidate: its own evidence
 // (keywords, meaning, time, the speaker the query names), the best
-// neighbouring turn's share of the same, and the tie-breakers.
-func score(pool []memindex.Candidate, q *query, ro *RankOptions) {
+// neighbouring turn's share of the same, the tie-breakers, and the lesson
+// boost for a lesson that clears the relevance bar (cal says whether it
+// does, as the results' confidences will).
+func score(pool []memindex.Candidate, q *query, ro *RankOptions, cal calibration) {
 	// own is a candidate's score on what the query asks: keywords, meaning
 	// and time, and the speaker it names.
 	own := make([]float64, len(pool))
@@ -167,6 +183,9 @@ func score(pool []memindex.Candidate, q *query, ro *RankOptions) {
 			recency = float64(cd.TS-oldest) / float64(newest-oldest)
 		}
 		cd.Score = own[i] + ro.NeighborShare*best + ro.RecencyWeight*recency + ro.ImportanceWeight*cd.Importance
+		if ro.LessonWeight > 0 && cd.Source == sourceLesson && cal.confidence(evidence(cd)) >= ro.MinConfidence {
+			cd.Score += ro.LessonWeight
+		}
 	}
 }
 

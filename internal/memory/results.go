@@ -14,9 +14,11 @@ import (
 
 // Memory is a memory or summary as returned to clients.
 type Memory struct {
-	ID             string
-	Text           string
-	Source         string
+	ID     string
+	Text   string
+	Source string
+	// Path is a file's path in the memory tool's /memories (source file).
+	Path           string
 	Collection     string
 	Timestamp      time.Time
 	Scope          string
@@ -44,7 +46,7 @@ type Memory struct {
 
 func fromMemory(m *mongostore.Memory) Memory {
 	return Memory{
-		ID: m.ID.Hex(), Text: m.Text, Source: m.Source, Collection: mongostore.ConversationHistory, Timestamp: m.Timestamp,
+		ID: m.ID.Hex(), Text: m.Text, Source: m.Source, Path: m.Path, Collection: mongostore.ConversationHistory, Timestamp: m.Timestamp,
 		Scope: m.Scope, Tags: nonNil(m.Tags), Importance: m.Importance, Category: m.Category, ConversationID: m.ConversationID,
 		Speaker: m.Speaker, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, UseCount: m.UseCount, LastAccessed: m.LastAccessed,
 		ForgottenAt: m.ForgottenAt, Archived: m.Archived, Pinned: m.Pinned, MergedInto: m.MergedInto, History: m.History,

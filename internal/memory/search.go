@@ -26,6 +26,8 @@ type SearchRequest struct {
 	Subtree bool
 	// Tags must all be present on a result.
 	Tags []string
+	// Source, when set, admits only memories of this source (e.g. lesson).
+	Source string
 	// From and To bound when the memory happened, [From, To); zero is open.
 	From, To        time.Time
 	Limit           int
@@ -85,6 +87,13 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		return SearchResult{}, err
 	}
 	f.IncludeArchived = req.IncludeArchived
+	if req.Source != "" {
+		src, err := checkSource(req.Source)
+		if err != nil {
+			return SearchResult{}, err
+		}
+		f.Sources = []string{src}
+	}
 	limit, err := checkLimit(req.Limit, DefaultLimit)
 	if err != nil {
 		return SearchResult{}, err

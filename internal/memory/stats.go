@@ -12,8 +12,10 @@ type Stats struct {
 	TotalMemories     int
 	ConversationCount int
 	// Scopes counts live memories per scope; every defined scope is listed.
-	Scopes     map[string]int
-	Summaries  int
+	Scopes    map[string]int
+	Summaries int
+	// Files counts the memory tool's files (files.go).
+	Files      int
 	Forgotten  int
 	Archived   int
 	DBSizeMB   float64
@@ -45,7 +47,7 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 	c := e.index().Count()
 	st := Stats{
 		TotalMemories: c.Live, ConversationCount: c.Conversations, Scopes: map[string]int{}, Summaries: c.Summaries,
-		Forgotten: c.Forgotten, Archived: c.Archived, IndexReady: e.Ready(), Engine: e.store.Engine, Generated: e.now(),
+		Files: e.FileCount(), Forgotten: c.Forgotten, Archived: c.Archived, IndexReady: e.Ready(), Engine: e.store.Engine, Generated: e.now(),
 	}
 	st.IndexLoaded, st.IndexExpected = e.LoadProgress()
 	st.IndexSource = "database"

@@ -31,6 +31,9 @@ type StoreRequest struct {
 	// Importance in [0, 1]; nil means 0.5.
 	Importance *float64
 	Category   string
+	// Path is a memory file's path (Source file, an import of infmem's
+	// export): the content is stored as that file (files.go).
+	Path string
 }
 
 // StoreResult says where a memory went.
@@ -91,6 +94,12 @@ const (
 func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, error) {
 	if err := e.wait(ctx); err != nil {
 		return StoreResult{}, err
+	}
+	if strings.EqualFold(strings.TrimSpace(req.Source), sourceFile) || req.Path != "" {
+		if req.Path == "" || !strings.EqualFold(strings.TrimSpace(req.Source), sourceFile) {
+			return StoreResult{}, inputErrorf("source %q is for the files of the memory tool, which writes them itself; store a note instead", sourceFile)
+		}
+		return e.storeFile(ctx, req)
 	}
 	text := normalizeContent(req.Content)
 	if text == "" {

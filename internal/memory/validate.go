@@ -13,15 +13,27 @@ import (
 
 // CheckStoredMemory applies the rules the tools apply when they write a
 // memory to a document that arrives another way (a restored backup): the
-// text (valid UTF-8, not empty, at most maxText bytes), tags, scope name,
+// text (valid UTF-8, not empty, at most maxText bytes; a memory file's
+// may be empty, and its path must be valid), tags, scope name,
 // source, importance, the short fields and the timestamp. It returns the
 // first rule broken, worded for a person.
 func CheckStoredMemory(m *mongostore.Memory, maxText int, now time.Time) error {
 	if m.ID.IsZero() {
 		return fmt.Errorf("it has no ObjectID _id")
 	}
-	if err := checkStoredText(m.Text, maxText); err != nil {
-		return err
+	switch {
+	case m.Source == sourceFile:
+		// A memory file may be empty; its path must be one the memory
+		// tool would write (files.go).
+		if err := checkStoredFile(m, maxText); err != nil {
+			return err
+		}
+	case m.Path != "":
+		return fmt.Errorf("it has a path but its source is %q; only source %q has one", m.Source, sourceFile)
+	default:
+		if err := checkStoredText(m.Text, maxText); err != nil {
+			return err
+		}
 	}
 	if err := checkStoredTags(m.Tags); err != nil {
 		return err

@@ -64,6 +64,10 @@ type change struct {
 	at   time.Time // opForget
 	flag memindex.Flag
 	on   bool // opFlag
+	// file: the file commands make this change and keep their path table
+	// current themselves (files.go); any other change to a file's memory
+	// marks the table stale.
+	file bool
 }
 
 // apply carries a change through the sequence every write to a memory
@@ -89,6 +93,9 @@ type change struct {
 // reports ErrNotFound.
 func (e *Engine) apply(ctx context.Context, c *change) error {
 	c.doc.ID, c.doc.Kind = c.id, c.kind
+	if e.touchesFile(c) {
+		defer e.files.invalidate()
+	}
 	e.markDirty(ctx, c.id)
 
 	var err error

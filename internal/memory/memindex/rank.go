@@ -51,6 +51,8 @@ type Candidate struct {
 	Speaker, During, Dated, Alone bool
 	TS                            int64 // unix ms
 	Importance                    float64
+	// Source is what kind of memory it is (note, conversation, lesson…).
+	Source string
 	// Cos is the cosine to the query (0 without vectors); Coverage the
 	// share of the query's ideal BM25 score (an average memory holding
 	// every query word) it reaches.
@@ -125,7 +127,7 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 	for i, s := range slots {
 		pos[s] = int32(i)
 		it := &ix.items[s]
-		pool[i] = Candidate{ID: it.id, Kind: it.kind, TS: it.ts, Importance: float64(it.importance), Dated: it.refFrom != 0, slot: s}
+		pool[i] = Candidate{ID: it.id, Kind: it.kind, TS: it.ts, Importance: float64(it.importance), Source: ix.sources.names[it.source], Dated: it.refFrom != 0, slot: s}
 	}
 	if useKW {
 		if ideal := ix.text.IdealScore(q.Terms); ideal > 0 {

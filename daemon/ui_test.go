@@ -1,0 +1,74 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// `infmem ui` asks the control socket for the UI: the daemon starts it
+// on 127.0.0.1, the link opens a session whose API serves the daemon's
+// memory (stored here through an MCP tool), status reports the address,
+// and a stop closes it.
+func TestControlOpensTheUI(t *testing.T) {
+	d := startDaemon(t, testOptions(t, testRoot(t)))
+	mc := connect(t, d)
+	callOK(t, mc, "store_memory", map[string]any{"content": "The Apollo launch deadline is June 12"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := dialControl(t, d)
+	info, err := c.UI(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(info.URL, "http://127.0.0.1:") || !strings.HasPrefix(info.URL, "http://"+info.Addr+"/launch?k=") {
+		t.Fatalf("ui answered %q at %s", strings.SplitN(info.URL, "?", 2)[0], info.Addr)
+	}
+	st, err := c.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.UI == nil || st.UI.Addr != info.Addr {
+		t.Fatalf("status UI: %+v; want %s", st.UI, info.Addr)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(info.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 {
+		t.Fatalf("launch: %s", resp.Status)
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+info.Addr+"/api/search?q=Apollo+deadline", nil)
+	req.AddCookie(resp.Cookies()[0])
+	resp, err = client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var res struct {
+		Results []struct{ Text string } `json:"results"`
+	}
+	if err := json.Unmarshal(body, &res); err != nil || len(res.Results) == 0 || !strings.Contains(res.Results[0].Text, "June 12") {
+		t.Fatalf("search through the UI: %s %v", body, err)
+	}
+	// A second ui request reuses the listener with a fresh link.
+	again, err := c.UI(ctx)
+	if err != nil || again.Addr != info.Addr || again.URL == info.URL {
+		t.Fatalf("second ui: %v, same addr %v, same link %v", err, again.Addr == info.Addr, again.URL == info.URL)
+	}
+	if err := d.Stop(nil); err != nil {
+		t.Fatal(err)
+	}
+	if conn, err := net.DialTimeout("tcp", info.Addr, time.Second); err == nil {
+		conn.Close()
+		t.Fatal("the UI still listens after the daemon stopped")
+	}
+}

@@ -1,0 +1,278 @@
+package webui
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/infmem/infmem/internal/memory"
+)
+
+// Defaults of Options.
+const (
+	DefaultIdleTimeout = 15 * time.Minute
+	// DefaultLaunchTTL bounds how long a launch URL may wait to be opened.
+	DefaultLaunchTTL = 10 * time.Minute
+)
+
+// Options configures a Server.
+type Options struct {
+	// Memory is the runtime's one wait for the memory (what the MCP tools
+	// get as Deps.Memory): the engine and a release to call when done.
+	Memory func(context.Context) (*memory.Engine, func(), error)
+	Logger *slog.Logger
+	// Redact removes secrets (a database password) from error text.
+	Redact func(string) string
+	// Version is shown on the page.
+	Version string
+	// IdleTimeout closes the listener after this long without a request
+	// (default DefaultIdleTimeout).
+	IdleTimeout time.Duration
+	// LaunchTTL bounds how long a launch secret stays valid unused
+	// (default DefaultLaunchTTL).
+	LaunchTTL time.Duration
+	// Now is the clock (tests); default time.Now.
+	Now func() time.Time
+}
+
+// Server serves the UI on a loopback listener it opens on demand.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+	mux  http.Handler
+
+	mu       sync.Mutex
+	ln       net.Listener
+	srv      *http.Server
+	host     string // 127.0.0.1:PORT, what Host must say
+	origin   string // http://127.0.0.1:PORT, what Origin must say
+	launches map[digest]time.Time
+	sessions map[digest]*session
+	lastUse  time.Time
+	idle     *time.Timer
+	served   chan struct{} // closed when the current listener's Serve returns
+}
+
+// session is one browser that exchanged a launch secret.
+type session struct {
+	csrf secret
+}
+
+// secret is a random token. It prints as redacted so it cannot reach a
+// log or an error by accident; only its digest is stored.
+type secret string
+
+func (secret) String() string               { return "[redacted]" }
+func (secret) LogValue() slog.Value         { return slog.StringValue("[redacted]") }
+func (s secret) GoString() string           { return s.String() }
+func (s secret) Format(f fmt.State, _ rune) { f.Write([]byte(s.String())) }
+
+type digest [sha256.Size]byte
+
+func (s secret) digest() digest { return sha256.Sum256([]byte(s)) }
+
+func newSecret() secret {
+	b := make([]byte, 32)
+	rand.Read(b) // never fails (crypto/rand)
+	return secret(base64.RawURLEncoding.EncodeToString(b))
+}
+
+// New makes a server; nothing listens until Open.
+func New(opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Redact == nil {
+		opts.Redact = func(s string) string { return s }
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	if opts.LaunchTTL <= 0 {
+		opts.LaunchTTL = DefaultLaunchTTL
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	s := &Server{opts: opts, log: opts.Logger}
+	s.mux = s.routes()
+	return s
+}
+
+// cookieName is the session cookie.
+const cookieName = "infmem_ui"
+
+// launchPath is where a launch secret is exchanged for a session.
+const launchPath = "/launch"
+
+// Open starts the listener if it is not running and returns a URL that
+// opens the page once: it carries a fresh launch secret, spent by its
+// first use. Every call makes a new one; earlier ones stay valid until
+// used, LaunchTTL passes or the listener closes.
+func (s *Server) Open() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln == nil {
+		if err := s.listenLocked(); err != nil {
+			return "", err
+		}
+	}
+	now := s.opts.Now()
+	for d, exp := range s.launches {
+		if now.After(exp) {
+			delete(s.launches, d)
+		}
+	}
+	k := newSecret()
+	s.launches[k.digest()] = now.Add(s.opts.LaunchTTL)
+	s.touchLocked()
+	return s.origin + launchPath + "?k=" + string(k), nil
+}
+
+// listenLocked opens the loopback listener and serves on it.
+func (s *Server) listenLocked() error {
+	// 127.0.0.1 by address, not "localhost", which a hosts file may point
+	// elsewhere; port 0: the system picks a free one.
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("cannot listen on 127.0.0.1 for the UI: %w", err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	s.ln = ln
+	s.host = "127.0.0.1:" + strconv.Itoa(port)
+	s.origin = "http://" + s.host
+	s.launches = map[digest]time.Time{}
+	s.sessions = map[digest]*session{}
+	s.srv = &http.Server{
+		Handler:           s.mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	served := make(chan struct{})
+	s.served = served
+	srv := s.srv
+	go func() {
+		defer close(served)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("the UI listener failed", "err", err)
+		}
+	}()
+	s.idle = time.AfterFunc(s.opts.IdleTimeout, s.checkIdle)
+	s.log.Info("UI listening", "addr", s.host)
+	return nil
+}
+
+// touchLocked records a request, pushing the idle close back.
+func (s *Server) touchLocked() {
+	s.lastUse = s.opts.Now()
+	if s.idle != nil {
+		s.idle.Reset(s.opts.IdleTimeout)
+	}
+}
+
+func (s *Server) touch() {
+	s.mu.Lock()
+	s.touchLocked()
+	s.mu.Unlock()
+}
+
+// checkIdle closes the listener when no request came for IdleTimeout.
+func (s *Server) checkIdle() {
+	s.mu.Lock()
+	if s.ln == nil {
+		s.mu.Unlock()
+		return
+	}
+	if wait := s.opts.IdleTimeout - s.opts.Now().Sub(s.lastUse); wait > 0 {
+		s.idle.Reset(wait)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	s.log.Info("UI closed after being idle", "idle", s.opts.IdleTimeout)
+	s.Close()
+}
+
+// Addr is the listener's address (127.0.0.1:PORT), "" when closed.
+func (s *Server) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln == nil {
+		return ""
+	}
+	return s.host
+}
+
+// Close stops the listener (waiting briefly for requests in flight) and
+// forgets every launch secret and session. Open starts afresh.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	srv, served := s.srv, s.served
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	s.ln, s.srv, s.idle, s.served = nil, nil, nil, nil
+	s.launches, s.sessions = nil, nil
+	s.mu.Unlock()
+	if srv == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := srv.Shutdown(ctx)
+	if err != nil {
+		srv.Close()
+	}
+	<-served
+	return err
+}
+
+// spendLaunch exchanges a launch secret for a new session: the secret is
+// spent whether or not it was still valid.
+func (s *Server) spendLaunch(k secret) (cookie secret, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := k.digest()
+	exp, found := s.launches[d]
+	if !found {
+		return "", false
+	}
+	delete(s.launches, d)
+	if s.opts.Now().After(exp) {
+		return "", false
+	}
+	cookie = newSecret()
+	s.sessions[cookie.digest()] = &session{csrf: newSecret()}
+	return cookie, true
+}
+
+// sessionFor is the session a request's cookie names, if any.
+func (s *Server) sessionFor(r *http.Request) *session {
+	c, err := r.Cookie(cookieName)
+	if err != nil || c.Value == "" {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions[secret(c.Value).digest()]
+}
+
+// expected is the Host and Origin the listener answers to.
+func (s *Server) expected() (host, origin string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.host, s.origin
+}

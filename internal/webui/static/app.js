@@ -1,0 +1,423 @@
+// infmem's local page: hand-written, no framework, no third-party code.
+// Everything it shows comes from /api/ on this origin; text from memories
+// is always inserted as text (textContent), never as HTML.
+"use strict";
+
+const state = { csrf: "", scopes: null };
+const PAGE = 50;
+
+// el builds an element: el("a", {href: "#"}, "text", child…).
+function el(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (k === "class") e.className = v;
+    else if (v === true) e.setAttribute(k, "");
+    else e.setAttribute(k, String(v));
+  }
+  for (const c of kids.flat()) {
+    if (c === undefined || c === null || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+function svg(tag, attrs, ...kids) {
+  const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
+  for (const c of kids) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return e;
+}
+
+function say(msg, bad) {
+  const s = document.getElementById("status");
+  s.textContent = msg || "";
+  s.className = bad ? "bad" : msg ? "good" : "";
+}
+
+// api calls the page's API; writes carry the CSRF token.
+async function api(path, body) {
+  const opts = { credentials: "same-origin", headers: {} };
+  if (body !== undefined) {
+    opts.method = "POST";
+    opts.headers["Content-Type"] = "application/json";
+    opts.headers["X-CSRF-Token"] = state.csrf;
+    opts.body = JSON.stringify(body);
+  }
+  const r = await fetch(path, opts);
+  const ct = r.headers.get("Content-Type") || "";
+  const data = ct.startsWith("application/json") ? await r.json() : { error: (await r.text()).trim() };
+  if (!r.ok) throw new Error(data.error || r.statusText);
+  return data;
+}
+
+function fmtDate(s) {
+  if (!s) return "";
+  const d = new Date(s);
+  return isNaN(d) ? s : d.toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+}
+
+function fmtDay(s) {
+  const d = new Date(s);
+  return d.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
+}
+
+function short(t, n) { return t.length > n ? t.slice(0, n - 1) + "…" : t; }
+
+function query() {
+  const h = location.hash.slice(1);
+  const i = h.indexOf("?");
+  return { path: i < 0 ? h : h.slice(0, i), params: new URLSearchParams(i < 0 ? "" : h.slice(i + 1)) };
+}
+
+function go(path, params) {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(params || {})) if (v !== "" && v !== undefined && v !== null) p.set(k, v);
+  const s = p.toString();
+  location.hash = path + (s ? "?" + s : "");
+}
+
+async function scopeNames() {
+  if (!state.scopes) state.scopes = (await api("/api/scopes")).scopes;
+  return state.scopes;
+}
+
+function scopeSelect(name, value, withAll) {
+  const s = el("select", { name, id: "f-" + name });
+  s.append(el("option", { value: "" }, withAll ? "All scopes" : "—"));
+  scopeNames().then((list) => {
+    for (const sc of list) s.append(el("option", { value: sc.name, selected: sc.name === value }, sc.name));
+  }).catch(() => {});
+  return s;
+}
+
+const SOURCES = ["note", "conversation", "user_profile", "summary", "lesson", "file"];
+
+function sourceSelect(value) {
+  const s = el("select", { name: "source", id: "f-source" }, el("option", { value: "" }, "Any kind"));
+  for (const v of SOURCES) s.append(el("option", { value: v, selected: v === value }, v));
+  return s;
+}
+
+function field(label, input) {
+  return el("label", { class: "field" }, el("span", {}, label), input);
+}
+
+function tagList(tags) {
+  return el("span", { class: "tags" }, tags.map((t) => el("a", { class: "tag", href: "#/browse?tag=" + encodeURIComponent(t) }, "#" + t)));
+}
+
+// card is one memory in a list; it links to its page.
+function card(m) {
+  const meta = el("div", { class: "meta" },
+    el("span", { class: "scope" }, m.scope), " · ", el("time", { datetime: m.timestamp }, fmtDate(m.timestamp)),
+    " · ", m.source, m.pinned ? " · pinned" : "", m.forgotten_at ? " · forgotten" : "", m.archived ? " · archived" : "");
+  const top = el("div", { class: "cardtop" }, el("a", { class: "text", href: "#/memory/" + m.id, "data-id": m.id }, short(m.text, 400)));
+  if (m.confidence !== undefined) {
+    const pct = Math.round(m.confidence * 100);
+    top.append(el("span", { class: "conf" + (m.weak ? " weak" : ""), title: "confidence " + m.confidence.toFixed(3) + (m.weak ? " (weak: under the relevance bar)" : "") },
+      el("meter", { min: 0, max: 1, value: m.confidence }), " ", pct + "%", m.weak ? " weak" : ""));
+  }
+  return el("li", { class: "card" + (m.forgotten_at ? " forgotten" : "") }, top, meta, m.tags.length ? tagList(m.tags) : null);
+}
+
+// --- Search -----------------------------------------------------------
+async function viewSearch(main, p) {
+  const q = p.get("q") || "";
+  const input = el("input", { type: "search", name: "q", id: "q", value: q, placeholder: "What to recall, e.g. Apollo deadline", autocomplete: "off", "aria-label": "Search your memory" });
+  const tag = el("input", { type: "text", name: "tag", id: "f-tag", value: p.get("tag") || "", placeholder: "tag" });
+  const form = el("form", { class: "filters", role: "search" },
+    el("div", { class: "grow" }, input),
+    field("Scope", scopeSelect("scope", p.get("scope") || "", true)),
+    field("Tag", tag),
+    field("Kind", sourceSelect(p.get("source") || "")),
+    el("button", { type: "submit" }, "Search"));
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const f = new FormData(form);
+    go("/search", { q: f.get("q"), scope: f.get("scope"), tag: f.get("tag"), source: f.get("source") });
+  });
+  main.append(el("h2", {}, "Search"), form);
+  input.focus();
+  if (!q.trim()) {
+    main.append(el("p", { class: "muted" }, "Results are ranked as Claude's retrieve_memory ranks them, with the same confidence. Browse lists everything."));
+    return;
+  }
+  const limit = Math.min(parseInt(p.get("limit") || "20", 10), 100);
+  const params = new URLSearchParams({ q, limit });
+  for (const k of ["scope", "tag", "source"]) if (p.get(k)) params.set(k, p.get(k));
+  const res = await api("/api/search?" + params);
+  const info = el("p", { class: "muted", id: "result-info" }, res.results.length + " result" + (res.results.length === 1 ? "" : "s"),
+    res.nothing_relevant ? " — nothing clears the relevance bar" : "", res.note ? " (" + res.note + ")" : "");
+  const list = el("ol", { class: "results", id: "results" }, res.results.map(card));
+  main.append(info, list);
+  if (res.results.length >= limit && limit < res.max_limit) {
+    main.append(el("button", { id: "more", onclick: () => go("/search", { ...Object.fromEntries(p), limit: Math.min(limit + 20, res.max_limit) }) }, "More results"));
+  }
+}
+
+// --- Browse -----------------------------------------------------------
+async function viewBrowse(main, p) {
+  const form = el("form", { class: "filters" },
+    field("Scope", scopeSelect("scope", p.get("scope") || "", true)),
+    field("Tag", el("input", { type: "text", name: "tag", id: "f-tag", value: p.get("tag") || "" })),
+    field("Kind", sourceSelect(p.get("source") || "")),
+    field("From", el("input", { type: "date", name: "from", value: p.get("from") || "" })),
+    field("To", el("input", { type: "date", name: "to", value: p.get("to") || "" })),
+    field("Order", (() => {
+      const s = el("select", { name: "sort" });
+      for (const [v, t] of [["newest", "Newest"], ["oldest", "Oldest"], ["most_used", "Most used"], ["importance", "Most important"]]) s.append(el("option", { value: v, selected: (p.get("sort") || "newest") === v }, t));
+      return s;
+    })()),
+    field("Forgotten", (() => {
+      const s = el("select", { name: "forgotten", id: "f-forgotten" });
+      for (const [v, t] of [["hide", "Hide"], ["include", "Include"], ["only", "Only forgotten"]]) s.append(el("option", { value: v, selected: (p.get("forgotten") || "hide") === v }, t));
+      return s;
+    })()),
+    el("button", { type: "submit" }, "Show"));
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const f = new FormData(form);
+    const o = {};
+    for (const [k, v] of f) o[k] = v;
+    if (o.forgotten === "hide") delete o.forgotten;
+    if (o.sort === "newest") delete o.sort;
+    go("/browse", o);
+  });
+  main.append(el("h2", {}, "Browse"), form);
+  const base = new URLSearchParams();
+  for (const k of ["scope", "tag", "source", "from", "to", "sort", "forgotten"]) if (p.get(k)) base.set(k, p.get(k));
+  const chart = el("figure", { class: "timeline", id: "timeline" }, el("figcaption", { class: "muted" }, "Memories over time"));
+  main.append(chart);
+  if (p.get("forgotten") !== "only") {
+    api("/api/timeline?" + base).then((t) => drawTimeline(chart, t, p)).catch((e) => chart.append(el("p", { class: "bad" }, e.message)));
+  } else chart.remove();
+  const offset = parseInt(p.get("offset") || "0", 10);
+  const q = new URLSearchParams(base);
+  q.set("limit", PAGE);
+  q.set("offset", offset);
+  const res = await api("/api/memories?" + q);
+  const first = res.total ? offset + 1 : 0, last = offset + res.memories.length;
+  main.append(el("p", { class: "muted", id: "result-info" }, first + "–" + last + " of " + res.total));
+  main.append(el("ol", { class: "results", id: "results" }, res.memories.map(card)));
+  const pager = el("nav", { class: "pager", "aria-label": "Pages" });
+  const to = (o) => go("/browse", { ...Object.fromEntries(p), offset: o || "" });
+  if (offset > 0) pager.append(el("button", { id: "prev", onclick: () => to(Math.max(0, offset - PAGE)) }, "← Newer page"));
+  if (res.next_offset) pager.append(el("button", { id: "next", onclick: () => to(res.next_offset) }, "Next page →"));
+  main.append(pager);
+}
+
+// drawTimeline draws the bars itself (SVG); a bar opens that period.
+function drawTimeline(fig, t, p) {
+  const bs = t.buckets;
+  if (!bs.length) { fig.append(el("p", { class: "muted" }, "Nothing to chart.")); return; }
+  const W = 600, H = 120, max = Math.max(1, ...bs.map((b) => b.count)), bw = Math.min(W / bs.length, 40);
+  const s = svg("svg", { viewBox: `0 0 ${W} ${H + 18}`, role: "img", "aria-label": "memories per " + t.unit });
+  bs.forEach((b, i) => {
+    const h = Math.max(b.count ? 2 : 0, (b.count / max) * H);
+    const day = (d) => { const x = new Date(d); return x.getFullYear() + "-" + String(x.getMonth() + 1).padStart(2, "0") + "-" + String(x.getDate()).padStart(2, "0"); };
+    const end = new Date(new Date(b.to).getTime() - 1);
+    const a = svg("a", { href: "#/browse?" + new URLSearchParams({ ...Object.fromEntries(p), from: day(b.from), to: day(end), offset: "" }).toString().replace(/&offset=$/, "") });
+    a.append(svg("rect", { x: i * bw + 1, y: H - h, width: Math.max(1, bw - 2), height: h, class: "bar" },
+      svg("title", {}, fmtDay(b.from) + ": " + b.count)));
+    s.append(a);
+  });
+  s.append(svg("text", { x: 0, y: H + 14, class: "axis" }, fmtDay(bs[0].from)));
+  s.append(svg("text", { x: W, y: H + 14, class: "axis", "text-anchor": "end" }, fmtDay(bs[bs.length - 1].from)));
+  fig.append(s);
+}
+
+// --- One memory -------------------------------------------------------
+async function viewMemory(main, id) {
+  const m = await api("/api/memories/" + encodeURIComponent(id));
+  main.append(el("p", {}, el("a", { href: "#/browse", id: "back", onclick: (e) => { if (history.length > 1) { e.preventDefault(); history.back(); } } }, "← Back")));
+  main.append(el("h2", {}, m.forgotten_at ? "Forgotten memory" : "Memory"));
+  const dl = el("dl", { class: "facts", id: "memory-meta" });
+  const row = (k, v) => { if (v !== "" && v !== undefined && v !== null) dl.append(el("dt", {}, k), el("dd", {}, v)); };
+  row("Scope", el("a", { href: "#/browse?scope=" + encodeURIComponent(m.scope) }, m.scope));
+  row("Kind", m.source + (m.path ? " " + m.path : ""));
+  row("When", fmtDate(m.timestamp));
+  row("Stored", fmtDate(m.created_at));
+  row("Changed", m.updated_at !== m.created_at ? fmtDate(m.updated_at) : "");
+  row("Recalled", m.use_count + " time" + (m.use_count === 1 ? "" : "s") + (m.last_accessed ? ", last " + fmtDate(m.last_accessed) : ""));
+  row("Category", m.category);
+  row("Conversation", m.conversation_id ? m.conversation_id + (m.speaker ? " (" + m.speaker + ")" : "") : "");
+  row("Forgotten", m.forgotten_at ? fmtDate(m.forgotten_at) : "");
+  row("Merged into", m.merged_into ? el("a", { href: "#/memory/" + m.merged_into }, m.merged_into) : "");
+  row("Archived", m.archived ? "yes (condensed into a summary)" : "");
+  row("Id", el("code", {}, m.id));
+
+  const text = el("textarea", { id: "edit-text", name: "text", rows: 6, "aria-label": "Text" });
+  text.value = m.text;
+  const tags = el("input", { id: "edit-tags", name: "tags", type: "text", value: m.tags.join(", ") });
+  const imp = el("input", { id: "edit-importance", name: "importance", type: "number", min: 0, max: 1, step: 0.05, value: m.importance });
+  const pinned = el("input", { id: "edit-pinned", name: "pinned", type: "checkbox", checked: !!m.pinned });
+  const form = el("form", { class: "edit", id: "edit" },
+    text,
+    el("div", { class: "row" }, field("Tags (comma separated)", tags), field("Importance (0–1)", imp),
+      el("label", { class: "check" }, pinned, " Pinned (maintenance never archives it)")),
+    el("div", { class: "row" }, el("button", { type: "submit", id: "save" }, "Save changes")));
+  const live = !m.forgotten_at;
+  for (const c of form.elements) c.disabled = !live;
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const body = {};
+    if (text.value !== m.text) body.text = text.value;
+    const newTags = tags.value.split(",").map((s) => s.trim().replace(/^#/, "")).filter(Boolean);
+    if (newTags.join(",") !== m.tags.join(",")) body.tags = newTags;
+    const ni = parseFloat(imp.value);
+    if (!isNaN(ni) && ni !== m.importance) body.importance = ni;
+    if (pinned.checked !== !!m.pinned) body.pinned = pinned.checked;
+    if (!Object.keys(body).length) { say("Nothing changed."); return; }
+    try {
+      const r = await api("/api/memories/" + m.id + "/update", body);
+      say("Saved: " + r.changed.join(", ") + (r.duplicate_of ? ". Another memory now says the same." : ""));
+      render();
+    } catch (e) { say(e.message, true); }
+  });
+  main.append(form, dl);
+
+  const actions = el("div", { class: "row actions" });
+  if (live) {
+    actions.append(el("button", { id: "forget", onclick: async () => {
+      try { await api("/api/memories/" + m.id + "/forget", { mode: "soft" }); say("Forgotten. Unforget brings it back."); render(); } catch (e) { say(e.message, true); }
+    } }, "Forget"));
+  } else {
+    actions.append(el("button", { id: "unforget", onclick: async () => {
+      try {
+        const r = await api("/api/unforget", { ids: [m.id] });
+        say(r.restored.length ? "Restored." : "It could not be restored.", !r.restored.length); render();
+      } catch (e) { say(e.message, true); }
+    } }, "Unforget"));
+  }
+  actions.append(el("button", { id: "delete", class: "danger", onclick: async () => {
+    if (!(await confirmDialog("Delete this memory for good? It cannot be brought back (a backup still holds it)."))) return;
+    try { await api("/api/memories/" + m.id + "/forget", { mode: "hard", confirm: m.id }); say("Deleted for good."); go("/browse"); } catch (e) { say(e.message, true); }
+  } }, "Delete for good…"));
+  main.append(actions);
+
+  if (m.history && m.history.length) {
+    main.append(el("h3", {}, "Earlier versions"));
+    main.append(el("ol", { class: "history", id: "history", reversed: true }, m.history.slice().reverse().map((h) =>
+      el("li", {}, el("div", { class: "meta" }, "until " + fmtDate(h.changed_at) + " · " + h.scope + " · importance " + h.importance + (h.tags.length ? " · #" + h.tags.join(" #") : "")), el("p", {}, h.text)))));
+  }
+}
+
+function confirmDialog(text) {
+  const d = document.getElementById("confirm");
+  document.getElementById("confirm-text").textContent = text;
+  return new Promise((resolve) => {
+    d.addEventListener("close", () => resolve(d.returnValue === "ok"), { once: true });
+    d.returnValue = "";
+    d.showModal();
+  });
+}
+
+// --- Scopes -----------------------------------------------------------
+async function viewScopes(main) {
+  state.scopes = null;
+  const list = await scopeNames();
+  const tbody = el("tbody");
+  for (const s of list) {
+    tbody.append(el("tr", {},
+      el("th", { scope: "row" }, el("a", { href: "#/browse?scope=" + encodeURIComponent(s.name) }, s.name)),
+      el("td", {}, s.description || ""), el("td", {}, s.parent || ""), el("td", { class: "num" }, s.memories),
+      el("td", {}, s.name === "Global" ? "always" : el("button", { class: "small", onclick: async () => {
+        try { await api("/api/scopes/active", { name: s.name, active: !s.active }); say(s.name + (s.active ? " is left out of searches that do not name it." : " is searched again.")); render(); } catch (e) { say(e.message, true); }
+      } }, s.active ? "Active — deactivate" : "Inactive — activate"))));
+  }
+  main.append(el("h2", {}, "Scopes"), el("div", { class: "scroll" }, el("table", { id: "scopes" },
+    el("thead", {}, el("tr", {}, ["Scope", "Description", "Parent", "Memories", "Searched"].map((h) => el("th", { scope: "col" }, h)))), tbody)));
+}
+
+// --- Profile ----------------------------------------------------------
+async function viewProfile(main) {
+  const p = await api("/api/profile");
+  const save = async (body, msg) => {
+    try { const r = await api("/api/profile", body); say(r.changed.length ? msg : "Nothing changed."); render(); } catch (e) { say(e.message, true); }
+  };
+  main.append(el("h2", {}, "Profile"), el("p", { class: "muted" }, "What Claude knows about you (get_user_profile)."));
+  const name = el("input", { id: "profile-name", type: "text", value: p.name || "" });
+  const nf = el("form", { class: "row", id: "profile-name-form" }, field("Name", name), el("button", { type: "submit" }, "Save name"));
+  nf.addEventListener("submit", (e) => { e.preventDefault(); save({ name: name.value }, "Name saved."); });
+  main.append(nf);
+  for (const [title, key, setK, rmK] of [["Preferences", "preferences", "set_preferences", "remove_preferences"], ["Facts", "facts", "set_facts", "remove_facts"]]) {
+    const dl = el("dl", { class: "facts", id: "profile-" + key });
+    for (const [k, v] of Object.entries(p[key]).sort()) {
+      dl.append(el("dt", {}, k), el("dd", {}, v, " ", el("button", { class: "small", "aria-label": "Remove " + k, onclick: () => save({ [rmK]: [k] }, "Removed " + k + ".") }, "Remove")));
+    }
+    const kIn = el("input", { type: "text", placeholder: "key", "aria-label": title + " key", id: "profile-" + key + "-key" });
+    const vIn = el("input", { type: "text", placeholder: "value", "aria-label": title + " value", id: "profile-" + key + "-value" });
+    const f = el("form", { class: "row" }, kIn, vIn, el("button", { type: "submit" }, "Set"));
+    f.addEventListener("submit", (e) => { e.preventDefault(); if (kIn.value.trim()) save({ [setK]: { [kIn.value.trim()]: vIn.value } }, "Saved " + kIn.value.trim() + "."); });
+    main.append(el("h3", {}, title), dl, f);
+  }
+  const notes = el("ul", { id: "profile-notes" }, p.notes.map((n) => el("li", {}, n, " ", el("button", { class: "small", onclick: () => save({ remove_notes: [n] }, "Note removed.") }, "Remove"))));
+  const nIn = el("input", { type: "text", "aria-label": "New note", id: "profile-note" });
+  const nForm = el("form", { class: "row" }, nIn, el("button", { type: "submit" }, "Add note"));
+  nForm.addEventListener("submit", (e) => { e.preventDefault(); if (nIn.value.trim()) save({ add_notes: [nIn.value] }, "Note added."); });
+  main.append(el("h3", {}, "Notes"), notes, nForm);
+  const contacts = el("ul", { id: "profile-contacts" }, p.contacts.map((c) => el("li", {}, c.name, c.relation ? " (" + c.relation + ")" : "", c.notes ? ": " + c.notes : "", " ",
+    el("button", { class: "small", onclick: () => save({ remove_contacts: [c.name] }, "Contact removed.") }, "Remove"))));
+  const cN = el("input", { type: "text", placeholder: "name", "aria-label": "Contact name" });
+  const cR = el("input", { type: "text", placeholder: "relation", "aria-label": "Contact relation" });
+  const cF = el("form", { class: "row" }, cN, cR, el("button", { type: "submit" }, "Add contact"));
+  cF.addEventListener("submit", (e) => { e.preventDefault(); if (cN.value.trim()) save({ add_contacts: [{ name: cN.value.trim(), relation: cR.value.trim() }] }, "Contact saved."); });
+  main.append(el("h3", {}, "Contacts"), contacts, cF);
+}
+
+// --- Router -----------------------------------------------------------
+async function render() {
+  const { path, params } = query();
+  const main = document.getElementById("main");
+  const view = path.startsWith("/memory/") ? "memory" : (path.slice(1) || "search");
+  for (const a of document.querySelectorAll("nav a")) {
+    if (a.dataset.view === view) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
+  }
+  const fresh = el("main", { id: "main", tabindex: -1, "data-view": view, "data-hash": location.hash, "aria-busy": "true" });
+  main.replaceWith(fresh);
+  try {
+    switch (view) {
+      case "search": await viewSearch(fresh, params); break;
+      case "browse": await viewBrowse(fresh, params); break;
+      case "memory": await viewMemory(fresh, decodeURIComponent(path.slice(8))); break;
+      case "scopes": await viewScopes(fresh); break;
+      case "profile": await viewProfile(fresh); break;
+      default: fresh.append(el("p", {}, "No such page."));
+    }
+  } catch (e) {
+    fresh.append(el("p", { class: "bad", id: "error" }, e.message));
+  }
+  fresh.removeAttribute("aria-busy");
+  fresh.dataset.ready = "1";
+  refreshStats();
+}
+
+async function refreshStats() {
+  try {
+    const s = await api("/api/stats");
+    document.getElementById("stats").textContent = s.total + " memories in " + s.scopes + " scopes · " + s.forgotten + " forgotten · " + s.archived + " archived";
+  } catch (e) { /* the view says what is wrong */ }
+}
+
+async function start() {
+  try {
+    const s = await api("/api/session");
+    state.csrf = s.csrf_token;
+  } catch (e) {
+    document.getElementById("main").textContent = e.message;
+    return;
+  }
+  window.addEventListener("hashchange", () => { say(""); render(); });
+  // "/" focuses the search box from anywhere, as on many sites.
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "/" && !/INPUT|TEXTAREA|SELECT/.test(document.activeElement.tagName)) {
+      e.preventDefault();
+      if (query().path.startsWith("/search") || !location.hash) document.getElementById("q")?.focus(); else go("/search");
+    }
+  });
+  render();
+}
+
+start();
