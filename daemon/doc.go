@@ -30,5 +30,7 @@
 // ConfigSource it reads its configuration again when the file changes,
 // on SIGHUP and on a control client's reload: Runtime.Reconfigure applies
 // the keys that may change while it runs (config.Live) to the services;
-// the others wait for a restart, which status says.
+// the others wait for a restart, which status says. On a control
+// client's ui request it serves the local web UI (package webui, ui.go) on
+// 127.0.0.1 until it is idle.
 package daemon

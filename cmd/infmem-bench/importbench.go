@@ -105,12 +105,13 @@ func benchImportInProcess(ctx context.Context, bin string, env []string, export 
 	if err != nil {
 		return err
 	}
-	peak := "?"
+	peak, cpu := "?", "?"
 	if ru != nil {
 		peak = fmt.Sprintf("%.0f MB", float64(ru.Maxrss)/1024) // kB on Linux
+		cpu = fmt.Sprintf("%.0f s", time.Duration(ru.Utime.Nano()+ru.Stime.Nano()).Seconds())
 	}
-	fmt.Printf("in-process: %d added (%d already present) in %v: %.0f messages/s; peak RSS %s\n",
-		rep.Added, rep.AlreadyPresent, wall.Round(time.Millisecond), float64(n)/wall.Seconds(), peak)
+	fmt.Printf("in-process: %d added (%d already present) in %v: %.0f messages/s; CPU %s; peak RSS %s\n",
+		rep.Added, rep.AlreadyPresent, wall.Round(time.Millisecond), float64(n)/wall.Seconds(), cpu, peak)
 	// The same again: everything is already imported.
 	rep2, wall2, _, err := runImportCmd(ctx, bin, env, export)
 	if err != nil {
@@ -147,23 +148,47 @@ func benchImportDaemon(ctx context.Context, bin string, env []string, export str
 		time.Sleep(200 * time.Millisecond)
 	}
 	rssBefore, _ := procRSS(d.Process.Pid)
+	cpuBefore := procCPU(d.Process.Pid)
 	rep, wall, cru, err := runImportCmd(ctx, bin, env, export)
 	if err != nil {
 		return err
 	}
 	rss, peak := procRSS(d.Process.Pid)
+	cpu := procCPU(d.Process.Pid) - cpuBefore
 	cli := "?"
 	if cru != nil {
 		cli = fmt.Sprintf("%.0f MB", float64(cru.Maxrss)/1024)
 	}
-	fmt.Printf("daemon: %d added (%d already present) in %v: %.0f messages/s; daemon RSS %.0f MB before, %.0f MB after, peak %.0f MB; the terminal's peak RSS %s\n",
-		rep.Added, rep.AlreadyPresent, wall.Round(time.Millisecond), float64(n)/wall.Seconds(), mb(rssBefore), mb(rss), mb(peak), cli)
+	fmt.Printf("daemon: %d added (%d already present) in %v: %.0f messages/s; daemon CPU %.0f s; daemon RSS %.0f MB before, %.0f MB after, peak %.0f MB; the terminal's peak RSS %s\n",
+		rep.Added, rep.AlreadyPresent, wall.Round(time.Millisecond), float64(n)/wall.Seconds(), cpu.Seconds(), mb(rssBefore), mb(rss), mb(peak), cli)
 	rep2, wall2, _, err := runImportCmd(ctx, bin, env, export)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("daemon, again: %d added, %d already imported, in %v\n", rep2.Added, rep2.AlreadyImported, wall2.Round(time.Millisecond))
 	return nil
+}
+
+// procCPU is the CPU time a process has used (Linux: utime and stime of
+// /proc/PID/stat, in clock ticks of 1/100 s).
+func procCPU(pid int) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name may hold spaces; the fields follow its ")".
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	var ut, st int64
+	fmt.Sscan(f[11], &ut)
+	fmt.Sscan(f[12], &st)
+	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
 // loadAvg is the first three fields of /proc/loadavg (Linux), or "?".
