@@ -76,11 +76,19 @@ func (e *Engine) queueMissingVectors() int {
 	return len(missing)
 }
 
+// The background embedder's pause after a failed batch: embedRetryBase,
+// doubled with each failure in a row, at most maxEmbedRetry.
+var (
+	embedRetryBase = time.Second
+	maxEmbedRetry  = time.Minute
+)
+
 // runEmbedder embeds queued memories in small batches at low priority: after
 // each batch it rests as long as the batch took, leaving at least half the
 // machine to live requests.
 func (e *Engine) runEmbedder(ctx context.Context) {
 	defer close(e.embeds.done)
+	failures := 0 // batches failed in a row
 	for {
 		select {
 		case <-ctx.Done():
@@ -93,12 +101,22 @@ func (e *Engine) runEmbedder(ctx context.Context) {
 				break
 			}
 			start := time.Now()
-			e.embedSome(ctx, batch)
+			rest := time.Duration(0)
+			if e.embedSome(ctx, batch) {
+				failures = 0
+			} else {
+				// The model failed (it could not load, or the batch
+				// could not be read): the batch is queued again, and
+				// retried after a pause that doubles up to
+				// maxEmbedRetry, not at once and forever.
+				rest = min(embedRetryBase<<min(failures, 16), maxEmbedRetry)
+				failures++
+			}
 			if ctx.Err() != nil {
 				return
 			}
 			select {
-			case <-time.After(time.Since(start)):
+			case <-time.After(max(time.Since(start), rest)):
 			case <-ctx.Done():
 				return
 			}
@@ -106,7 +124,10 @@ func (e *Engine) runEmbedder(ctx context.Context) {
 	}
 }
 
-func (e *Engine) embedSome(ctx context.Context, batch map[bson.ObjectID]memindex.Kind) {
+// embedSome embeds a batch; false means part of it failed and is queued
+// again.
+func (e *Engine) embedSome(ctx context.Context, batch map[bson.ObjectID]memindex.Kind) bool {
+	whole := true
 	var todo []change
 	var texts []string
 	for id, k := range batch {
@@ -119,6 +140,7 @@ func (e *Engine) embedSome(ctx context.Context, batch map[bson.ObjectID]memindex
 			if !errIsNotFound(err) {
 				e.log.Warn("cannot read a memory to embed it", "memory_id", id.Hex(), "err", err)
 				e.embeds.add(id, k)
+				whole = false
 			}
 			continue
 		}
@@ -126,15 +148,17 @@ func (e *Engine) embedSome(ctx context.Context, batch map[bson.ObjectID]memindex
 		texts = append(texts, m.Text)
 	}
 	if len(texts) == 0 {
-		return
+		return whole
 	}
 	vecs, err := e.opts.Embedder.EmbedBatch(ctx, texts)
 	if err != nil {
-		e.log.Warn("background embedding failed; will retry", "memories", len(texts), "err", err)
+		if ctx.Err() == nil {
+			e.log.Warn("background embedding failed; will retry", "memories", len(texts), "err", err)
+		}
 		for _, c := range todo {
 			e.embeds.add(c.id, c.kind)
 		}
-		return
+		return false
 	}
 	for i := range todo {
 		c := &todo[i]
@@ -150,4 +174,5 @@ func (e *Engine) embedSome(ctx context.Context, batch map[bson.ObjectID]memindex
 		}
 		e.writeMu.Unlock()
 	}
+	return whole
 }
