@@ -46,10 +46,19 @@ type maintenanceService struct {
 	sched *maintenance.Scheduler
 	st    *Stack
 	built config.Config
+	// lease is set with sync enabled: the scheduler runs only while this
+	// daemon holds the maintenance lease (lease.go); schedOn says whether
+	// it runs.
+	lease   *leaseState
+	schedOn bool
 }
 
 func newMaintenanceService(cfg config.Config, root dataroot.Root, log *slog.Logger) *maintenanceService {
-	return &maintenanceService{cfg: cfg, root: root, loc: location(cfg.TimeZone), log: log}
+	m := &maintenanceService{cfg: cfg, root: root, loc: location(cfg.TimeZone), log: log}
+	if cfg.Sync.Enabled {
+		m.lease = &leaseState{device: cfg.DeviceName()}
+	}
+	return m
 }
 
 // config is the configuration in force.
@@ -136,7 +145,29 @@ func (m *maintenanceService) attach(ctx context.Context, st *Stack) (func(contex
 			return nil
 		}, nil
 	}
+	if m.lease != nil {
+		m.schedOn = false
+		lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		done := make(chan struct{})
+		go m.runLease(lctx, st, done)
+		return func(ctx context.Context) error {
+			cancel()
+			select {
+			case <-done:
+			case <-ctx.Done():
+			}
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			s, on := m.sched, m.schedOn
+			m.sched, m.st, m.schedOn = nil, nil, false
+			if s == nil || !on {
+				return nil
+			}
+			return s.Stop(ctx)
+		}, nil
+	}
 	sched.Start(ctx)
+	m.schedOn = true
 	m.ensureBackupKey()
 	return func(ctx context.Context) error {
 		m.mu.Lock()
@@ -217,7 +248,10 @@ func (m *maintenanceService) replace(ctx context.Context, old *maintenance.Sched
 	if err := old.Stop(sctx); err != nil {
 		m.log.Warn("the previous scheduler did not stop cleanly", "err", err)
 	}
-	sched.Start(sctx)
+	if m.schedOn {
+		// Without sync always; with it, while this daemon holds the lease.
+		sched.Start(sctx)
+	}
 	m.sched, m.built = sched, m.cfg
 	m.log.Info("maintenance and backup schedules reloaded", "maintenance", m.cfg.Maintenance.Schedule,
 		"daily_backup", m.cfg.Backup.DailySchedule, "weekly_backup", m.cfg.Backup.WeeklySchedule, "backups_enabled", m.cfg.Backup.Enabled)

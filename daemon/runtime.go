@@ -348,6 +348,7 @@ func (r *Runtime) open(ctx context.Context) (*Stack, error) {
 		MongodPath: cfg.Mongo.MongodPath,
 		Root:       r.opts.Root,
 		Database:   cfg.Database,
+		Device:     syncDevice(cfg),
 		Logger:     r.log,
 	})
 	if err != nil {
@@ -381,6 +382,17 @@ func (r *Runtime) open(ctx context.Context) (*Stack, error) {
 	return st, nil
 }
 
+// syncPoll is how often a daemon with sync on reads the change feed.
+var syncPoll = 500 * time.Millisecond
+
+// syncDevice is the device the store is opened as: none without sync.
+func syncDevice(cfg config.Config) string {
+	if !cfg.Sync.Enabled {
+		return ""
+	}
+	return cfg.DeviceName()
+}
+
 // startEngine builds the memory engine on st and starts its index load.
 func (r *Runtime) startEngine(st *Stack) {
 	cfg := r.opts.Config
@@ -397,9 +409,15 @@ func (r *Runtime) startEngine(st *Stack) {
 		Logger:          r.log,
 	}
 	// Only a database this data root owns can vouch for a snapshot: an
-	// external one may be written by others while the daemon is down.
-	if st.Store.Engine != mongostore.ModeExternal {
+	// external one may be written by others while the daemon is down,
+	// unless sync is on: the change feed replays what others wrote since
+	// the snapshot's feed position.
+	if st.Store.Engine != mongostore.ModeExternal || cfg.Sync.Enabled {
 		opts.SnapshotPath = r.opts.Root.Path(dataroot.MongoData, memory.SnapshotFile)
+	}
+	if cfg.Sync.Enabled {
+		opts.Sync = &memory.SyncOptions{Device: cfg.DeviceName(), Poll: syncPoll,
+			KeepFor: time.Duration(cfg.Sync.FeedKeepDays) * 24 * time.Hour, KeepEntries: int64(cfg.Sync.FeedKeepEntries)}
 	}
 	st.Memory = memory.New(st.Store, st.Scopes, opts)
 	st.Memory.Start(ectx)

@@ -66,6 +66,12 @@ func (r *Runtime) Status(ctx context.Context) *control.Status {
 				Summaries: ms.Summaries, Files: ms.Files, Forgotten: ms.Forgotten, Archived: ms.Archived, Scopes: ms.Scopes}
 		}
 	}
+	if ss := eng.SyncStatus(ctx); ss != nil {
+		st.Sync = &control.SyncStatus{Device: ss.Device, FeedNext: ss.Next, FeedPending: ss.Pending, Position: ss.Position,
+			Behind: ss.Behind, Applied: ss.Applied, LastPoll: ss.LastPoll, Error: r.redact(ss.LastErr),
+			Reloads: ss.Reloads, ReloadReason: ss.ReloadReason, ReloadAt: ss.ReloadAt}
+		r.svc.maintenance.leaseStatus(ctx, stack, st.Sync)
+	}
 	var errs []error
 	st.Backups, st.Maintenance, errs = r.svc.states(ctx, stack)
 	for _, err := range errs {

@@ -284,11 +284,17 @@ func (env *Env) Dedup(ctx context.Context, dryRun bool) (*Report, error) {
 			continue
 		}
 		start := time.Now()
+		// What the kept memory is before the merge, for an undo.
+		before, berr := env.Engine.Get(ctx, g.Keep)
 		n, err := env.Engine.Merge(ctx, g.Keep, g.Others)
 		merged += n
 		if n > 0 {
 			rep.change("merged_into:"+g.Keep, g.Others...)
-			rep.Merges = append(rep.Merges, mergeGroup(g))
+			mg := mergeGroup(g)
+			if berr == nil {
+				mg.KeptTags, mg.KeptImportance = append([]string{}, before.Tags...), &before.Importance
+			}
+			rep.Merges = append(rep.Merges, mg)
 		}
 		if err != nil {
 			return rep, err

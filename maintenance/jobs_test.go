@@ -259,11 +259,21 @@ func TestDedupMergesAndUndo(t *testing.T) {
 	if !slices.Contains(k.Tags, "family") || !slices.Contains(k.Tags, "alice") || k.Importance != 0.8 {
 		t.Fatalf("kept memory did not absorb tags and importance: %+v", k)
 	}
-	if _, err := f.eng.Unforget(f.ctx, []string{g.ID}); err != nil {
-		t.Fatal(err)
+	// The report records what the kept memory was before, so an undo
+	// can put it back.
+	if len(rep.Merges) != 1 || rep.Merges[0].KeptImportance == nil || *rep.Merges[0].KeptImportance != 0.5 || !slices.Equal(rep.Merges[0].KeptTags, []string{"family"}) {
+		t.Fatalf("merge group without the kept memory's earlier state: %+v", rep.Merges)
+	}
+	mg := rep.Merges[0]
+	undo, err := f.eng.UndoMerge(f.ctx, memory.UndoMergeRequest{Keep: mg.Kept.ID, Merged: []string{mg.Merged[0].ID}, KeptTags: mg.KeptTags, KeptImportance: mg.KeptImportance})
+	if err != nil || len(undo.Restored) != 1 {
+		t.Fatalf("undo: %+v %v", undo, err)
 	}
 	if g = f.get("dup-b"); g.ForgottenAt != nil || g.MergedInto != "" {
 		t.Fatalf("undo did not restore the merged memory: %+v", g)
+	}
+	if k = f.get("dup-a"); !slices.Equal(k.Tags, []string{"family"}) || k.Importance != 0.5 {
+		t.Fatalf("undo left the kept memory as merged: %v %v", k.Tags, k.Importance)
 	}
 	// Distinct facts are never merged.
 	if f.get("stale").ForgottenAt != nil || f.get("stale-recent").ForgottenAt != nil {

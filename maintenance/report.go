@@ -48,6 +48,12 @@ type MergeGroup struct {
 	Scope  string       `json:"scope" bson:"scope"`
 	Kept   MemoryText   `json:"kept" bson:"kept"`
 	Merged []MemoryText `json:"merged" bson:"merged"`
+	// KeptTags and KeptImportance are the kept memory's before the merge
+	// (which gave it the union of the tags and the highest importance),
+	// so that an undo can put them back (memory.Engine.UndoMerge). Unset
+	// in dry runs and in entries written before they were recorded.
+	KeptTags       []string `json:"kept_tags,omitempty" bson:"kept_tags,omitempty"`
+	KeptImportance *float64 `json:"kept_importance,omitempty" bson:"kept_importance,omitempty"`
 }
 
 // MemoryText names a memory by id and (shortened) text.

@@ -171,3 +171,29 @@ func (c Collection[T]) wrap(op string, err error) error {
 	}
 	return fmt.Errorf("cannot %s %s: %w", op, c.Name(), err)
 }
+
+// ErrConflict is returned by UpdateIf when the document exists but does
+// not meet the condition (another writer changed it first).
+var ErrConflict = errors.New("changed by another writer")
+
+// UpdateIf is Update for the document with this _id that also matches
+// cond (fields of the same filter); ErrConflict when it exists but does
+// not match, ErrNotFound when it does not exist.
+func (c Collection[T]) UpdateIf(ctx context.Context, id any, cond bson.D, update bson.D) error {
+	filter := append(bson.D{{Key: "_id", Value: id}}, cond...)
+	res, err := c.c.UpdateOne(ctx, filter, update)
+	if err != nil {
+		return c.wrap("update in", err)
+	}
+	if res.MatchedCount == 1 {
+		return nil
+	}
+	n, err := c.c.CountDocuments(ctx, bson.D{{Key: "_id", Value: id}})
+	if err != nil {
+		return c.wrap("update in", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%s %v: %w", c.Name(), id, ErrNotFound)
+	}
+	return fmt.Errorf("%s %v: %w", c.Name(), id, ErrConflict)
+}

@@ -56,6 +56,9 @@ type Memory struct {
 	Pinned bool `bson:"pinned,omitempty"`
 	// History keeps earlier versions, oldest first, when a memory is edited.
 	History []Revision `bson:"history,omitempty"`
+	// Device is the sync device that made the last change (set only with
+	// sync enabled).
+	Device string `bson:"device,omitempty"`
 }
 
 // Revision is an earlier version of an edited memory.
@@ -98,6 +101,7 @@ type Summary struct {
 	MergedInto   string     `bson:"merged_into,omitempty"`
 	Pinned       bool       `bson:"pinned,omitempty"`
 	History      []Revision `bson:"history,omitempty"`
+	Device       string     `bson:"device,omitempty"`
 }
 
 // DefaultUserID is the _id of the single user's profile.

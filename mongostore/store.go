@@ -41,7 +41,11 @@ type Options struct {
 	// memory engine's index snapshot stays valid. Otherwise Open withdraws
 	// it, and the next engine start reads the whole index from the database.
 	KeepIndexSnapshot bool
-	Logger            *slog.Logger
+	// Device, when set, opens the store for sync under this device name:
+	// the change feed collection exists and the index snapshot record is
+	// the device's own (feed.go, snapshot.go).
+	Device string
+	Logger *slog.Logger
 }
 
 // engine is a running (or reachable) MongoDB-wire server.
@@ -73,7 +77,9 @@ type Store struct {
 	db     *mongo.Database
 	log    *slog.Logger
 
+	device        string
 	snapshotToken string
+	snapshotFeed  map[string]int64
 }
 
 // Open starts or reaches the engine the options select, connects with
@@ -151,10 +157,17 @@ func connect(ctx context.Context, eng engine, mode, reason string, opts Options)
 		client:    client,
 		db:        db,
 		log:       opts.Logger,
+		device:    opts.Device,
 	}
 	if err := s.bootstrap(ctx); err != nil {
 		_ = client.Disconnect(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("cannot prepare database %s: %w", opts.Database, err)
+	}
+	if opts.Device != "" {
+		if err := s.ensureFeed(ctx); err != nil {
+			_ = client.Disconnect(context.WithoutCancel(ctx))
+			return nil, fmt.Errorf("cannot prepare database %s: %w", opts.Database, err)
+		}
 	}
 	if err := eng.prepare(ctx, opts.Database); err != nil {
 		_ = client.Disconnect(context.WithoutCancel(ctx))

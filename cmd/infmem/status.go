@@ -67,6 +67,8 @@ type statusReport struct {
 	Memories *control.MemoryCounts `json:"memories,omitempty"`
 	// Embedding is a running daemon's sentence embedder.
 	Embedding *control.EmbeddingStatus `json:"embedding,omitempty"`
+	// Sync is a running daemon's part in a shared database (sync.enabled).
+	Sync *control.SyncStatus `json:"sync,omitempty"`
 	// Backups is the backup state (the newest backup among it): the
 	// daemon's when one runs and has its memory open, else read here. Its
 	// warnings come from the config of whoever read it.
@@ -280,6 +282,7 @@ func fillFromDaemon(ctx context.Context, rep *statusReport, ep control.Endpoints
 	}
 	rep.Index, rep.Memories, rep.Backups, rep.Maintenance = st.Index, st.Memories, st.Backups, st.Maintenance
 	rep.Embedding = st.Embedding
+	rep.Sync = st.Sync
 	return nil
 }
 
@@ -427,6 +430,9 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 			fmt.Fprintf(w, "index\tloading, %d of about %d\n", ix.Loaded, ix.Expected)
 		}
 	}
+	if sy := rep.Sync; sy != nil {
+		printSync(w, sy)
+	}
 	if es := rep.Embedding; es != nil {
 		switch es.State {
 		case control.EmbeddingOff:
@@ -569,5 +575,48 @@ func printMaintenance(w io.Writer, m *maintenance.State, open bool) {
 		for _, warn := range r.Warnings {
 			fmt.Fprintf(w, "\t  warning: %s\n", warn)
 		}
+	}
+}
+
+// printSync prints the sync rows: this device, how far it has read the
+// others' changes, and who runs scheduled maintenance and backups.
+func printSync(w io.Writer, sy *control.SyncStatus) {
+	devs := make([]string, 0, len(sy.Position))
+	for d := range sy.Position {
+		devs = append(devs, d)
+	}
+	sort.Strings(devs)
+	var parts []string
+	for _, d := range devs {
+		p := fmt.Sprintf("%s at %d", d, sy.Position[d])
+		if b := sy.Behind[d]; b > 0 {
+			p += fmt.Sprintf(" (%d behind)", b)
+		}
+		parts = append(parts, p)
+	}
+	others := "no other device yet"
+	if len(parts) > 0 {
+		others = "read " + strings.Join(parts, ", ")
+	}
+	fmt.Fprintf(w, "sync	device %s; its next change is feed entry %d; %s\n", sy.Device, sy.FeedNext, others)
+	if sy.FeedPending {
+		fmt.Fprintf(w, "\tone change is not yet announced to the other devices (retrying)\n")
+	}
+	if sy.Error != "" {
+		fmt.Fprintf(w, "\tcannot read the change feed: %s\n", sy.Error)
+	}
+	if sy.Reloads > 0 {
+		fmt.Fprintf(w, "\treloaded the whole index %d times; last at %s: %s\n", sy.Reloads, sy.ReloadAt.Local().Format(time.DateTime), sy.ReloadReason)
+	}
+	switch {
+	case sy.HoldsLease:
+		fmt.Fprintf(w, "maintainer\tthis device runs scheduled maintenance and backups (lease until %s)\n", sy.LeaseExpiresAt.Local().Format(time.TimeOnly))
+	case sy.LeaseHolder != "":
+		fmt.Fprintf(w, "maintainer\t%s runs scheduled maintenance and backups (lease until %s)\n", sy.LeaseHolder, sy.LeaseExpiresAt.Local().Format(time.TimeOnly))
+	default:
+		fmt.Fprintf(w, "maintainer\tnone yet\n")
+	}
+	if sy.LeaseError != "" {
+		fmt.Fprintf(w, "\tcannot take or renew the maintenance lease: %s\n", sy.LeaseError)
 	}
 }

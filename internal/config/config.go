@@ -5,10 +5,10 @@ package config
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 )
 
 // Config is the whole configuration. Every key is documented, with its
@@ -39,6 +39,7 @@ type Config struct {
 	Embedding   Embedding   `json:"embedding"`
 	Scopes      Scopes      `json:"scopes"`
 	Logging     Logging     `json:"logging"`
+	Sync        Sync        `json:"sync"`
 }
 
 // Mongo selects and reaches the database engine.
@@ -49,6 +50,44 @@ type Mongo struct {
 	URI string `json:"uri"`
 	// MongodPath is the mongod binary for the managed mode; empty means PATH.
 	MongodPath string `json:"mongod_path"`
+}
+
+// Sync configures several daemons sharing one database (docs/SYNC.md).
+type Sync struct {
+	// Enabled turns on the change feed, the maintenance lease and the
+	// per-device index snapshot. Off (the default), a daemon assumes it is
+	// the database's only writer and pays nothing for sync.
+	Enabled bool `json:"enabled"`
+	// Device names this daemon in the feed, the lease and status; empty
+	// means the host name (DeviceName).
+	Device string `json:"device"`
+	// FeedKeepDays and FeedKeepEntries bound this device's entries in the
+	// change feed: older or further back entries are trimmed, and a
+	// daemon that has not read that far reloads its whole index.
+	FeedKeepDays    int `json:"feed_keep_days"`
+	FeedKeepEntries int `json:"feed_keep_entries"`
+}
+
+// DeviceName is the device this daemon writes as: sync.device, else the
+// host name made valid, else "device".
+func (c Config) DeviceName() string {
+	if c.Sync.Device != "" {
+		return c.Sync.Device
+	}
+	h, _ := os.Hostname()
+	h = strings.Map(func(r rune) rune {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return r
+		}
+		return '-'
+	}, h)
+	if len(h) > 64 {
+		h = h[:64]
+	}
+	if ValidDeviceName(h) != nil {
+		return "device"
+	}
+	return h
 }
 
 // Memory configures what a memory may hold.
@@ -159,6 +198,7 @@ func Defaults() Config {
 		Embedding:   Embedding{Model: "use-lite", CacheEntries: 1024},
 		Scopes:      Scopes{Default: "Global", AutoCreate: true},
 		Logging:     Logging{Level: "info"},
+		Sync:        Sync{FeedKeepDays: 7, FeedKeepEntries: 1000000},
 	}
 }
 
@@ -222,11 +262,8 @@ func checkSecretFileMode(path, uri string) error {
 	if runtime.GOOS == "windows" {
 		return nil
 	}
-	u, err := url.Parse(uri)
-	if err != nil || u.User == nil {
-		return nil
-	}
-	if _, has := u.User.Password(); !has {
+	cs, err := parseConnString(uri)
+	if err != nil || !cs.PasswordSet {
 		return nil
 	}
 	fi, err := os.Stat(path)

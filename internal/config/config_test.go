@@ -183,3 +183,48 @@ func TestConfigWithPasswordMustBePrivate(t *testing.T) {
 		t.Fatalf("readable config without a password: %v", err)
 	}
 }
+
+// TestMongoURIAcceptedByDriverParser: mongo.uri is checked with the
+// driver's own parser, so what the driver connects to is accepted (a unix
+// socket host, several hosts, TLS options, SRV) and what it refuses is
+// refused, without quoting a password.
+func TestMongoURIAcceptedByDriverParser(t *testing.T) {
+	for _, uri := range []string{
+		"mongodb://%2Ftmp%2Finfmem%2Frun%2Fmongo.sock/claude_memory",
+		"mongodb://%2Ftmp%2Fmongo.sock",
+		"mongodb://ann:pw@a.example:27017,b.example:27017,c.example/claude_memory?replicaSet=rs0&tls=true&authSource=admin",
+		"mongodb+srv://ann:pw@cluster0.example.mongodb.net/claude_memory?retryWrites=true&w=majority",
+		"mongodb://localhost:27017/claude_memory?tls=true&tlsCAFile=%2Fetc%2Fca.pem",
+	} {
+		if _, err := Parse([]byte(`{"mongo": {"mode": "external", "uri": "` + uri + `"}}`)); err != nil {
+			t.Errorf("%s refused: %v", uri, err)
+		}
+	}
+	for _, tc := range []struct{ uri, want string }{
+		{"mongodb://ann:s3cret@localhost:27017/db?tls=maybe", "not a valid MongoDB connection string"},
+		{"mongodb://ann:s3cret@localhost:99999/db", "not a valid MongoDB connection string"},
+		{"mongodb://ann:s3cret@localhost/db?directConnection=true&replicaSet=a&connect=x", "not a valid MongoDB connection string"},
+		{"mongodb+srv://ann:s3cret@host:27017/db", "not a valid MongoDB connection string"},
+		{"mongodb://", "not a valid MongoDB connection string"},
+	} {
+		_, err := Parse([]byte(`{"mongo": {"mode": "external", "uri": "` + tc.uri + `"}}`))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: err = %v, want %q without the password", tc.uri, err, tc.want)
+		}
+	}
+}
+
+func TestSyncConfig(t *testing.T) {
+	cfg, err := Parse([]byte(`{"sync": {"enabled": true, "device": "laptop-1"}}`))
+	if err != nil || !cfg.Sync.Enabled || cfg.DeviceName() != "laptop-1" {
+		t.Fatalf("sync config: %+v, %v", cfg.Sync, err)
+	}
+	if d := Defaults(); d.Sync.Enabled || ValidDeviceName(d.DeviceName()) != nil {
+		t.Fatalf("default device %q invalid or sync on by default", d.DeviceName())
+	}
+	for _, bad := range []string{`{"sync": {"device": "a:b"}}`, `{"sync": {"device": "-x"}}`, `{"sync": {"feed_keep_days": 0}}`, `{"sync": {"feed_keep_entries": 10}}`} {
+		if _, err := Parse([]byte(bad)); err == nil || !strings.Contains(err.Error(), "sync.") {
+			t.Errorf("%s accepted: %v", bad, err)
+		}
+	}
+}

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
 	"filippo.io/age"
 	"github.com/robfig/cron/v3"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/infmem/infmem/scopes"
 )
@@ -95,7 +97,30 @@ func (c Config) Validate() error {
 	if err := scopes.ValidateName(c.Scopes.Default); err != nil {
 		return fmt.Errorf("key %q: %w", "scopes.default", err)
 	}
+	if c.Sync.Device != "" {
+		if err := ValidDeviceName(c.Sync.Device); err != nil {
+			return fmt.Errorf("key %q: %w", "sync.device", err)
+		}
+	}
+	if c.Sync.FeedKeepDays < 1 {
+		return fmt.Errorf("key %q must be at least 1 day, not %d", "sync.feed_keep_days", c.Sync.FeedKeepDays)
+	}
+	if c.Sync.FeedKeepEntries < 1000 {
+		return fmt.Errorf("key %q must be at least 1000, not %d", "sync.feed_keep_entries", c.Sync.FeedKeepEntries)
+	}
 	return oneOf("logging.level", c.Logging.Level, "debug", "info", "warn", "error")
+}
+
+var deviceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ValidDeviceName accepts 1 to 64 letters, digits, '.', '_' and '-',
+// starting with a letter or digit: a device name goes into feed keys and
+// Metadata ids.
+func ValidDeviceName(name string) error {
+	if !deviceName.MatchString(name) {
+		return fmt.Errorf("device name %q must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
+	}
+	return nil
 }
 
 func oneOf(key, v string, valid ...string) error {
@@ -142,15 +167,15 @@ func validURI(s string) error {
 	if s == "" {
 		return fmt.Errorf("must be set for mongo.mode external")
 	}
-	u, err := url.Parse(s)
-	if err != nil {
-		// url errors quote the input, which may hold a password.
-		return fmt.Errorf("is not a valid URI")
-	}
-	if u.Scheme != "mongodb" && u.Scheme != "mongodb+srv" {
+	if !strings.HasPrefix(s, "mongodb://") && !strings.HasPrefix(s, "mongodb+srv://") {
 		return fmt.Errorf("must start with mongodb:// or mongodb+srv://")
 	}
-	if u.Host == "" {
+	cs, err := parseConnString(s)
+	if err != nil {
+		// Its errors may quote the input, which may hold a password.
+		return fmt.Errorf("is not a valid MongoDB connection string: %s", redactIn(err.Error(), s))
+	}
+	if len(cs.Hosts) == 0 {
 		return fmt.Errorf("names no host")
 	}
 	return nil
@@ -172,4 +197,38 @@ func validSchedule(key, expr string) error {
 		return fmt.Errorf("key %q is not a cron schedule (minute hour day month weekday, or \"off\"): %v", key, err)
 	}
 	return nil
+}
+
+// redactIn removes from msg the password of the connection string s, as
+// written and unescaped, and any user:password@ part.
+func redactIn(msg, s string) string {
+	if _, rest, ok := strings.Cut(s, "://"); ok {
+		if at := strings.LastIndex(rest, "@"); at >= 0 {
+			if _, pw, ok := strings.Cut(rest[:at], ":"); ok && pw != "" {
+				msg = strings.ReplaceAll(msg, pw, "REDACTED")
+				if u, err := url.PathUnescape(pw); err == nil && u != "" {
+					msg = strings.ReplaceAll(msg, u, "REDACTED")
+				}
+			}
+		}
+	}
+	return credentials.ReplaceAllString(msg, "${1}:REDACTED@")
+}
+
+// parseConnString parses and validates a connection string with the
+// driver's own parser, which accepts what the driver will connect to
+// (several hosts, a unix socket host such as
+// mongodb://%2Frun%2Fmongo.sock/db, TLS options) where net/url does not.
+// A mongodb+srv string is checked as the mongodb:// string of its seed
+// host: the driver would look its hosts up in DNS, which validation must
+// not.
+func parseConnString(s string) (*connstring.ConnString, error) {
+	if rest, ok := strings.CutPrefix(s, "mongodb+srv://"); ok {
+		cs, err := connstring.ParseAndValidate("mongodb://" + rest)
+		if err == nil && (len(cs.Hosts) != 1 || strings.Contains(cs.Hosts[0], ":")) {
+			err = fmt.Errorf("a mongodb+srv:// connection string names one host and no port")
+		}
+		return cs, err
+	}
+	return connstring.ParseAndValidate(s)
 }

@@ -109,6 +109,38 @@ type Status struct {
 	Config *ConfigStatus `json:"config,omitempty"`
 	// UI is the local web UI's state (absent from daemons without one).
 	UI *UIStatus `json:"ui,omitempty"`
+	// Sync is present when sync is enabled (docs/SYNC.md).
+	Sync *SyncStatus `json:"sync,omitempty"`
+}
+
+// SyncStatus is this daemon's part in a database several daemons share.
+type SyncStatus struct {
+	// Device is this daemon's name in the change feed and the lease.
+	Device string `json:"device"`
+	// FeedNext is the number this device's next feed entry gets;
+	// FeedPending says one waits to be written again.
+	FeedNext    int64 `json:"feed_next"`
+	FeedPending bool  `json:"feed_pending,omitempty"`
+	// Position is, per other device, the last of its feed entries this
+	// daemon applied to its index; Behind how many it has not yet (as of
+	// that device's last recorded head).
+	Position map[string]int64 `json:"position"`
+	Behind   map[string]int64 `json:"behind"`
+	Applied  int64            `json:"applied"`
+	LastPoll time.Time        `json:"last_poll,omitzero"`
+	Error    string           `json:"error,omitempty"`
+	// Reloads counts full index reloads because this daemon fell behind
+	// the feed's trim point; ReloadReason says why the last happened.
+	Reloads      int       `json:"reloads"`
+	ReloadReason string    `json:"reload_reason,omitempty"`
+	ReloadAt     time.Time `json:"reload_at,omitzero"`
+	// LeaseHolder is the device running scheduled maintenance and
+	// backups, until LeaseExpiresAt unless renewed; HoldsLease says
+	// whether that is this daemon.
+	LeaseHolder    string    `json:"lease_holder,omitempty"`
+	LeaseExpiresAt time.Time `json:"lease_expires_at,omitzero"`
+	HoldsLease     bool      `json:"holds_lease"`
+	LeaseError     string    `json:"lease_error,omitempty"`
 }
 
 // UIInfo is the answer to ui: the address of the daemon's web UI and a

@@ -32,14 +32,11 @@
 //
 // # Embedding
 //
-// Each memory is stored with memory.Engine.Store, which embeds its text
-// with one model call before it takes the engine's write lock;
-// Options.Workers stores (the CPUs, at most 8) run at once, so embeddings
-// of different messages run in parallel and the model's own matrix
-// products use the other cores. The engine has no way to store a memory
-// with a vector computed elsewhere, so the importer cannot embed in
-// batches (embed.Embedder.EmbedBatch): measured on the import benchmark's
-// messages, a batch of 32 costs 16% less per message than single calls
-// for long messages (about 100 tokens) and 40% less for short ones (a few
-// words). See BENCHMARKS.md, "Import (issue 15)".
+// Each worker (Options.Workers: the CPUs, at most 8) takes 32 items at a
+// time, embeds their texts in one model call (memory.Engine.EmbedBatch:
+// measured on the import benchmark's messages, a batch of 32 costs 16%
+// less per message than single calls for long messages, about 100
+// tokens, and 40% less for short ones), then stores each with
+// memory.Engine.Store and its vector (StoreRequest.Vector), which skips
+// the store's own model call. See BENCHMARKS.md, "Import (issue 15)".
 package importer

@@ -62,7 +62,11 @@ type Options struct {
 	// JournalLimit bounds how many memories the snapshot's change journal
 	// names before the snapshot is dropped (default DefaultJournalLimit).
 	JournalLimit int
-	Logger       *slog.Logger
+	// Sync, when set, keeps the index current with other devices writing
+	// to the same database (feed.go, follow.go); nil: this engine is the
+	// database's only writer.
+	Sync   *SyncOptions
+	Logger *slog.Logger
 }
 
 // Engine is the memory engine. Safe for concurrent use.
@@ -100,6 +104,9 @@ type Engine struct {
 	snapMu       sync.Mutex
 	snap         snapshotState
 	fromSnapshot atomic.Bool
+
+	// sync is nil unless Options.Sync is set.
+	sync *syncState
 
 	// files maps the memory tool's paths to their memories (files.go).
 	files fileTable
@@ -149,6 +156,9 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	e := &Engine{store: store, scopes: reg, opts: opts, log: opts.Logger, ready: make(chan struct{}),
 		modelID: opts.ModelID, dim: opts.Dim, embeds: newEmbedQueue()}
 	e.ixp.Store(memindex.New(opts.Dim, opts.Location))
+	if opts.Sync != nil {
+		e.sync = newSyncState(*opts.Sync, store.Feed())
+	}
 	if opts.Embedder != nil {
 		e.queries = embed.NewCached(opts.Embedder, opts.QueryCache)
 	}
@@ -172,7 +182,13 @@ func (e *Engine) Start(ctx context.Context) {
 	e.stop = stop
 	go func() {
 		start := time.Now()
-		err := e.load(bg, true)
+		var err error
+		if e.sync != nil {
+			err = e.startSync(bg)
+		}
+		if err == nil {
+			err = e.load(bg, true)
+		}
 		e.loadErr = err
 		close(e.ready)
 		if err != nil {
@@ -183,6 +199,9 @@ func (e *Engine) Start(ctx context.Context) {
 		e.log.Info("memory index loaded", "memories", e.loaded.Load(), "vectors", e.index().VectorCount(), "duration", time.Since(start).Round(time.Millisecond))
 		if e.opts.SnapshotPath != "" {
 			go e.runSnapshotter(bg)
+		}
+		if e.sync != nil {
+			go e.runFollower(bg)
 		}
 		if e.opts.Embedder == nil {
 			close(e.embeds.done)
@@ -266,6 +285,14 @@ func (e *Engine) wait(ctx context.Context) error {
 func (e *Engine) load(ctx context.Context, allowSnapshot bool) error {
 	if allowSnapshot && e.loadSnapshot(ctx) {
 		return nil
+	}
+	if e.sync != nil {
+		// Whatever other devices write from here on, the feed replays.
+		heads, err := e.sync.heads(ctx)
+		if err != nil {
+			return err
+		}
+		e.sync.setPosition(heads)
 	}
 	n1, err := e.store.Memories.EstimatedCount(ctx)
 	if err != nil {
@@ -387,10 +414,17 @@ func (e *Engine) Reload(ctx context.Context) error {
 	defer e.writeMu.Unlock()
 	fresh := memindex.New(e.dim, e.opts.Location)
 	old := e.ixp.Swap(fresh)
+	var oldPos map[string]int64
+	if e.sync != nil {
+		oldPos = e.sync.position()
+	}
 	e.loaded.Store(0)
 	e.dropSnapshot(ctx)
 	if err := e.load(ctx, false); err != nil {
 		e.ixp.Store(old)
+		if e.sync != nil {
+			e.sync.setPosition(oldPos)
+		}
 		return err
 	}
 	e.embeds.reset()

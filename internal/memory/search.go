@@ -37,6 +37,10 @@ type SearchRequest struct {
 	// Location reads the time words of Query ("last May"); nil is the
 	// engine's configured zone.
 	Location *time.Location
+	// NoTouch: the search does not count as a use of what it finds (a
+	// person looking through the memory in the local page, not Claude
+	// recalling it).
+	NoTouch bool
 }
 
 // SearchResult holds the ranked results and the scopes searched.
@@ -123,7 +127,9 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err != nil {
 		return SearchResult{}, err
 	}
-	e.recordAccess(hits)
+	if !req.NoTouch {
+		e.recordAccess(hits)
+	}
 	nothing := query != ""
 	for _, m := range res {
 		nothing = nothing && m.Weak

@@ -173,7 +173,7 @@ func (e *Engine) Snapshot(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot start the index change journal: %w", err)
 	}
-	if err := e.store.RecordSnapshot(ctx, token); err != nil {
+	if err := e.recordSnapshot(ctx, token, e.feedPosition()); err != nil {
 		jr.close()
 		return fmt.Errorf("cannot record the index snapshot: %w", err)
 	}
@@ -241,6 +241,12 @@ func (e *Engine) loadSnapshot(ctx context.Context) bool {
 		return false
 	}
 	e.ixp.Store(ix)
+	feedPos := e.store.SnapshotFeed()
+	if e.sync != nil {
+		// The follower replays the others' changes from where the
+		// snapshot was taken.
+		e.sync.setPosition(feedPos)
+	}
 	for id := range ids {
 		if err := e.refresh(ctx, id); err != nil {
 			e.log.Warn("cannot apply the index change journal; loading from the database", "err", err)
@@ -258,7 +264,7 @@ func (e *Engine) loadSnapshot(ctx context.Context) bool {
 	if err != nil {
 		e.log.Warn("cannot reopen the index change journal; the next write drops the snapshot", "err", err)
 	}
-	if err := e.store.RecordSnapshot(ctx, token); err != nil {
+	if err := e.recordSnapshot(ctx, token, feedPos); err != nil {
 		if jr != nil {
 			jr.close()
 		}
@@ -272,6 +278,13 @@ func (e *Engine) loadSnapshot(ctx context.Context) bool {
 
 // refresh makes the index's entry for id match the database.
 func (e *Engine) refresh(ctx context.Context, id bson.ObjectID) error {
+	_, err := e.refreshDoc(ctx, id)
+	return err
+}
+
+// refreshDoc is refresh, returning what the index now holds of id (a zero
+// Doc when the memory no longer exists).
+func (e *Engine) refreshDoc(ctx context.Context, id bson.ObjectID) (memindex.Doc, error) {
 	var d memindex.Doc
 	m, err := e.store.Memories.Get(ctx, id)
 	switch {
@@ -282,30 +295,48 @@ func (e *Engine) refresh(ctx context.Context, id bson.ObjectID) error {
 		if errIsNotFound(err) {
 			e.index().Remove(id)
 			// A hard delete that crashed between its two writes.
-			return e.apply(ctx, &change{op: opDropEmbedding, id: id})
+			return memindex.Doc{}, e.apply(ctx, &change{op: opDropEmbedding, id: id})
 		}
 		if err != nil {
-			return err
+			return d, err
 		}
 		d = docFromSummary(s)
 	default:
-		return err
+		return d, err
 	}
 	e.index().Put(d)
 	if !e.index().HasVectors() {
-		return nil
+		return d, nil
 	}
 	entry, err := e.store.Index.Get(ctx, id)
 	if errIsNotFound(err) {
-		return nil
+		return d, nil
 	}
 	if err != nil {
-		return err
+		return d, err
 	}
 	if v := e.decodeEntry(entry); v != nil {
 		e.index().SetVec(id, v)
 	}
-	return nil
+	return d, nil
+}
+
+// feedPosition is the follower's position (nil without sync); callers
+// hold writeMu so that it matches the index.
+func (e *Engine) feedPosition() map[string]int64 {
+	if e.sync == nil {
+		return nil
+	}
+	return e.sync.position()
+}
+
+// recordSnapshot names token, with the feed position it reflects, as
+// the current snapshot.
+func (e *Engine) recordSnapshot(ctx context.Context, token string, feed map[string]int64) error {
+	if e.sync == nil {
+		return e.store.RecordSnapshot(ctx, token)
+	}
+	return e.store.RecordSnapshotAt(ctx, token, feed)
 }
 
 // snapshotHeader is what a snapshot of this engine's index is made for.

@@ -34,6 +34,10 @@ type StoreRequest struct {
 	// Path is a memory file's path (Source file, an import of infmem's
 	// export): the content is stored as that file (files.go).
 	Path string
+	// Vector, when set, is Content's embedding as this engine's
+	// EmbedBatch made it (an import embeds many texts in one model call);
+	// a vector of another length is ignored and the text embedded here.
+	Vector []float32
 }
 
 // StoreResult says where a memory went.
@@ -139,7 +143,11 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	// Embed before taking the write lock: it is the slow part of a store.
 	var vec []float32
 	if _, dup := e.index().Duplicate(scope, key); !dup {
-		vec = e.embedText(ctx, text)
+		if e.opts.Embedder != nil && len(req.Vector) == e.dim {
+			vec = req.Vector
+		} else {
+			vec = e.embedText(ctx, text)
+		}
 	}
 
 	e.writeMu.Lock()

@@ -30,6 +30,28 @@ func (e *Engine) embedText(ctx context.Context, text string) []float32 {
 	return v
 }
 
+// EmbedBatch embeds texts as Store would embed each as its Content, in
+// one model call, for StoreRequest.Vector. It returns nil when there is no
+// model or it failed (Store then embeds each text itself, or leaves it to
+// the background embedder).
+func (e *Engine) EmbedBatch(ctx context.Context, texts []string) [][]float32 {
+	if e.opts.Embedder == nil || len(texts) == 0 {
+		return nil
+	}
+	norm := make([]string, len(texts))
+	for i, t := range texts {
+		norm[i] = normalizeContent(t)
+	}
+	vs, err := e.opts.Embedder.EmbedBatch(ctx, norm)
+	if err != nil || len(vs) != len(texts) {
+		if ctx.Err() == nil {
+			e.log.Warn("cannot embed a batch now; each memory will be embedded as it is stored", "err", err)
+		}
+		return nil
+	}
+	return vs
+}
+
 // queryVector embeds a search query, through the query cache.
 func (e *Engine) queryVector(ctx context.Context, text string) ([]float32, error) {
 	if e.queries == nil {

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -93,6 +94,9 @@ type change struct {
 // reports ErrNotFound.
 func (e *Engine) apply(ctx context.Context, c *change) error {
 	c.doc.ID, c.doc.Kind = c.id, c.kind
+	if e.sync != nil && announced(c.op) {
+		e.sync.stampDevice(c)
+	}
 	if e.touchesFile(c) {
 		defer e.files.invalidate()
 	}
@@ -117,6 +121,13 @@ func (e *Engine) apply(ctx context.Context, c *change) error {
 		}
 		fallthrough
 	case opEdit, opUnforget, opFlag, opUse:
+		if e.sync != nil && c.op == opEdit {
+			err = e.collection(c.kind).UpdateIf(ctx, c.id, editCondition(c.update), c.update)
+			if errors.Is(err, mongostore.ErrConflict) {
+				err = fmt.Errorf("memory %s: %w", c.id.Hex(), ErrConflict)
+			}
+			break
+		}
 		err = e.collection(c.kind).Update(ctx, c.id, c.update)
 	case opDelete:
 		existed, err = e.collection(c.kind).Delete(ctx, c.id)
@@ -164,6 +175,12 @@ func (e *Engine) apply(ctx context.Context, c *change) error {
 	needsVec := c.op == opInsert || c.op == opEdit && !c.doc.KeepVec || c.op == opUnforget || c.op == opEmbed
 	if needsVec && c.doc.Vec == nil && e.opts.Embedder != nil {
 		e.embeds.add(c.id, c.kind)
+	}
+	if e.sync != nil && announced(c.op) {
+		// Acknowledged only once the other devices can hear of it.
+		if err := e.announce(ctx, c); err != nil {
+			return err
+		}
 	}
 	if !existed {
 		return fmt.Errorf("memory %s: %w", c.id.Hex(), ErrNotFound)
@@ -217,6 +234,7 @@ func (e *Engine) writeIDs(ctx context.Context, ids []string, changeFor func(i in
 type collection interface {
 	Name() string
 	Update(ctx context.Context, id any, update bson.D) error
+	UpdateIf(ctx context.Context, id any, cond, update bson.D) error
 	SoftForget(ctx context.Context, id any, t time.Time) error
 	Delete(ctx context.Context, id any) (bool, error)
 }

@@ -52,6 +52,13 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /api/profile", s.api(s.profile))
 	mux.Handle("POST /api/profile", s.api(s.updateProfile))
 	mux.Handle("GET /api/timeline", s.api(s.timeline))
+	mux.Handle("GET /api/maintenance", s.api(s.maintenanceView))
+	mux.Handle("POST /api/maintenance/undo", s.api(s.undo))
+	mux.Handle("POST /api/maintenance/run", s.plain(s.runMaintenance))
+	mux.Handle("GET /api/backups", s.plain(s.backupsView))
+	mux.Handle("POST /api/backups/now", s.plain(s.backupNow))
+	mux.Handle("POST /api/backups/verify", s.plain(s.verifyBackup))
+	mux.HandleFunc("GET /api/tasks/{id}", s.getTask)
 	return s.guard(mux)
 }
 
@@ -79,9 +86,18 @@ type apiFunc func(ctx context.Context, eng *memory.Engine, r *http.Request) (any
 // api waits for the memory as a tool call does, runs fn and answers JSON:
 // refused input 400, unknown id 404, still loading 503, anything else 500
 // (logged, redacted).
-func (s *Server) api(fn apiFunc) http.Handler {
+func (s *Server) api(fn apiFunc) http.Handler { return s.apiWith(true, fn) }
+
+// apiWith is api; without needEngine fn gets no engine and nothing waits
+// for the memory (the backups view works while it loads).
+func (s *Server) apiWith(needEngine bool, fn apiFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		eng, release, err := s.opts.Memory(r.Context())
+		var eng *memory.Engine
+		release := func() {}
+		var err error
+		if needEngine {
+			eng, release, err = s.opts.Memory(r.Context())
+		}
 		var out any
 		if err == nil {
 			func() {
@@ -94,9 +110,14 @@ func (s *Server) api(fn apiFunc) http.Handler {
 			return
 		}
 		var bad badRequest
+		var busy conflict
 		switch {
 		case errors.As(err, &bad), memory.IsInputError(err):
 			writeError(w, http.StatusBadRequest, err.Error())
+		case errors.As(err, &busy):
+			writeError(w, http.StatusConflict, err.Error())
+		case errors.Is(err, errNoService):
+			writeError(w, http.StatusNotImplemented, err.Error())
 		case errors.Is(err, memory.ErrNotFound):
 			writeError(w, http.StatusNotFound, err.Error())
 		case errors.Is(err, memory.ErrLoading):
@@ -207,13 +228,16 @@ func toRevision(h mongostore.Revision) revisionOut {
 	return revisionOut{Text: h.Text, Tags: tags, Importance: h.Importance, Scope: h.Scope, Category: h.Category, ChangedAt: h.ChangedAt}
 }
 
+// stats are the header's counts, from the index alone (Engine.Counts:
+// Engine.Stats would also ask the database for its size, a second at 100k
+// memories, on every view).
 func (s *Server) stats(ctx context.Context, eng *memory.Engine, r *http.Request) (any, error) {
-	st, err := eng.Stats(ctx)
+	c, err := eng.Counts(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"total": st.TotalMemories, "forgotten": st.Forgotten, "archived": st.Archived,
-		"summaries": st.Summaries, "scopes": len(st.Scopes), "index_ready": st.IndexReady, "embedding_model": st.Embedding.Model}, nil
+	return map[string]any{"total": c.Live, "forgotten": c.Forgotten, "archived": c.Archived,
+		"summaries": c.Summaries, "scopes": c.Scopes, "index_ready": eng.Ready()}, nil
 }
 
 // filters are the query parameters search and browse share.
@@ -278,7 +302,8 @@ func intParam(s string, def int) (int, error) {
 
 // search ranks memories by a query exactly as retrieve_memory does (the
 // same Engine.Search, the user's time zone for time words), with each
-// result's confidence. Rankings stop at memory.MaxLimit results, as the
+// result's confidence; unlike the tool's, it does not count as a use of
+// the memories found. Rankings stop at memory.MaxLimit results, as the
 // tool's do; browsing (list) pages through everything.
 func (s *Server) search(ctx context.Context, eng *memory.Engine, r *http.Request) (any, error) {
 	loc := userLocation(ctx, eng)
@@ -299,7 +324,10 @@ func (s *Server) search(ctx context.Context, eng *memory.Engine, r *http.Request
 		qloc = loc
 	}
 	res, err := eng.Search(ctx, memory.SearchRequest{Query: query, Scope: f.scope, Tags: f.tags, Source: f.source,
-		From: f.from, To: f.to, Limit: f.limit, Location: qloc})
+		From: f.from, To: f.to, Limit: f.limit, Location: qloc,
+		// A person looking is not Claude recalling: the page's searches do
+		// not count as use (use keeps memories from being pruned).
+		NoTouch: true})
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func uiServer(t *testing.T, eng *memory.Engine, opts Options) (*Server, *logBuff
 // keeps the session cookie, sends the page's Origin on writes and the
 // CSRF token it read.
 type browserish struct {
-	t      *testing.T
+	t      testing.TB
 	c      *http.Client
 	origin string
 	cookie *http.Cookie
@@ -75,7 +75,7 @@ type browserish struct {
 func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // launch opens a launch URL and keeps the session it gives.
-func launch(t *testing.T, launchURL string) *browserish {
+func launch(t testing.TB, launchURL string) *browserish {
 	t.Helper()
 	u, err := url.Parse(launchURL)
 	if err != nil {

@@ -14,7 +14,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/infmem/infmem/backup"
 	"github.com/infmem/infmem/internal/memory"
+	"github.com/infmem/infmem/maintenance"
 )
 
 // Defaults of Options.
@@ -42,6 +44,40 @@ type Options struct {
 	LaunchTTL time.Duration
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
+
+	// What the maintenance and backups views need besides the engine: the
+	// daemon's own services (its maintenance scheduler, its backup
+	// service), never a second way to write. Each may be nil: the view
+	// then says it is not available.
+
+	// Audit reads the maintenance audit trail, newest first, at most
+	// limit entries (as 'infmem maintain --log').
+	Audit func(ctx context.Context, limit int) ([]maintenance.AuditEntry, error)
+	// Maintain runs a maintenance job now (as 'infmem maintain'): the
+	// scheduler's RunNow, which records the run in the trail.
+	Maintain func(ctx context.Context, job string, dryRun bool) (*maintenance.Report, error)
+	// Backup makes a manual backup, encrypted as the configuration says
+	// (as the backup_memory tool does), reporting its progress.
+	Backup func(ctx context.Context, progress func(backup.Progress)) (*backup.Result, error)
+	// BackupSetup says where backups go, how they are encrypted and how the
+	// scheduled ones went.
+	BackupSetup func(ctx context.Context) (BackupSetup, error)
+}
+
+// BackupSetup is what the backups view shows of the configuration: paths
+// and modes, never a key or a passphrase.
+type BackupSetup struct {
+	// Dir is the backups directory.
+	Dir string
+	// Encryption is backup.encryption (auto, required, off).
+	Encryption string
+	// Recipients is how many age recipients backups are encrypted to;
+	// with none (and encryption on) they go to the identity in
+	// IdentityFile, whose path alone is shown.
+	Recipients   int
+	IdentityFile string
+	// State is the backup section of the daemon's status.
+	State *backup.State
 }
 
 // Server serves the UI on a loopback listener it opens on demand.
@@ -60,6 +96,12 @@ type Server struct {
 	lastUse  time.Time
 	idle     *time.Timer
 	served   chan struct{} // closed when the current listener's Serve returns
+
+	tasks tasks
+	// verified holds the outcome of each backup verified from the page,
+	// by file name, while the server runs.
+	verifyMu sync.Mutex
+	verified map[string]verifyOut
 }
 
 // session is one browser that exchanged a launch secret.
@@ -228,6 +270,7 @@ func (s *Server) Close() error {
 	s.launches, s.sessions = nil, nil
 	s.mu.Unlock()
 	if srv == nil {
+		s.stopTasks()
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -237,6 +280,7 @@ func (s *Server) Close() error {
 		srv.Close()
 	}
 	<-served
+	s.stopTasks()
 	return err
 }
 

@@ -19,54 +19,27 @@ type bucketOut struct {
 
 // timeline counts the live memories (with the browse filters) per day,
 // week or month, from the oldest to the newest, for the chart the page
-// draws. Each count is the total of an Engine.List over the bucket's
-// period, so it matches what browsing that period shows.
+// draws. The counts come from one pass over the in-memory index
+// (Engine.TimeSpread), and each equals the total of an Engine.List over
+// the bucket's period, so it matches what browsing that period shows.
 func (s *Server) timeline(ctx context.Context, eng *memory.Engine, r *http.Request) (any, error) {
 	loc := userLocation(ctx, eng)
 	f, err := readFilters(r, loc)
 	if err != nil {
 		return nil, err
 	}
-	base := memory.ListRequest{Scope: f.scope, Tags: f.tags, Source: f.source, From: f.from, To: f.to, Limit: 1}
-	first, err := edge(ctx, eng, base, "oldest")
-	if err != nil || first == nil {
+	spread, err := eng.TimeSpread(ctx, memory.ListRequest{Scope: f.scope, Tags: f.tags, Source: f.source, From: f.from, To: f.to})
+	if err != nil || spread.Len() == 0 {
 		return map[string]any{"unit": "day", "buckets": []bucketOut{}}, err
 	}
-	last, err := edge(ctx, eng, base, "newest")
-	if err != nil || last == nil {
-		return map[string]any{"unit": "day", "buckets": []bucketOut{}}, err
-	}
-	lo, hi := first.In(loc), last.In(loc)
+	lo, hi := spread.Oldest().In(loc), spread.Newest().In(loc)
 	unit, start, step := bucketing(lo, hi)
 	buckets := []bucketOut{}
 	for from := start; !from.After(hi) && len(buckets) < maxBuckets; from = step(from) {
 		to := step(from)
-		req := base
-		req.From, req.To = from, to
-		if !f.from.IsZero() && f.from.After(from) {
-			req.From = f.from
-		}
-		if !f.to.IsZero() && f.to.Before(to) {
-			req.To = f.to
-		}
-		res, err := eng.List(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		buckets = append(buckets, bucketOut{From: from, To: to, Count: res.Total})
+		buckets = append(buckets, bucketOut{From: from, To: to, Count: spread.Count(from, to)})
 	}
 	return map[string]any{"unit": unit, "buckets": buckets}, nil
-}
-
-// edge is the timestamp of the oldest or newest memory a listing holds.
-func edge(ctx context.Context, eng *memory.Engine, req memory.ListRequest, sort string) (*time.Time, error) {
-	req.Sort = sort
-	res, err := eng.List(ctx, req)
-	if err != nil || len(res.Memories) == 0 {
-		return nil, err
-	}
-	t := res.Memories[0].Timestamp
-	return &t, nil
 }
 
 // bucketing picks days, weeks or months so that the span fits in

@@ -367,6 +367,207 @@ async function viewProfile(main) {
   main.append(el("h3", {}, "Contacts"), contacts, cF);
 }
 
+// --- Tasks (a maintenance run, a backup, a verification) --------------
+// pollTask follows a task until it ends, calling show on each state.
+async function pollTask(id, show) {
+  for (;;) {
+    let t;
+    try { t = await api("/api/tasks/" + encodeURIComponent(id)); } catch (e) { show({ state: "failed", error: e.message }); return null; }
+    show(t);
+    if (t.state !== "running") return t;
+    await new Promise((r) => setTimeout(r, 400));
+  }
+}
+
+function secs(ms) { return ms < 10000 ? (ms / 1000).toFixed(1) + " s" : Math.round(ms / 1000) + " s"; }
+
+function fmtBytes(n) {
+  if (n < 1024) return n + " B";
+  const u = ["KiB", "MiB", "GiB", "TiB"];
+  let i = -1;
+  do { n /= 1024; i++; } while (n >= 1024 && i < u.length - 1);
+  return n.toFixed(n < 10 ? 1 : 0) + " " + u[i];
+}
+
+// --- Maintenance ------------------------------------------------------
+function dayLabel(d) {
+  const day = (x) => new Date(x.getFullYear(), x.getMonth(), x.getDate()).getTime();
+  const diff = Math.round((day(new Date()) - day(d)) / 86400000);
+  if (diff === 0) return "Today (last night's runs are here)";
+  if (diff === 1) return "Yesterday";
+  return d.toLocaleDateString(undefined, { weekday: "long", year: "numeric", month: "short", day: "numeric" });
+}
+
+async function viewMaintenance(main, p) {
+  const data = await api("/api/maintenance");
+  main.append(el("h2", {}, "What maintenance changed"),
+    el("p", { class: "muted" }, "Each night infmem merges memories that say the same thing, archives acknowledgements and old conversation messages it summarized, and deletes long-forgotten memories a backup holds. Undo puts a change back through the same engine calls Claude's tools use."));
+  const job = el("select", { name: "job", id: "run-job" });
+  for (const j of data.jobs) job.append(el("option", { value: j }, j === "maintenance" ? "Everything (the nightly pass)" : j));
+  const dry = el("input", { type: "checkbox", id: "run-dry", name: "dry_run" });
+  const taskBox = el("div", { id: "task", class: "task", role: "status", "aria-live": "polite" });
+  const form = el("form", { class: "row", id: "run-form" }, field("Job", job), el("label", { class: "check" }, dry, " Dry run (show, change nothing)"),
+    el("button", { type: "submit", id: "run-now" }, "Run now"));
+  const follow = async (t) => {
+    form.querySelector("button").disabled = true;
+    const end = await pollTask(t.id, (t) => {
+      taskBox.replaceChildren(el("span", { class: t.state === "failed" ? "bad" : "" },
+        t.state === "running" ? "Running " + t.label + "… " + secs(t.elapsed_ms)
+          : t.state === "done" ? "Finished " + t.label + " in " + secs(t.elapsed_ms) + ": " + (t.result.operations.length ? t.result.operations.join(", ").replaceAll("_", " ") : "nothing to do") + (t.result.warnings.length ? ". " + t.result.warnings.join("; ") : "")
+            : "Failed: " + (t.error || "")));
+      taskBox.dataset.state = t.state;
+    });
+    form.querySelector("button").disabled = false;
+    if (end && end.state === "done") { await renderKeeping(taskBox, "task"); }
+  };
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    try { follow(await api("/api/maintenance/run", { job: job.value, dry_run: dry.checked })); } catch (e) { say(e.message, true); }
+  });
+  const quiet = el("input", { type: "checkbox", id: "show-quiet", checked: p.get("all") === "1" });
+  quiet.addEventListener("change", () => go("/maintenance", { all: quiet.checked ? "1" : "" }));
+  main.append(form, taskBox, el("label", { class: "check" }, quiet, " Show runs that changed nothing"));
+  if (data.running) follow(data.running);
+
+  const runs = data.runs.filter((r) => r.changed || r.outcome !== "ok" || (r.warnings && r.warnings.length) || p.get("all") === "1");
+  if (!runs.length) {
+    main.append(el("p", { class: "muted", id: "no-runs" }, data.runs.length ? "No run changed anything lately." : "Maintenance has not run yet. It runs every night; Run now runs it at once."));
+    return;
+  }
+  const trail = el("div", { id: "trail" });
+  let last = "";
+  for (const r of runs) {
+    const label = dayLabel(new Date(r.started));
+    if (label !== last) { trail.append(el("h3", {}, label)); last = label; }
+    trail.append(runCard(r));
+  }
+  main.append(trail);
+}
+
+function runCard(r) {
+  const head = el("div", { class: "meta" },
+    el("strong", {}, r.job === "maintenance" ? "Nightly pass" : r.job), " · ", r.trigger === "schedule" ? "scheduled" : "run by hand",
+    r.dry_run ? " · dry run" : "", " · ", el("time", { datetime: r.started }, fmtDate(r.started)), " · ", secs(r.duration_ms),
+    r.outcome !== "ok" ? el("span", { class: "bad" }, " · " + r.outcome + (r.error ? ": " + r.error : "")) : "");
+  const list = el("ul", { class: "items" });
+  for (const it of r.items) list.append(itemRow(r, it));
+  if (!r.items.length) list.append(el("li", { class: "muted" }, r.operations.length ? r.operations.join(", ").replaceAll("_", " ") : "Nothing changed."));
+  const warn = (r.warnings || []).map((w) => el("p", { class: "weak" }, w));
+  return el("article", { class: "run card", "data-run": r.id }, head, list, warn);
+}
+
+function itemRow(r, it) {
+  const mem = (m) => el("li", { class: "state-" + (m.state || "") }, el("a", { href: "#/memory/" + m.id }, m.text ? short(m.text, 160) : m.id),
+    m.state && m.state !== "live" ? el("span", { class: "muted" }, " (" + (m.state === "merged" ? "merged" : m.state) + " now)") : "");
+  const body = el("div", {});
+  if (it.kept) body.append(el("p", { class: "meta" }, "Kept: "), el("ul", { class: "mems" }, mem(it.kept)), el("p", { class: "meta" }, "Merged into it:"));
+  body.append(el("ul", { class: "mems" }, it.memories.map(mem)));
+  if (it.count > it.memories.length) body.append(el("p", { class: "meta" }, "and " + (it.count - it.memories.length) + " more"));
+  const row = el("li", { class: "item " + it.kind, "data-item": it.key }, el("div", { class: "cardtop" }, el("span", {}, it.title)));
+  if (it.undo) {
+    const b = el("button", { class: "undo", title: it.undo, "aria-label": "Undo: " + it.title, onclick: async () => {
+      b.disabled = true;
+      try {
+        const res = await api("/api/maintenance/undo", { run: r.id, item: it.key });
+        say("Undone: " + res.restored.length + " memor" + (res.restored.length === 1 ? "y" : "ies") + " back" + (res.pinned ? " and pinned" : "") +
+          (res.kept_changed && res.kept_changed.length ? "; the kept one got its " + res.kept_changed.join(" and ") + " back" : "") + ".");
+        const msg = document.getElementById("status").textContent;
+        await render();
+        say(msg);
+      } catch (e) { b.disabled = false; say(e.message, true); }
+    } }, "Undo");
+    row.firstChild.append(b);
+  }
+  row.append(body);
+  if (it.undo) row.append(el("p", { class: "meta" }, it.undo));
+  if (it.note) row.append(el("p", { class: "meta" }, it.note));
+  return row;
+}
+
+// --- Backups ----------------------------------------------------------
+async function viewBackups(main) {
+  const data = await api("/api/backups");
+  main.append(el("h2", {}, "Backups"));
+  const dl = el("dl", { class: "facts", id: "backup-setup" });
+  const row = (k, ...v) => dl.append(el("dt", {}, k), el("dd", {}, ...v));
+  row("Folder", el("code", {}, data.dir));
+  if (data.encryption === "identity") {
+    row("Encryption", "Encrypted to the key in ", el("code", { id: "identity-path" }, data.identity.path), data.identity.exists ? "" : " (made with the first backup)",
+      el("br"), el("strong", {}, "Keep a copy of that file away from this machine: a backup cannot be restored without it."));
+  } else if (data.encryption === "recipients") {
+    row("Encryption", "Encrypted to " + data.recipients + " age key" + (data.recipients === 1 ? "" : "s") + " named in the config (backup.recipients); restoring needs the matching identity file.");
+  } else {
+    row("Encryption", el("span", { class: "weak" }, "Not encrypted (backup.encryption is off)."));
+  }
+  const st = data.state || {};
+  row("Schedule", st.enabled ? (st.scheduled && st.scheduled.length ? st.scheduled.join(" and ") + " backups" : "none scheduled") : "scheduled backups are off");
+  if (st.last_backup) row("Last backup", fmtDate(st.last_backup.at) + " (" + st.last_backup.kind + ")");
+  for (const f of st.failing || []) row("Failing", el("span", { class: "bad" }, f + " backups fail: " + ((st.runs || {})[f] || {}).error));
+  // The identity's warning says what the Encryption row says.
+  for (const w of st.warnings || []) if (!(data.identity.path && w.includes(data.identity.path))) row("Note", el("span", { class: "weak" }, w));
+  main.append(dl);
+
+  const box = el("div", { id: "backup-task", class: "task", role: "status", "aria-live": "polite" });
+  const now = el("button", { id: "backup-now", type: "button" }, "Back up now");
+  const follow = async (t) => {
+    now.disabled = true;
+    const end = await pollTask(t.id, (t) => {
+      const p = t.progress || {};
+      const kids = [];
+      if (t.state === "running") {
+        kids.push("Backing up… " + (p.Step || "starting") + " " + secs(t.elapsed_ms) + " ");
+        const max = p.TotalDocs || 0;
+        kids.push(el("progress", { id: "backup-progress", max: max || 1, value: max ? Math.min(p.Docs || 0, max) : 0 }),
+          max ? " " + (p.Docs || 0) + " of " + max + " documents" : (p.Bytes ? " " + fmtBytes(p.Bytes) : ""));
+      } else if (t.state === "done") {
+        kids.push(el("span", { class: "good" }, "Backed up " + t.result.documents + " documents to " + t.result.file + " (" + fmtBytes(t.result.size) + ", " + t.result.encryption + ") in " + secs(t.elapsed_ms) + "."));
+      } else kids.push(el("span", { class: "bad" }, "The backup failed: " + (t.error || "")));
+      box.replaceChildren(...kids);
+      box.dataset.state = t.state;
+    });
+    now.disabled = false;
+    if (end && end.state === "done") await renderKeeping(box, "backup-task");
+  };
+  now.addEventListener("click", async () => {
+    try { follow(await api("/api/backups/now", {})); } catch (e) { say(e.message, true); }
+  });
+  main.append(el("div", { class: "row" }, now), box);
+  if (data.running) follow(data.running);
+
+  if (!data.backups.length) { main.append(el("p", { class: "muted", id: "no-backups" }, "No backups yet.")); return; }
+  const tbody = el("tbody");
+  for (const b of data.backups) {
+    const v = b.verify;
+    const check = el("td", { class: "check" });
+    if (v) check.append(el("span", { class: v.status === "verified" || v.status === "intact" ? "good" : "bad", title: v.problem || "" }, v.status + (v.documents ? " (" + v.documents + " documents)" : "")), " ");
+    const vb = el("button", { class: "small verify", onclick: async () => {
+      vb.disabled = true;
+      try {
+        const t = await api("/api/backups/verify", { file: b.file });
+        const end = await pollTask(t.id, (t) => { vb.textContent = t.state === "running" ? "Verifying… " + secs(t.elapsed_ms) : "Verify"; });
+        if (end && end.result) say(b.file + ": " + end.result.status + (end.result.problem ? " — " + end.result.problem : ""), !["verified", "intact"].includes(end.result.status));
+        const msg = document.getElementById("status").textContent, bad = document.getElementById("status").className === "bad";
+        await render();
+        say(msg, bad);
+      } catch (e) { vb.disabled = false; say(e.message, true); }
+    } }, "Verify");
+    check.append(vb);
+    tbody.append(el("tr", { "data-file": b.file },
+      el("td", {}, fmtDate(b.created_at)), el("td", {}, el("code", {}, b.file)), el("td", {}, b.kind || "—"), el("td", { class: "num" }, fmtBytes(b.size)),
+      el("td", {}, b.encryption), el("td", { class: "num" }, b.kind ? b.documents : "—"), check));
+  }
+  main.append(el("div", { class: "scroll" }, el("table", { id: "backups" },
+    el("thead", {}, el("tr", {}, ["Date", "File", "Kind", "Size", "Encryption", "Documents", "Check"].map((h) => el("th", { scope: "col" }, h)))), tbody)));
+}
+
+// renderKeeping re-renders the view, keeping a task's outcome (box) on screen.
+async function renderKeeping(box, id) {
+  const kept = box.cloneNode(true);
+  await render();
+  const fresh = document.getElementById(id);
+  if (fresh) fresh.replaceWith(kept);
+}
+
 // --- Router -----------------------------------------------------------
 async function render() {
   const { path, params } = query();
@@ -384,6 +585,8 @@ async function render() {
       case "memory": await viewMemory(fresh, decodeURIComponent(path.slice(8))); break;
       case "scopes": await viewScopes(fresh); break;
       case "profile": await viewProfile(fresh); break;
+      case "maintenance": await viewMaintenance(fresh, params); break;
+      case "backups": await viewBackups(fresh); break;
       default: fresh.append(el("p", {}, "No such page."));
     }
   } catch (e) {

@@ -1,0 +1,236 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/internal/testenv"
+	"github.com/infmem/infmem/mongostore"
+	"github.com/infmem/infmem/scopes"
+)
+
+// syncPair opens two stores on one embedded database: A's own (embedded)
+// and B's (external, through A's socket), each with its own device name
+// and data root, as two daemons would.
+func syncPair(t *testing.T) (a, b *mongostore.Store) {
+	t.Helper()
+	ctx := testenv.Context(t)
+	open := func(o mongostore.Options) *mongostore.Store {
+		s, err := mongostore.Open(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close(context.Background()) })
+		return s
+	}
+	a = open(mongostore.Options{Mode: mongostore.ModeEmbedded, Root: testenv.Root(t), Database: testenv.DBName(t), Device: "a", Logger: testenv.Logger(t)})
+	b = open(mongostore.Options{Mode: mongostore.ModeExternal, URI: a.URI(), Root: testenv.Root(t), Database: testenv.DBName(t), Device: "b", Logger: testenv.Logger(t)})
+	return a, b
+}
+
+func syncEngine(t *testing.T, store *mongostore.Store, clk *clock, o SyncOptions) *Engine {
+	t.Helper()
+	ctx := testenv.Context(t)
+	reg, err := scopes.Load(ctx, store, scopes.Options{AutoCreate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Poll == 0 {
+		o.Poll = 50 * time.Millisecond
+	}
+	e := New(store, reg, Options{Now: clk.Now, Location: la, Logger: testenv.Logger(t), Sync: &o})
+	e.Start(ctx)
+	t.Cleanup(func() { e.Close(context.Background()) })
+	if err := e.wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// eventually polls cond for up to 2 s, the time the issue allows another
+// device to see a change.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within 2 s: %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func finds(t *testing.T, e *Engine, query, id string) bool {
+	res, err := e.Search(testenv.Context(t), SearchRequest{Query: query, Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range res.Results {
+		if m.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func TestSyncTwoDevices(t *testing.T) {
+	sa, sb := syncPair(t)
+	clkA := &clock{t: time.Date(2025, 5, 14, 15, 4, 0, 0, la)}
+	clkB := &clock{t: time.Date(2025, 5, 14, 15, 4, 0, 0, la)}
+	a := syncEngine(t, sa, clkA, SyncOptions{Device: "a"})
+	b := syncEngine(t, sb, clkB, SyncOptions{Device: "b"})
+	ctx := testenv.Context(t)
+
+	r := mustStore(t, a, StoreRequest{Content: "the quarterly pelican report is due on Friday", Scope: "work"})
+	eventually(t, "B finds A's store", func() bool { return finds(t, b, "pelican report", r.ID) })
+	m, err := sa.Memories.Get(ctx, mustOID(t, r.ID))
+	if err != nil || m.Device != "a" {
+		t.Fatalf("stored memory's device = %q, %v", m.Device, err)
+	}
+
+	// An edit on B reaches A, and names B.
+	text := "the quarterly pelican report moved to Monday"
+	clkB.Set(clkB.Now().Add(time.Minute))
+	if _, err := b.Update(ctx, UpdateRequest{ID: r.ID, Content: &text}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "A sees B's edit", func() bool {
+		got, err := a.Get(ctx, r.ID)
+		return err == nil && got.Text == text
+	})
+	if m, _ := sa.Memories.Get(ctx, mustOID(t, r.ID)); m.Device != "b" {
+		t.Fatalf("edited memory's device = %q", m.Device)
+	}
+
+	// An edit older than the stored one loses, and says so.
+	older := "the pelican report is cancelled"
+	if _, err := a.Update(ctx, UpdateRequest{ID: r.ID, Content: &older}); !errors.Is(err, ErrConflict) {
+		t.Fatalf("older edit: err = %v, want ErrConflict", err)
+	}
+	if got, _ := b.Get(ctx, r.ID); got.Text != text {
+		t.Fatalf("older edit applied: %q", got.Text)
+	}
+
+	// A forget on A disappears on B.
+	if _, err := a.Forget(ctx, ForgetRequest{ID: r.ID}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "B no longer finds the forgotten memory", func() bool { return !finds(t, b, "pelican report", r.ID) })
+	// A later edit on B does not bring it back.
+	clkB.Set(clkB.Now().Add(time.Hour))
+	newer := "pelican report: resurrected?"
+	if _, err := b.Update(ctx, UpdateRequest{ID: r.ID, Content: &newer}); err == nil {
+		t.Fatal("an edit of a memory forgotten on another device succeeded")
+	}
+	if m, _ := sa.Memories.Get(ctx, mustOID(t, r.ID)); m.ForgottenAt == nil || m.Text != text {
+		t.Fatalf("forgotten memory changed: %+v", m)
+	}
+
+	st := b.SyncStatus(ctx)
+	if st == nil || st.Device != "b" || st.Position["a"] < 2 || st.Applied < 2 {
+		t.Fatalf("B's sync status: %+v", st)
+	}
+}
+
+// TestSyncBehindTrimPoint: a device whose position is behind another's
+// oldest kept feed entry reloads its whole index, says so, and then finds
+// everything.
+func TestSyncBehindTrimPoint(t *testing.T) {
+	sa, sb := syncPair(t)
+	clk := &clock{t: time.Date(2025, 5, 14, 15, 4, 0, 0, la)}
+	b := syncEngine(t, sb, clk, SyncOptions{Device: "b", KeepEntries: 5, TrimEvery: time.Hour})
+	ctx := testenv.Context(t)
+	var ids []string
+	for i := range 12 {
+		ids = append(ids, mustStore(t, b, StoreRequest{Content: fmt.Sprintf("zebra fact number %d about stripes", i)}).ID)
+	}
+	n, err := b.trimFeed(ctx, clk.Now())
+	if err != nil || n != 7 {
+		t.Fatalf("trimmed %d, %v; want 7", n, err)
+	}
+	if _, err := sb.Feed().Get(ctx, "b", 7); !errors.Is(err, mongostore.ErrNotFound) {
+		t.Fatalf("entry 7 not trimmed: %v", err)
+	}
+	// A starts at position 0 of b (as if it had been away): behind.
+	a := syncEngine(t, sa, clk, SyncOptions{Device: "a"})
+	a.writeMu.Lock()
+	a.sync.setPosition(map[string]int64{"b": 0})
+	a.writeMu.Unlock()
+	eventually(t, "A reloads", func() bool { return a.SyncStatus(ctx).Reloads == 1 })
+	if st := a.SyncStatus(ctx); st.Position["b"] != 12 {
+		t.Fatalf("after the reload A's position is %v", st.Position)
+	}
+	for _, id := range ids {
+		if _, err := a.Get(ctx, id); err != nil {
+			t.Fatalf("A lacks %s after the reload: %v", id, err)
+		}
+	}
+}
+
+// TestSyncSnapshotKeepsFeedPosition: a snapshot is trusted with the feed
+// position it was taken at; another device's writes while this one was
+// down are replayed from there, not lost, and do not cost a full load.
+func TestSyncSnapshotKeepsFeedPosition(t *testing.T) {
+	sa, sb := syncPair(t)
+	clk := &clock{t: time.Date(2025, 5, 14, 15, 4, 0, 0, la)}
+	ctx := testenv.Context(t)
+	snap := t.TempDir() + "/b.snap"
+	open := func() *Engine {
+		reg, err := scopes.Load(ctx, sb, scopes.Options{AutoCreate: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := New(sb, reg, Options{Now: clk.Now, Location: la, Logger: testenv.Logger(t), SnapshotPath: snap,
+			Sync: &SyncOptions{Device: "b", Poll: 50 * time.Millisecond}})
+		e.Start(ctx)
+		if err := e.wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	a := syncEngine(t, sa, clk, SyncOptions{Device: "a"})
+	b := open()
+	first := mustStore(t, a, StoreRequest{Content: "the heron nests by the lake"})
+	eventually(t, "B sees A's first store", func() bool { return finds(t, b, "heron nests", first.ID) })
+	if err := b.Close(ctx); err != nil { // takes the snapshot
+		t.Fatal(err)
+	}
+	// B is down; A writes.
+	second := mustStore(t, a, StoreRequest{Content: "the heron left for the winter"})
+	if _, err := a.Forget(ctx, ForgetRequest{ID: first.ID}); err != nil {
+		t.Fatal(err)
+	}
+	// B's store reads its own snapshot record at Open: reopen it as a new
+	// daemon would.
+	sb2, err := mongostore.Open(ctx, mongostore.Options{Mode: mongostore.ModeExternal, URI: sa.URI(), Root: testenv.Root(t), Database: testenv.DBName(t), Device: "b", Logger: testenv.Logger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb2.Close(context.Background())
+	if sb2.SnapshotToken() == "" || sb2.SnapshotFeed()["a"] != 1 {
+		t.Fatalf("B's snapshot record: token %q feed %v", sb2.SnapshotToken(), sb2.SnapshotFeed())
+	}
+	sb = sb2
+	b2 := open()
+	defer b2.Close(context.Background())
+	if !b2.fromSnapshot.Load() {
+		t.Fatal("B did not start from its snapshot although only another device wrote")
+	}
+	eventually(t, "B replays what A wrote while it was down", func() bool {
+		return finds(t, b2, "heron winter", second.ID) && !finds(t, b2, "heron nests", first.ID)
+	})
+}
+
+func mustOID(t *testing.T, id string) bson.ObjectID {
+	t.Helper()
+	oid, err := bson.ObjectIDFromHex(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return oid
+}
