@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,9 @@ import (
 // memory (stored here through an MCP tool), status reports the address,
 // and a stop closes it.
 func TestControlOpensTheUI(t *testing.T) {
-	d := startDaemon(t, testOptions(t, testRoot(t)))
+	opts := testOptions(t, testRoot(t))
+	opts.Config.Backup.IdentityFile = filepath.Join(t.TempDir(), "backup-identity.txt")
+	d := startDaemon(t, opts)
 	mc := connect(t, d)
 	callOK(t, mc, "store_memory", map[string]any{"content": "The Apollo launch deadline is June 12"})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -7,9 +7,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-
-	"github.com/infmem/infmem/internal/memory/memindex"
-	"github.com/infmem/infmem/mongostore"
 )
 
 // The follower: one goroutine per engine with sync on reads, every Poll,
@@ -232,13 +229,3 @@ func (e *Engine) trimFeed(ctx context.Context, now time.Time) (int, error) {
 	}
 	return n, nil
 }
-
-// kindName is how the feed names a memory's kind.
-func kindName(k memindex.Kind) string {
-	if k == memindex.KindSummary {
-		return "summary"
-	}
-	return "memory"
-}
-
-var _ = mongostore.FeedCollection

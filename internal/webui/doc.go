@@ -7,7 +7,11 @@
 // tools make (Engine.Search as retrieve_memory ranks, Engine.Update,
 // Engine.Forget, Engine.Unforget, Engine.UpdateProfile, …), through the
 // runtime's one wait for the memory (Options.Memory): there is no second
-// write path.
+// write path. The maintenance view's Undo reads the change from the
+// audit trail again and undoes it through Engine.UndoMerge or
+// Engine.Unarchive; "Run now" and "Back up now" run the daemon's own jobs
+// (Options.Maintain, Options.Backup) as tasks the page polls; the backups
+// view shows the identity file's path, never a key.
 //
 // How it is served (docs/UI.md says why each one matters):
 //
