@@ -97,9 +97,12 @@ func gcAttach(ctx context.Context, s *Stack) (func(context.Context) error, error
 		return nil, nil
 	}
 	stop := make(chan struct{})
+	// Read before the goroutine starts: a resume replaces s.Memory (after
+	// detaching this), possibly before the goroutine first runs.
+	loaded := s.Memory.Loaded()
 	go func() {
 		select {
-		case <-s.Memory.Loaded():
+		case <-loaded:
 			debug.SetGCPercent(serverGCPercent)
 		case <-stop:
 		}
