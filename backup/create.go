@@ -128,7 +128,7 @@ func Create(ctx context.Context, store *mongostore.Store, opts Options) (*Result
 	}
 	var dumped []string
 	for _, c := range colls {
-		if !isStaging(c) {
+		if !isStaging(c) && c != mongostore.FeedCollection {
 			dumped = append(dumped, c)
 		}
 	}
@@ -373,6 +373,10 @@ func dumpInto(ctx context.Context, store *mongostore.Store, out io.Writer, rep *
 			Archive:                    "-",
 			NumParallelCollections:     dumpParallel,
 			ExcludedCollectionPrefixes: stagingPrefixes,
+			// The change feed of daemons sharing the database describes
+			// changes, not memories: a restore keeps the live one
+			// (restore.go's announceRestore, docs/SYNC.md).
+			ExcludedCollections: []string{mongostore.FeedCollection},
 		},
 		OutputWriter:      ctxWriter{ctx: ctx, w: out},
 		SkipUsersAndRoles: true,

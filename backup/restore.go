@@ -2,6 +2,7 @@ package backup
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -66,7 +67,13 @@ type RestoreOptions struct {
 	// replaced (its Kind is forced to safety).
 	SafetyBackup *Options
 	// Pauser, when set, is paused around the swap.
-	Pauser   Pauser
+	Pauser Pauser
+	// Device is the sync device the restore runs as (config sync.device
+	// with sync on; else the store's own device, if any). When daemons
+	// share the database (docs/SYNC.md) the restore announces itself in
+	// the change feed as this device (mongostore.RestoreDevice when
+	// none), so that every other daemon reloads its whole index.
+	Device   string
 	Progress func(Progress)
 	Logger   *slog.Logger
 }
@@ -77,6 +84,9 @@ type RestoreResult struct {
 	Contents *Contents
 	// SafetyBackup is the backup of the data that was replaced, if taken.
 	SafetyBackup *Result
+	// FeedMark is the change feed entry that announced the restore to the
+	// other devices sharing the database ("" when none do).
+	FeedMark string `json:",omitempty"`
 }
 
 // Restore replaces the store's database with the backup at path. Every
@@ -157,17 +167,27 @@ func Restore(ctx context.Context, store *mongostore.Store, path string, opts Res
 	if err != nil {
 		return nil, errors.Join(r.abandon(ctx, err), resume(false))
 	}
+	syncRecs, err := store.SyncRecords(ctx)
+	if err != nil {
+		return nil, errors.Join(r.abandon(ctx, err), resume(false))
+	}
 
 	rep.step("swapping", len(r.names), 0)
+	swapped := time.Now()
 	if err := r.swap(ctx, rep); err != nil {
 		return nil, errors.Join(err, resume(false))
 	}
 	// From here on the restore has happened; what is left is cleanup.
-	// The restored Metadata may name an index snapshot of the time of the
-	// backup; no snapshot describes the restored data.
-	if err := store.InvalidateSnapshot(ctx); err != nil {
-		opts.Logger.Warn("cannot withdraw the index snapshot record; the next start may use a stale index", "err", err)
+	// The restored Metadata may name index snapshots of the time of the
+	// backup, this device's and every other's; no snapshot describes the
+	// restored data.
+	if err := store.InvalidateAllSnapshots(ctx); err != nil {
+		opts.Logger.Warn("cannot withdraw the index snapshot records; the next start may use a stale index", "err", err)
+		if err := store.InvalidateSnapshot(ctx); err != nil {
+			opts.Logger.Warn("cannot withdraw this device's index snapshot record", "err", err)
+		}
 	}
+	res.FeedMark = announceRestore(ctx, store, syncRecs, swapped, opts)
 	r.dropReplaced(ctx)
 	if status != nil {
 		if _, err := r.db.Collection(mongostore.Metadata).ReplaceOne(ctx, bson.D{{Key: "_id", Value: StatusKey}}, status, options.Replace().SetUpsert(true)); err != nil {
@@ -185,6 +205,46 @@ func Restore(ctx context.Context, store *mongostore.Store, path string, opts Res
 		return res, fmt.Errorf("the backup was restored, but the running service did not resume: %w", err)
 	}
 	return res, nil
+}
+
+// announceRestore keeps sync's records current across the restore and
+// tells the other daemons sharing the database (docs/SYNC.md). The change
+// feed is not part of a backup and stays as it was, so the device records
+// and leases that describe it and the daemons are carried over from
+// before the swap, replacing those the backup brought back (a record a
+// daemon wrote after the swap stays). Then, when any device shares the
+// database, an entry of op restore is appended to the feed: each other
+// daemon's follower meets it after every change it has already applied,
+// reloads its whole index and says so in status; a
+// daemon that is down meets it on its next start (its snapshot record is
+// gone, and even a snapshot recorded by a daemon that had not yet seen
+// the restore names a feed position before the mark). It returns the
+// mark's feed key, "" when none was written.
+func announceRestore(ctx context.Context, store *mongostore.Store, live []bson.Raw, swapped time.Time, opts RestoreOptions) string {
+	ctx = context.WithoutCancel(ctx)
+	if err := store.PutSyncRecords(ctx, live, swapped); err != nil {
+		opts.Logger.Warn("cannot carry the sync device records over the restore", "err", err)
+	}
+	device := cmp.Or(opts.Device, store.Device())
+	devices := 0
+	for _, r := range live {
+		if t, _ := r.Lookup("type").StringValueOK(); t == mongostore.DeviceType {
+			devices++
+		}
+	}
+	if device == "" && devices == 0 {
+		return ""
+	}
+	if device == "" {
+		device = mongostore.RestoreDevice
+	}
+	seq, err := store.Feed().MarkRestore(ctx, device, time.Now())
+	if err != nil {
+		opts.Logger.Error("cannot announce the restore in the change feed; restart the other devices' daemons with their snapshot removed", "err", err)
+		return ""
+	}
+	opts.Logger.Info("restore announced to the other devices", "device", device, "entry", seq)
+	return mongostore.FeedKey(device, seq)
 }
 
 // RecoverRestore finishes the cleanup of a restore that was interrupted

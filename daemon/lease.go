@@ -5,27 +5,36 @@ import (
 	"sync"
 	"time"
 
+	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/control"
 )
 
 // With sync enabled several daemons share one database, and scheduled
 // maintenance and backups must run on one of them only: the one holding
 // the "maintenance" lease (mongostore.Lease). Every daemon tries to take
-// or renew it every leaseTTL/3; the holder runs the scheduler, the others
-// keep theirs built but stopped (on-demand runs, `infmem maintain`, work
-// everywhere). A holder that crashed stops renewing, and another daemon
-// takes the lease once it has expired, within leaseTTL plus one try.
+// or renew it every third of its length (sync.lease_seconds, 60 s); the
+// holder runs the scheduler, the others keep theirs built but stopped
+// (on-demand runs, `infmem maintain`, work everywhere). A holder that
+// crashed stops renewing, and another daemon takes the lease once it has
+// expired, within its length plus one try.
 // A daemon that closes its memory gives the lease up at once.
 
 // LeaseName is the lease scheduled maintenance and backups run under.
 const LeaseName = "maintenance"
 
-// leaseTTL is how long a taken lease lasts without renewal.
-var leaseTTL = 60 * time.Second
+// leaseTTLOf is how long a taken lease lasts without renewal:
+// sync.lease_seconds (default 60).
+func leaseTTLOf(cfg config.Config) time.Duration {
+	if cfg.Sync.LeaseSeconds <= 0 {
+		return 60 * time.Second
+	}
+	return time.Duration(cfg.Sync.LeaseSeconds) * time.Second
+}
 
 // leaseState is this daemon's side of the maintenance lease.
 type leaseState struct {
 	device string
+	ttl    time.Duration
 	mu     sync.Mutex
 	held   bool
 	holder string
@@ -45,10 +54,10 @@ func (l *leaseState) status() (held bool, holder string, until time.Time, err st
 func (m *maintenanceService) runLease(ctx context.Context, st *Stack, done chan<- struct{}) {
 	defer close(done)
 	l := m.lease
-	t := time.NewTicker(leaseTTL / 3)
+	t := time.NewTicker(l.ttl / 3)
 	defer t.Stop()
 	for {
-		lease, held, err := st.Store.AcquireLease(ctx, LeaseName, l.device, time.Now(), leaseTTL)
+		lease, held, err := st.Store.AcquireLease(ctx, LeaseName, l.device, time.Now(), l.ttl)
 		if ctx.Err() != nil {
 			break
 		}

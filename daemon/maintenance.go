@@ -56,7 +56,7 @@ type maintenanceService struct {
 func newMaintenanceService(cfg config.Config, root dataroot.Root, log *slog.Logger) *maintenanceService {
 	m := &maintenanceService{cfg: cfg, root: root, loc: location(cfg.TimeZone), log: log}
 	if cfg.Sync.Enabled {
-		m.lease = &leaseState{device: cfg.DeviceName()}
+		m.lease = &leaseState{device: cfg.DeviceName(), ttl: leaseTTLOf(cfg)}
 	}
 	return m
 }

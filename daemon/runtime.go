@@ -417,7 +417,8 @@ func (r *Runtime) startEngine(st *Stack) {
 	}
 	if cfg.Sync.Enabled {
 		opts.Sync = &memory.SyncOptions{Device: cfg.DeviceName(), Poll: syncPoll,
-			KeepFor: time.Duration(cfg.Sync.FeedKeepDays) * 24 * time.Hour, KeepEntries: int64(cfg.Sync.FeedKeepEntries)}
+			KeepFor: time.Duration(cfg.Sync.FeedKeepDays) * 24 * time.Hour, KeepEntries: int64(cfg.Sync.FeedKeepEntries),
+			ChangeStreams: cfg.Sync.ChangeStreams != "off"}
 	}
 	st.Memory = memory.New(st.Store, st.Scopes, opts)
 	st.Memory.Start(ectx)

@@ -69,7 +69,9 @@ func (r *Runtime) Status(ctx context.Context) *control.Status {
 	if ss := eng.SyncStatus(ctx); ss != nil {
 		st.Sync = &control.SyncStatus{Device: ss.Device, FeedNext: ss.Next, FeedPending: ss.Pending, Position: ss.Position,
 			Behind: ss.Behind, Applied: ss.Applied, LastPoll: ss.LastPoll, Error: r.redact(ss.LastErr),
-			Reloads: ss.Reloads, ReloadReason: ss.ReloadReason, ReloadAt: ss.ReloadAt}
+			Reloads: ss.Reloads, ReloadReason: ss.ReloadReason, ReloadAt: ss.ReloadAt,
+			FollowMode: ss.Mode, Streaming: ss.Streaming, StreamError: r.redact(ss.StreamError), StreamFallbacks: ss.Fallbacks,
+			DeviceConflict: ss.Conflict}
 		r.svc.maintenance.leaseStatus(ctx, stack, st.Sync)
 	}
 	var errs []error

@@ -69,8 +69,16 @@ type DeviceRecord struct {
 	// has applied to its index, as of PositionAt.
 	Position   map[string]int64 `bson:"position,omitempty"`
 	PositionAt time.Time        `bson:"position_at,omitempty"`
-	StartedAt  time.Time        `bson:"started_at"`
-	UpdatedAt  time.Time        `bson:"updated_at"`
+	// ResumeToken is the resume token of this device's change stream on
+	// the feed, as of PositionAt (changestream.go); empty when it polls.
+	ResumeToken bson.Raw `bson:"resume_token,omitempty"`
+	// Host is the machine the device's daemon last started on, Instance
+	// that daemon's random id: a record naming another instance than a
+	// running daemon's own means two daemons share the device name.
+	Host      string    `bson:"host,omitempty"`
+	Instance  string    `bson:"instance,omitempty"`
+	StartedAt time.Time `bson:"started_at"`
+	UpdatedAt time.Time `bson:"updated_at"`
 }
 
 func deviceKey(device string) string { return DeviceType + ":" + device }
@@ -179,4 +187,135 @@ func (f Feed) SetDevice(ctx context.Context, device string, fields bson.D) error
 		return fmt.Errorf("cannot write sync device %q: %w", device, err)
 	}
 	return nil
+}
+
+// OpRestore is the Op of a feed entry that announces a restore: the whole
+// database was replaced, so no index, snapshot or feed position taken
+// before it describes the data. A reader meeting it reloads its whole
+// index (internal/memory/follow.go). Its MemoryID is zero.
+const OpRestore = "restore"
+
+// RestoreDevice is the device a restore announces itself as when it runs
+// with no device name of its own (sync off on the restoring machine, but
+// devices share the database). It is not a valid device name, so it names
+// no daemon.
+const RestoreDevice = "~restore"
+
+// headOf is device's highest entry: its record's head, then the entries
+// written past it.
+func (f Feed) headOf(ctx context.Context, device string) (first, head int64, err error) {
+	first = 1
+	rec, err := f.Device(ctx, device)
+	switch {
+	case err == nil:
+		first = max(rec.First, 1)
+		head = max(rec.Head, first-1)
+	case !errors.Is(err, ErrNotFound):
+		return 0, 0, err
+	}
+	for {
+		_, err := f.Get(ctx, device, head+1)
+		if errors.Is(err, ErrNotFound) {
+			return first, head, nil
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		head++
+	}
+}
+
+// MarkRestore announces in device's feed, after its highest entry, that a
+// restore replaced the database at at, and records that entry as the
+// device's head; it returns the entry's number. The device's own daemon
+// must not be writing meanwhile (a restore pauses it): its next start
+// continues numbering after the mark.
+func (f Feed) MarkRestore(ctx context.Context, device string, at time.Time) (int64, error) {
+	first, head, err := f.headOf(ctx, device)
+	if err != nil {
+		return 0, err
+	}
+	e := &FeedEntry{Device: device, Seq: head + 1, Kind: "restore", Op: OpRestore, At: at.UTC().Truncate(time.Millisecond)}
+	if err := f.Append(ctx, e); err != nil {
+		return 0, err
+	}
+	return e.Seq, f.SetDevice(ctx, device, bson.D{{Key: "first", Value: first}, {Key: "head", Value: e.Seq}})
+}
+
+// SyncRecords reads, raw, the Metadata records that describe the daemons
+// sharing the database rather than its memories: every device record and
+// every lease. A restore carries them over (PutSyncRecords): the change
+// feed they describe is not part of a backup, and the restored Metadata
+// would otherwise bring back device records whose heads and trim points
+// belong to the time of the backup (a reader following one would wait
+// forever for an entry trimmed since).
+func (s *Store) SyncRecords(ctx context.Context) ([]bson.Raw, error) {
+	cur, err := s.db.Collection(Metadata).Find(ctx, bson.D{{Key: "type", Value: bson.D{{Key: "$in", Value: bson.A{DeviceType, LeaseType}}}}})
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the sync records: %w", err)
+	}
+	var out []bson.Raw
+	for cur.Next(ctx) {
+		out = append(out, append(bson.Raw(nil), cur.Current...))
+	}
+	if err := cur.Err(); err != nil {
+		return nil, fmt.Errorf("cannot read the sync records: %w", err)
+	}
+	return out, cur.Close(ctx)
+}
+
+// PutSyncRecords puts the device records and leases recs (as
+// SyncRecords read them before a restore's swap) back into Metadata, over
+// those the restore brought back: of two versions of a record the newer
+// one stays (updated_at, or renewed_at for a lease), so a device that
+// wrote its record after the swap keeps its write. Records the restore
+// brought back that were not live before are removed when older than
+// swapped (the time the swap began).
+func (s *Store) PutSyncRecords(ctx context.Context, recs []bson.Raw, swapped time.Time) error {
+	c := s.db.Collection(Metadata)
+	now, err := s.SyncRecords(ctx)
+	if err != nil {
+		return err
+	}
+	current := map[string]bson.Raw{}
+	for _, r := range now {
+		if id, ok := r.Lookup("_id").StringValueOK(); ok {
+			current[id] = r
+		}
+	}
+	carried := map[string]bool{}
+	for _, r := range recs {
+		id, ok := r.Lookup("_id").StringValueOK()
+		if !ok {
+			continue
+		}
+		carried[id] = true
+		if cur, ok := current[id]; ok && syncStamp(cur).After(syncStamp(r)) {
+			continue
+		}
+		if _, err := c.ReplaceOne(ctx, bson.D{{Key: "_id", Value: id}}, r, options.Replace().SetUpsert(true)); err != nil {
+			return fmt.Errorf("cannot carry the sync records over: %w", err)
+		}
+	}
+	for id, r := range current {
+		if carried[id] || !syncStamp(r).Before(swapped) {
+			continue
+		}
+		if _, err := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}}); err != nil {
+			return fmt.Errorf("cannot carry the sync records over: %w", err)
+		}
+	}
+	return nil
+}
+
+// syncStamp is when a device record or lease was last written.
+func syncStamp(r bson.Raw) time.Time {
+	for _, k := range []string{"updated_at", "renewed_at"} {
+		if v, err := r.LookupErr(k); err == nil {
+			if t, ok := v.TimeOK(); ok {
+				return t
+			}
+		}
+	}
+	return time.Time{}
 }

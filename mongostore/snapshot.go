@@ -3,7 +3,12 @@ package mongostore
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // snapshotKey is the Metadata record naming the one index snapshot that
@@ -88,3 +93,31 @@ func (s *Store) Device() string { return s.device }
 // database changed after Open by other means than the memory engine (say,
 // the rollback of an interrupted restore).
 func (s *Store) ForgetSnapshotToken() { s.snapshotToken = "" }
+
+// InvalidateAllSnapshots deletes every device's index snapshot record (and
+// the record of a store without sync): after a restore none of them
+// describes the database.
+func (s *Store) InvalidateAllSnapshots(ctx context.Context) error {
+	c := s.db.Collection(Metadata)
+	cur, err := c.Find(ctx, bson.D{}, options.Find().SetProjection(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		return fmt.Errorf("cannot list the index snapshot records: %w", err)
+	}
+	var ids []any
+	for cur.Next(ctx) {
+		id := cur.Current.Lookup("_id")
+		if key, ok := id.StringValueOK(); ok && (key == snapshotKey || strings.HasPrefix(key, snapshotKey+":")) {
+			ids = append(ids, key)
+		}
+	}
+	if err := cur.Err(); err != nil {
+		return fmt.Errorf("cannot list the index snapshot records: %w", err)
+	}
+	cur.Close(ctx)
+	for _, id := range ids {
+		if _, err := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}}); err != nil {
+			return fmt.Errorf("cannot delete index snapshot record %v: %w", id, err)
+		}
+	}
+	return nil
+}

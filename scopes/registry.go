@@ -138,8 +138,8 @@ func (r *Registry) Create(ctx context.Context, s Scope) (Scope, error) {
 	if err := ValidateName(s.Name); err != nil {
 		return Scope{}, err
 	}
-	if len(s.Description) > 1000 {
-		return Scope{}, fmt.Errorf("a scope description is limited to 1000 bytes, not %d", len(s.Description))
+	if len(s.Description) > MaxDescriptionLen {
+		return Scope{}, fmt.Errorf("a scope description is limited to %d bytes, not %d", MaxDescriptionLen, len(s.Description))
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -257,6 +257,31 @@ func (r *Registry) SetActive(ctx context.Context, name string, active bool) (Sco
 		return Scope{}, fmt.Errorf("cannot update scope %q: %w", d.ScopeName, err)
 	}
 	d.Active = active
+	return r.toScopeLocked(d), nil
+}
+
+// MaxDescriptionLen bounds a scope's description in bytes.
+const MaxDescriptionLen = 1000
+
+// SetDescription replaces a scope's description (empty removes it).
+func (r *Registry) SetDescription(ctx context.Context, name, description string) (Scope, error) {
+	if len(description) > MaxDescriptionLen {
+		return Scope{}, fmt.Errorf("a scope description is limited to %d bytes, not %d", MaxDescriptionLen, len(description))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d, ok := r.byFold[fold(name)]
+	if !ok {
+		return Scope{}, fmt.Errorf("%w: %q", ErrNotFound, name)
+	}
+	update := bson.D{{Key: "$set", Value: bson.D{{Key: "description", Value: description}}}}
+	if description == "" {
+		update = bson.D{{Key: "$unset", Value: bson.D{{Key: "description", Value: ""}}}}
+	}
+	if err := r.store.Scopes.Update(ctx, d.ID, update); err != nil {
+		return Scope{}, fmt.Errorf("cannot update scope %q: %w", d.ScopeName, err)
+	}
+	d.Description = description
 	return r.toScopeLocked(d), nil
 }
 

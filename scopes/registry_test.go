@@ -219,3 +219,43 @@ func TestImpliedParent(t *testing.T) {
 		}
 	}
 }
+
+// A scope's description can be changed and removed, and a second registry
+// reads the change from the database.
+func TestSetDescription(t *testing.T) {
+	store := testenv.Store(t)
+	ctx := testenv.Context(t)
+	r, err := scopes.Load(ctx, store, scopes.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Create(ctx, scopes.Scope{Name: "Work", Description: "job"}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := r.SetDescription(ctx, "work", "The day job: Apollo and the ops rota")
+	if err != nil || s.Name != "Work" || s.Description != "The day job: Apollo and the ops rota" {
+		t.Fatalf("set: %+v %v", s, err)
+	}
+	r2, err := scopes.Load(ctx, store, scopes.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r2.Get("Work"); got.Description != "The day job: Apollo and the ops rota" || !got.Active {
+		t.Fatalf("reloaded: %+v", got)
+	}
+	if s, err = r.SetDescription(ctx, "Work", ""); err != nil || s.Description != "" {
+		t.Fatalf("clear: %+v %v", s, err)
+	}
+	if err := r2.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r2.Get("Work"); got.Description != "" {
+		t.Fatalf("cleared, reloaded: %q", got.Description)
+	}
+	if _, err := r.SetDescription(ctx, "Nope", "x"); !errors.Is(err, scopes.ErrNotFound) {
+		t.Fatalf("unknown scope: %v", err)
+	}
+	if _, err := r.SetDescription(ctx, "Work", string(make([]byte, scopes.MaxDescriptionLen+1))); err == nil {
+		t.Fatal("an over-long description was accepted")
+	}
+}

@@ -90,6 +90,8 @@ type doctor struct {
 	readOnly bool
 	// embedding is a running daemon's embedder, read by the engine check.
 	embedding *control.EmbeddingStatus
+	// syncChecked is set once the sync checks have run.
+	syncChecked bool
 }
 
 func (d *doctor) add(name, result, detail, fix string) {
@@ -376,6 +378,13 @@ func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
 		d.backups = st.Backups
 		d.embedding = st.Embedding
 	}
+	if err == nil && d.cfg.Sync.Enabled {
+		engine := d.cfg.Mongo.Mode
+		if st.Store != nil {
+			engine = st.Store.Engine
+		}
+		defer d.checkSyncBesideDaemon(ctx, st.Sync, engine)
+	}
 	if err == nil && st.Config != nil {
 		d.checkDaemonConfig(st.Config)
 	}
@@ -494,6 +503,9 @@ func (d *doctor) checkEngineInProcess(ctx context.Context) {
 	d.add("engine", checkPass, fmt.Sprintf("%s engine opens and answers (%s)", store.Engine, store.Reason), "")
 	if d.backups, err = backup.ReadState(octx, store, d.cfg.Backup); err != nil {
 		d.backupsWhy = err.Error()
+	}
+	if d.cfg.Sync.Enabled {
+		d.checkSync(gatherSync(octx, store, nil))
 	}
 }
 

@@ -123,6 +123,11 @@ func runRestore(ctx context.Context, opts restoreOptions, env *cliEnv) error {
 	ropts := backup.RestoreOptions{
 		Keys: keys, RunDir: s.root.RunDir(), TempDir: s.root.BackupsDir(), SafetyBackup: safety, Logger: s.log,
 	}
+	if s.cfg.Sync.Enabled {
+		// Other daemons sharing the database hear of the restore from this
+		// device's change feed (docs/SYNC.md).
+		ropts.Device = s.cfg.DeviceName()
+	}
 	d, err := s.runningDaemon(ctx)
 	if err != nil {
 		return err
@@ -147,6 +152,9 @@ func runRestore(ctx context.Context, opts restoreOptions, env *cliEnv) error {
 			fmt.Fprintf(env.stdout, "the data it replaced is in %s\n", res.SafetyBackup.Path)
 		} else {
 			fmt.Fprintln(env.stdout, "no safety backup was taken (--no-safety-backup)")
+		}
+		if res.FeedMark != "" {
+			fmt.Fprintf(env.stdout, "the other devices sharing the database reload their memory (change feed entry %s)\n", res.FeedMark)
 		}
 	}
 	return err

@@ -609,6 +609,21 @@ func printSync(w io.Writer, sy *control.SyncStatus) {
 		fmt.Fprintf(w, "\treloaded the whole index %d times; last at %s: %s\n", sy.Reloads, sy.ReloadAt.Local().Format(time.DateTime), sy.ReloadReason)
 	}
 	switch {
+	case sy.FollowMode == "":
+	case strings.HasPrefix(sy.FollowMode, "change stream") && !sy.Streaming:
+		fmt.Fprintf(w, "\thears of changes by feed polling until its %s reopens: %s\n", sy.FollowMode, sy.StreamError)
+	case sy.StreamError != "" && !sy.Streaming:
+		fmt.Fprintf(w, "\thears of changes by %s (%s)\n", sy.FollowMode, sy.StreamError)
+	default:
+		fmt.Fprintf(w, "\thears of changes by %s\n", sy.FollowMode)
+	}
+	if sy.StreamFallbacks > 0 {
+		fmt.Fprintf(w, "\tthe change stream could not resume %d times and caught up from the change feed\n", sy.StreamFallbacks)
+	}
+	if sy.DeviceConflict != "" {
+		fmt.Fprintf(w, "\tWARNING: %s; give each machine its own sync.device\n", sy.DeviceConflict)
+	}
+	switch {
 	case sy.HoldsLease:
 		fmt.Fprintf(w, "maintainer\tthis device runs scheduled maintenance and backups (lease until %s)\n", sy.LeaseExpiresAt.Local().Format(time.TimeOnly))
 	case sy.LeaseHolder != "":

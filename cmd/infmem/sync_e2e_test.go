@@ -3,16 +3,22 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 
+	"github.com/infmem/infmem/internal/control"
+	"github.com/infmem/infmem/internal/dataroot"
 	"github.com/infmem/infmem/internal/sockdir"
 )
 
@@ -149,14 +155,13 @@ func TestTwoDaemonsShareOneDatabase(t *testing.T) {
 
 	// Both sides edit and forget at once: A edits and forgets some of
 	// B's memories, B some of A's.
-	pick := func(m map[string]string, k int) (ids []string) {
-		for id := range m {
-			if len(ids) == k {
-				break
-			}
-			ids = append(ids, id)
-		}
-		return
+	// The first k ids in sorted order: the edited and the forgotten sets
+	// below must not overlap (ranging over the map twice would pick
+	// different, overlapping ids, and an edit then checked after its
+	// memory was forgotten could not be found).
+	pick := func(m map[string]string, k int) []string {
+		ids := slices.Sorted(maps.Keys(m))
+		return ids[:k]
 	}
 	forgetA, forgetB := pick(ackB, 20), pick(ackA, 20)
 	editOnA := pick(ackB, 40)[20:]
@@ -229,6 +234,31 @@ func TestTwoDaemonsShareOneDatabase(t *testing.T) {
 	}
 	t.Logf("A: %+v", *stA.Sync)
 	t.Logf("B: %+v", *stB.Sync)
+	if stA.Sync.FollowMode != "feed polling" || stB.Sync.FollowMode != "feed polling" {
+		t.Fatalf("follow modes on the embedded engine: %q, %q", stA.Sync.FollowMode, stB.Sync.FollowMode)
+	}
+	// doctor: the sync checks on both sides.
+	_, docA, _ := runBin(t, envA, "doctor", "--json")
+	_, docB, _ := runBin(t, envB, "doctor", "--json")
+	if r := doctorRow(t, docA, "sync server"); r.Result != checkPass || !strings.Contains(r.Detail, "polls the change feed") {
+		t.Fatalf("doctor sync server on A: %+v", r)
+	}
+	// B reaches A's engine as an external server, which is no replica set.
+	if r := doctorRow(t, docB, "sync server"); r.Result != checkWarn || !strings.Contains(r.Detail, "polls the change feed") || !strings.Contains(r.Fix, "replica set") {
+		t.Fatalf("doctor sync server on B: %+v", r)
+	}
+	if r := doctorRow(t, docB, "sync device"); r.Result != checkPass || !strings.Contains(r.Detail, "alpha, beta") {
+		t.Fatalf("doctor sync device on B: %+v", r)
+	}
+	for _, doc := range []string{docA, docB} {
+		if r := doctorRow(t, doc, "maintainer"); r.Result != checkPass || !strings.Contains(r.Detail, stA.Sync.LeaseHolder) {
+			t.Fatalf("doctor maintainer: %+v", r)
+		}
+		if r := doctorRow(t, doc, "sync lag"); r.Result != checkPass {
+			t.Fatalf("doctor sync lag: %+v", r)
+		}
+	}
+	t.Logf("doctor on B: %s", docB)
 
 	// kill -9 of B in the middle of a burst loses nothing acknowledged:
 	// A has every acknowledged store, and so has the restarted B.
@@ -253,4 +283,182 @@ func TestTwoDaemonsShareOneDatabase(t *testing.T) {
 		}
 	}
 	t.Logf("%d stores acknowledged by B before kill -9: all on both sides", len(acked))
+}
+
+// maintenanceRuns counts the nightly maintenance passes the daemon of
+// root ran, from its service log.
+func maintenanceRuns(t *testing.T, root string) int {
+	t.Helper()
+	ep, err := control.EndpointsFor(dataroot.Root{Dir: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(ep.LogFile())
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, `msg="maintenance job finished" job=maintenance `) {
+			n++
+		}
+	}
+	return n
+}
+
+// leaseTakenAt is when the daemon of root last logged taking the
+// maintenance lease (zero if never).
+func leaseTakenAt(t *testing.T, root string) time.Time {
+	t.Helper()
+	ep, err := control.EndpointsFor(dataroot.Root{Dir: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(ep.LogFile())
+	var at time.Time
+	for _, line := range strings.Split(string(data), "\n") {
+		if !strings.Contains(line, "this device now runs scheduled maintenance and backups") {
+			continue
+		}
+		f, _, _ := strings.Cut(strings.TrimPrefix(line, "time="), " ")
+		if ts, err := time.Parse(time.RFC3339Nano, f); err == nil {
+			at = ts
+		}
+	}
+	return at
+}
+
+// TestScheduledJobUnderLease: two daemons with sync on share one database
+// (served by a third daemon with sync off and no schedules of its own) and
+// a maintenance schedule that fires every 2 s. Only the lease holder runs
+// it; after a kill -9 of the holder, the other takes the lease once it has
+// expired (lease_seconds 3) and runs the next firings.
+func TestScheduledJobUnderLease(t *testing.T) {
+	const quiet = `"maintenance": {"schedule": "off"}, "backup": {"daily_schedule": "off", "weekly_schedule": "off"}`
+	rootH, envH := faultRoot(t, `{"embedding": {"model": "hash"}, "mongo": {"mode": "embedded"}, `+quiet+`}`)
+	cH := bridgeClient(t, envH)
+	if _, err := tryCall(cH, "list_memories", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	sock, err := sockdir.Path(filepath.Join(rootH, "run"), "mongo.sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := "mongodb://" + url.QueryEscape(sock) + "/claude_memory"
+	start := func(device string) (string, []string) {
+		root, env := faultRoot(t, fmt.Sprintf(`{"embedding": {"model": "hash"}, "mongo": {"mode": "external", "uri": %q},
+			"maintenance": {"schedule": "@every 2s"}, "backup": {"daily_schedule": "off", "weekly_schedule": "off"},
+			"sync": {"enabled": true, "device": %q, "lease_seconds": 3}}`, uri, device))
+		c := bridgeClient(t, env)
+		if _, err := tryCall(c, "list_memories", map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+		return root, env
+	}
+	rootB, envB := start("beta")
+	rootC, envC := start("gamma")
+	roots := map[string]string{"beta": rootB, "gamma": rootC}
+	envs := map[string][]string{"beta": envB, "gamma": envC}
+
+	status := func(env []string) statusReport {
+		_, out, _ := runBin(t, env, "status", "--json")
+		return statusJSON(t, out)
+	}
+	var holder string
+	var expires time.Time
+	pollUntil(t, 30*time.Second, "a lease holder", func() bool {
+		st := status(envB)
+		if st.Sync == nil {
+			return false
+		}
+		holder, expires = st.Sync.LeaseHolder, st.Sync.LeaseExpiresAt
+		return holder == "beta" || holder == "gamma"
+	})
+	other := map[string]string{"beta": "gamma", "gamma": "beta"}[holder]
+	pollUntil(t, 30*time.Second, "two scheduled runs on the holder", func() bool { return maintenanceRuns(t, roots[holder]) >= 2 })
+	if n := maintenanceRuns(t, roots[other]); n != 0 {
+		t.Fatalf("%s, not holding the lease, ran the scheduled job %d times", other, n)
+	}
+	t.Logf("%s holds the lease and ran the job %d times; %s none", holder, maintenanceRuns(t, roots[holder]), other)
+
+	// kill -9 of the holder: its lease stays until it expires, then the
+	// other takes it and runs the next firing.
+	if st := status(envs[holder]); st.Sync != nil && st.Sync.LeaseHolder == holder {
+		expires = st.Sync.LeaseExpiresAt
+	}
+	// (The holder may renew once more before it dies: the lease it leaves
+	// expires no earlier than this.)
+	pid := daemonInfo(t, roots[holder]).PID
+	killed := time.Now()
+	killNine(t, pid)
+	pollUntil(t, 30*time.Second, other+" runs the job", func() bool { return maintenanceRuns(t, roots[other]) >= 1 })
+	took := time.Since(killed)
+	taken := leaseTakenAt(t, roots[other])
+	if taken.IsZero() || taken.Before(expires.Add(-time.Millisecond)) {
+		t.Fatalf("%s took the lease at %v, before the dead holder's expired at %v", other, taken, expires)
+	}
+	st := status(envs[other])
+	if st.Sync == nil || st.Sync.LeaseHolder != other || !st.Sync.HoldsLease {
+		t.Fatalf("after the kill: %+v", st.Sync)
+	}
+	if took > 15*time.Second {
+		t.Fatalf("%s ran the job %v after the kill; the lease lasts 3 s", other, took)
+	}
+	t.Logf("%s took the lease %v after the kill (lease expired %v after it) and ran the job", other, took, expires.Sub(killed).Round(time.Millisecond))
+}
+
+// TestRestoreWithSyncDaemons: two daemons share a database; a restore run
+// on B's machine (B pauses, the restore replaces the shared database)
+// reaches A, which never stopped: A reloads its whole index, says why in
+// status, and then serves exactly the restored memories, as B does.
+func TestRestoreWithSyncDaemons(t *testing.T) {
+	_, rootB, envA, envB, cA, cB := syncDaemons(t)
+	earlier := storeText(t, cA, "The heron census counted forty birds qxheronearly")
+	if _, ok := findsWithin(cB, "qxheronearly", earlier, false, 2*time.Second); !ok {
+		t.Fatal("B does not see A's memory")
+	}
+	code, out, errs := runBin(t, envB, "backup", "--no-encrypt")
+	if code != 0 {
+		t.Fatalf("backup on B: %d %q %q", code, out, errs)
+	}
+	path := writtenBackup(t, out)
+	later := storeText(t, cA, "The heron census was cancelled qxheronlate")
+	if _, ok := findsWithin(cB, "qxheronlate", later, false, 2*time.Second); !ok {
+		t.Fatal("B does not see A's later memory")
+	}
+	code, out, errs = runBin(t, envB, "restore", path, "--no-safety-backup")
+	if code != 0 || !strings.Contains(out, "the other devices sharing the database reload their memory (change feed entry beta:") {
+		t.Fatalf("restore on B: %d %q %q", code, out, errs)
+	}
+	_ = rootB
+	for name, c := range map[string]*client.Client{"A": cA, "B": cB} {
+		if _, ok := findsWithin(c, "qxheronlate", later, true, 5*time.Second); !ok {
+			t.Fatalf("%s still finds the memory the restore removed", name)
+		}
+		ids := indexedIDs(t, c)
+		if !ids[earlier] || ids[later] {
+			t.Fatalf("after the restore %s serves %v; want %s and not %s", name, ids, earlier, later)
+		}
+	}
+	var st statusReport
+	pollUntil(t, 5*time.Second, "A to reload after B's restore", func() bool {
+		_, out, _ = runBin(t, envA, "status", "--json")
+		st = statusJSON(t, out)
+		return st.Sync != nil && st.Sync.Reloads >= 1
+	})
+	if st.Sync.Reloads != 1 || !strings.Contains(st.Sync.ReloadReason, "device beta restored a backup") || st.Sync.Position["beta"] < 1 {
+		t.Fatalf("A's sync status after B's restore: %+v", st.Sync)
+	}
+	if _, out, _ = runBin(t, envA, "status"); !strings.Contains(out, "device beta restored a backup") {
+		t.Fatalf("A's status does not say why it reloaded:\n%s", out)
+	}
+	// Both go on following each other after the restore.
+	after := storeText(t, cA, "The heron census resumes in spring qxheronspring")
+	if _, ok := findsWithin(cB, "qxheronspring", after, false, 2*time.Second); !ok {
+		t.Fatal("B does not see A's store after the restore")
+	}
+	back := storeText(t, cB, "The heron census volunteers met qxheronmeet")
+	if _, ok := findsWithin(cA, "qxheronmeet", back, false, 2*time.Second); !ok {
+		t.Fatal("A does not see B's store after the restore")
+	}
 }

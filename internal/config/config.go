@@ -66,6 +66,15 @@ type Sync struct {
 	// daemon that has not read that far reloads its whole index.
 	FeedKeepDays    int `json:"feed_keep_days"`
 	FeedKeepEntries int `json:"feed_keep_entries"`
+	// LeaseSeconds is how long the maintenance lease lasts without renewal
+	// (default 60; its holder renews it every third of that): a crashed
+	// holder is replaced within about 4/3 of it. Tests shorten it.
+	LeaseSeconds int `json:"lease_seconds"`
+	// ChangeStreams is how a daemon hears of the others' changes: "auto"
+	// (the default) watches the memory collections with a change stream
+	// when the server offers them (a replica set or Atlas) and polls the
+	// change feed otherwise; "off" always polls the feed.
+	ChangeStreams string `json:"change_streams"`
 }
 
 // DeviceName is the device this daemon writes as: sync.device, else the
@@ -198,7 +207,7 @@ func Defaults() Config {
 		Embedding:   Embedding{Model: "use-lite", CacheEntries: 1024},
 		Scopes:      Scopes{Default: "Global", AutoCreate: true},
 		Logging:     Logging{Level: "info"},
-		Sync:        Sync{FeedKeepDays: 7, FeedKeepEntries: 1000000},
+		Sync:        Sync{FeedKeepDays: 7, FeedKeepEntries: 1000000, LeaseSeconds: 60, ChangeStreams: "auto"},
 	}
 }
 

@@ -219,10 +219,14 @@ func TestSyncConfig(t *testing.T) {
 	if err != nil || !cfg.Sync.Enabled || cfg.DeviceName() != "laptop-1" {
 		t.Fatalf("sync config: %+v, %v", cfg.Sync, err)
 	}
+	if cfg.Sync.LeaseSeconds != 60 || cfg.Sync.ChangeStreams != "auto" {
+		t.Fatalf("sync defaults: %+v", cfg.Sync)
+	}
 	if d := Defaults(); d.Sync.Enabled || ValidDeviceName(d.DeviceName()) != nil {
 		t.Fatalf("default device %q invalid or sync on by default", d.DeviceName())
 	}
-	for _, bad := range []string{`{"sync": {"device": "a:b"}}`, `{"sync": {"device": "-x"}}`, `{"sync": {"feed_keep_days": 0}}`, `{"sync": {"feed_keep_entries": 10}}`} {
+	for _, bad := range []string{`{"sync": {"device": "a:b"}}`, `{"sync": {"device": "-x"}}`, `{"sync": {"feed_keep_days": 0}}`, `{"sync": {"feed_keep_entries": 10}}`,
+		`{"sync": {"lease_seconds": 1}}`, `{"sync": {"change_streams": "always"}}`} {
 		if _, err := Parse([]byte(bad)); err == nil || !strings.Contains(err.Error(), "sync.") {
 			t.Errorf("%s accepted: %v", bad, err)
 		}

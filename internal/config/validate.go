@@ -108,6 +108,12 @@ func (c Config) Validate() error {
 	if c.Sync.FeedKeepEntries < 1000 {
 		return fmt.Errorf("key %q must be at least 1000, not %d", "sync.feed_keep_entries", c.Sync.FeedKeepEntries)
 	}
+	if c.Sync.LeaseSeconds < 3 || c.Sync.LeaseSeconds > 3600 {
+		return fmt.Errorf("key %q must be between 3 and 3600 seconds, not %d", "sync.lease_seconds", c.Sync.LeaseSeconds)
+	}
+	if err := oneOf("sync.change_streams", c.Sync.ChangeStreams, "auto", "off"); err != nil {
+		return err
+	}
 	return oneOf("logging.level", c.Logging.Level, "debug", "info", "warn", "error")
 }
 

@@ -130,10 +130,22 @@ type SyncStatus struct {
 	LastPoll time.Time        `json:"last_poll,omitzero"`
 	Error    string           `json:"error,omitempty"`
 	// Reloads counts full index reloads because this daemon fell behind
-	// the feed's trim point; ReloadReason says why the last happened.
+	// the feed's trim point or another device restored a backup;
+	// ReloadReason says why the last happened.
 	Reloads      int       `json:"reloads"`
 	ReloadReason string    `json:"reload_reason,omitempty"`
 	ReloadAt     time.Time `json:"reload_at,omitzero"`
+	// FollowMode is how this daemon hears of the others' changes:
+	// "change stream (replica set NAME)" or "feed polling"; Streaming
+	// says the stream is open now, StreamError why there is none (or why
+	// the last ended), StreamFallbacks how many streams could not resume
+	// from their token and caught up from the feed instead.
+	FollowMode      string `json:"follow_mode,omitempty"`
+	Streaming       bool   `json:"streaming,omitempty"`
+	StreamError     string `json:"stream_error,omitempty"`
+	StreamFallbacks int    `json:"stream_fallbacks,omitempty"`
+	// DeviceConflict names another daemon writing under this device name.
+	DeviceConflict string `json:"device_conflict,omitempty"`
 	// LeaseHolder is the device running scheduled maintenance and
 	// backups, until LeaseExpiresAt unless renewed; HoldsLease says
 	// whether that is this daemon.

@@ -293,6 +293,9 @@ func (e *Engine) load(ctx context.Context, allowSnapshot bool) error {
 			return err
 		}
 		e.sync.setPosition(heads)
+		e.sync.mu.Lock()
+		e.sync.loadedAt = time.Now()
+		e.sync.mu.Unlock()
 	}
 	n1, err := e.store.Memories.EstimatedCount(ctx)
 	if err != nil {

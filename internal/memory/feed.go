@@ -2,9 +2,12 @@ package memory
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"sort"
 	"sync"
 	"time"
@@ -51,6 +54,16 @@ type SyncOptions struct {
 	KeepEntries int64
 	// TrimEvery is how often trimming runs (default 10 minutes).
 	TrimEvery time.Duration
+	// ChangeStreams: hear of the others' entries through a change stream
+	// on the feed when the server offers one (follow_stream.go), instead
+	// of polling every Poll.
+	ChangeStreams bool
+	// Host is this machine's name, recorded with the device so that a
+	// name two machines use can be told (default os.Hostname).
+	Host string
+
+	// assumeStreams (tests) takes the server to offer change streams.
+	assumeStreams bool
 }
 
 // ErrConflict means another device changed or forgot the memory first;
@@ -82,6 +95,24 @@ type syncState struct {
 	savedPos    map[string]int64
 	lastTrim    time.Time
 	lastSavePos time.Time
+
+	// instance identifies this engine in its device record: another
+	// value there means another daemon started under the same name.
+	instance  string
+	startedAt time.Time
+	conflict  string
+
+	// The change stream (follow_stream.go). mode is how the follower
+	// hears of changes; streamUp says the stream is open and caught up.
+	mode         string
+	streamUp     bool
+	streamErr    string
+	fallbacks    int
+	token        bson.Raw
+	replacedAt   time.Time // when the follower saw collections replaced
+	replacedWall time.Time // when the server replaced them
+	replaced     string
+	loadedAt     time.Time // when the last full load began
 }
 
 func newSyncState(o SyncOptions, feed mongostore.Feed) *syncState {
@@ -97,7 +128,12 @@ func newSyncState(o SyncOptions, feed mongostore.Feed) *syncState {
 	if o.TrimEvery <= 0 {
 		o.TrimEvery = 10 * time.Minute
 	}
-	return &syncState{opts: o, feed: feed, pos: map[string]int64{}}
+	if o.Host == "" {
+		o.Host, _ = os.Hostname()
+	}
+	b := make([]byte, 8)
+	rand.Read(b)
+	return &syncState{opts: o, feed: feed, pos: map[string]int64{}, instance: hex.EncodeToString(b), mode: ModeFeedPolling}
 }
 
 var opNames = map[op]string{opInsert: "insert", opEdit: "edit", opForget: "forget", opUnforget: "unforget",
@@ -192,8 +228,25 @@ func (e *Engine) startSync(ctx context.Context) error {
 	case err == nil:
 		first = max(rec.First, 1)
 		head = max(rec.Head, first-1)
+		s.setToken(rec.ResumeToken)
 	case !errIsNotFound(err):
 		return err
+	}
+	if s.opts.ChangeStreams {
+		ok, where, err := e.store.ChangeStreamSupport(ctx)
+		if s.opts.assumeStreams {
+			ok, where, err = true, "assumed by a test", nil
+		}
+		s.mu.Lock()
+		switch {
+		case err != nil:
+			s.streamErr = err.Error()
+		case ok:
+			s.mode = ModeChangeStream + " (" + where + ")"
+		default:
+			s.streamErr = "the server offers no change streams: " + where
+		}
+		s.mu.Unlock()
 	}
 	head, err = s.probeHead(ctx, s.opts.Device, head)
 	if err != nil {
@@ -202,10 +255,30 @@ func (e *Engine) startSync(ctx context.Context) error {
 	s.wmu.Lock()
 	s.next = head + 1
 	s.wmu.Unlock()
+	started := time.Now().UTC().Truncate(time.Millisecond)
 	s.mu.Lock()
-	s.first, s.lastTrim = first, time.Now()
+	s.first, s.lastTrim, s.startedAt = first, time.Now(), started
 	s.mu.Unlock()
-	return s.feed.SetDevice(ctx, s.opts.Device, bson.D{{Key: "first", Value: first}, {Key: "head", Value: head}, {Key: "started_at", Value: time.Now().UTC()}})
+	return s.feed.SetDevice(ctx, s.opts.Device, bson.D{{Key: "first", Value: first}, {Key: "head", Value: head}, {Key: "started_at", Value: started},
+		{Key: "host", Value: s.opts.Host}, {Key: "instance", Value: s.instance}})
+}
+
+// noteOwnRecord checks this device's record, as the follower read it, for
+// another daemon writing under the same name: one that started after this
+// one and wrote its own instance there. (An older record of another
+// instance is a previous daemon's, brought back for a moment by a
+// restore.)
+func (e *Engine) noteOwnRecord(d *mongostore.DeviceRecord) {
+	s := e.sync
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d.Instance == "" || d.Instance == s.instance || !d.StartedAt.After(s.startedAt) {
+		return
+	}
+	if s.conflict == "" {
+		e.log.Error("another daemon uses this device name; give each machine its own sync.device", "device", s.opts.Device, "other_host", d.Host)
+	}
+	s.conflict = fmt.Sprintf("another daemon (on host %s, started %s) uses device name %s", d.Host, d.StartedAt.Local().Format(time.DateTime), s.opts.Device)
 }
 
 // probeHead returns the highest entry number of device from head on.
@@ -281,7 +354,24 @@ type SyncStatus struct {
 	Reloads      int
 	ReloadReason string
 	ReloadAt     time.Time
+	// Mode is how the follower hears of the others' changes:
+	// ModeChangeStream (with the server) or ModeFeedPolling; Streaming
+	// says the stream is open now. StreamError says why there is none or
+	// why the last one ended; Fallbacks counts streams that could not
+	// resume from their token.
+	Mode        string
+	Streaming   bool
+	StreamError string
+	Fallbacks   int
+	// Conflict names another daemon using this device name.
+	Conflict string
 }
+
+// How the follower hears of changes.
+const (
+	ModeChangeStream = "change stream"
+	ModeFeedPolling  = "feed polling"
+)
 
 // SyncStatus reports sync's state; nil when sync is off.
 func (e *Engine) SyncStatus(ctx context.Context) *SyncStatus {
@@ -297,6 +387,7 @@ func (e *Engine) SyncStatus(ctx context.Context) *SyncStatus {
 	st.Position = maps.Clone(s.pos)
 	st.Applied, st.LastPoll, st.LastErr = s.applied, s.lastPoll, s.lastErr
 	st.Reloads, st.ReloadReason, st.ReloadAt = s.reloads, s.reloadWhy, s.reloadAt
+	st.Mode, st.Streaming, st.StreamError, st.Fallbacks, st.Conflict = s.mode, s.streamUp, s.streamErr, s.fallbacks, s.conflict
 	s.mu.Unlock()
 	if devs, err := s.feed.Devices(ctx); err == nil {
 		for _, d := range devs {

@@ -2,11 +2,14 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/mongostore"
 )
 
 // The follower: one goroutine per engine with sync on reads, every Poll,
@@ -17,7 +20,9 @@ import (
 // lags (a snapshot's, a crash's) only costs re-reading. A device whose
 // oldest kept entry is past the follower's position has had entries
 // trimmed that the follower never read: the follower then reloads the
-// whole index (and status says so). It also trims this device's own old
+// whole index (and status says so); so does one that meets an entry
+// announcing a restore (mongostore.OpRestore: backup/restore.go), which
+// replaced the whole database. It also trims this device's own old
 // entries, retries a pending one, and records its position in the
 // device's Metadata record every few seconds for status.
 
@@ -28,13 +33,27 @@ func (e *Engine) runFollower(ctx context.Context) {
 	s := e.sync
 	t := time.NewTicker(s.opts.Poll)
 	defer t.Stop()
+	if s.streaming() {
+		go e.runStream(ctx)
+	}
+	var lastFull time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		err := e.pollFeed(ctx)
+		// With the stream open, a poll of every device only now and then
+		// (it also notices trim points and a pending entry the stream
+		// saw before it could be read).
+		var err error
+		if !s.isStreamUp() || time.Since(lastFull) > streamSafetyPoll {
+			err = e.pollFeed(ctx)
+			lastFull = time.Now()
+		}
+		if err == nil {
+			err = e.reloadIfReplaced(ctx)
+		}
 		s.mu.Lock()
 		s.lastPoll = time.Now()
 		if err != nil {
@@ -77,27 +96,45 @@ func (e *Engine) pollFeed(ctx context.Context) error {
 	sortedDevices(devs)
 	for _, d := range devs {
 		if d.Device == s.opts.Device {
+			e.noteOwnRecord(&d)
 			continue
 		}
-		s.mu.Lock()
-		p := s.pos[d.Device]
-		s.mu.Unlock()
-		if p+1 < d.First {
-			why := fmt.Sprintf("behind the change feed of device %s (at entry %d, its oldest kept is %d)", d.Device, p, d.First)
-			return e.resync(ctx, why)
-		}
-		for {
-			n, err := e.applyEntries(ctx, d.Device, p)
-			if err != nil {
-				return err
-			}
-			if n < followBatch {
-				break
-			}
-			p += int64(n)
+		if err := e.followDevice(ctx, d.Device, d.First); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// followDevice applies device's entries after the follower's position;
+// first is the device's oldest kept entry (0: not known).
+func (e *Engine) followDevice(ctx context.Context, device string, first int64) error {
+	s := e.sync
+	s.mu.Lock()
+	p := s.pos[device]
+	s.mu.Unlock()
+	if p+1 < first {
+		why := fmt.Sprintf("behind the change feed of device %s (at entry %d, its oldest kept is %d)", device, p, first)
+		return e.resync(ctx, why)
+	}
+	for {
+		n, err := e.applyEntries(ctx, device, p)
+		var mark *restoreMark
+		if errors.As(err, &mark) {
+			// Every device's changes before the restore are gone with
+			// the data they changed; the reload reads past them all.
+			return e.resync(ctx, fmt.Sprintf("device %s restored a backup at %s (feed entry %d)", mark.device, mark.at.Local().Format(time.DateTime), mark.seq))
+		}
+		if err != nil {
+			return err
+		}
+		if n < followBatch {
+			return nil
+		}
+		s.mu.Lock()
+		p = s.pos[device]
+		s.mu.Unlock()
+	}
 }
 
 // applyEntries applies up to followBatch entries of device after entry
@@ -106,6 +143,10 @@ func (e *Engine) applyEntries(ctx context.Context, device string, p int64) (int,
 	s := e.sync
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
+	// The stream and the poll may both follow a device: never step back.
+	s.mu.Lock()
+	p = max(p, s.pos[device])
+	s.mu.Unlock()
 	n := 0
 	scopesStale, filesStale := false, false
 	for ; n < followBatch; n++ {
@@ -115,6 +156,9 @@ func (e *Engine) applyEntries(ctx context.Context, device string, p int64) (int,
 		}
 		if err != nil {
 			return n, err
+		}
+		if entry.Op == mongostore.OpRestore {
+			return n, &restoreMark{device: device, seq: entry.Seq, at: entry.At}
 		}
 		d, err := e.refreshDoc(ctx, entry.MemoryID)
 		if err != nil {
@@ -141,6 +185,18 @@ func (e *Engine) applyEntries(ctx context.Context, device string, p int64) (int,
 		}
 	}
 	return n, nil
+}
+
+// restoreMark is a feed entry announcing a restore (mongostore.OpRestore):
+// the database was replaced, so the follower reloads the whole index.
+type restoreMark struct {
+	device string
+	seq    int64
+	at     time.Time
+}
+
+func (m *restoreMark) Error() string {
+	return fmt.Sprintf("device %s restored a backup (feed entry %d)", m.device, m.seq)
 }
 
 // resync reloads the whole index when the feed cannot say what changed.
@@ -171,7 +227,11 @@ func (e *Engine) savePosition(ctx context.Context) {
 	if same {
 		return
 	}
-	err := s.feed.SetDevice(ctx, s.opts.Device, bson.D{{Key: "head", Value: head}, {Key: "position", Value: pos}, {Key: "position_at", Value: time.Now().UTC()}})
+	fields := bson.D{{Key: "head", Value: head}, {Key: "position", Value: pos}, {Key: "position_at", Value: time.Now().UTC()}}
+	if tok := s.resumeToken(); len(tok) > 0 {
+		fields = append(fields, bson.E{Key: "resume_token", Value: tok})
+	}
+	err := s.feed.SetDevice(ctx, s.opts.Device, fields)
 	if err != nil {
 		if ctx.Err() == nil {
 			e.log.Warn("cannot record the change feed position", "err", err)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/infmem/infmem/internal/testenv"
 	"github.com/infmem/infmem/mongostore"
@@ -233,4 +235,93 @@ func mustOID(t *testing.T, id string) bson.ObjectID {
 		t.Fatal(err)
 	}
 	return oid
+}
+
+// TestSyncStreamFallsBackToPolling: a follower told the server offers
+// change streams, on an engine that has none (the embedded one), cannot
+// open its stream; it says so and keeps hearing of changes by polling.
+func TestSyncStreamFallsBackToPolling(t *testing.T) {
+	sa, sb := syncPair(t)
+	clk := &clock{t: time.Date(2025, 5, 14, 15, 4, 0, 0, la)}
+	a := syncEngine(t, sa, clk, SyncOptions{Device: "a"})
+	b := syncEngine(t, sb, clk, SyncOptions{Device: "b", ChangeStreams: true, assumeStreams: true})
+	ctx := testenv.Context(t)
+	r := mustStore(t, a, StoreRequest{Content: "the osprey dives for trout at dawn"})
+	eventually(t, "B finds A's store without a stream", func() bool { return finds(t, b, "osprey trout", r.ID) })
+	eventually(t, "B reports its stream failing", func() bool {
+		st := b.SyncStatus(ctx)
+		return st.StreamError != ""
+	})
+	st := b.SyncStatus(ctx)
+	if !strings.HasPrefix(st.Mode, ModeChangeStream) || st.Streaming {
+		t.Fatalf("B's follow mode: %+v", st)
+	}
+	t.Logf("B: mode %q, stream error %q", st.Mode, st.StreamError)
+	// Asked for streams on a server without them: polling, and why.
+	c := syncEngine(t, sb, clk, SyncOptions{Device: "c", ChangeStreams: true})
+	if st := c.SyncStatus(ctx); st.Mode != ModeFeedPolling || !strings.Contains(st.StreamError, "no change streams") {
+		t.Fatalf("C's follow mode: %+v", st)
+	}
+	// Without the option nothing is asked.
+	if st := a.SyncStatus(ctx); st.Mode != ModeFeedPolling || st.StreamError != "" {
+		t.Fatalf("A's follow mode: %+v", st)
+	}
+}
+
+// TestSyncResumeTokenPersisted: the stream's resume token is kept in the
+// device record with the position, and the next engine of the device
+// starts from it.
+func TestSyncResumeTokenPersisted(t *testing.T) {
+	sa, _ := syncPair(t)
+	clk := &clock{t: time.Date(2025, 5, 14, 15, 4, 0, 0, la)}
+	a := syncEngine(t, sa, clk, SyncOptions{Device: "a"})
+	ctx := testenv.Context(t)
+	tok, err := bson.Marshal(bson.D{{Key: "_data", Value: "82650000000000000001"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.sync.setToken(tok)
+	a.sync.setPosition(map[string]int64{"b": 4})
+	a.savePosition(ctx)
+	rec, err := sa.Feed().Device(ctx, "a")
+	if err != nil || string(rec.ResumeToken) != string(tok) || rec.Position["b"] != 4 {
+		t.Fatalf("device record: %+v %v", rec, err)
+	}
+	if err := a.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a2 := syncEngine(t, sa, clk, SyncOptions{Device: "a"})
+	if got := a2.sync.resumeToken(); string(got) != string(tok) {
+		t.Fatalf("the next engine starts from token %x, want %x", got, tok)
+	}
+}
+
+func TestStreamRetry(t *testing.T) {
+	lost := fmt.Errorf("cannot open a change stream: %w", mongo.CommandError{Code: 286, Name: "ChangeStreamHistoryLost"})
+	if !streamRetry(lost, true) {
+		t.Error("history lost with a token: the token must go")
+	}
+	if streamRetry(lost, false) {
+		t.Error("history lost without a token: nothing to drop")
+	}
+	if streamRetry(errors.New("connection reset by peer"), true) {
+		t.Error("a network error drops the token")
+	}
+}
+
+// TestSyncDeviceConflict: a second daemon starting under a device name
+// in use is noticed by the first.
+func TestSyncDeviceConflict(t *testing.T) {
+	sa, sb := syncPair(t)
+	clk := &clock{t: time.Date(2025, 5, 14, 15, 4, 0, 0, la)}
+	a := syncEngine(t, sa, clk, SyncOptions{Device: "same", Host: "laptop"})
+	ctx := testenv.Context(t)
+	if st := a.SyncStatus(ctx); st.Conflict != "" {
+		t.Fatalf("conflict before any other: %q", st.Conflict)
+	}
+	syncEngine(t, sb, clk, SyncOptions{Device: "same", Host: "desktop"})
+	eventually(t, "A notices the other daemon", func() bool { return a.SyncStatus(ctx).Conflict != "" })
+	if c := a.SyncStatus(ctx).Conflict; !strings.Contains(c, "desktop") {
+		t.Fatalf("conflict: %q", c)
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/internal/timephrase"
 	"github.com/infmem/infmem/mongostore"
+	"github.com/infmem/infmem/scopes"
 )
 
 //go:embed static/index.html static/app.js static/app.css
@@ -48,7 +49,9 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("POST /api/memories/{id}/forget", s.api(s.forget))
 	mux.Handle("POST /api/unforget", s.api(s.unforget))
 	mux.Handle("GET /api/scopes", s.api(s.scopes))
+	mux.Handle("POST /api/scopes", s.api(s.createScope))
 	mux.Handle("POST /api/scopes/active", s.api(s.setScopeActive))
+	mux.Handle("POST /api/scopes/describe", s.api(s.describeScope))
 	mux.Handle("GET /api/profile", s.api(s.profile))
 	mux.Handle("POST /api/profile", s.api(s.updateProfile))
 	mux.Handle("GET /api/timeline", s.api(s.timeline))
@@ -193,6 +196,33 @@ type memoryOut struct {
 	History        []revisionOut `json:"history,omitempty"`
 	Confidence     *float64      `json:"confidence,omitempty"`
 	Weak           bool          `json:"weak,omitempty"`
+	// Related is set on one memory's page only (get).
+	Related *relatedOut `json:"related,omitempty"`
+}
+
+// relatedOut is how a memory stands to others (Engine.Relations).
+type relatedOut struct {
+	// MergedInto is the memory this forgotten duplicate was merged into.
+	MergedInto *memoryOut `json:"merged_into,omitempty"`
+	// Merged are the duplicates merged into this memory, newest first;
+	// MergedUnchecked counts forgotten memories not checked (a bound).
+	Merged          []memoryOut `json:"merged"`
+	MergedUnchecked int         `json:"merged_unchecked,omitempty"`
+	// Sources are a summary's messages; SourcesTotal counts them all and
+	// SourcesGone those deleted for good.
+	Sources      []memoryOut `json:"sources"`
+	SourcesTotal int         `json:"sources_total"`
+	SourcesGone  int         `json:"sources_gone,omitempty"`
+	// Summaries are the summaries of a message's conversation.
+	Summaries []memoryOut `json:"summaries"`
+}
+
+func toOuts(ms []memory.Memory) []memoryOut {
+	out := make([]memoryOut, len(ms))
+	for i, m := range ms {
+		out[i] = toOut(m, false)
+	}
+	return out
 }
 
 type revisionOut struct {
@@ -392,7 +422,18 @@ func (s *Server) get(ctx context.Context, eng *memory.Engine, r *http.Request) (
 	if err != nil {
 		return nil, err
 	}
-	return toOut(m, true), nil
+	o := toOut(m, true)
+	rel, err := eng.Relations(ctx, m.ID)
+	if err != nil {
+		return nil, err
+	}
+	o.Related = &relatedOut{Merged: toOuts(rel.Merged), MergedUnchecked: rel.MergedUnchecked, Sources: toOuts(rel.Sources),
+		SourcesTotal: rel.SourcesTotal, SourcesGone: rel.SourcesGone, Summaries: toOuts(rel.Summaries)}
+	if rel.MergedInto != nil {
+		k := toOut(*rel.MergedInto, false)
+		o.Related.MergedInto = &k
+	}
+	return o, nil
 }
 
 type updateIn struct {
@@ -490,10 +531,53 @@ func (s *Server) scopes(ctx context.Context, eng *memory.Engine, r *http.Request
 	}
 	out := []scopeOut{}
 	for _, sc := range list {
-		out = append(out, scopeOut{Name: sc.Name, Description: sc.Description, Parent: sc.Parent, Active: sc.Active,
-			Keywords: sc.RelatedKeywords, Memories: sc.Memories, CreatedAt: sc.CreatedAt})
+		out = append(out, toScopeOut(sc))
 	}
 	return map[string]any{"scopes": out}, nil
+}
+
+func toScopeOut(sc memory.ScopeInfo) scopeOut {
+	return scopeOut{Name: sc.Name, Description: sc.Description, Parent: sc.Parent, Active: sc.Active,
+		Keywords: sc.RelatedKeywords, Memories: sc.Memories, CreatedAt: sc.CreatedAt}
+}
+
+type scopeCreateIn struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Parent      string `json:"parent,omitempty"`
+}
+
+// createScope defines a scope through Engine.CreateScope, as
+// create_memory_scope does; one that exists is answered with created
+// false and left as it is.
+func (s *Server) createScope(ctx context.Context, eng *memory.Engine, r *http.Request) (any, error) {
+	var in scopeCreateIn
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	info, created, err := eng.CreateScope(ctx, scopes.Scope{Name: in.Name, Description: in.Description, Parent: strings.TrimSpace(in.Parent)})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"scope": toScopeOut(info), "created": created}, nil
+}
+
+type scopeDescribeIn struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// describeScope replaces a scope's description (Engine.DescribeScope).
+func (s *Server) describeScope(ctx context.Context, eng *memory.Engine, r *http.Request) (any, error) {
+	var in scopeDescribeIn
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	info, err := eng.DescribeScope(ctx, in.Name, in.Description)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"scope": toScopeOut(info)}, nil
 }
 
 type scopeActiveIn struct {

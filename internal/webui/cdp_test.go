@@ -378,9 +378,10 @@ func (p *tab) fill(selector, text string) {
 }
 
 var keys = map[string]map[string]any{
-	"Enter": {"key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r"},
-	"Tab":   {"key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9},
-	"/":     {"key": "/", "code": "Slash", "windowsVirtualKeyCode": 191, "text": "/"},
+	"Enter":  {"key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r"},
+	"Tab":    {"key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9},
+	"/":      {"key": "/", "code": "Slash", "windowsVirtualKeyCode": 191, "text": "/"},
+	"Escape": {"key": "Escape", "code": "Escape", "windowsVirtualKeyCode": 27},
 }
 
 // press types one key.

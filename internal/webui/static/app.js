@@ -244,8 +244,9 @@ async function viewMemory(main, id) {
   row("Category", m.category);
   row("Conversation", m.conversation_id ? m.conversation_id + (m.speaker ? " (" + m.speaker + ")" : "") : "");
   row("Forgotten", m.forgotten_at ? fmtDate(m.forgotten_at) : "");
-  row("Merged into", m.merged_into ? el("a", { href: "#/memory/" + m.merged_into }, m.merged_into) : "");
-  row("Archived", m.archived ? "yes (condensed into a summary)" : "");
+  const kept = m.related && m.related.merged_into;
+  row("Merged into", m.merged_into ? el("a", { href: "#/memory/" + m.merged_into, id: "merged-into", "data-id": m.merged_into }, kept ? short(kept.text, 200) : m.merged_into) : "");
+  row("Archived", m.archived ? (m.related && m.related.summaries.length ? "yes (condensed into a summary, below)" : "yes (kept, out of recall)") : "");
   row("Id", el("code", {}, m.id));
 
   const text = el("textarea", { id: "edit-text", name: "text", rows: 6, "aria-label": "Text" });
@@ -302,15 +303,55 @@ async function viewMemory(main, id) {
     main.append(el("ol", { class: "history", id: "history", reversed: true }, m.history.slice().reverse().map((h) =>
       el("li", {}, el("div", { class: "meta" }, "until " + fmtDate(h.changed_at) + " · " + h.scope + " · importance " + h.importance + (h.tags.length ? " · #" + h.tags.join(" #") : "")), el("p", {}, h.text)))));
   }
+  if (m.related) related(main, m);
+}
+
+// related lists how a memory stands to others: the duplicates merged into
+// it, a summary's messages, a message's summaries.
+function related(main, m) {
+  const r = m.related;
+  if (r.merged.length || r.merged_unchecked) {
+    main.append(el("h3", {}, "Merged into this memory"),
+      el("p", { class: "muted" }, "Duplicates maintenance folded into this one; they are forgotten, and Unforget on one (or Undo in Maintenance) brings it back on its own."),
+      el("ol", { class: "results", id: "merged" }, r.merged.map(card)));
+    if (r.merged_unchecked) main.append(el("p", { class: "muted" }, r.merged_unchecked + " older forgotten memories of this scope were not checked."));
+  }
+  if (m.source === "summary") {
+    main.append(el("h3", {}, "Made from these messages"));
+    if (!r.sources_total) main.append(el("p", { class: "muted", id: "no-sources" }, "This summary names no messages."));
+    else {
+      main.append(el("p", { class: "muted", id: "sources-info" }, r.sources_total + " message" + (r.sources_total === 1 ? "" : "s") +
+        (r.sources.length < r.sources_total - r.sources_gone ? ", the first " + r.sources.length + " shown" : "") +
+        (r.sources_gone ? "; " + r.sources_gone + " deleted for good since" : "") + ". Archived messages are kept, out of recall, since the summary stands for them."),
+      el("ol", { class: "results", id: "sources" }, r.sources.map(card)));
+    }
+  } else if (r.summaries.length) {
+    main.append(el("h3", {}, "Summarized in"), el("ol", { class: "results", id: "summaries" }, r.summaries.map(card)));
+  }
 }
 
 function confirmDialog(text) {
   const d = document.getElementById("confirm");
+  const form = d.querySelector("form");
   document.getElementById("confirm-text").textContent = text;
+  // The answer is the button pressed (its submit) or Escape (cancel), both
+  // fired as they happen: the close event is queued, and one from the
+  // dialog's previous use can arrive after it opened again.
   return new Promise((resolve) => {
-    d.addEventListener("close", () => resolve(d.returnValue === "ok"), { once: true });
+    const finish = (ok) => {
+      form.removeEventListener("submit", onSubmit);
+      d.removeEventListener("cancel", onCancel);
+      resolve(ok);
+    };
+    const onSubmit = (e) => finish(!!e.submitter && e.submitter.value === "ok");
+    const onCancel = () => finish(false);
+    form.addEventListener("submit", onSubmit);
+    d.addEventListener("cancel", onCancel);
     d.returnValue = "";
     d.showModal();
+    // Cancel first (no autofocus attribute: the browser would process it,
+    // and complain, when the page loads).
+    document.getElementById("confirm-cancel").focus();
   });
 }
 
@@ -320,15 +361,63 @@ async function viewScopes(main) {
   const list = await scopeNames();
   const tbody = el("tbody");
   for (const s of list) {
-    tbody.append(el("tr", {},
+    tbody.append(el("tr", { "data-scope": s.name },
       el("th", { scope: "row" }, el("a", { href: "#/browse?scope=" + encodeURIComponent(s.name) }, s.name)),
-      el("td", {}, s.description || ""), el("td", {}, s.parent || ""), el("td", { class: "num" }, s.memories),
+      describeCell(s), el("td", {}, s.parent || ""), el("td", { class: "num" }, s.memories),
       el("td", {}, s.name === "Global" ? "always" : el("button", { class: "small", onclick: async () => {
         try { await api("/api/scopes/active", { name: s.name, active: !s.active }); say(s.name + (s.active ? " is left out of searches that do not name it." : " is searched again.")); render(); } catch (e) { say(e.message, true); }
       } }, s.active ? "Active — deactivate" : "Inactive — activate"))));
   }
-  main.append(el("h2", {}, "Scopes"), el("div", { class: "scroll" }, el("table", { id: "scopes" },
-    el("thead", {}, el("tr", {}, ["Scope", "Description", "Parent", "Memories", "Searched"].map((h) => el("th", { scope: "col" }, h)))), tbody)));
+  main.append(el("h2", {}, "Scopes"), el("p", { class: "muted" }, "A scope keeps one context's memories apart (Work, Health, a project); a search in it also reads its parents and Global. Deactivating one archives it: searches that do not name it leave it out, and nothing is deleted."),
+    el("div", { class: "scroll" }, el("table", { id: "scopes" },
+      el("thead", {}, el("tr", {}, ["Scope", "Description", "Parent", "Memories", "Searched"].map((h) => el("th", { scope: "col" }, h)))), tbody)));
+
+  // A new scope, as create_memory_scope makes one.
+  const name = el("input", { type: "text", id: "scope-name", name: "name", required: true, maxlength: 64, autocomplete: "off" });
+  const desc = el("input", { type: "text", id: "scope-description", name: "description", maxlength: 1000, autocomplete: "off" });
+  const parent = el("select", { id: "scope-parent", name: "parent" }, el("option", { value: "" }, "— none —"), list.map((s) => el("option", { value: s.name }, s.name)));
+  const form = el("form", { class: "row", id: "scope-new" }, field("Name", name), el("div", { class: "grow" }, field("Description (what it is for)", desc)), field("Under", parent),
+    el("button", { type: "submit", id: "scope-create" }, "Create scope"));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      const r = await api("/api/scopes", { name: name.value.trim(), description: desc.value, parent: parent.value });
+      say(r.created ? "Created scope " + r.scope.name + "." : "A scope named " + r.scope.name + " exists already; nothing changed.", !r.created);
+      const msg = document.getElementById("status").textContent, bad = !r.created;
+      await render();
+      say(msg, bad);
+    } catch (err) { say(err.message, true); }
+  });
+  main.append(el("h3", {}, "New scope"), form);
+}
+
+// describeCell shows a scope's description with an Edit button that
+// turns it into a field (Enter saves, Escape cancels).
+function describeCell(s) {
+  const td = el("td", { class: "describe" });
+  const show = () => {
+    td.replaceChildren(el("span", { class: "desc" }, s.description || ""), " ",
+      el("button", { class: "small describe", type: "button", "aria-label": "Edit the description of " + s.name, onclick: edit }, "Edit"));
+  };
+  const edit = () => {
+    const input = el("input", { type: "text", class: "describe-input", value: s.description || "", maxlength: 1000, "aria-label": "Description of " + s.name });
+    const f = el("form", { class: "row" }, input, el("button", { type: "submit", class: "small" }, "Save"),
+      el("button", { type: "button", class: "small", onclick: show }, "Cancel"));
+    input.addEventListener("keydown", (e) => { if (e.key === "Escape") { e.preventDefault(); show(); } });
+    f.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      try {
+        const r = await api("/api/scopes/describe", { name: s.name, description: input.value });
+        say("Saved the description of " + r.scope.name + ".");
+        await render();
+        say("Saved the description of " + r.scope.name + ".");
+      } catch (err) { say(err.message, true); }
+    });
+    td.replaceChildren(f);
+    input.focus();
+  };
+  show();
+  return td;
 }
 
 // --- Profile ----------------------------------------------------------
