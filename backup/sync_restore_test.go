@@ -153,4 +153,25 @@ func TestRestoreWithSync(t *testing.T) {
 	if st := b.SyncStatus(ctx); st.Reloads != 1 {
 		t.Fatalf("b reloaded %d times; want once", st.Reloads)
 	}
+
+	// A restore from a machine with sync off (its store has no device)
+	// still tells the devices sharing the database, under a name no
+	// daemon can have.
+	sc, err := mongostore.Open(ctx, mongostore.Options{Mode: mongostore.ModeExternal, URI: sa.URI(), Root: testenv.Root(t), Database: testenv.DBName(t), Logger: testenv.Logger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close(context.Background())
+	res, err = Restore(ctx, sc, bk.Path, RestoreOptions{RunDir: t.TempDir(), TempDir: t.TempDir(), Logger: testenv.Logger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.FeedMark != mongostore.FeedKey(mongostore.RestoreDevice, 1) {
+		t.Fatalf("restore without a device announced as %q", res.FeedMark)
+	}
+	within(t, 5*time.Second, "b reloads after the second restore", func() bool { return b.SyncStatus(ctx).Reloads == 2 })
+	within(t, 5*time.Second, "a reloads after the second restore", func() bool { return a2.SyncStatus(ctx).Reloads == 1 })
+	if engineFinds(t, b, "walrus spring", after.ID) {
+		t.Fatal("b still finds a memory the second restore removed")
+	}
 }

@@ -32,6 +32,9 @@ import (
 // streams: a replica set member names its set (setName), a mongos says
 // "isdbgrid". where describes the server for status and doctor.
 func (s *Store) ChangeStreamSupport(ctx context.Context) (ok bool, where string, err error) {
+	if s.Engine == ModeEmbedded {
+		return false, "the embedded engine, which is no replica set", nil
+	}
 	var hello struct {
 		SetName string `bson:"setName"`
 		Msg     string `bson:"msg"`
@@ -45,7 +48,7 @@ func (s *Store) ChangeStreamSupport(ctx context.Context) (ok bool, where string,
 	case hello.Msg == "isdbgrid":
 		return true, "sharded cluster (mongos)", nil
 	}
-	return false, "a standalone server (no replica set)", nil
+	return false, "a standalone server, not a replica set", nil
 }
 
 // watchedCollections are the collections whose drop or rename means the

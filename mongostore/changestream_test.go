@@ -127,13 +127,22 @@ func TestIsResumeFailure(t *testing.T) {
 	}
 }
 
-// TestChangeStreamSupportEmbedded: the embedded engine offers none, and
-// says what it is.
-func TestChangeStreamSupportEmbedded(t *testing.T) {
-	s := openTestStore(t, Options{Mode: ModeEmbedded})
-	ok, where, err := s.ChangeStreamSupport(ctxT(t))
-	if err != nil || ok || where == "" {
-		t.Fatalf("embedded: %v %q %v", ok, where, err)
+// TestChangeStreamSupport: the embedded engine and a standalone server
+// (the managed engine here) offer none, and say what they are; the
+// server's hello is asked on all but the embedded engine.
+func TestChangeStreamSupport(t *testing.T) {
+	for _, eng := range testEngines(t) {
+		t.Run(eng.name, func(t *testing.T) {
+			s := eng.open(t)
+			ok, where, err := s.ChangeStreamSupport(ctxT(t))
+			if err != nil || where == "" {
+				t.Fatalf("%v %q %v", ok, where, err)
+			}
+			if eng.name != ModeExternal && ok {
+				t.Fatalf("%s offers change streams: %q", eng.name, where)
+			}
+			t.Logf("%s: change streams %v: %s", eng.name, ok, where)
+		})
 	}
 }
 

@@ -109,7 +109,7 @@ func (d *doctor) checkSyncServer(f syncFacts) {
 	case f.store && f.streams:
 		d.add("sync server", checkPass, fmt.Sprintf("the server is a %s: the follower will use a change stream", f.server), "")
 	case f.store:
-		d.add("sync server", checkWarn, fmt.Sprintf("the server is %s: %s (change streams need a replica set)", f.server, polling), replicaFix)
+		d.add("sync server", checkWarn, fmt.Sprintf("the server is %s, so it offers no change streams: %s", f.server, polling), replicaFix)
 	case st != nil && strings.HasPrefix(st.FollowMode, memory.ModeChangeStream):
 		d.add("sync server", checkWarn, "the daemon's "+st.FollowMode+" is not open ("+st.StreamError+"): "+polling+" meanwhile", "see "+d.root.LogsDir())
 	case st != nil:

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -16,10 +17,12 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/dataroot"
 	"github.com/infmem/infmem/internal/sockdir"
+	"github.com/infmem/infmem/mongostore"
 )
 
 // syncDaemons starts two real daemons sharing one database, as two
@@ -452,6 +455,7 @@ func TestRestoreWithSyncDaemons(t *testing.T) {
 	if _, out, _ = runBin(t, envA, "status"); !strings.Contains(out, "device beta restored a backup") {
 		t.Fatalf("A's status does not say why it reloaded:\n%s", out)
 	}
+	t.Logf("A's status after B's restore:\n%s", out)
 	// Both go on following each other after the restore.
 	after := storeText(t, cA, "The heron census resumes in spring qxheronspring")
 	if _, ok := findsWithin(cB, "qxheronspring", after, false, 2*time.Second); !ok {
@@ -460,5 +464,40 @@ func TestRestoreWithSyncDaemons(t *testing.T) {
 	back := storeText(t, cB, "The heron census volunteers met qxheronmeet")
 	if _, ok := findsWithin(cA, "qxheronmeet", back, false, 2*time.Second); !ok {
 		t.Fatal("A does not see B's store after the restore")
+	}
+}
+
+// TestDoctorSyncWithoutDaemon: with sync on and no daemon running, doctor
+// opens the database itself for the sync checks; a device record of this
+// device's name last written by another host is reported, with its fix.
+func TestDoctorSyncWithoutDaemon(t *testing.T) {
+	root, env := faultRoot(t, `{"embedding": {"model": "hash"}, "mongo": {"mode": "embedded"}, "sync": {"enabled": true, "device": "solo"}}`)
+	droot, err := dataroot.Prepare(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	store, err := mongostore.Open(ctx, mongostore.Options{Mode: mongostore.ModeEmbedded, Root: droot, Database: "claude_memory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = store.Feed().SetDevice(ctx, "solo", bson.D{{Key: "host", Value: "some-other-machine"}, {Key: "instance", Value: "x"}, {Key: "started_at", Value: time.Now().UTC()}})
+	store.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := runBin(t, env, "doctor", "--json")
+	if r := doctorRow(t, out, "sync server"); r.Result != checkPass || !strings.Contains(r.Detail, "embedded engine offers no change streams") {
+		t.Fatalf("sync server: %+v", r)
+	}
+	if r := doctorRow(t, out, "sync device"); r.Result != checkWarn || !strings.Contains(r.Detail, "some-other-machine") || !strings.Contains(r.Fix, "sync.device") {
+		t.Fatalf("sync device: %+v", r)
+	}
+	if r := doctorRow(t, out, "maintainer"); r.Result != checkWarn || !strings.Contains(r.Fix, "infmem start") {
+		t.Fatalf("maintainer: %+v", r)
+	}
+	if r := doctorRow(t, out, "sync lag"); r.Result != checkPass || !strings.Contains(r.Detail, "no daemon runs here") {
+		t.Fatalf("sync lag: %+v", r)
 	}
 }

@@ -93,6 +93,7 @@ type syncState struct {
 	reloadWhy   string
 	reloadAt    time.Time
 	savedPos    map[string]int64
+	savedTok    bson.Raw
 	lastTrim    time.Time
 	lastSavePos time.Time
 

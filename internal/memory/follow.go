@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -221,14 +222,15 @@ func (e *Engine) savePosition(ctx context.Context) {
 	s.wmu.Lock()
 	head := s.next - 1
 	s.wmu.Unlock()
+	tok := s.resumeToken()
 	s.mu.Lock()
-	same := maps.Equal(pos, s.savedPos) && time.Since(s.lastSavePos) < time.Minute
+	same := maps.Equal(pos, s.savedPos) && bytes.Equal(tok, s.savedTok) && time.Since(s.lastSavePos) < time.Minute
 	s.mu.Unlock()
 	if same {
 		return
 	}
 	fields := bson.D{{Key: "head", Value: head}, {Key: "position", Value: pos}, {Key: "position_at", Value: time.Now().UTC()}}
-	if tok := s.resumeToken(); len(tok) > 0 {
+	if len(tok) > 0 {
 		fields = append(fields, bson.E{Key: "resume_token", Value: tok})
 	}
 	err := s.feed.SetDevice(ctx, s.opts.Device, fields)
@@ -239,7 +241,7 @@ func (e *Engine) savePosition(ctx context.Context) {
 		return
 	}
 	s.mu.Lock()
-	s.savedPos, s.lastSavePos = pos, time.Now()
+	s.savedPos, s.savedTok, s.lastSavePos = pos, tok, time.Now()
 	s.mu.Unlock()
 }
 

@@ -45,7 +45,7 @@ var streamSafetyPoll = 30 * time.Second
 
 // replacedQuiet is how long after the last collection replaced the
 // reload waits.
-const replacedQuiet = 2 * time.Second
+var replacedQuiet = 2 * time.Second
 
 // streamRetryMax bounds the delay between attempts to open a stream.
 const streamRetryMax = 30 * time.Second

@@ -325,3 +325,69 @@ func TestSyncDeviceConflict(t *testing.T) {
 		t.Fatalf("conflict: %q", c)
 	}
 }
+
+// TestSyncStreamEvents drives the stream follower's handling of events by
+// hand, on a real engine whose poll never fires: an entry event of
+// another device applies that device's entries at once; the follower's
+// own entries and events before a full load change nothing; a collection
+// replaced on the server reloads the index once the events stop; an
+// invalidated stream ends.
+func TestSyncStreamEvents(t *testing.T) {
+	sa, sb := syncPair(t)
+	clk := &clock{t: time.Date(2025, 5, 14, 15, 4, 0, 0, la)}
+	old := replacedQuiet
+	replacedQuiet = 100 * time.Millisecond
+	t.Cleanup(func() { replacedQuiet = old })
+	a := syncEngine(t, sa, clk, SyncOptions{Device: "a"})
+	b := syncEngine(t, sb, clk, SyncOptions{Device: "b", Poll: time.Hour})
+	ctx := testenv.Context(t)
+
+	r := mustStore(t, a, StoreRequest{Content: "the kingfisher nests in the riverbank"})
+	if finds(t, b, "kingfisher riverbank", r.ID) {
+		t.Fatal("B found A's store before any event")
+	}
+	entry, err := sa.Feed().Get(ctx, "a", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.applyStreamEvent(ctx, &mongostore.FeedEvent{Op: "insert", Entry: entry, Token: bson.Raw(mustMarshal(t, bson.D{{Key: "_data", Value: "01"}}))}); err != nil {
+		t.Fatal(err)
+	}
+	if !finds(t, b, "kingfisher riverbank", r.ID) {
+		t.Fatal("B did not apply A's entry on its event")
+	}
+	if st := b.SyncStatus(ctx); st.Position["a"] != 1 || len(b.sync.resumeToken()) == 0 {
+		t.Fatalf("B after the event: position %v, token %x", st.Position, b.sync.resumeToken())
+	}
+
+	// A replacement older than the last full load is already read.
+	b.applyStreamEvent(ctx, &mongostore.FeedEvent{Op: "rename", Coll: mongostore.ConversationHistory, At: time.Now().Add(-time.Hour)})
+	time.Sleep(150 * time.Millisecond)
+	if err := b.reloadIfReplaced(ctx); err != nil || b.SyncStatus(ctx).Reloads != 0 {
+		t.Fatalf("reloaded for a replacement older than the index: %v %d", err, b.SyncStatus(ctx).Reloads)
+	}
+	// A new one reloads, once the events have stopped.
+	b.applyStreamEvent(ctx, &mongostore.FeedEvent{Op: "drop", Coll: mongostore.MemoryIndex, At: time.Now()})
+	if err := b.reloadIfReplaced(ctx); err != nil || b.SyncStatus(ctx).Reloads != 0 {
+		t.Fatalf("reloaded before the events stopped: %v", err)
+	}
+	time.Sleep(150 * time.Millisecond)
+	if err := b.reloadIfReplaced(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := b.SyncStatus(ctx); st.Reloads != 1 || !strings.Contains(st.ReloadReason, "MemoryIndex was replaced") {
+		t.Fatalf("after a drop: %+v", st)
+	}
+	if err := b.applyStreamEvent(ctx, &mongostore.FeedEvent{Op: "invalidate"}); !errors.Is(err, errStreamInvalidated) {
+		t.Fatalf("invalidate: %v", err)
+	}
+}
+
+func mustMarshal(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := bson.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
