@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"github.com/infmem/infmem/daemon"
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/importer"
-	"github.com/infmem/infmem/internal/version"
 	"github.com/infmem/infmem/scopes"
 )
 
@@ -101,19 +99,8 @@ func unwrapPathErr(err error) error {
 }
 
 // importInProcess runs the daemon's import job in this process when no
-// daemon runs: the memory is opened here and closed after.
+// daemon runs (runJobInProcess), with a progress bar on a terminal.
 func importInProcess(ctx context.Context, s *session, args daemon.ImportJobArgs, env *cliEnv, out *importer.Report) error {
-	rt := daemon.NewRuntime(daemon.Options{Config: s.cfg, Root: s.root, Version: version.String(), Logger: s.log,
-		CallWait: 10 * time.Minute, OneShot: true})
-	rt.Start()
-	defer rt.Close(context.WithoutCancel(ctx))
-	if err := rt.WaitLoaded(ctx); err != nil {
-		return err
-	}
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return err
-	}
 	bar, endBar := progressBar(env)
 	defer endBar()
 	if bar != nil {
@@ -123,16 +110,10 @@ func importInProcess(ctx context.Context, s *session, args daemon.ImportJobArgs,
 			}
 		})
 	}
-	res, err := rt.RunJob(ctx, daemon.JobImport, raw)
-	if err != nil {
+	if err := runJobInProcess(ctx, s, daemon.JobImport, args, out); err != nil {
 		// The job's name prefixes its errors, as the daemon's do not.
 		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), daemon.JobImport+": "))
 	}
-	rep, ok := res.(*importer.Report)
-	if !ok {
-		return fmt.Errorf("the import job returned %T", res)
-	}
-	*out = *rep
 	return nil
 }
 

@@ -65,7 +65,7 @@ func runMaintain(ctx context.Context, opts maintainOptions, env *cliEnv) error {
 		if d != nil {
 			err = d.run(ctx, env, daemon.JobMaintenanceLog, args, &entries)
 		} else {
-			err = maintainInProcess(ctx, s, daemon.JobMaintenanceLog, args, &entries)
+			err = runJobInProcess(ctx, s, daemon.JobMaintenanceLog, args, &entries)
 		}
 		if err != nil {
 			return err
@@ -77,7 +77,7 @@ func runMaintain(ctx context.Context, opts maintainOptions, env *cliEnv) error {
 	if d != nil {
 		err = d.run(ctx, env, daemon.JobMaintain, args, &rep)
 	} else {
-		err = maintainInProcess(ctx, s, daemon.JobMaintain, args, &rep)
+		err = runJobInProcess(ctx, s, daemon.JobMaintain, args, &rep)
 	}
 	if errors.Is(err, maintenance.ErrUnknownJob) || err != nil && strings.Contains(err.Error(), maintenance.ErrUnknownJob.Error()) {
 		return usageError{err.Error()}
@@ -94,15 +94,16 @@ func runMaintain(ctx context.Context, opts maintainOptions, env *cliEnv) error {
 	return nil
 }
 
-// maintainInProcess runs a maintenance job of the daemon's (job, with
-// args) in this process, as the daemon would, when no daemon runs: the
-// memory is opened here, no schedule starts, and out receives the result.
-func maintainInProcess(ctx context.Context, s *session, job string, args, out any) error {
+// runJobInProcess runs one of the daemon's jobs (job, with args) in this
+// process, as the daemon would, when no daemon runs: the memory is opened
+// here, no schedule starts, and out receives the result as the daemon
+// would send it.
+func runJobInProcess(ctx context.Context, s *session, job string, args, out any) error {
 	rt := daemon.NewRuntime(daemon.Options{Config: s.cfg, Root: s.root, Version: version.String(), Logger: s.log,
 		CallWait: 10 * time.Minute, OneShot: true})
 	rt.Start()
 	defer rt.Close(context.WithoutCancel(ctx))
-	// Maintenance reads the whole index: wait for it to load.
+	// Jobs read or write the whole index: wait for it to load.
 	if err := rt.WaitLoaded(ctx); err != nil {
 		return err
 	}
