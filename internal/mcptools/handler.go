@@ -49,29 +49,14 @@ type call struct {
 	deps Deps
 }
 
-// timeZoneKeys are the profile preferences that set the user's time zone,
-// time_zone first.
-var timeZoneKeys = []string{"time_zone", "timezone"}
-
 // location is the time zone the tools read dates and time phrases in: the
 // user profile's time_zone preference, else infmem's configured zone.
 func (c call) location(ctx context.Context) *time.Location {
-	p, err := c.eng.Profile(ctx)
+	loc, err := c.eng.UserLocation(ctx)
 	if err != nil {
-		c.deps.Logger.Warn("cannot read the user profile's time zone; using the configured one", "err", c.deps.Redact(err.Error()))
-		return c.eng.Location()
+		c.deps.Logger.Warn("cannot use the user profile's time zone; using the configured one", "err", c.deps.Redact(err.Error()))
 	}
-	for _, k := range timeZoneKeys {
-		if name := p.Preferences[k]; name != "" {
-			loc, err := loadZone(name)
-			if err != nil {
-				c.deps.Logger.Warn("the user profile's time zone is not valid; using the configured one", "key", k, "err", err)
-				break
-			}
-			return loc
-		}
-	}
-	return c.eng.Location()
+	return loc
 }
 
 // queryLocation is the zone a search query's time words ("last May",
@@ -91,15 +76,6 @@ func zoneName(loc *time.Location) string {
 		return loc.String()
 	}
 	return "the system's time zone (" + time.Now().In(loc).Format("MST, UTC-07:00") + ")"
-}
-
-// loadZone reads an IANA time zone name.
-func loadZone(name string) (*time.Location, error) {
-	name = strings.TrimSpace(name)
-	if name == "" || strings.EqualFold(name, "Local") {
-		return nil, fmt.Errorf("%q is not an IANA time zone", name)
-	}
-	return time.LoadLocation(name)
 }
 
 // typed adapts a handler on a decoded input struct to an MCP tool handler:

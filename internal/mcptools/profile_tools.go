@@ -98,7 +98,7 @@ func updateUserProfile(d Deps) server.ServerTool {
 			if !isTimeZoneKey(k) {
 				continue
 			}
-			if _, err := loadZone(v); err != nil {
+			if _, err := memory.LoadZone(v); err != nil {
 				return nil, badInput("set_preferences.%s %q is not an IANA time zone; send a name like Europe/Paris or America/New_York (or remove_preferences [%q] to use infmem's configured zone)", k, v, k)
 			}
 		}
@@ -126,5 +126,5 @@ func updateUserProfile(d Deps) server.ServerTool {
 func isTimeZoneKey(k string) bool {
 	k = strings.ToLower(strings.TrimSpace(k))
 	k = strings.NewReplacer(" ", "_", "-", "_", ".", "_").Replace(k)
-	return slices.Contains(timeZoneKeys, strings.Trim(k, "_"))
+	return slices.Contains(memory.TimeZoneKeys, strings.Trim(k, "_"))
 }

@@ -201,3 +201,38 @@ func profileKey(what, k string) (string, error) {
 	}
 	return key, nil
 }
+
+// TimeZoneKeys are the profile preferences that set the user's time zone,
+// time_zone first.
+var TimeZoneKeys = []string{"time_zone", "timezone"}
+
+// LoadZone reads an IANA time zone name; "Local" is refused (it would
+// mean whatever machine reads it).
+func LoadZone(name string) (*time.Location, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || strings.EqualFold(name, "Local") {
+		return nil, fmt.Errorf("%q is not an IANA time zone", name)
+	}
+	return time.LoadLocation(name)
+}
+
+// UserLocation is the zone the user's dates and time phrases are read in:
+// the profile's time_zone preference, else the configured zone. A non-nil
+// error says why the profile's zone was not used (the profile could not be
+// read, or its zone is not valid); the configured zone is returned then.
+func (e *Engine) UserLocation(ctx context.Context) (*time.Location, error) {
+	p, err := e.Profile(ctx)
+	if err != nil {
+		return e.Location(), fmt.Errorf("cannot read the user profile: %w", err)
+	}
+	for _, k := range TimeZoneKeys {
+		if name := p.Preferences[k]; name != "" {
+			loc, err := LoadZone(name)
+			if err != nil {
+				return e.Location(), fmt.Errorf("the profile's %s is not valid: %w", k, err)
+			}
+			return loc, nil
+		}
+	}
+	return e.Location(), nil
+}

@@ -649,23 +649,9 @@ func (s *Server) updateProfile(ctx context.Context, eng *memory.Engine, r *http.
 	return map[string]any{"profile": toProfileOut(p), "changed": changed}, nil
 }
 
-// timeZoneKeys are the profile preferences that name the user's time
-// zone, as the MCP tools read them (mcptools' call.location).
-var timeZoneKeys = []string{"time_zone", "timezone"}
-
-// userLocation is the zone dates are read in: the profile's time_zone,
-// else the engine's configured zone.
+// userLocation is the zone dates are read in, as the MCP tools read them:
+// the profile's time_zone, else the engine's configured zone.
 func userLocation(ctx context.Context, eng *memory.Engine) *time.Location {
-	p, err := eng.Profile(ctx)
-	if err == nil {
-		for _, k := range timeZoneKeys {
-			if name := strings.TrimSpace(p.Preferences[k]); name != "" && !strings.EqualFold(name, "Local") {
-				if loc, err := time.LoadLocation(name); err == nil {
-					return loc
-				}
-				break
-			}
-		}
-	}
-	return eng.Location()
+	loc, _ := eng.UserLocation(ctx)
+	return loc
 }
