@@ -61,44 +61,31 @@ type gptMessage struct {
 const chatgptTag = "chatgpt"
 
 func readChatGPT(path string) (*Input, error) {
-	data, name, err := conversationsFile(path)
-	if err != nil {
-		return nil, err
-	}
-	in := &Input{}
-	var probs Problems
-	probs.Path = path
-	convs := 0
-	err = eachConversation(data, name, func(i, line int, raw json.RawMessage) error {
+	return readConversationExport(path, func(in *Input, probs *Problems, name string, line, i int, raw json.RawMessage) bool {
 		var c gptConversation
 		if err := json.Unmarshal(raw, &c); err != nil {
 			probs.add(inputErr(convWhere(name, line, i, ""), "not a ChatGPT conversation: %s", jsonMsg(err)))
-			return nil
+			return false
 		}
 		where := convWhere(name, line, i, c.Title)
 		if c.Mapping == nil {
 			probs.add(inputErr(where, `a ChatGPT conversation has a "mapping" of messages; is this Claude.ai's export? (--format claude-ai)`))
-			return nil
+			return false
 		}
 		id := c.ConversationID
 		if id == "" {
 			id = c.ID
 		}
-		if id == "" {
-			probs.add(inputErr(where, `the conversation has no "conversation_id" or "id"`))
-			return nil
+		if e := checkConvID(where, id, `"conversation_id" or "id"`); e != nil {
+			probs.add(e)
+			return false
 		}
-		if len(id) > maxConvIDLen {
-			probs.add(inputErr(where, "the conversation id is %d bytes; the limit is %d", len(id), maxConvIDLen))
-			return nil
-		}
-		convs++
 		var convTime time.Time
 		if c.CreateTime != nil {
 			t, err := unixTime(*c.CreateTime)
 			if err != nil {
 				probs.add(inputErr(where, "create_time: %v", err))
-				return nil
+				return false
 			}
 			convTime = t
 		}
@@ -128,16 +115,8 @@ func readChatGPT(path string) (*Input, error) {
 				Speaker: m.Author.Role, ConversationID: id,
 			})
 		}
-		return nil
+		return true
 	})
-	if err != nil {
-		return nil, err
-	}
-	if err := probs.err(); err != nil {
-		return nil, err
-	}
-	in.Units = plural(convs, "conversation")
-	return in, nil
 }
 
 // gptBranch lists the nodes of the conversation's current branch, first

@@ -40,43 +40,30 @@ type claudeMessage struct {
 const claudeAITag = "claude-ai"
 
 func readClaudeAI(path string) (*Input, error) {
-	data, name, err := conversationsFile(path)
-	if err != nil {
-		return nil, err
-	}
-	in := &Input{}
-	var probs Problems
-	probs.Path = path
-	convs := 0
-	err = eachConversation(data, name, func(i, line int, raw json.RawMessage) error {
+	return readConversationExport(path, func(in *Input, probs *Problems, name string, line, i int, raw json.RawMessage) bool {
 		var c claudeConversation
 		var shape map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &shape); err != nil {
 			probs.add(inputErr(convWhere(name, line, i, ""), "not a Claude.ai conversation: %s", jsonMsg(err)))
-			return nil
+			return false
 		}
 		if err := json.Unmarshal(raw, &c); err != nil {
 			probs.add(inputErr(convWhere(name, line, i, ""), "not a Claude.ai conversation: %s", jsonMsg(err)))
-			return nil
+			return false
 		}
 		where := convWhere(name, line, i, c.Name)
 		if _, ok := shape["chat_messages"]; !ok {
 			probs.add(inputErr(where, `a Claude.ai conversation has "chat_messages"; is this ChatGPT's export? (--format chatgpt)`))
-			return nil
+			return false
 		}
-		if c.UUID == "" {
-			probs.add(inputErr(where, `the conversation has no "uuid"`))
-			return nil
+		if e := checkConvID(where, c.UUID, `"uuid"`); e != nil {
+			probs.add(e)
+			return false
 		}
-		if len(c.UUID) > maxConvIDLen {
-			probs.add(inputErr(where, "the conversation id is %d bytes; the limit is %d", len(c.UUID), maxConvIDLen))
-			return nil
-		}
-		convs++
 		convTime, err := isoTime(c.CreatedAt)
 		if err != nil {
 			probs.add(inputErr(where, "created_at: %v", err))
-			return nil
+			return false
 		}
 		for j, m := range c.ChatMessages {
 			mwhere := fmt.Sprintf("%s, message %d", where, j+1)
@@ -112,16 +99,8 @@ func readClaudeAI(path string) (*Input, error) {
 				Speaker: speaker, ConversationID: c.UUID,
 			})
 		}
-		return nil
+		return true
 	})
-	if err != nil {
-		return nil, err
-	}
-	if err := probs.err(); err != nil {
-		return nil, err
-	}
-	in.Units = plural(convs, "conversation")
-	return in, nil
 }
 
 // claudeText is a message's text: its text blocks, else its text field.

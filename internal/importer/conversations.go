@@ -118,3 +118,43 @@ func convWhere(name string, line, i int, title string) string {
 	}
 	return fmt.Sprintf("%s:%d (conversation %d)", name, line, i+1)
 }
+
+// readConversationExport reads a chat service's conversations file at
+// path, calling each for every conversation (its position for messages,
+// raw its JSON); each adds items to in and problems to probs, and says
+// whether the conversation counts. Any problem refuses the whole input.
+func readConversationExport(path string, each func(in *Input, probs *Problems, name string, line, i int, raw json.RawMessage) bool) (*Input, error) {
+	data, name, err := conversationsFile(path)
+	if err != nil {
+		return nil, err
+	}
+	in := &Input{}
+	probs := &Problems{Path: path}
+	convs := 0
+	err = eachConversation(data, name, func(i, line int, raw json.RawMessage) error {
+		if each(in, probs, name, line, i, raw) {
+			convs++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := probs.err(); err != nil {
+		return nil, err
+	}
+	in.Units = plural(convs, "conversation")
+	return in, nil
+}
+
+// checkConvID refuses a conversation without an id (field names where the
+// export keeps it) or with one over the engine's limit.
+func checkConvID(where, id, field string) *InputError {
+	if id == "" {
+		return inputErr(where, "the conversation has no %s", field)
+	}
+	if len(id) > maxConvIDLen {
+		return inputErr(where, "the conversation id is %d bytes; the limit is %d", len(id), maxConvIDLen)
+	}
+	return nil
+}
