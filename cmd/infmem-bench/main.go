@@ -22,6 +22,9 @@ const usage = `usage: infmem-bench <command> [flags]
                                      LoCoMo Recall@k through the memory engine, or through
                                      BIN's infmem mcp as Claude gets it; held-out recall
   everyday [--mcp BIN] [-v] [FILE]   the everyday set: hit@1, hit@3 and the never-stored rate
+  aged [--set locomo|…] [--mcp BIN] [--retention keep] [--max-items N] [FILE]
+                                     recall before and after the nightly maintenance pass, on a
+                                     set stored with its timestamps aged past keep_full_days
   import --bin PATH [--n N] [--mode in-process|daemon|both]
                                      time 'infmem import' of a synthetic ChatGPT export of N
                                      messages into an empty data root; peak RSS
@@ -48,6 +51,8 @@ func main() {
 		err = runEveryday(ctx, os.Args[2:])
 	case "maintain":
 		err = runMaintainBench(ctx, os.Args[2:])
+	case "aged":
+		err = runAged(ctx, os.Args[2:])
 	case "import":
 		err = runImportBench(ctx, os.Args[2:])
 	default:
