@@ -59,6 +59,7 @@ type agedQuestion struct {
 type agedResult struct {
 	ids, texts, convs []string
 	summary           []bool
+	confidences       []float64
 	nothingRelevant   bool
 }
 
@@ -79,6 +80,7 @@ func (r agedEngine) ask(ctx context.Context, q agedQuestion, k int) (agedResult,
 	for _, m := range res.Results {
 		out.ids, out.texts, out.convs = append(out.ids, m.ID), append(out.texts, m.Text), append(out.convs, m.ConversationID)
 		out.summary = append(out.summary, m.Source == "summary")
+		out.confidences = append(out.confidences, m.Confidence)
 	}
 	return out, nil
 }
@@ -103,8 +105,9 @@ func (r agedMCP) ask(ctx context.Context, q agedQuestion, k int) (agedResult, er
 		Results []struct {
 			MemoryID       string `json:"memory_id"`
 			Text           string `json:"text"`
-			Source         string `json:"source"`
-			ConversationID string `json:"conversation_id"`
+			Source         string  `json:"source"`
+			ConversationID string  `json:"conversation_id"`
+			Confidence     float64 `json:"confidence"`
 		} `json:"results"`
 		NothingRelevant bool `json:"nothing_relevant"`
 	}
@@ -115,6 +118,7 @@ func (r agedMCP) ask(ctx context.Context, q agedQuestion, k int) (agedResult, er
 	for _, m := range out.Results {
 		got.ids, got.texts, got.convs = append(got.ids, m.MemoryID), append(got.texts, m.Text), append(got.convs, m.ConversationID)
 		got.summary = append(got.summary, m.Source == "summary")
+		got.confidences = append(got.confidences, m.Confidence)
 	}
 	return got, nil
 }
@@ -132,6 +136,8 @@ type agedScore struct {
 	summaries, results int
 	n                  int
 	byKind             map[string]*agedScore
+	// answers are the answers, by question.
+	answers []agedResult
 }
 
 func (s *agedScore) add(r [2]float64, via [2]float64, nothing bool, sums, results int) {
@@ -221,6 +227,7 @@ func (a *agedRun) score(ctx context.Context, r agedRetriever) (agedScore, agedSc
 		if err != nil {
 			return with, without, err
 		}
+		with.answers = append(with.answers, res)
 		if len(q.gold) == 0 {
 			without.add([2]float64{}, [2]float64{}, res.nothingRelevant, 0, 0)
 			continue
@@ -359,6 +366,11 @@ func agedLocomo(path string) (*agedSet, error) {
 		}
 		s.questions = append(s.questions, agedQuestion{scope: q.scope, text: q.text, kind: categoryNames[q.category], gold: gold})
 	}
+	// Every question asked again in the next conversation, where its
+	// answer is not: there nothing_relevant is the right answer.
+	for _, q := range d.questions {
+		s.questions = append(s.questions, agedQuestion{scope: d.scopes[(q.conv+1)%len(d.scopes)], text: q.text})
+	}
 	return s, nil
 }
 
@@ -482,6 +494,9 @@ func runAged(ctx context.Context, args []string) error {
 		return err
 	}
 	agedPrint(before, after, beforeNeg, afterNeg)
+	if *verbose {
+		run.flips(before, after)
+	}
 	if eng != nil && !set.sessionGold {
 		return run.quotes(ctx, eng, *verbose)
 	}
@@ -610,4 +625,28 @@ func uniqueScopes(s *agedSet) []string {
 		}
 	}
 	return out
+}
+
+// flips prints the questions whose nothing_relevant changed with the pass,
+// with the best results before and after.
+func (a *agedRun) flips(before, after agedScore) {
+	show := func(r agedResult) {
+		for j := range min(3, len(r.ids)) {
+			kind := "turn"
+			if r.summary[j] {
+				kind = "summary"
+			}
+			fmt.Printf("      %.3f %-7s %.110q\n", r.confidences[j], kind, r.texts[j])
+		}
+	}
+	for i, q := range a.set.questions {
+		b, f := before.answers[i], after.answers[i]
+		if b.nothingRelevant == f.nothingRelevant {
+			continue
+		}
+		fmt.Printf("\n  %q (%s, gold %d): nothing_relevant %v -> %v\n    before:\n", q.text, q.scope, len(q.gold), b.nothingRelevant, f.nothingRelevant)
+		show(b)
+		fmt.Printf("    after:\n")
+		show(f)
+	}
 }
