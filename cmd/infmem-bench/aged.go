@@ -103,8 +103,8 @@ func (r agedMCP) ask(ctx context.Context, q agedQuestion, k int) (agedResult, er
 	}
 	var out struct {
 		Results []struct {
-			MemoryID       string `json:"memory_id"`
-			Text           string `json:"text"`
+			MemoryID       string  `json:"memory_id"`
+			Text           string  `json:"text"`
 			Source         string  `json:"source"`
 			ConversationID string  `json:"conversation_id"`
 			Confidence     float64 `json:"confidence"`

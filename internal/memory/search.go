@@ -29,8 +29,8 @@ type SearchRequest struct {
 	// Source, when set, admits only memories of this source (e.g. lesson).
 	Source string
 	// From and To bound when the memory happened, [From, To); zero is open.
-	From, To        time.Time
-	Limit int
+	From, To time.Time
+	Limit    int
 	// IncludeArchived lists archived memories too when there is no Query;
 	// a search with a Query always ranks them (archiving only condenses
 	// listings).
