@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 func init() {
@@ -81,7 +82,7 @@ func loadBeamSet(dir string) (*benchSet, error) {
 						return nil, fmt.Errorf("%s: %w", path, err)
 					}
 					s.Messages = append(s.Messages, benchMessage{ID: scope + "/" + id, Scope: scope, Session: session, Conv: session,
-						Speaker: m.Role, Source: "conversation", Content: beamMarker.ReplaceAllString(m.Content, ""), TS: ts})
+						Speaker: m.Role, Source: "conversation", Content: clip(beamMarker.ReplaceAllString(m.Content, ""), maxBenchContent), TS: ts})
 				}
 			}
 		}
@@ -239,4 +240,20 @@ func natLess(a, b string) bool {
 		return na < nb
 	}
 	return a < b
+}
+
+// maxBenchContent keeps a message under a memory's size limit (32 KiB by
+// default): a client cannot store more in one memory, so the bench stores
+// the beginning (one BEAM message is a 340 KB paste).
+const maxBenchContent = 32000
+
+// clip cuts s to at most n bytes at a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
