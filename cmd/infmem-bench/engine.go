@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/infmem/infmem/internal/embed"
@@ -19,8 +20,32 @@ func newBenchEngine(ctx context.Context, store *mongostore.Store, reg *scopes.Re
 	opts := memory.Options{Logger: log}
 	if e != nil {
 		opts.Embedder = e
+		if benchEmbedCache != "" {
+			if sharedCache == nil {
+				c, err := newCachedEmbedder(e, benchEmbedCache)
+				if err != nil {
+					return nil, fmt.Errorf("embedding cache: %w", err)
+				}
+				sharedCache = c
+			}
+			opts.Embedder = sharedCache
+		}
 	}
 	eng := memory.New(store, reg, opts)
 	eng.Start(ctx)
 	return eng
+}
+
+// sharedCache is the embedding cache every bench engine of this run
+// shares (see benchEmbedCache).
+var sharedCache *cachedEmbedder
+
+// closeCache writes the cache's new vectors to its file.
+func closeCache() error {
+	if sharedCache == nil {
+		return nil
+	}
+	err := sharedCache.Close()
+	sharedCache = nil
+	return err
 }

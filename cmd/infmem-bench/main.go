@@ -21,6 +21,9 @@ const usage = `usage: infmem-bench <command> [flags]
   locomo [--mcp BIN] [--minimal] [--modes keyword,vector,hybrid] [--calibrate] [--cross-validate] FILE
                                      LoCoMo Recall@k through the memory engine, or through
                                      BIN's infmem mcp as Claude gets it; held-out recall
+  recall [--mcp BIN] [--sets a,b,c] [--modes keyword,vector,hybrid] [--bm25] [--cross-validate] [--kinds]
+                                     every recall set (locomo, messy, beam, realmem, everyday) stored
+                                     and asked as its protocol says; one table with plain BM25 beside
   everyday [--mcp BIN] [-v] [FILE]   the everyday set: hit@1, hit@3 and the never-stored rate
   aged [--set locomo|…] [--mcp BIN] [--retention keep] [--max-items N] [FILE]
                                      recall before and after the nightly maintenance pass, on a
@@ -47,6 +50,8 @@ func main() {
 		err = runDaemonBench(ctx, os.Args[2:])
 	case "locomo":
 		err = runLocomo(ctx, os.Args[2:])
+	case "recall":
+		err = runRecall(ctx, os.Args[2:])
 	case "everyday":
 		err = runEveryday(ctx, os.Args[2:])
 	case "maintain":
