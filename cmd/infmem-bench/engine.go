@@ -16,7 +16,7 @@ var benchModel = "use-lite"
 
 // newBenchEngine builds and starts a memory engine as the daemon does,
 // embedding with e (nil: keyword only).
-func newBenchEngine(ctx context.Context, store *mongostore.Store, reg *scopes.Registry, e embed.Embedder, log *slog.Logger) *memory.Engine {
+func newBenchEngine(ctx context.Context, store *mongostore.Store, reg *scopes.Registry, e embed.Embedder, log *slog.Logger) (*memory.Engine, error) {
 	opts := memory.Options{Logger: log}
 	if e != nil {
 		opts.Embedder = e
@@ -33,7 +33,7 @@ func newBenchEngine(ctx context.Context, store *mongostore.Store, reg *scopes.Re
 	}
 	eng := memory.New(store, reg, opts)
 	eng.Start(ctx)
-	return eng
+	return eng, nil
 }
 
 // sharedCache is the embedding cache every bench engine of this run

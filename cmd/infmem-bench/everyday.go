@@ -268,7 +268,11 @@ func openBenchStack(ctx context.Context, dir string) (*benchStack, error) {
 		store.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}
-	eng := newBenchEngine(ctx, store, reg, emb, log)
+	eng, err := newBenchEngine(ctx, store, reg, emb, log)
+	if err != nil {
+		store.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
 	return &benchStack{eng: eng, store: store, embedder: emb, close: func() {
 		eng.Close(context.WithoutCancel(ctx))
 		store.Close(context.WithoutCancel(ctx))
