@@ -372,13 +372,13 @@ func runAged(ctx context.Context, args []string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	type row struct {
-		name          string
-		before, after agedScore
-		topK          int
-		quotes        string
+	via := "the engine, maintenance.Env.All"
+	if *bin != "" {
+		via = *bin + " mcp: retrieve_memory (query, filter.scope, top_k), the pass through optimize_memory"
 	}
-	var rows []row
+	fmt.Printf("recall without and after the nightly pass (%s; aged %d days, keep_full_days %d, retention %s, summarizer %s)\n",
+		via, cfg.ageDays, cfg.keepFullDays, cfg.retention, cfg.summarizer)
+	fmt.Printf("%-9s %5s | %-19s | %-19s | %-13s | %-13s | %s\n", "set", "n", "R@5 without/after", "R@10 without/after", "ans→NR", "abstain→NR", "after: via summaries R@5, summaries in top 5")
 	for i, spec := range strings.Split(*setList, ",") {
 		if spec = strings.TrimSpace(spec); spec == "" {
 			continue
@@ -388,36 +388,23 @@ func runAged(ctx context.Context, args []string) error {
 			return err
 		}
 		set := age(s, time.Now(), cfg.ageDays)
-		before, after, quotes, err := agedSetRun(ctx, set, cfg, *bin, filepath.Join(tmp, fmt.Sprintf("root%d", i)), *verbose)
+		b, a, quotes, err := agedSetRun(ctx, set, cfg, *bin, filepath.Join(tmp, fmt.Sprintf("root%d", i)), *verbose)
 		if err != nil {
 			return err
 		}
-		rows = append(rows, row{name: s.Name, before: before, after: after, topK: s.TopK, quotes: quotes})
-	}
-	via := "the engine, maintenance.Env.All"
-	if *bin != "" {
-		via = *bin + " mcp: retrieve_memory (query, filter.scope, top_k), the pass through optimize_memory"
-	}
-	fmt.Printf("\nrecall without and after the nightly pass (%s; aged %d days, keep_full_days %d, retention %s, summarizer %s)\n",
-		via, cfg.ageDays, cfg.keepFullDays, cfg.retention, cfg.summarizer)
-	fmt.Printf("%-9s %5s | %-19s | %-19s | %-13s | %-13s | %s\n", "set", "n", "R@5 without/after", "R@10 without/after", "ans→NR", "abstain→NR", "after: via summaries R@5, summaries in top 5")
-	for _, r := range rows {
-		b, a := r.before, r.after
 		r10 := fmt.Sprintf("%5.1f / %5.1f %+5.1f", b.rk(3), a.rk(3), a.rk(3)-b.rk(3))
-		if r.topK < 10 {
-			r10 = fmt.Sprintf("%-19s", "- (top_k "+fmt.Sprint(r.topK)+")")
+		if s.TopK < 10 {
+			r10 = fmt.Sprintf("%-19s", "- (top_k "+fmt.Sprint(s.TopK)+")")
 		}
 		abst := "-"
 		if b.abst > 0 {
 			abst = fmt.Sprintf("%5.1f / %5.1f", share100(b.abstNR, b.abst), share100(a.abstNR, a.abst))
 		}
-		fmt.Printf("%-9s %5d | %5.1f / %5.1f %+5.1f | %s | %5.1f / %5.1f | %-13s | %+.1f, %.1f %%\n", r.name, b.n,
+		fmt.Printf("%-9s %5d | %5.1f / %5.1f %+5.1f | %s | %5.1f / %5.1f | %-13s | %+.1f, %.1f %%\n", s.Name, b.n,
 			b.rk(2), a.rk(2), a.rk(2)-b.rk(2), r10, share100(b.ansNothing, b.n), share100(a.ansNothing, a.n), abst,
 			100*a.viaSummary[2]/float64(max(a.n, 1)), share100(a.summaries, a.results))
-	}
-	for _, r := range rows {
-		if r.quotes != "" {
-			fmt.Printf("%s: %s\n", r.name, r.quotes)
+		if quotes != "" {
+			fmt.Printf("          %s\n", quotes)
 		}
 	}
 	return nil

@@ -90,7 +90,7 @@ func loadRealMemSet(dir string) (*benchSet, error) {
 						Kind: strings.ToLower(t.Category), GoldSessions: gold, At: len(s.Messages)})
 				}
 				s.Messages = append(s.Messages, benchMessage{ID: id, Scope: scope, Session: session, Conv: session,
-					Speaker: strings.ToLower(t.Speaker), Source: "conversation", Content: t.Content, TS: ts})
+					Speaker: strings.ToLower(t.Speaker), Source: "conversation", Content: clip(t.Content, maxBenchContent), TS: ts})
 			}
 		}
 	}
