@@ -72,6 +72,10 @@ func loadRealMemSet(dir string) (*benchSet, error) {
 			ts = ts.Add(12 * time.Hour)
 			session := scope + "/" + d.UUID
 			for i, t := range d.Turns {
+				if strings.TrimSpace(t.Content) == "" {
+					// A few turns are empty: nothing to store or ask.
+					continue
+				}
 				id := session + "/" + strconv.Itoa(i)
 				if t.IsQuery && i+1 < len(d.Turns) {
 					v, err := pyLiteral(d.Turns[i+1].Gold)
