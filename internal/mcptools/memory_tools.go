@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -340,7 +341,8 @@ type updateOut struct {
 	Changed      []string `json:"changed" jsonschema_description:"Fields that changed."`
 	PreviousText string   `json:"previous_text,omitempty" jsonschema_description:"The text before the change."`
 	Scope        string   `json:"scope" jsonschema_description:"Its scope now."`
-	DuplicateOf  string   `json:"duplicate_of,omitempty" jsonschema_description:"Another memory in the scope now has the same text; consider forgetting one."`
+	MergedInto   string   `json:"merged_into,omitempty" jsonschema_description:"Set when the edit made this memory say exactly what this other memory of the scope says: it was merged into that one (which got its tags, importance and pin) and forgotten; unforget_memory with memory_id undoes it."`
+	Note         string   `json:"note,omitempty"`
 	Kind         string   `json:"kind,omitempty" jsonschema_description:"recalled_memory when it carries memory text."`
 	Notice       string   `json:"notice,omitempty"`
 }
@@ -363,7 +365,10 @@ func updateMemory(d Deps) server.ServerTool {
 		if res.Changed == nil {
 			res.Changed = []string{}
 		}
-		out := updateOut{Status: "OK", MemoryID: res.ID, Changed: res.Changed, PreviousText: res.PreviousText, Scope: res.Scope, DuplicateOf: res.DuplicateOf}
+		out := updateOut{Status: "OK", MemoryID: res.ID, Changed: res.Changed, PreviousText: res.PreviousText, Scope: res.Scope, MergedInto: res.MergedInto}
+		if res.MergedInto != "" {
+			out.Note = fmt.Sprintf("memory %s already says this, so this memory was merged into it instead of keeping two copies; unforget_memory with %s undoes the merge", res.MergedInto, res.ID)
+		}
 		out.Kind, out.Notice = labelled(out.PreviousText != "")
 		return out, nil
 	})}
