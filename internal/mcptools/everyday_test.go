@@ -26,3 +26,30 @@ func TestUpdateToDuplicateMergesTool(t *testing.T) {
 		t.Fatalf("unforget did not bring the edited memory back: %q", got)
 	}
 }
+
+// "Forget everything about Lena": the preview names the profile contact,
+// and everything: true removes it with the memories (issue 26.2).
+func TestDeleteEverythingAboutTool(t *testing.T) {
+	h := newHarness(t)
+	c := h.connect()
+	h.ok(c, "store_memory", map[string]any{"content": "Lena's birthday is March 3"})
+	h.ok(c, "store_memory", map[string]any{"content": "Kickoff notes", "metadata": map[string]any{"scope": "Work/Apollo"}})
+	h.ok(c, "update_user_profile", map[string]any{"add_contacts": []any{map[string]any{"name": "Lena", "relation": "sister"}}})
+	out := h.ok(c, "delete_memory", map[string]any{"target": map[string]any{"query": "Lena"}, "dry_run": true})
+	prof, _ := out["profile"].([]any)
+	if out["matched"] != 1.0 || len(prof) != 1 || prof[0].(map[string]any)["text"] != "Lena (sister)" || !strings.Contains(out["note"].(string), "everything: true") {
+		t.Fatalf("preview: %v", out)
+	}
+	out = h.ok(c, "delete_memory", map[string]any{"target": map[string]any{"query": "Apollo"}, "dry_run": true})
+	if sc, _ := out["scopes"].([]any); len(sc) != 1 || sc[0].(map[string]any)["scope"] != "Work/Apollo" {
+		t.Fatalf("scope preview: %v", out)
+	}
+	out = h.ok(c, "delete_memory", map[string]any{"target": map[string]any{"query": "Lena"}, "everything": true})
+	if out["deleted_count"] != 1.0 {
+		t.Fatalf("forget everything: %v", out)
+	}
+	p := h.ok(c, "get_user_profile", map[string]any{})["profile"].(map[string]any)
+	if cs, ok := p["contacts"].([]any); !ok || len(cs) != 0 {
+		t.Fatalf("contact kept: %v", p)
+	}
+}

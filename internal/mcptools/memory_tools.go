@@ -386,6 +386,18 @@ type deleteIn struct {
 	ForgetMode   string         `json:"forget_mode,omitempty" jsonschema:"enum=soft,enum=hard" jsonschema_description:"soft (default): hidden everywhere, undoable with unforget_memory; hard: deleted for good."`
 	DryRun       bool           `json:"dry_run,omitempty" jsonschema_description:"List what would be forgotten; change nothing."`
 	ConfirmCount int            `json:"confirm_count,omitempty" jsonschema_description:"Needed when a query matches more than 10: the number matched."`
+	Everything   bool           `json:"everything,omitempty" jsonschema_description:"With target.query alone (\"forget everything about Apollo\"): also forget the memories of the scopes the query names (Work/Apollo), even those without the word, and remove the profile entries naming it (a contact, a fact, a note). Without it they are listed in scopes and profile and left alone."`
+}
+
+type scopeMatchOut struct {
+	Scope    string `json:"scope"`
+	Memories int    `json:"memories" jsonschema_description:"Its memories (and those of the scopes beneath it) that do not contain the words."`
+}
+
+type profileMatchOut struct {
+	Field string `json:"field" jsonschema_description:"name, preferences, facts, contacts or notes."`
+	Key   string `json:"key" jsonschema_description:"The preference or fact key, the contact's name, or the note."`
+	Text  string `json:"text" jsonschema_description:"The entry as the profile shows it."`
 }
 
 type forgottenOut struct {
@@ -394,22 +406,24 @@ type forgottenOut struct {
 }
 
 type deleteOut struct {
-	Status       string         `json:"status" jsonschema_description:"OK."`
-	DeletedCount int            `json:"deleted_count" jsonschema_description:"How many were forgotten."`
-	Matched      int            `json:"matched" jsonschema_description:"How many the target names."`
-	DryRun       bool           `json:"dry_run,omitempty" jsonschema_description:"Nothing was changed (dry_run)."`
-	NeedsConfirm bool           `json:"needs_confirmation,omitempty" jsonschema_description:"More than 10 matched: show them, and repeat with confirm_count if the user agrees."`
-	Scope        string         `json:"scope,omitempty" jsonschema_description:"Set when a whole scope was forgotten."`
-	ScopeDeleted bool           `json:"scope_deleted,omitempty" jsonschema_description:"True when the scope definition was deleted too."`
-	Forgotten    []forgottenOut `json:"forgotten" jsonschema_description:"What was (or would be) forgotten, up to 50."`
-	Note         string         `json:"note" jsonschema_description:"Soft or hard, and how to undo."`
-	Kind         string         `json:"kind,omitempty" jsonschema_description:"recalled_memory when it carries memory text."`
-	Notice       string         `json:"notice,omitempty"`
+	Status       string            `json:"status" jsonschema_description:"OK."`
+	DeletedCount int               `json:"deleted_count" jsonschema_description:"How many were forgotten."`
+	Matched      int               `json:"matched" jsonschema_description:"How many the target names."`
+	DryRun       bool              `json:"dry_run,omitempty" jsonschema_description:"Nothing was changed (dry_run)."`
+	NeedsConfirm bool              `json:"needs_confirmation,omitempty" jsonschema_description:"More than 10 matched: show them, and repeat with confirm_count if the user agrees."`
+	Scope        string            `json:"scope,omitempty" jsonschema_description:"Set when a whole scope was forgotten."`
+	ScopeDeleted bool              `json:"scope_deleted,omitempty" jsonschema_description:"True when the scope definition was deleted too."`
+	Forgotten    []forgottenOut    `json:"forgotten" jsonschema_description:"What was (or would be) forgotten, up to 50."`
+	Note         string            `json:"note" jsonschema_description:"Soft or hard, how to undo, and what a query names but was left alone."`
+	Scopes       []scopeMatchOut   `json:"scopes,omitempty" jsonschema_description:"With a query alone: scopes named by it; their memories are included only with everything."`
+	Profile      []profileMatchOut `json:"profile,omitempty" jsonschema_description:"With a query alone: profile entries naming it; removed only with everything (for good: update_user_profile can add them back)."`
+	Kind         string            `json:"kind,omitempty" jsonschema_description:"recalled_memory when it carries memory text."`
+	Notice       string            `json:"notice,omitempty"`
 }
 
 func deleteMemory(d Deps) server.ServerTool {
 	tool := mcp.NewTool("delete_memory",
-		mcp.WithDescription("Forget memories when the user asks (\"forget that\", \"delete what I said about X\", \"forget everything about Project Y\"). Name the target by memory_id (best), scope, tag or query (every memory containing all its words); dry_run shows what would go. Soft by default: the memories stop appearing anywhere and unforget_memory can bring them back. Use forget_mode hard only when the user wants the data gone for good."),
+		mcp.WithDescription("Forget memories when the user asks (\"forget that\", \"delete what I said about X\", \"forget everything about Project Y\"). Name the target by memory_id (best), scope, tag or query (every memory containing all its words; for \"everything about X\" also the scopes and profile entries naming X, with everything: true); dry_run shows what would go. Soft by default: the memories stop appearing anywhere and unforget_memory can bring them back. Use forget_mode hard only when the user wants the data gone for good."),
 		mcp.WithInputSchema[deleteIn](),
 		mcp.WithOutputSchema[deleteOut](),
 		annotate("Forget", false, true, true),
@@ -428,7 +442,7 @@ func deleteMemory(d Deps) server.ServerTool {
 		}
 		res, err := c.eng.Forget(ctx, memory.ForgetRequest{
 			ID: in.Target.MemoryID, Scope: in.Target.Scope, Tag: in.Target.Tag, Query: in.Target.Query,
-			ActiveScope: c.sess.ActiveScope(), Hard: hard, DryRun: in.DryRun, ConfirmCount: in.ConfirmCount,
+			ActiveScope: c.sess.ActiveScope(), Hard: hard, DryRun: in.DryRun, ConfirmCount: in.ConfirmCount, Everything: in.Everything,
 		})
 		if err != nil {
 			return nil, err
@@ -441,7 +455,13 @@ func deleteMemory(d Deps) server.ServerTool {
 		for _, it := range res.Items {
 			out.Forgotten = append(out.Forgotten, forgottenOut{MemoryID: it.ID, Text: it.Text})
 		}
-		out.Kind, out.Notice = labelled(len(out.Forgotten) > 0)
+		for _, s := range res.Scopes {
+			out.Scopes = append(out.Scopes, scopeMatchOut{Scope: s.Name, Memories: s.Memories})
+		}
+		for _, p := range res.Profile {
+			out.Profile = append(out.Profile, profileMatchOut{Field: p.Field, Key: p.Key, Text: p.Text})
+		}
+		out.Kind, out.Notice = labelled(len(out.Forgotten) > 0 || len(out.Profile) > 0)
 		return out, nil
 	})}
 }
