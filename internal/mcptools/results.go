@@ -35,6 +35,7 @@ type memoryItem struct {
 	Speaker        string   `json:"speaker,omitempty"`
 	ConversationID string   `json:"conversation_id,omitempty"`
 	Category       string   `json:"category,omitempty"`
+	Folded         int      `json:"folded,omitempty" jsonschema_description:"How many other copies of this same fact the search folded into this result (the most curated copy is shown)."`
 }
 
 func toItems(ms []memory.Memory, withConfidence bool) []memoryItem {
@@ -45,7 +46,7 @@ func toItems(ms []memory.Memory, withConfidence bool) []memoryItem {
 			MemoryID: m.ID, Importance: m.Importance, Speaker: m.Speaker, ConversationID: m.ConversationID, Category: m.Category,
 		}
 		if withConfidence {
-			out[i].Confidence, out[i].Weak = m.Confidence, m.Weak
+			out[i].Confidence, out[i].Weak, out[i].Folded = m.Confidence, m.Weak, m.Folded
 		}
 	}
 	return out
