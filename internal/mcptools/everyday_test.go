@@ -53,3 +53,30 @@ func TestDeleteEverythingAboutTool(t *testing.T) {
 		t.Fatalf("contact kept: %v", p)
 	}
 }
+
+// Results carry the local time, with its offset, beside UTC, in the
+// profile's time zone (issue 26.4).
+func TestResultsCarryLocalTime(t *testing.T) {
+	h := newHarness(t)
+	c := h.connect()
+	h.ok(c, "update_user_profile", map[string]any{"set_preferences": map[string]any{"time_zone": "America/Los_Angeles"}})
+	h.ok(c, "store_memory", map[string]any{"content": "Dinner with Sam at the harbour", "metadata": map[string]any{"timestamp": "2026-11-20T02:00:00Z"}})
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+		list string
+	}{
+		{"retrieve_memory", map[string]any{"query": "dinner with Sam"}, "results"},
+		{"list_memories", map[string]any{}, "memories"},
+	} {
+		out := h.ok(c, call.tool, call.args)
+		items, _ := out[call.list].([]any)
+		if len(items) != 1 {
+			t.Fatalf("%s: %v", call.tool, out)
+		}
+		m := items[0].(map[string]any)
+		if m["timestamp"] != "2026-11-20T02:00:00Z" || m["local_time"] != "2026-11-19T18:00:00-08:00" || out["time_zone"] != "America/Los_Angeles" {
+			t.Fatalf("%s: %v", call.tool, out)
+		}
+	}
+}

@@ -115,7 +115,7 @@ func retrieveMemory(d Deps) server.ServerTool {
 		if err != nil {
 			return nil, err
 		}
-		return recall(res, true), nil
+		return recall(res, true, c.location(ctx)), nil
 	})}
 }
 
@@ -171,7 +171,7 @@ func searchByTag(d Deps) server.ServerTool {
 		if err != nil {
 			return nil, err
 		}
-		return recall(res, strings.TrimSpace(in.Query) != ""), nil
+		return recall(res, strings.TrimSpace(in.Query) != "", c.location(ctx)), nil
 	})}
 }
 
@@ -200,7 +200,7 @@ func searchByScope(d Deps) server.ServerTool {
 		if err != nil {
 			return nil, err
 		}
-		return recall(res, strings.TrimSpace(in.Query) != ""), nil
+		return recall(res, strings.TrimSpace(in.Query) != "", c.location(ctx)), nil
 	})}
 }
 
@@ -254,7 +254,7 @@ func recallMemoryByTime(d Deps) server.ServerTool {
 			return nil, err
 		}
 		return recallTimeOut{
-			Kind: recalledKind, Notice: recalledNotice, Results: toItems(res.Results, false),
+			Kind: recalledKind, Notice: recalledNotice, Results: toItems(res.Results, false, loc),
 			TimeFrame: timeFrameOut{From: iso(res.From), To: iso(res.To), TimeZone: zoneName(loc)}, Total: res.Total,
 			Truncated: res.Total > len(res.Results), ScopesSearched: res.Scopes,
 		}, nil
@@ -291,6 +291,7 @@ type listOut struct {
 	Total      int        `json:"total" jsonschema_description:"How many match in all."`
 	NextOffset int        `json:"next_offset,omitempty" jsonschema_description:"Offset of the next page; absent on the last."`
 	Scopes     []string   `json:"scopes_searched"`
+	TimeZone   string     `json:"time_zone,omitempty" jsonschema_description:"Of local_time."`
 }
 
 func listMemories(d Deps) server.ServerTool {
@@ -313,8 +314,12 @@ func listMemories(d Deps) server.ServerTool {
 		if err != nil {
 			return nil, err
 		}
-		items := toItems(res.Memories, false)
+		loc := c.location(ctx)
+		items := toItems(res.Memories, false, loc)
 		out := listOut{Kind: recalledKind, Notice: recalledNotice, Memories: make([]listItem, len(items)), Total: res.Total, NextOffset: res.NextOffset, Scopes: res.Scopes}
+		if len(items) > 0 {
+			out.TimeZone = zoneName(loc)
+		}
 		for i, m := range res.Memories {
 			out.Memories[i] = listItem{memoryItem: items[i], CreatedAt: iso(m.CreatedAt), UseCount: m.UseCount, ForgottenAt: isoPtr(m.ForgottenAt),
 				Archived: m.Archived, Pinned: m.Pinned, MergedInto: m.MergedInto}
@@ -341,7 +346,7 @@ type updateOut struct {
 	Changed      []string `json:"changed" jsonschema_description:"Fields that changed."`
 	PreviousText string   `json:"previous_text,omitempty" jsonschema_description:"The text before the change."`
 	Scope        string   `json:"scope" jsonschema_description:"Its scope now."`
-	MergedInto   string   `json:"merged_into,omitempty" jsonschema_description:"Set when the edit made this memory say exactly what this other memory of the scope says: it was merged into that one (which got its tags, importance and pin) and forgotten; unforget_memory with memory_id undoes it."`
+	MergedInto   string   `json:"merged_into,omitempty" jsonschema_description:"Another memory of the scope already said this: this one was merged into it (unforget_memory undoes that)."`
 	Note         string   `json:"note,omitempty"`
 	Kind         string   `json:"kind,omitempty" jsonschema_description:"recalled_memory when it carries memory text."`
 	Notice       string   `json:"notice,omitempty"`
@@ -386,18 +391,18 @@ type deleteIn struct {
 	ForgetMode   string         `json:"forget_mode,omitempty" jsonschema:"enum=soft,enum=hard" jsonschema_description:"soft (default): hidden everywhere, undoable with unforget_memory; hard: deleted for good."`
 	DryRun       bool           `json:"dry_run,omitempty" jsonschema_description:"List what would be forgotten; change nothing."`
 	ConfirmCount int            `json:"confirm_count,omitempty" jsonschema_description:"Needed when a query matches more than 10: the number matched."`
-	Everything   bool           `json:"everything,omitempty" jsonschema_description:"With target.query alone (\"forget everything about Apollo\"): also forget the memories of the scopes the query names (Work/Apollo), even those without the word, and remove the profile entries naming it (a contact, a fact, a note). Without it they are listed in scopes and profile and left alone."`
+	Everything   bool           `json:"everything,omitempty" jsonschema_description:"With target.query alone: also forget the memories of the scopes it names and remove the profile entries naming it (else they are only listed)."`
 }
 
 type scopeMatchOut struct {
 	Scope    string `json:"scope"`
-	Memories int    `json:"memories" jsonschema_description:"Its memories (and those of the scopes beneath it) that do not contain the words."`
+	Memories int    `json:"memories" jsonschema_description:"Its memories without the words."`
 }
 
 type profileMatchOut struct {
 	Field string `json:"field" jsonschema_description:"name, preferences, facts, contacts or notes."`
-	Key   string `json:"key" jsonschema_description:"The preference or fact key, the contact's name, or the note."`
-	Text  string `json:"text" jsonschema_description:"The entry as the profile shows it."`
+	Key   string `json:"key"`
+	Text  string `json:"text"`
 }
 
 type forgottenOut struct {
@@ -414,9 +419,9 @@ type deleteOut struct {
 	Scope        string            `json:"scope,omitempty" jsonschema_description:"Set when a whole scope was forgotten."`
 	ScopeDeleted bool              `json:"scope_deleted,omitempty" jsonschema_description:"True when the scope definition was deleted too."`
 	Forgotten    []forgottenOut    `json:"forgotten" jsonschema_description:"What was (or would be) forgotten, up to 50."`
-	Note         string            `json:"note" jsonschema_description:"Soft or hard, how to undo, and what a query names but was left alone."`
-	Scopes       []scopeMatchOut   `json:"scopes,omitempty" jsonschema_description:"With a query alone: scopes named by it; their memories are included only with everything."`
-	Profile      []profileMatchOut `json:"profile,omitempty" jsonschema_description:"With a query alone: profile entries naming it; removed only with everything (for good: update_user_profile can add them back)."`
+	Note         string            `json:"note" jsonschema_description:"Soft or hard, and how to undo."`
+	Scopes       []scopeMatchOut   `json:"scopes,omitempty" jsonschema_description:"Scopes the query names (included with everything)."`
+	Profile      []profileMatchOut `json:"profile,omitempty" jsonschema_description:"Profile entries naming it (removed with everything)."`
 	Kind         string            `json:"kind,omitempty" jsonschema_description:"recalled_memory when it carries memory text."`
 	Notice       string            `json:"notice,omitempty"`
 }
