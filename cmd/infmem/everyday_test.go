@@ -37,3 +37,47 @@ func TestExportCommandLocalTimes(t *testing.T) {
 		t.Fatalf("Global.md:\n%s", data)
 	}
 }
+
+// A refused restore into a new data root makes nothing; an accepted one
+// takes no safety backup of the empty database; 'backups --verify' says a
+// passphrase backup needs a passphrase (issue 26.5, 26.6).
+func TestRestoreIntoNewRoot(t *testing.T) {
+	env := isolatedEnv(t)
+	root := filepath.Join(t.TempDir(), "root")
+	withStore(t, root, func(s *mongostore.Store) { addMemories(t, s, "Global", 3) })
+	dir := t.TempDir()
+	right, wrong := filepath.Join(dir, "right"), filepath.Join(dir, "wrong")
+	os.WriteFile(right, []byte("open sesame\n"), 0o600)
+	os.WriteFile(wrong, []byte("open says me\n"), 0o600)
+	code, out, errs := runCLI(t, env, "backup", "--data-dir", root, "--passphrase-file", right)
+	if code != exitOK {
+		t.Fatalf("backup: %d %q %q", code, out, errs)
+	}
+	path := writtenBackup(t, out)
+
+	code, out, _ = runCLI(t, env, "backups", "--data-dir", root, "--verify")
+	if code != exitOK || !strings.Contains(out, " needs passphrase\n") || strings.Contains(out, "needs key") {
+		t.Fatalf("backups --verify without a passphrase: %d %q", code, out)
+	}
+
+	fresh := filepath.Join(t.TempDir(), "new")
+	code, _, errs = runCLI(t, env, "restore", path, "--data-dir", fresh, "--passphrase-file", wrong)
+	if code != exitFailure || !strings.Contains(errs, "the passphrase is wrong; nothing was changed") {
+		t.Fatalf("wrong passphrase: %d %q", code, errs)
+	}
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		entries, _ := os.ReadDir(fresh)
+		t.Fatalf("a refused restore made %s: %v", fresh, entries)
+	}
+
+	code, out, errs = runCLI(t, env, "restore", path, "--data-dir", fresh, "--passphrase-file", right)
+	if code != exitOK || !strings.Contains(out, "no safety backup was taken: the memory it replaced was empty") {
+		t.Fatalf("restore into a new root: %d %q %q", code, out, errs)
+	}
+	if n := countMemories(t, fresh); n != 3 {
+		t.Fatalf("%d memories restored, want 3", n)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(fresh, "backups")); len(entries) != 0 {
+		t.Fatalf("backups of the empty database: %v", entries)
+	}
+}
