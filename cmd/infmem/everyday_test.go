@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/importer"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -79,5 +83,37 @@ func TestRestoreIntoNewRoot(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(fresh, "backups")); len(entries) != 0 {
 		t.Fatalf("backups of the empty database: %v", entries)
+	}
+}
+
+// An import's dry run lists what it would add (the first few per scope;
+// all with --json) and what is already stored (issue 26.8).
+func TestImportDryRunLists(t *testing.T) {
+	env := isolatedEnv(t)
+	root := filepath.Join(t.TempDir(), "root")
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	os.MkdirAll(a, 0o700)
+	os.MkdirAll(b, 0o700)
+	note := "# Dentist\n\nThe dentist moved to Friday at 9:30.\n"
+	// The same note under another file name: not imported before, but its
+	// text is stored.
+	os.WriteFile(filepath.Join(a, "copy.md"), []byte("---\ntitle: dentist\n---\n"+note), 0o600)
+	os.WriteFile(filepath.Join(b, "dentist.md"), []byte(note), 0o600)
+	for i := range 7 {
+		os.WriteFile(filepath.Join(b, fmt.Sprintf("note%d.md", i)), []byte(fmt.Sprintf("# Note %d\n\nIdea number %d for the garden.\n", i, i)), 0o600)
+	}
+	if code, out, errs := runCLI(t, env, "import", a, "--data-dir", root, "--scope", "Notes"); code != exitOK {
+		t.Fatalf("import: %d %q %q", code, out, errs)
+	}
+	code, out, errs := runCLI(t, env, "import", b, "--dry-run", "--data-dir", root, "--scope", "Notes")
+	if code != exitOK || !strings.Contains(out, "would add (the first 5 of each scope; --json lists all):\n  Notes\n    - note0 # Note 0") ||
+		!strings.Contains(out, "    … and 2 more\n") || !strings.Contains(out, "already stored, not added again") ||
+		!regexp.MustCompile(`- dentist .*\(memory [0-9a-f]{24}\)`).MatchString(out) {
+		t.Fatalf("dry run: %d %q %q", code, out, errs)
+	}
+	code, out, _ = runCLI(t, env, "import", b, "--dry-run", "--json", "--data-dir", root, "--scope", "Notes")
+	var rep importer.Report
+	if code != exitOK || json.Unmarshal([]byte(out), &rep) != nil || len(rep.ToAdd) != 7 || len(rep.Stored) != 1 || rep.Added != 7 || rep.AlreadyPresent != 1 {
+		t.Fatalf("dry run --json: %d %q", code, out)
 	}
 }
