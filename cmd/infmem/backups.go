@@ -65,7 +65,9 @@ const (
 	checkOK         = "ok"          // size and checksum match the manifest
 	checkVerified   = "verified"    // decrypted and read completely
 	checkNoManifest = "no manifest" // nothing to compare with
-	checkNeedsKey   = "needs key"   // --verify without the key for it
+	checkNeedsKey   = "needs key"   // --verify without the identity for it
+	// --verify of a passphrase backup without a passphrase.
+	checkNeedsPassphrase = "needs passphrase"
 	// --verify with a key that does not open the file: the key is wrong,
 	// the file is not shown to be damaged.
 	checkWrongPassphrase = "wrong passphrase"
@@ -114,6 +116,9 @@ func runBackups(ctx context.Context, opts backupsOptions, env *cliEnv) error {
 			switch {
 			case errors.Is(err, backup.ErrKeyNeeded):
 				row.Check, row.Problem = checkNeedsKey, keys.needed(e)
+				if mode, _ := backup.EncryptionOf(e.Path); mode == backup.EncryptionPassphrase {
+					row.Check = checkNeedsPassphrase
+				}
 			case errors.Is(err, backup.ErrWrongPassphrase):
 				row.Check, row.Problem = checkWrongPassphrase, keys.wrongPassphrase(intact)
 				unopened++

@@ -87,6 +87,7 @@ func exportInProcess(ctx context.Context, s *session, args daemon.ExportJobArgs,
 	bar, endBar := progressBar(env)
 	eo := args.Options(s.root.ExportDir())
 	eo.Progress = bar
+	eo.Location = daemon.ExportLocation(ctx, store, s.cfg.TimeZone)
 	res, err := backup.Export(ctx, store, eo)
 	endBar()
 	return res, err

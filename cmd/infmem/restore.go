@@ -85,9 +85,18 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func runRestore(ctx context.Context, opts restoreOptions, env *cliEnv) error {
-	s, err := setup(opts.common, env, env.stderr, true)
+	s, err := setupUnprepared(opts.common, env, env.stderr, true)
 	if err != nil {
 		return err
+	}
+	// A data root that holds no database yet is made only once the backup
+	// has verified: a refused restore into a new root leaves nothing.
+	_, statErr := os.Stat(s.root.MongoDataDir())
+	fresh := errors.Is(statErr, os.ErrNotExist)
+	if !fresh {
+		if err := s.prepare(); err != nil {
+			return err
+		}
 	}
 	path, err := resolveBackupPath(opts.file, s.root.BackupsDir())
 	if err != nil {
@@ -96,6 +105,17 @@ func runRestore(ctx context.Context, opts restoreOptions, env *cliEnv) error {
 	keys, err := restoreKeys(path, opts, env)
 	if err != nil {
 		return explainRefusal(err, s.root.BackupsDir())
+	}
+	if fresh && !opts.dryRun {
+		bar, endBar := progressBar(env)
+		_, err := backup.Verify(ctx, path, keys, bar)
+		endBar()
+		if err != nil {
+			return explainRefusal(err, s.root.BackupsDir())
+		}
+		if err := s.prepare(); err != nil {
+			return err
+		}
 	}
 	if opts.dryRun {
 		bar, endBar := progressBar(env)
@@ -148,9 +168,12 @@ func runRestore(ctx context.Context, opts restoreOptions, env *cliEnv) error {
 		}
 	} else {
 		fmt.Fprintf(env.stdout, "restored %s: %d documents\n", res.Contents.File, res.Contents.Documents())
-		if res.SafetyBackup != nil {
+		switch {
+		case res.SafetyBackup != nil:
 			fmt.Fprintf(env.stdout, "the data it replaced is in %s\n", res.SafetyBackup.Path)
-		} else {
+		case res.SafetySkipped != "":
+			fmt.Fprintf(env.stdout, "no safety backup was taken: %s\n", res.SafetySkipped)
+		default:
 			fmt.Fprintln(env.stdout, "no safety backup was taken (--no-safety-backup)")
 		}
 		if res.FeedMark != "" {
