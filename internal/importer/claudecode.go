@@ -101,14 +101,23 @@ func readClaudeCode(path string) (*Input, error) {
 		root = filepath.Dir(path)
 	}
 	in := &Input{}
+	nf := newNoteFiles(root, in)
 	for _, f := range files {
-		lines, err := readLines(f.path)
-		if err != nil {
-			return nil, fmt.Errorf("cannot read %s: %w", f.path, unwrapPathError(err))
-		}
 		rel, err := filepath.Rel(root, f.path)
 		if err != nil || strings.HasPrefix(rel, "..") {
 			rel = f.path
+		}
+		// Links leaving the folder and what is not a regular file are
+		// skipped (noteFiles), except a file named on the command line.
+		if f.path != path && !nf.ok(f.path, rel) {
+			continue
+		}
+		if err := checkFileSize(f.path, maxItemBytes); err != nil {
+			return nil, err
+		}
+		lines, err := readLines(f.path)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read %s: %w", f.path, unwrapPathError(err))
 		}
 		mtime := modTime(f.path)
 		tags := []string{claudeCodeTag}

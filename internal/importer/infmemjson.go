@@ -78,6 +78,9 @@ func readInfmemJSON(path string) (*Input, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, "memory.json")
 	}
+	if err := checkFileSize(path, maxFileBytes); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPathError(err))

@@ -31,6 +31,9 @@ type graphLine struct {
 }
 
 func readMemoryJSONL(path string) (*Input, error) {
+	if err := checkFileSize(path, maxFileBytes); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPathError(err))

@@ -177,7 +177,7 @@ func Run(ctx context.Context, t Target, in *Input, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.Split, rep.Warnings, rep.Skipped = p.split, p.warn, in.Skipped+p.empty
+	rep.Split, rep.Warnings, rep.Skipped = p.split, append(slices.Clone(in.Warnings), p.warn...), in.Skipped+p.empty
 	rep.Items = len(p.units)
 	progress := newThrottle(o.Progress)
 	progress.report(Progress{Step: "checking", Total: len(p.units)}, true)
