@@ -174,7 +174,10 @@ func mcpAnswersDespiteBadConfig(t *testing.T, version string) {
 	root := shortRoot(t)
 	env := processEnv(t, root)
 	cfg := envValue(env, "INFMEM_CONFIG")
-	t.Cleanup(func() { stopDaemon(t, root, env) })
+	t.Cleanup(func() {
+		writeFile(t, cfg, `{}`) // 'infmem stop' reads it too
+		stopDaemon(t, root, env)
+	})
 	writeFile(t, cfg, `{"mongo": {"mode": "cloud", "uri": "mongodb://me:`+testPassword+`@localhost:27017/x"}}`)
 	c := bridgeClientVersion(t, env, version)
 	tools, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
@@ -239,7 +242,10 @@ func TestConfigTypoKeepsRecall(t *testing.T) {
 	root := shortRoot(t)
 	env := processEnv(t, root)
 	cfg := envValue(env, "INFMEM_CONFIG")
-	t.Cleanup(func() { stopDaemon(t, root, env) })
+	t.Cleanup(func() {
+		writeFile(t, cfg, `{}`) // 'infmem stop' reads it too
+		stopDaemon(t, root, env)
+	})
 	if code, _, errs := runBin(t, env, "start"); code != 0 {
 		t.Fatalf("start: %d %s", code, errs)
 	}
