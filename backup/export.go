@@ -454,6 +454,14 @@ func uniqueFileName(base, ext string, used map[string]bool) string {
 
 const mdTime = "2006-01-02 15:04 UTC"
 
+// plural is "1 memory", "2 memories".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 // zone writes times in the user's zone beside UTC; nil: UTC only.
 type zone struct{ loc *time.Location }
 
@@ -510,7 +518,7 @@ func writeScopeMarkdown(w *bufio.Writer, doc *exportDoc, s *exportScope, z zone)
 	if s.ParentScope != "" {
 		fmt.Fprintf(w, "Part of scope: %s\n\n", s.ParentScope)
 	}
-	fmt.Fprintf(w, "%d memories, %d summaries.\n\n", len(s.Memories), len(s.Summaries))
+	fmt.Fprintf(w, "%s, %s.\n\n", plural(len(s.Memories), "memory", "memories"), plural(len(s.Summaries), "summary", "summaries"))
 	if len(s.Tags) > 0 {
 		var tags []string
 		for _, t := range s.Tags {

@@ -177,7 +177,7 @@ func (b *backupService) exportJob(ctx context.Context, s *Stack, raw json.RawMes
 		}
 	}
 	switch args.Format {
-	case "", "all", "json", "markdown":
+	case "", "all", "both", "json", "markdown":
 	default:
 		return nil, fmt.Errorf("export format %q is not one of all, json, markdown", args.Format)
 	}

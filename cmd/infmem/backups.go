@@ -167,11 +167,11 @@ func runBackups(ctx context.Context, opts backupsOptions, env *cliEnv) error {
 	// it is reported apart from damage, and never as a reason to distrust it.
 	var msg []string
 	if failed > 0 {
-		msg = append(msg, fmt.Sprintf("%d of %d backups failed their check", failed, len(rows)),
+		msg = append(msg, fmt.Sprintf("%d of %s failed their check", failed, plural(len(rows), "backup", "backups")),
 			"hint: do not rely on them; 'infmem backup' writes a new one")
 	}
 	if unopened > 0 {
-		what := fmt.Sprintf("wrong passphrase or key: %d of %d backups could not be verified, because the key given does not open them; that does not make them damaged", unopened, len(rows))
+		what := fmt.Sprintf("wrong passphrase or key: %d of %s could not be verified, because the key given does not open them; that does not make them damaged", unopened, plural(len(rows), "backup", "backups"))
 		if failed > 0 {
 			what = fmt.Sprintf("%d more could not be verified: wrong passphrase or key (the key given does not open them; that does not make them damaged)", unopened)
 		}

@@ -117,3 +117,49 @@ func TestImportDryRunLists(t *testing.T) {
 		t.Fatalf("dry run --json: %d %q", code, out)
 	}
 }
+
+// After 'infmem uninstall', status no longer says Claude starts the
+// daemon, and uninstall says what stays and where; maintain names its jobs
+// in words; export takes export_memory's format name (issue 26.10).
+func TestUninstallSaysWhatStays(t *testing.T) {
+	root := shortRoot(t)
+	env := processEnv(t, root)
+	if code, out, errs := runBin(t, env, "install", "--no-service"); code != 0 {
+		t.Fatalf("install: %d %s %s", code, out, errs)
+	}
+	if _, out, _ := runBin(t, env, "status"); !strings.Contains(out, "Claude starts it through 'infmem mcp'") {
+		t.Fatalf("status after install:\n%s", out)
+	}
+	code, out, errs := runBin(t, env, "uninstall", "--no-service")
+	key := filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "infmem", "backup-identity.txt")
+	if code != 0 || !strings.Contains(out, "Also kept (delete them yourself to remove infmem completely):\n  the program: "+infmemBinary(t)+"\n") ||
+		!strings.Contains(out, "  its config: "+envValue(env, "INFMEM_CONFIG")+"\n") || !strings.Contains(out, "  the backup key: "+key+" (") {
+		t.Fatalf("uninstall: %d\n%s\n%s", code, out, errs)
+	}
+	if _, out, _ := runBin(t, env, "status"); strings.Contains(out, "Claude starts it") || !strings.Contains(out, "'infmem install' registers infmem with Claude Desktop") {
+		t.Fatalf("status after uninstall:\n%s", out)
+	}
+	if _, out, _ := runBin(t, env, "doctor"); strings.Contains(out, "Claude also starts it") {
+		t.Fatalf("doctor after uninstall:\n%s", out)
+	}
+	code, _, errs = runBin(t, env, "maintain", "--job", "frob")
+	if code == 0 || !strings.Contains(errs, `no such maintenance job "frob"; the jobs are compact, dedup, `) || strings.Contains(errs, "[") {
+		t.Fatalf("maintain --job frob: %d %s", code, errs)
+	}
+	if code, out, errs := runBin(t, env, "export", "--format", "both"); code != 0 || !strings.Contains(out, "memory.json") || !strings.Contains(out, "profile.md") ||
+		!strings.Contains(out, "exported 0 memories and 0 summaries in 1 scope to ") {
+		t.Fatalf("export --format both: %d %s %s", code, out, errs)
+	}
+}
+
+func TestTakesEffect(t *testing.T) {
+	for keys, want := range map[string]string{
+		"time_zone":                "time_zone takes effect",
+		"time_zone,data_dir":       "time_zone and data_dir take effect",
+		"time_zone,data_dir,mongo": "time_zone, data_dir and mongo take effect",
+	} {
+		if got := takesEffect(strings.Split(keys, ",")); got != want {
+			t.Errorf("%s: %q, want %q", keys, got, want)
+		}
+	}
+}

@@ -213,7 +213,11 @@ func printImport(env *cliEnv, rep *importer.Report) error {
 		fmt.Fprintf(w, "skipped %d with nothing to import (empty, system or tool messages, deleted or superseded rows, index lines)\n", rep.Skipped)
 	}
 	if rep.Split > 0 {
-		fmt.Fprintf(w, "%d items longer than memory.max_content_bytes are stored in parts\n", rep.Split)
+		if rep.Split == 1 {
+			fmt.Fprintln(w, "1 item longer than memory.max_content_bytes is stored in parts")
+		} else {
+			fmt.Fprintf(w, "%d items longer than memory.max_content_bytes are stored in parts\n", rep.Split)
+		}
 	}
 	if rep.Archived > 0 {
 		fmt.Fprintf(w, "%d archived again, as they were in the export\n", rep.Archived)

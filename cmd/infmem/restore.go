@@ -167,7 +167,7 @@ func runRestore(ctx context.Context, opts restoreOptions, env *cliEnv) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(env.stdout, "restored %s: %d documents\n", res.Contents.File, res.Contents.Documents())
+		fmt.Fprintf(env.stdout, "restored %s: %s\n", res.Contents.File, plural(int(res.Contents.Documents()), "document", "documents"))
 		switch {
 		case res.SafetyBackup != nil:
 			fmt.Fprintf(env.stdout, "the data it replaced is in %s\n", res.SafetyBackup.Path)
@@ -389,7 +389,7 @@ func printContents(env *cliEnv, c *backup.Contents) {
 		fmt.Fprintf(w, "memories\tfrom %s to %s\n", c.From.Local().Format(time.DateTime), c.To.Local().Format(time.DateTime))
 	}
 	for _, cc := range c.Collections {
-		fmt.Fprintf(w, "  %s\t%d documents, %s, %d indexes\n", cc.Name, cc.Documents, humanBytes(cc.Bytes), len(cc.Indexes))
+		fmt.Fprintf(w, "  %s\t%s, %s, %s\n", cc.Name, plural(int(cc.Documents), "document", "documents"), humanBytes(cc.Bytes), plural(len(cc.Indexes), "index", "indexes"))
 	}
 	w.Flush()
 }

@@ -326,6 +326,14 @@ func resolveSlug(dir, rest string) string {
 	return ""
 }
 
+// pluralOf is "1 memory", "2 memories".
+func pluralOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what

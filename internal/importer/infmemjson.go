@@ -172,6 +172,6 @@ func readInfmemJSON(path string) (*Input, error) {
 	if err := probs.err(); err != nil {
 		return nil, err
 	}
-	in.Units = fmt.Sprintf("%d memories and %d summaries in %s", memories, summaries, plural(len(doc.Scopes), "scope"))
+	in.Units = pluralOf(memories, "memory", "memories") + " and " + pluralOf(summaries, "summary", "summaries") + " in " + plural(len(doc.Scopes), "scope")
 	return in, nil
 }

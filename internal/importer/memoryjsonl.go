@@ -116,7 +116,7 @@ func readMemoryJSONL(path string) (*Input, error) {
 	if err := probs.err(); err != nil {
 		return nil, err
 	}
-	in.Units = fmt.Sprintf("%d entities and %d relations", entities, relations)
+	in.Units = pluralOf(entities, "entity", "entities") + " and " + plural(relations, "relation")
 	return in, nil
 }
 

@@ -107,14 +107,14 @@ func (e *Engine) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, e
 	switch {
 	case req.DryRun:
 		res.DryRun = true
-		res.Note = fmt.Sprintf("dry run: %d memories would be forgotten (listed%s); nothing was changed.", len(targets), listedNote(len(targets))) + aboutNote(req, ab, false)
+		res.Note = fmt.Sprintf("dry run: %s would be forgotten (listed%s); nothing was changed.", plural(len(targets), "memory", "memories"), listedNote(len(targets))) + aboutNote(req, ab, false)
 		return res, nil
 	case req.Query != "" && len(targets) > QueryForgetConfirm && req.ConfirmCount != len(targets):
 		res.NeedsConfirmation = true
-		res.Note = fmt.Sprintf("%q matches %d memories (listed%s); nothing was forgotten. Show them to the user; if they want all of them forgotten, repeat the request with confirm_count %d.",
-			snippet(req.Query, 60), len(targets), listedNote(len(targets)), len(targets))
+		res.Note = fmt.Sprintf("%q matches %s (listed%s); nothing was forgotten. Show them to the user; if they want all of them forgotten, repeat the request with confirm_count %d.",
+			snippet(req.Query, 60), plural(len(targets), "memory", "memories"), listedNote(len(targets)), len(targets))
 		if req.ConfirmCount != 0 {
-			res.Note = fmt.Sprintf("confirm_count %d does not match the %d memories %q matches now; ", req.ConfirmCount, len(targets), snippet(req.Query, 60)) + res.Note
+			res.Note = fmt.Sprintf("confirm_count %d does not match the %s %q matches now; ", req.ConfirmCount, plural(len(targets), "memory", "memories"), snippet(req.Query, 60)) + res.Note
 		}
 		res.Note += aboutNote(req, ab, false)
 		return res, nil
@@ -182,6 +182,9 @@ func listedNote(n int) string {
 
 func forgetNote(hard bool, res ForgetResult) string {
 	how := "marked as forgotten: they no longer appear in any result; unforget_memory undoes it"
+	if res.Count == 1 {
+		how = "marked as forgotten: it no longer appears in any result; unforget_memory undoes it"
+	}
 	if hard {
 		how = "deleted permanently"
 	}
@@ -191,9 +194,9 @@ func forgetNote(hard bool, res ForgetResult) string {
 	case res.Count == 0:
 		return "nothing matched, so nothing was forgotten"
 	case res.ScopeDeleted:
-		return fmt.Sprintf("%d memories of scope %q %s; the scope itself was deleted.", res.Count, res.Scope, how)
+		return fmt.Sprintf("%s of scope %q %s; the scope itself was deleted.", plural(res.Count, "memory", "memories"), res.Scope, how)
 	}
-	return fmt.Sprintf("%d memories %s.", res.Count, how)
+	return fmt.Sprintf("%s %s.", plural(res.Count, "memory", "memories"), how)
 }
 
 // forgetTargets finds what a request names; it may also fill the
