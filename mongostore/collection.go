@@ -22,6 +22,9 @@ var ErrDuplicate = errors.New("duplicate key")
 // index; anything else scans the collection and belongs in an in-memory index.
 type Collection[T any] struct {
 	c *mongo.Collection
+	// raw, on the embedded engine, reads whole collections and counts
+	// straight from SQLite (rawscan.go).
+	raw *sqliteFiles
 }
 
 // Name is the collection's name.
@@ -120,10 +123,45 @@ func (c Collection[T]) Delete(ctx context.Context, id any) (bool, error) {
 	return res.DeletedCount == 1, nil
 }
 
-// EstimatedCount counts documents from collection metadata, without a scan.
+// EstimatedCount counts documents without reading them: from collection
+// metadata on mongod, from SQLite's _id index on the embedded engine
+// (FerretDB's own count reads every document).
 func (c Collection[T]) EstimatedCount(ctx context.Context) (int64, error) {
+	if c.raw != nil {
+		n, err := c.raw.count(ctx, c.Name())
+		if !errors.Is(err, errNoRawTable) {
+			return n, c.wrap("count", err)
+		}
+	}
 	n, err := c.c.EstimatedDocumentCount(ctx)
 	return n, c.wrap("count", err)
+}
+
+// iterateRaw is Iterate on the embedded engine, reading SQLite directly.
+func (c Collection[T]) iterateRaw(ctx context.Context, batch int, fn func([]T) error) error {
+	buf := make([]T, 0, batch)
+	err := c.raw.iterate(ctx, c.Name(), func(raw bson.Raw) error {
+		var doc T
+		if err := bson.Unmarshal(raw, &doc); err != nil {
+			return c.wrap("decode from", err)
+		}
+		buf = append(buf, doc)
+		if len(buf) == batch {
+			if err := fn(buf); err != nil {
+				return err
+			}
+			clear(buf)
+			buf = buf[:0]
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(buf) > 0 {
+		return fn(buf)
+	}
+	return nil
 }
 
 // Iterate reads every document in batches of up to batch documents and calls
@@ -132,6 +170,12 @@ func (c Collection[T]) EstimatedCount(ctx context.Context) (int64, error) {
 func (c Collection[T]) Iterate(ctx context.Context, batch int, fn func([]T) error) error {
 	if batch <= 0 {
 		batch = 1000
+	}
+	if c.raw != nil {
+		err := c.iterateRaw(ctx, batch, fn)
+		if !errors.Is(err, errNoRawTable) {
+			return err
+		}
 	}
 	cur, err := c.c.Find(ctx, bson.D{}, options.Find().SetBatchSize(int32(batch)))
 	if err != nil {

@@ -795,9 +795,7 @@ func (e *Engine) renameFiles(ctx context.Context, oldPath, newPath string) (File
 
 // FileCount is how many files /memories holds, from the index.
 func (e *Engine) FileCount() int {
-	return len(e.index().Select(func(it *memindex.Entry) bool {
-		return it.Kind == memindex.KindMemory && it.Live() && it.Source == sourceFile
-	}))
+	return e.index().Count().PerSource[sourceFile]
 }
 
 // storeFile stores an imported file (Store with source file and a path):

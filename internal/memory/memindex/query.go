@@ -185,37 +185,13 @@ type Counts struct {
 	Live, Forgotten, Archived, Summaries int
 	PerScope                             map[string]int // live memories
 	Conversations                        int
-}
-
-// Count tallies the memories the index holds.
-func (ix *Index) Count() Counts {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	c := Counts{PerScope: map[string]int{}}
-	convs := map[uint32]bool{}
-	for i := range ix.items {
-		it := &ix.items[i]
-		if !it.used {
-			continue
-		}
-		switch {
-		case it.flags&FlagForgotten != 0:
-			c.Forgotten++
-		case it.flags&FlagArchived != 0:
-			c.Archived++
-		default:
-			c.Live++
-			c.PerScope[ix.scopes.names[it.scope]]++
-			if it.kind == KindSummary {
-				c.Summaries++
-			}
-			if it.conv != 0 {
-				convs[it.conv] = true
-			}
-		}
-	}
-	c.Conversations = len(convs)
-	return c
+	// Memories and SummaryDocs count every item of each kind, forgotten
+	// and archived included: the documents of ConversationHistory and
+	// Summaries.
+	Memories, SummaryDocs int
+	// PerSource counts memories (not summaries) not forgotten, archived
+	// included, by source.
+	PerSource map[string]int
 }
 
 // allowedLocked is the set of slots c admits, and its size.
