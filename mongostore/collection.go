@@ -55,6 +55,21 @@ func (c Collection[T]) InsertMany(ctx context.Context, docs []*T) error {
 
 // Get reads the document with this _id.
 func (c Collection[T]) Get(ctx context.Context, id any) (*T, error) {
+	if oid, ok := id.(bson.ObjectID); ok && c.raw != nil {
+		var found *T
+		err := c.raw.get(ctx, c.Name(), []bson.ObjectID{oid}, func(raw bson.Raw) error {
+			found = new(T)
+			return bson.Unmarshal(raw, found)
+		})
+		switch {
+		case err == nil && found == nil:
+			return nil, fmt.Errorf("%s %v: %w", c.Name(), id, ErrNotFound)
+		case err == nil:
+			return found, nil
+		case !errors.Is(err, errNoRawTable):
+			return nil, c.wrap("read from", err)
+		}
+	}
 	var doc T
 	err := c.c.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
@@ -64,6 +79,37 @@ func (c Collection[T]) Get(ctx context.Context, id any) (*T, error) {
 		return nil, c.wrap("read from", err)
 	}
 	return &doc, nil
+}
+
+// GetMany reads the documents with these _ids; those not found are left
+// out of the map.
+func (c Collection[T]) GetMany(ctx context.Context, ids []bson.ObjectID) (map[bson.ObjectID]*T, error) {
+	out := make(map[bson.ObjectID]*T, len(ids))
+	if c.raw != nil {
+		err := c.raw.get(ctx, c.Name(), ids, func(raw bson.Raw) error {
+			doc := new(T)
+			if err := bson.Unmarshal(raw, doc); err != nil {
+				return err
+			}
+			out[raw.Lookup("_id").ObjectID()] = doc
+			return nil
+		})
+		if !errors.Is(err, errNoRawTable) {
+			return out, c.wrap("read from", err)
+		}
+		clear(out)
+	}
+	for _, id := range ids {
+		doc, err := c.Get(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[id] = doc
+	}
+	return out, nil
 }
 
 // Replace overwrites the document with this _id.

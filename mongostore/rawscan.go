@@ -127,3 +127,57 @@ func (f *sqliteFiles) count(ctx context.Context, collection string) (int64, erro
 	}
 	return n, nil
 }
+
+// get reads the documents of collection with these ObjectID _ids, by the
+// _id index (ensureIDIndexes), calling fn with each found one as BSON (the
+// slice is reused) in no particular order.
+func (f *sqliteFiles) get(ctx context.Context, collection string, ids []bson.ObjectID, fn func(bson.Raw) error) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	t, err := f.table(ctx, collection)
+	if err != nil {
+		return err
+	}
+	db, _ := f.open()
+	// The _id as FerretDB's index expression gives it: its JSON text.
+	args := make([]any, len(ids))
+	q := make([]byte, 0, 64+3*len(ids))
+	q = fmt.Appendf(q, `SELECT _ferretdb_sjson FROM %q WHERE _ferretdb_sjson->'$._id' IN (`, t)
+	for i, id := range ids {
+		if i > 0 {
+			q = append(q, ',')
+		}
+		q = append(q, '?')
+		args[i] = `"` + id.Hex() + `"`
+	}
+	q = append(q, ')')
+	rows, err := db.QueryContext(ctx, string(q), args...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return errNoRawTable
+	}
+	defer rows.Close()
+	var dec sjsonDecoder
+	var text sql.RawBytes
+	var doc []byte
+	for rows.Next() {
+		if err := rows.Scan(&text); err != nil {
+			return err
+		}
+		if doc, err = dec.appendDoc(doc[:0], text); err != nil {
+			return fmt.Errorf("%s: %w", collection, err)
+		}
+		// A string _id of the same 24 characters matches the same text:
+		// only ObjectIDs were asked for.
+		if v, err := bson.Raw(doc).LookupErr("_id"); err != nil || v.Type != bson.TypeObjectID {
+			continue
+		}
+		if err := fn(doc); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

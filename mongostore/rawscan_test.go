@@ -3,8 +3,10 @@ package mongostore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -190,4 +192,57 @@ func TestRawScanOtherEngineFallsBack(t *testing.T) {
 		t.Fatalf("driver read %v, want %v", got, ids)
 	}
 	_ = context.Background
+}
+
+// TestRawGetMatchesDriver: Get and GetMany by ObjectID read SQLite's _id
+// index directly and give what the driver gives; a string _id spelled like
+// an ObjectID is not mistaken for one; a missing id is ErrNotFound.
+func TestRawGetMatchesDriver(t *testing.T) {
+	s := openTestStore(t, Options{Mode: ModeEmbedded})
+	ctx := ctxT(t)
+	var ids []bson.ObjectID
+	for i := range 20 {
+		m := newMemory(fmt.Sprintf("memory %d \"q\" é", i), "s", "t")
+		m.Speaker = "user"
+		if err := s.Memories.Insert(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+	}
+	impostor := bson.NewObjectID()
+	if _, err := s.db.Collection(ConversationHistory).InsertOne(ctx, bson.D{{Key: "_id", Value: impostor.Hex()}, {Key: "text", Value: "string id"}}); err != nil {
+		t.Fatal(err)
+	}
+	driver := s.Memories
+	driver.raw = nil
+	for _, id := range ids {
+		got, err := s.Memories.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := driver.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("raw %+v\ndriver %+v", got, want)
+		}
+	}
+	for _, c := range []Collection[Memory]{s.Memories, driver} {
+		if _, err := c.Get(ctx, impostor); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("an ObjectID matching a string _id: %v", err)
+		}
+	}
+	ask := append([]bson.ObjectID{impostor, bson.NewObjectID()}, ids[3:9]...)
+	for _, c := range []Collection[Memory]{s.Memories, driver} {
+		got, err := c.GetMany(ctx, ask)
+		if err != nil || len(got) != 6 {
+			t.Fatalf("GetMany: %d found, %v", len(got), err)
+		}
+		for _, id := range ids[3:9] {
+			if got[id] == nil || got[id].ID != id {
+				t.Fatalf("GetMany lacks %s", id.Hex())
+			}
+		}
+	}
 }
