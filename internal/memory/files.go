@@ -614,7 +614,7 @@ func (e *Engine) writeFile(ctx context.Context, p, text string, vec []float32, e
 			doc.Vec, doc.KeepVec = nil, true
 		}
 	} else {
-		c.id = bson.NewObjectID()
+		c.id = e.newID()
 		c.insert = &mongostore.Memory{ID: c.id, Timestamp: ts, Text: text, Scope: scopes.Global, Tags: []string{}, Source: sourceFile,
 			Path: p, Importance: 0.5, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now}
 	}

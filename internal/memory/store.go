@@ -156,7 +156,7 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		it, _ := e.index().Lookup(id)
 		return StoreResult{ID: id.Hex(), Scope: scope, DuplicateOf: id.Hex(), ScopeCreated: created, Collection: e.collection(it.Kind).Name()}, nil
 	}
-	id := bson.NewObjectID()
+	id := e.newID()
 	c := change{op: opInsert, id: id, doc: memindex.Doc{Text: text, Source: source, Scope: scope, Conv: conv, Speaker: speaker,
 		Tags: tags, TS: ts, Created: now, Importance: importance, Key: key, Vec: vec}}
 	if source == sourceSummary {
