@@ -25,6 +25,7 @@ func runStdio(ctx context.Context, args []string) error {
 	bin := fs.String("bin", "infmem", "infmem binary")
 	calls := fs.Int("calls", 500, "calls per measured tool")
 	extra := fs.String("args", "", "extra arguments for infmem mcp, space-separated")
+	statsCalls := fs.Int("stats-calls", 20, "calls of get_memory_stats measured (at most --calls)")
 	crashAfter := fs.Int("crash-after", 0, "instead of measuring, store this many new memories, then kill the server (SIGKILL) to leave a crash behind")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -94,8 +95,12 @@ func runStdio(ctx context.Context, args []string) error {
 		return storeThenKill(ctx, c, gen, *crashAfter)
 	}
 	measure := func(name string, args func(i int) map[string]any) error {
-		lat := make([]time.Duration, 0, *calls)
-		for i := 0; i < *calls; i++ {
+		n := *calls
+		if name == "get_memory_stats" {
+			n = min(n, *statsCalls)
+		}
+		lat := make([]time.Duration, 0, n)
+		for i := 0; i < n; i++ {
 			res, d, err := callTool(ctx, c, name, args(i))
 			if err != nil {
 				return err

@@ -97,6 +97,28 @@ func (c *compiled) match(it *item) bool {
 	return true
 }
 
+// metaOnly reports whether c reads nothing of an item but its slotMeta
+// (no tags, no sources).
+func (c *compiled) metaOnly() bool { return len(c.tags) == 0 && c.sources == nil }
+
+// matchMeta is match for a filter that is metaOnly.
+func (c *compiled) matchMeta(m *slotMeta) bool {
+	if !m.used || c.impossible {
+		return false
+	}
+	forgotten := m.flags&FlagForgotten != 0
+	if c.f.OnlyForgotten && !forgotten || forgotten && !c.f.IncludeForgotten && !c.f.OnlyForgotten {
+		return false
+	}
+	if m.flags&FlagArchived != 0 && !c.f.IncludeArchived {
+		return false
+	}
+	if c.scopes != nil && (int(m.scope) >= len(c.scopes) || !c.scopes[m.scope]) {
+		return false
+	}
+	return m.ts >= c.from && m.ts < c.to
+}
+
 // Hit is a memory a query found.
 type Hit struct {
 	ID   bson.ObjectID
@@ -198,6 +220,15 @@ type Counts struct {
 func (ix *Index) allowedLocked(c *compiled) (*vecindex.Filter, int) {
 	f := vecindex.NewFilter(len(ix.items))
 	n := 0
+	if c.metaOnly() && len(ix.meta) == len(ix.items) {
+		for i := range ix.meta {
+			if c.matchMeta(&ix.meta[i]) {
+				f.Add(uint32(i))
+				n++
+			}
+		}
+		return f, n
+	}
 	for i := range ix.items {
 		if c.match(&ix.items[i]) {
 			f.Add(uint32(i))

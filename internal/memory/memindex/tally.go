@@ -2,8 +2,8 @@ package memindex
 
 // tally keeps the index's counts as items change, so that counting (status,
 // get_memory_stats, the page's header) costs nothing whatever the size:
-// every change to an item's kind, scope, conversation or flags goes through
-// countLocked, once with -1 before and once with +1 after.
+// every change to an item goes through countLocked, once with -1 before
+// and once with +1 after. The +1 also refreshes the item's slotMeta.
 type tally struct {
 	// byKind counts every item (forgotten and archived included) by kind:
 	// the documents of each collection.
@@ -19,9 +19,28 @@ type tally struct {
 	perSource []int
 }
 
-// countLocked adds d (+1 or -1) of it to the counts. Callers hold mu for
-// writing.
-func (ix *Index) countLocked(it *item, d int) {
+// slotMeta is what a filter reads of an item (compiled.matchMeta), 16
+// bytes a slot instead of the item's 130: a filter's pass over 100k items
+// reads 1.6 MB instead of 13.
+type slotMeta struct {
+	ts    int64
+	scope uint32
+	flags Flag
+	used  bool
+}
+
+// countLocked adds d (+1 or -1) of the item in slot to the counts, and on
+// +1 copies it to meta. Callers hold mu for writing.
+func (ix *Index) countLocked(slot uint32, d int) {
+	it := &ix.items[slot]
+	if d > 0 {
+		for int(slot) >= len(ix.meta) {
+			ix.meta = append(ix.meta, slotMeta{})
+		}
+		ix.meta[slot] = slotMeta{ts: it.ts, scope: it.scope, flags: it.flags, used: it.used}
+	} else if int(slot) < len(ix.meta) {
+		ix.meta[slot] = slotMeta{}
+	}
 	if !it.used {
 		return
 	}
@@ -69,8 +88,9 @@ func (ix *Index) countLocked(it *item, d int) {
 // snapshot).
 func (ix *Index) recountLocked() {
 	ix.tally = tally{}
+	ix.meta = make([]slotMeta, len(ix.items))
 	for i := range ix.items {
-		ix.countLocked(&ix.items[i], 1)
+		ix.countLocked(uint32(i), 1)
 	}
 }
 

@@ -18,10 +18,33 @@ func TestCountsKeptMatchScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	ix := New(4, time.UTC)
 	var ids []bson.ObjectID
+	filters := []Filter{{}, {Scopes: []string{"s1"}}, {Scopes: []string{"s0", "s3", "nowhere"}}, {IncludeArchived: true},
+		{IncludeForgotten: true}, {OnlyForgotten: true, Scopes: []string{"s2"}},
+		{From: time.UnixMilli(2e11), To: time.UnixMilli(7e11)}, {Scopes: []string{}}}
 	check := func(step string) {
 		t.Helper()
 		if got, want := ix.Count(), ix.countScan(); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: kept counts %+v, a scan gives %+v", step, got, want)
+		}
+		// The filters' pass over the packed slots admits what a pass over
+		// the items does.
+		ix.mu.RLock()
+		defer ix.mu.RUnlock()
+		for _, f := range filters {
+			c := ix.compileLocked(f)
+			fast, n := ix.allowedLocked(&c)
+			slow := 0
+			for i := range ix.items {
+				if c.match(&ix.items[i]) != fast.Has(uint32(i)) {
+					t.Fatalf("%s: filter %+v: slot %d admitted %v by the packed pass", step, f, i, fast.Has(uint32(i)))
+				}
+				if c.match(&ix.items[i]) {
+					slow++
+				}
+			}
+			if n != slow {
+				t.Fatalf("%s: filter %+v admits %d, a pass over the items %d", step, f, n, slow)
+			}
 		}
 	}
 	doc := func(id bson.ObjectID) Doc {
