@@ -459,7 +459,7 @@ func (s *Server) update(ctx context.Context, eng *memory.Engine, r *http.Request
 	if res.Changed == nil {
 		res.Changed = []string{}
 	}
-	return map[string]any{"id": res.ID, "changed": res.Changed, "scope": res.Scope, "duplicate_of": res.DuplicateOf}, nil
+	return map[string]any{"id": res.ID, "changed": res.Changed, "scope": res.Scope, "merged_into": res.MergedInto}, nil
 }
 
 type forgetIn struct {

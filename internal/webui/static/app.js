@@ -273,7 +273,7 @@ async function viewMemory(main, id) {
     if (!Object.keys(body).length) { say("Nothing changed."); return; }
     try {
       const r = await api("/api/memories/" + m.id + "/update", body);
-      say("Saved: " + r.changed.join(", ") + (r.duplicate_of ? ". Another memory now says the same." : ""));
+      say(r.merged_into ? "Another memory already says this, so this one was merged into it; Unforget undoes that." : "Saved: " + r.changed.join(", "));
       render();
     } catch (e) { say(e.message, true); }
   });
