@@ -26,6 +26,7 @@ import (
 	"github.com/infmem/infmem/internal/diskfree"
 	"github.com/infmem/infmem/internal/embed"
 	"github.com/infmem/infmem/internal/logging"
+	"github.com/infmem/infmem/internal/sockdir"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -321,8 +322,44 @@ func (d *doctor) checkListeners() {
 	case mode == mongostore.ModeExternal:
 		d.add("listeners", checkPass, where+"; the database is the one at mongo.uri, which infmem does not run", "")
 	default:
+		socks := []string{ep.MCP, ep.Control}
+		if mode == mongostore.ModeEmbedded {
+			for _, name := range []string{"mongo.sock", "engine.sock"} {
+				if p, err := sockdir.Path(d.root.RunDir(), name); err == nil {
+					socks = append(socks, p)
+				}
+			}
+		}
+		// What the files say, not what they should be.
+		if loose := looseSockets(socks); len(loose) > 0 {
+			d.add("listeners", checkWarn, where+"; the "+mode+" engine too; but "+strings.Join(loose, ", ")+": other users reach them as far as the peer check (which refuses them on Linux and macOS)",
+				"chmod 700 the folders and 600 the sockets, or restart the daemon ('infmem restart'), which makes them so")
+			return
+		}
 		d.add("listeners", checkPass, where+"; the "+mode+" engine too", "")
 	}
+}
+
+// looseSockets names each socket that exists among paths and that other
+// users could open (its mode, or its folder's, lets them).
+func looseSockets(paths []string) []string {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	var out []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if m := fi.Mode().Perm(); m&0o077 != 0 {
+			out = append(out, fmt.Sprintf("%s is mode %04o", p, m))
+		}
+		if di, err := os.Stat(filepath.Dir(p)); err == nil && di.Mode().Perm()&0o077 != 0 {
+			out = append(out, fmt.Sprintf("its folder %s is mode %04o", filepath.Dir(p), di.Mode().Perm()))
+		}
+	}
+	return slices.Compact(out)
 }
 
 func (d *doctor) checkDaemonAndEngine(ctx context.Context) {

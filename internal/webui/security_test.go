@@ -302,7 +302,7 @@ func TestNoThirdPartyAssets(t *testing.T) {
 		t.Error("index.html has inline script, style or handlers")
 	}
 	for _, ref := range regexp.MustCompile(`(?:src|href)="([^"#]+)"`).FindAllSubmatch(html, -1) {
-		if r := string(ref[1]); r != "/app.js" && r != "/app.css" {
+		if r := string(ref[1]); r != "/app.js" && r != "/app.css" && r != "/favicon.svg" {
 			t.Errorf("index.html loads %s", r)
 		}
 	}
