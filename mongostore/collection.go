@@ -58,9 +58,24 @@ func (c Collection[T]) Get(ctx context.Context, id any) (*T, error) {
 		return nil, fmt.Errorf("%s %v: %w", c.Name(), id, ErrNotFound)
 	}
 	if err != nil {
+		if isDecodeError(err) {
+			return nil, fmt.Errorf("%s %v: %w: %v", c.Name(), id, ErrUndecodable, err)
+		}
 		return nil, c.wrap("read from", err)
 	}
 	return &doc, nil
+}
+
+// ErrUndecodable is returned for a document whose fields do not fit the
+// collection's type (a number where text belongs): written by something
+// other than infmem, or damaged. Get wraps it; IterateSkipping hands such
+// documents to its skip function.
+var ErrUndecodable = errors.New("does not decode")
+
+// isDecodeError tells a document that did not decode from a failed read.
+func isDecodeError(err error) bool {
+	var de *bson.DecodeError
+	return errors.As(err, &de)
 }
 
 // Replace overwrites the document with this _id.
@@ -130,6 +145,13 @@ func (c Collection[T]) EstimatedCount(ctx context.Context) (int64, error) {
 // fn with each batch; the slice is reused, so fn must copy what it keeps.
 // This is the one full scan the product makes: loading in-memory indexes.
 func (c Collection[T]) Iterate(ctx context.Context, batch int, fn func([]T) error) error {
+	return c.IterateSkipping(ctx, batch, fn, nil)
+}
+
+// IterateSkipping is Iterate, except that a document that does not decode
+// into T is handed to skip (its _id, the error wrapping ErrUndecodable)
+// and the scan goes on; with skip nil it ends the scan, as Iterate does.
+func (c Collection[T]) IterateSkipping(ctx context.Context, batch int, fn func([]T) error, skip func(id bson.RawValue, err error)) error {
 	if batch <= 0 {
 		batch = 1000
 	}
@@ -142,7 +164,11 @@ func (c Collection[T]) Iterate(ctx context.Context, batch int, fn func([]T) erro
 	for cur.Next(ctx) {
 		var doc T
 		if err := cur.Decode(&doc); err != nil {
-			return c.wrap("decode from", err)
+			if skip == nil {
+				return c.wrap("decode from", err)
+			}
+			skip(cur.Current.Lookup("_id"), fmt.Errorf("%w: %v", ErrUndecodable, err))
+			continue
 		}
 		buf = append(buf, doc)
 		if len(buf) == batch {

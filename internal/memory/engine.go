@@ -111,6 +111,10 @@ type Engine struct {
 	// files maps the memory tool's paths to their memories (files.go).
 	files fileTable
 
+	// skipped records the documents read from the database that the
+	// index left out (baddocs.go).
+	skipped skippedDocs
+
 	// afterDedupSearch, when set (tests only), runs in DuplicateGroups
 	// between the unlocked neighbour searches and the grouping, where
 	// writers may interleave.
@@ -331,23 +335,33 @@ func (e *Engine) load(ctx context.Context, allowSnapshot bool) error {
 
 // loadSources reads every memory and summary into the index.
 func (e *Engine) loadSources(ctx context.Context) error {
-	err := e.store.Memories.Iterate(ctx, 1000, func(batch []mongostore.Memory) error {
+	skipMemory := func(id bson.RawValue, err error) { e.skipDoc(mongostore.ConversationHistory, id, err) }
+	err := e.store.Memories.IterateSkipping(ctx, 1000, func(batch []mongostore.Memory) error {
 		for i := range batch {
+			if err := e.checkRead(&batch[i]); err != nil {
+				e.skipDoc(mongostore.ConversationHistory, batch[i].ID, err)
+				continue
+			}
 			e.index().Put(docFromMemory(&batch[i]))
 		}
 		e.loaded.Add(int64(len(batch)))
 		return nil
-	})
+	}, skipMemory)
 	if err != nil {
 		return err
 	}
-	return e.store.Summaries.Iterate(ctx, 1000, func(batch []mongostore.Summary) error {
+	skipSummary := func(id bson.RawValue, err error) { e.skipDoc(mongostore.Summaries, id, err) }
+	return e.store.Summaries.IterateSkipping(ctx, 1000, func(batch []mongostore.Summary) error {
 		for i := range batch {
+			if err := CheckStoredSummary(&batch[i], maxReadText); err != nil {
+				e.skipDoc(mongostore.Summaries, batch[i].ID, err)
+				continue
+			}
 			e.index().Put(docFromSummary(&batch[i]))
 		}
 		e.loaded.Add(int64(len(batch)))
 		return nil
-	})
+	}, skipSummary)
 }
 
 // maxEarlyVectors bounds how many embeddings readVectors holds while their
