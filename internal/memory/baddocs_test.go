@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/infmem/infmem/internal/testenv"
 	"github.com/infmem/infmem/mongostore"
+	"github.com/infmem/infmem/scopes"
 )
 
 // TestSyncSkipsBadDocuments (issue 22, item 5): documents in the shared
@@ -82,5 +84,42 @@ func TestSyncSkipsBadDocuments(t *testing.T) {
 	reasons := recent[0].Reason + " | " + recent[1].Reason
 	if !strings.Contains(reasons, "does not decode") || !strings.Contains(reasons, "bytes; the limit is") {
 		t.Fatalf("reasons: %s", reasons)
+	}
+}
+
+// TestLoadFailureRetried (issue 22, item 5): an index load that fails
+// says so (LoadErr, every request's error) instead of "loading", and is
+// tried again until it loads.
+func TestLoadFailureRetried(t *testing.T) {
+	sa, _ := syncPair(t)
+	ctx := testenv.Context(t)
+	// This device's own record, damaged: the load cannot start sync.
+	if err := sa.Feed().SetDevice(ctx, "c", bson.D{{Key: "first", Value: "one"}}); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := scopes.Load(ctx, sa, scopes.Options{AutoCreate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(sa, reg, Options{Location: la, Logger: testenv.Logger(t), LoadRetry: 20 * time.Millisecond, LoadWait: 100 * time.Millisecond,
+		Sync: &SyncOptions{Device: "c", Poll: 50 * time.Millisecond}})
+	e.Start(ctx)
+	t.Cleanup(func() { e.Close(context.Background()) })
+	<-e.Loaded()
+	if e.Ready() || e.LoadErr() == nil {
+		t.Fatalf("after a failed load: ready %v, error %v", e.Ready(), e.LoadErr())
+	}
+	if _, err := e.Search(ctx, SearchRequest{Query: "anything"}); err == nil || !strings.Contains(err.Error(), "failed to load") {
+		t.Fatalf("a search while the load fails: %v", err)
+	}
+	if err := sa.Feed().SetDevice(ctx, "c", bson.D{{Key: "first", Value: int64(1)}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the load tried again and loaded", e.Ready)
+	if e.LoadErr() != nil {
+		t.Fatal(e.LoadErr())
+	}
+	if _, err := e.Search(ctx, SearchRequest{Query: "anything"}); err != nil {
+		t.Fatal(err)
 	}
 }
