@@ -63,6 +63,10 @@ func (r *Runtime) Status(ctx context.Context) *control.Status {
 	if err := eng.LoadErr(); err != nil {
 		st.Index.Error = r.redact(err.Error())
 	}
+	others, _ := eng.OtherWriters()
+	for _, o := range others {
+		st.Index.OtherWriters = append(st.Index.OtherWriters, r.redact(o))
+	}
 	var skipped []memory.SkippedDoc
 	st.Index.Skipped, skipped = eng.Skipped()
 	for _, d := range skipped[max(0, len(skipped)-5):] {

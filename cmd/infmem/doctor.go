@@ -452,6 +452,10 @@ func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
 		}
 		d.add("engine", checkPass, engine+" engine answers; index ready", "")
 	}
+	if err == nil && st.Index != nil && len(st.Index.OtherWriters) > 0 {
+		d.add("sync", checkWarn, "sync is off, but other devices write to this database ("+strings.Join(st.Index.OtherWriters, "; ")+"): this daemon's index misses their changes, and they miss this daemon's",
+			`set "sync": {"enabled": true} in config.json (and "device" if this host's name is taken) and run 'infmem restart'; see docs/SYNC.md`)
+	}
 	if err == nil && st.Index != nil && st.Index.Skipped > 0 {
 		latest := ""
 		if n := len(st.Index.SkippedRecent); n > 0 {

@@ -440,6 +440,9 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 		default:
 			fmt.Fprintf(w, "index\tloading, %d of about %d\n", ix.Loaded, ix.Expected)
 		}
+		if len(ix.OtherWriters) > 0 {
+			fmt.Fprintf(w, "\tMISSES CHANGES: sync is off, but other devices write to this database: %s; set \"sync\": {\"enabled\": true} in config.json and restart (docs/SYNC.md)\n", strings.Join(ix.OtherWriters, "; "))
+		}
 		if ix.Skipped > 0 {
 			fmt.Fprintf(w, "\tleft out %s of the database that break the rules for a memory; latest:\n", plural(int(ix.Skipped), "document", "documents"))
 			for _, s := range ix.SkippedRecent {

@@ -229,6 +229,10 @@ type IndexStatus struct {
 	// SkippedRecent names the latest few: "collection id: reason".
 	Skipped       int64    `json:"skipped,omitempty"`
 	SkippedRecent []string `json:"skipped_recent,omitempty"`
+	// OtherWriters names, when this daemon's sync is off, the devices with
+	// sync on found writing to its database: its index misses their
+	// changes.
+	OtherWriters []string `json:"other_writers,omitempty"`
 }
 
 // Embedding model states.

@@ -44,6 +44,10 @@ type Options struct {
 	Location *time.Location
 	// LoadWait bounds how long a request waits for the index to finish loading.
 	LoadWait time.Duration
+	// OtherWritersCheck is how often an engine with sync off looks for
+	// other devices writing to its database (default a minute;
+	// unsynced.go).
+	OtherWritersCheck time.Duration
 	// LoadRetry is the first wait before a failed index load is tried
 	// again (default 5 s; it doubles up to a minute).
 	LoadRetry time.Duration
@@ -119,6 +123,9 @@ type Engine struct {
 	// skipped records the documents read from the database that the
 	// index left out (baddocs.go).
 	skipped skippedDocs
+	// others records, with sync off, the devices found writing to the
+	// same database (unsynced.go).
+	others otherWriters
 
 	// afterDedupSearch, when set (tests only), runs in DuplicateGroups
 	// between the unlocked neighbour searches and the grouping, where
@@ -142,6 +149,9 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	}
 	if opts.LoadWait <= 0 {
 		opts.LoadWait = 5 * time.Second
+	}
+	if opts.OtherWritersCheck <= 0 {
+		opts.OtherWritersCheck = time.Minute
 	}
 	if opts.LoadRetry <= 0 {
 		opts.LoadRetry = 5 * time.Second
@@ -194,6 +204,12 @@ func (e *Engine) Start(ctx context.Context) {
 	e.stop = stop
 	go func() {
 		start := time.Now()
+		if e.sync == nil {
+			// Before the index is ready, so that the first request can
+			// already be told (unsynced.go).
+			e.checkOtherWritersLogged(bg)
+			go e.watchOtherWriters(bg)
+		}
 		if !e.loadRetrying(bg) {
 			close(e.embeds.done)
 			return
