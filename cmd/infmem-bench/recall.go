@@ -122,6 +122,8 @@ func runRecall(ctx context.Context, args []string) error {
 		}
 		run, err := recallSet(ctx, s, cfg)
 		if err != nil {
+			// Report the sets that were measured before failing.
+			printRecallTable(runs, cfg)
 			return err
 		}
 		runs = append(runs, run)

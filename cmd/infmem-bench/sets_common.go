@@ -116,7 +116,10 @@ func loadSet(spec string) (*benchSet, error) {
 func (s *benchSet) check() error {
 	stored := map[string]int{}
 	session := map[string]int{} // session -> index of its first message
-	for i, m := range s.Messages {
+	for i := range s.Messages {
+		// A client cannot store more than the size limit in one memory.
+		s.Messages[i].Content = clip(s.Messages[i].Content, maxBenchContent)
+		m := s.Messages[i]
 		if _, dup := stored[m.ID]; dup {
 			return fmt.Errorf("message id %q twice", m.ID)
 		}
