@@ -114,6 +114,23 @@ func loadSet(spec string) (*benchSet, error) {
 // dataset's malformed ids) and questions left without gold, and
 // validates the order.
 func (s *benchSet) check() error {
+	// A client stores no empty message (RealMem has a few): drop them,
+	// keeping every question at its point of the replay.
+	newAt := make([]int, len(s.Messages)+1)
+	msgs := s.Messages[:0]
+	for i, m := range s.Messages {
+		newAt[i] = len(msgs)
+		if strings.TrimSpace(m.Content) != "" {
+			msgs = append(msgs, m)
+		}
+	}
+	newAt[len(s.Messages)] = len(msgs)
+	for i := range s.Questions {
+		if at := s.Questions[i].At; at >= 0 && at < len(newAt) {
+			s.Questions[i].At = newAt[at]
+		}
+	}
+	s.Messages = msgs
 	stored := map[string]int{}
 	session := map[string]int{} // session -> index of its first message
 	for i := range s.Messages {
