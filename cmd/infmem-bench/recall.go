@@ -11,7 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
+
 	"github.com/infmem/infmem/internal/memory"
+	"github.com/infmem/infmem/mongostore"
 )
 
 // answer is one question's answer as the recall bench scores it.
@@ -67,6 +70,8 @@ func runRecall(ctx context.Context, args []string) error {
 	cache := fs.String("embed-cache", "default", "engine: file of embeddings by text hash kept between runs (\"default\": in the user cache folder; \"none\": off)")
 	fs.Uint64Var(&messySeed, "messy-seed", messySeed, "seed of the messy set's perturbation")
 	kinds := fs.Bool("kinds", false, "also print every set's rows per question kind")
+	sample := fs.Int("scopes", 0, "keep only the first N scopes (conversations, people) of each set, to iterate faster")
+	bars := fs.Bool("bars", false, "also print, per set, what other relevance bars would say (from the best confidence of each answer)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -100,6 +105,9 @@ func runRecall(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
+		if *sample > 0 {
+			s.keepScopes(*sample)
+		}
 		sets = append(sets, s)
 	}
 	tmp, err := os.MkdirTemp("", "infmem-recall")
@@ -131,6 +139,9 @@ func runRecall(ctx context.Context, args []string) error {
 		os.RemoveAll(cfg.dataDir)
 	}
 	printRecallTable(runs, cfg)
+	if *bars {
+		printBars(runs)
+	}
 	if *crossValidate {
 		printCrossValidation(runs, cfg)
 	}
@@ -152,12 +163,14 @@ func recallSet(ctx context.Context, s *benchSet, cfg recallConfig) (*setRun, err
 	}
 	var askers []asker
 	var eng *memory.Engine
+	var mcpc *client.Client
 	if cfg.bin != "" {
 		c, done, err := startMCP(ctx, cfg.dataDir, cfg.bin)
 		if err != nil {
 			return nil, err
 		}
 		defer done()
+		mcpc = c
 		st = mcpStorer{c}
 		askers = append(askers, asker{name: "mcp", r: mcpRetriever{c}})
 	} else {
@@ -174,6 +187,11 @@ func recallSet(ctx context.Context, s *benchSet, cfg recallConfig) (*setRun, err
 		}
 		for i := range cfg.grid {
 			askers = append(askers, asker{name: gridAsker(i), opts: &cfg.grid[i], r: engineRetriever{eng: eng, mode: memory.ModeHybrid}, answerableOnly: true})
+		}
+	}
+	if len(s.Contacts) > 0 {
+		if err := setContacts(ctx, eng, mcpc, s.Contacts); err != nil {
+			return nil, fmt.Errorf("%s: profile: %w", s.Name, err)
 		}
 	}
 	for _, a := range askers {
@@ -244,6 +262,33 @@ func recallSet(ctx context.Context, s *benchSet, cfg recallConfig) (*setRun, err
 	}
 	run.took = time.Since(start)
 	return run, nil
+}
+
+// setContacts gives the user profile its contacts, through the engine or
+// with update_user_profile.
+func setContacts(ctx context.Context, eng *memory.Engine, c *client.Client, contacts []mongostore.Contact) error {
+	if c == nil {
+		_, _, err := eng.UpdateProfile(ctx, memory.ProfileUpdate{AddContacts: contacts})
+		return err
+	}
+	list := make([]any, len(contacts))
+	for i, ct := range contacts {
+		list[i] = map[string]any{"name": ct.Name, "relation": ct.Relation}
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		res, _, err := callTool(ctx, c, "update_user_profile", map[string]any{"add_contacts": list})
+		if err != nil {
+			return err
+		}
+		if !res.IsError {
+			return nil
+		}
+		if !strings.Contains(text(res), "still loading") || time.Now().After(deadline) {
+			return fmt.Errorf("update_user_profile: %s", text(res))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func gridAsker(i int) string { return fmt.Sprintf("grid#%d", i) }
@@ -540,4 +585,51 @@ func orDefault(s string) string {
 		return "defaults"
 	}
 	return s
+}
+
+// printBars reports, per set and asker, how often answerable and
+// abstention questions would be told nothing_relevant if the bar were
+// elsewhere: an answer says nothing relevant when its best confidence is
+// under the bar.
+func printBars(runs []*setRun) {
+	barList := []float64{0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6}
+	fmt.Printf("\nother bars: answerable told nothing_relevant / abstaining told nothing_relevant\n%-10s %-8s", "set", "mode")
+	for _, b := range barList {
+		fmt.Printf(" %11.2f", b)
+	}
+	fmt.Println()
+	for _, run := range runs {
+		for _, a := range run.askers {
+			if strings.HasPrefix(a, "grid#") {
+				continue
+			}
+			fmt.Printf("%-10s %-8s", run.set.Name, a)
+			for _, b := range barList {
+				var ans, ansNR, abst, abstNR int
+				for qi, q := range run.set.Questions {
+					ansr := run.answers[a][qi]
+					if !ansr.asked {
+						continue
+					}
+					top := 0.0
+					if len(ansr.conf) > 0 {
+						top = ansr.conf[0]
+					}
+					if q.Abstain {
+						abst++
+						if top < b {
+							abstNR++
+						}
+					} else {
+						ans++
+						if top < b {
+							ansNR++
+						}
+					}
+				}
+				fmt.Printf(" %5.1f/%5.1f", share100(ansNR, ans), share100(abstNR, abst))
+			}
+			fmt.Println()
+		}
+	}
 }

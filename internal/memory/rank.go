@@ -97,12 +97,22 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 		loc = e.opts.Location
 	}
 	q := readQuery(ix, query, e.opts.Now(), loc)
+	// "my sister" also looks for the sister's name, from the profile.
+	refs := e.peopleIn(ctx, query)
+	q.addPeople(ix, refs)
+	if q.onlyTime {
+		// "What did we talk about yesterday?": the period's memories,
+		// newest first, are the answer.
+		if hits := periodHits(ix, f, &q, k); len(hits) > 0 {
+			return hits, nil
+		}
+	}
 	useVec := mode != ModeKeyword && ix.HasVectors() && e.opts.Embedder != nil
 	useKW := mode != ModeVector
-	rq := memindex.RankQuery{Filter: f, Words: q.words, From: q.from, To: q.to, Period: q.hasPeriod,
+	rq := memindex.RankQuery{Filter: f, Names: q.names, From: q.from, To: q.to, Period: q.hasPeriod, PeriodCandidates: ro.Candidates,
 		Candidates: ro.Candidates, Neighbors: ro.NeighborShare > 0, K: k, DuplicateOverlap: ro.DuplicateOverlap}
 	if useVec {
-		v, err := e.queryVector(ctx, query)
+		v, err := e.queryVector(ctx, withNames(query, refs))
 		if err != nil {
 			// Semantic recall is unavailable for now; keywords still work.
 			e.log.Warn("cannot embed the query; keyword search only", "err", err)
@@ -133,6 +143,21 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 		out[i].weak = out[i].score < ro.MinConfidence
 	}
 	return out, nil
+}
+
+// periodConfidence is the confidence of a memory of the period a query
+// asks for and nothing else: it is what was asked for.
+const periodConfidence = 0.9
+
+// periodHits lists the newest memories f admits that happened in, or
+// refer to, the period the query names.
+func periodHits(ix *memindex.Index, f memindex.Filter, q *query, k int) []hit {
+	out := asHits(ix.During(f, q.from, q.to, k))
+	for i := range out {
+		out[i].score = periodConfidence
+		out[i].ev = &Evidence{During: true}
+	}
+	return out
 }
 
 // evidence is what a candidate's confidence rests on.
