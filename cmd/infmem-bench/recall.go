@@ -21,10 +21,11 @@ import (
 type answer struct {
 	// msgs are the returned memories, best first, each as the set's
 	// message ids it stands for (a memory stored twice stands for both).
-	msgs    [][]string
-	conf    []float64
-	nothing bool
-	asked   bool
+	msgs     [][]string
+	conf     []float64
+	nothing  bool
+	asked    bool
+	evidence []*memory.Evidence
 }
 
 // setRun is one set stored and asked.
@@ -71,6 +72,7 @@ func runRecall(ctx context.Context, args []string) error {
 	fs.Uint64Var(&messySeed, "messy-seed", messySeed, "seed of the messy set's perturbation")
 	kinds := fs.Bool("kinds", false, "also print every set's rows per question kind")
 	sample := fs.Int("scopes", 0, "keep only the first N scopes (conversations, people) of each set, to iterate faster")
+	calibrate := fs.Bool("calibrate", false, "engine: fit each mode's confidence on every set at once and report its calibration per set")
 	bars := fs.Bool("bars", false, "also print, per set, what other relevance bars would say (from the best confidence of each answer)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -141,6 +143,11 @@ func runRecall(ctx context.Context, args []string) error {
 	printRecallTable(runs, cfg)
 	if *bars {
 		printBars(runs)
+	}
+	if *calibrate {
+		for _, m := range cfg.modes {
+			printCalibration(runs, m)
+		}
 	}
 	if *crossValidate {
 		printCrossValidation(runs, cfg)
@@ -219,7 +226,7 @@ func recallSet(ctx context.Context, s *benchSet, cfg recallConfig) (*setRun, err
 				if err != nil {
 					return fmt.Errorf("%s %s: %w", s.Name, q.ID, err)
 				}
-				ans := answer{conf: res.confidences, nothing: res.nothingRelevant, asked: true}
+				ans := answer{conf: res.confidences, nothing: res.nothingRelevant, asked: true, evidence: res.evidence}
 				for _, id := range res.ids {
 					ans.msgs = append(ans.msgs, owners[id])
 				}
@@ -531,6 +538,20 @@ func printCrossValidation(runs []*setRun, cfg recallConfig) {
 			r[i] = 100 * r[i] / float64(max(n, 1))
 		}
 		return r, n
+	}
+	// Every point on every set: R@5 / R@10.
+	fmt.Printf("\ngrid points, R@5 / R@10 per set\n%-40s", "point")
+	for _, run := range runs {
+		fmt.Printf(" %13s", run.set.Name)
+	}
+	fmt.Println()
+	for g := range cfg.grid {
+		fmt.Printf("%-40s", orDefault(cfg.gridNames[g]))
+		for si := range runs {
+			r, _ := mean(per[si][g], nil)
+			fmt.Printf("   %5.1f/%5.1f", r[2], r[3])
+		}
+		fmt.Println()
 	}
 	fmt.Printf("\ncross-validation over %d grid points (%s), chosen by R@5 + R@10\n", len(cfg.grid), gridSpec)
 	fmt.Printf("%-10s | %-20s | %-20s | %-20s %s\n", "set", "defaults R@1/5/10", "leave-one-conv-out", "leave-one-set-out", "(set-out choice)")

@@ -49,6 +49,13 @@ type RankOptions struct {
 	// but marked weak, and a search whose results are all weak says that
 	// nothing relevant is remembered.
 	MinConfidence float64
+	// SpeakerOwn: the speaker prior counts for the turn alone, not for
+	// the turns next to it (whose score borrows the turn's evidence on
+	// what is asked, not who said it).
+	SpeakerOwn bool
+	// CoverageCap caps the keyword score (BM25 over the query's ideal) in
+	// the ranking; 0 is 1.
+	CoverageCap float64
 	// LessonWeight is added to a lesson (source "lesson": what was learned
 	// about helping this user) that clears the relevance bar on its own
 	// evidence, so that it sorts before ordinary memories of similar
@@ -75,6 +82,7 @@ func (o RankOptions) withDefaults() RankOptions {
 	def(&o.DuplicateOverlap, 0.8)
 	def(&o.MinConfidence, 0.4)
 	def(&o.LessonWeight, 0.2)
+	def(&o.CoverageCap, 1)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
@@ -174,11 +182,12 @@ func score(pool []memindex.Candidate, q *query, ro *RankOptions, cal calibration
 	// own is a candidate's score on what the query asks: keywords, meaning
 	// and time, and the speaker it names.
 	own := make([]float64, len(pool))
+	speaker := make([]float64, len(pool))
 	newest, oldest := int64(math.MinInt64), int64(math.MaxInt64)
 	for i := range pool {
 		cd := &pool[i]
 		newest, oldest = max(newest, cd.TS), min(oldest, cd.TS)
-		base := ro.KeywordWeight*cd.Coverage + ro.VectorWeight*cd.Cos
+		base := ro.KeywordWeight*min(cd.KeywordScore, ro.CoverageCap) + ro.VectorWeight*cd.Cos
 		prior := 0.0
 		if cd.Speaker {
 			prior = ro.SpeakerWeight
@@ -189,7 +198,11 @@ func score(pool []memindex.Candidate, q *query, ro *RankOptions, cal calibration
 		if q.when && cd.Dated {
 			base += ro.DatedWeight
 		}
-		own[i] = base + prior
+		if ro.SpeakerOwn {
+			own[i], speaker[i] = base, prior
+		} else {
+			own[i] = base + prior
+		}
 	}
 	for i := range pool {
 		cd := &pool[i]
@@ -207,7 +220,7 @@ func score(pool []memindex.Candidate, q *query, ro *RankOptions, cal calibration
 		if newest > oldest {
 			recency = float64(cd.TS-oldest) / float64(newest-oldest)
 		}
-		cd.Score = own[i] + ro.NeighborShare*best + ro.RecencyWeight*recency + ro.ImportanceWeight*cd.Importance
+		cd.Score = own[i] + speaker[i] + ro.NeighborShare*best + ro.RecencyWeight*recency + ro.ImportanceWeight*cd.Importance
 		if ro.LessonWeight > 0 && cd.Source == sourceLesson && cal.confidence(evidence(cd)) >= ro.MinConfidence {
 			cd.Score += ro.LessonWeight
 		}

@@ -62,6 +62,9 @@ type Candidate struct {
 	// share of the query's ideal BM25 score (an average memory holding
 	// every query word) it reaches.
 	Cos, Coverage float64
+	// KeywordScore is its BM25 score over the query's ideal, uncapped
+	// (Coverage is this at most 1).
+	KeywordScore float64
 	// NeighborCos and NeighborCoverage are the best of its neighbours'
 	// in the pool (its own when it is alone).
 	NeighborCos, NeighborCoverage float64
@@ -142,6 +145,7 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 	if useKW {
 		if ideal := ix.text.IdealScore(q.Terms); ideal > 0 {
 			for i, bm25 := range ix.text.ScoreQuery(q.Terms, slots) {
+				pool[i].KeywordScore = bm25 / ideal
 				pool[i].Coverage = min(1, bm25/ideal)
 			}
 		}
