@@ -47,10 +47,12 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.DatedWeight = v
 				case "spkown":
 					o.SpeakerOwn = v > 0
+				case "typos":
+					o.Typos = v > 0
 				case "cap":
 					o.CoverageCap = v
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, dated, spkown, cap)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, dated, spkown, typos, cap)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

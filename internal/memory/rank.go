@@ -53,6 +53,9 @@ type RankOptions struct {
 	// the turns next to it (whose score borrows the turn's evidence on
 	// what is asked, not who said it).
 	SpeakerOwn bool
+	// Typos looks for the words closest to a query word no memory holds
+	// (textindex.Index.Fuzzy).
+	Typos bool
 	// CoverageCap caps the keyword score (BM25 over the query's ideal) in
 	// the ranking; 0 is 1.
 	CoverageCap float64
@@ -108,6 +111,9 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 	// "my sister" also looks for the sister's name, from the profile.
 	refs := e.peopleIn(ctx, query)
 	q.addPeople(ix, refs)
+	if ro.Typos {
+		q.terms = ix.Fuzzy(q.terms)
+	}
 	if q.onlyTime {
 		// "What did we talk about yesterday?": the period's memories,
 		// newest first, are the answer.
