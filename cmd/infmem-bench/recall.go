@@ -64,7 +64,8 @@ func runRecall(ctx context.Context, args []string) error {
 	setList := fs.String("sets", "locomo,messy,beam,realmem,everyday", "comma-separated sets (name or name=path): "+strings.Join(recallSetOrder, ", "))
 	modes := fs.String("modes", "hybrid", "comma-separated ranking modes (engine only): keyword, vector, hybrid")
 	bm25 := fs.Bool("bm25", true, "also score plain BM25 (k1 1.2, b 0.75, no stemming) on every set")
-	crossValidate := fs.Bool("cross-validate", false, "engine: ask every point of --grid too and report leave-one-conversation-out and leave-one-dataset-out")
+	fs.BoolVar(&bm25Global, "bm25-global", false, "plain BM25 with document frequencies over every scope of the set, not per scope")
+	crossValidate := fs.Bool("cross-validate", false, "engine: ask every point of --grid too (in the first of --modes) and report leave-one-conversation-out and leave-one-dataset-out")
 	fs.StringVar(&gridSpec, "grid", gridSpec, "ranking grid for --cross-validate: semicolon-separated name=v1,v2 lists over kw, vw, ns, spk, time, dated")
 	fs.StringVar(&datasetsDir, "datasets", datasetsDir, "folder of the shared datasets")
 	fs.StringVar(&benchModel, "embedding", benchModel, "embedding model (engine only): use-lite, hash or none")
@@ -192,8 +193,12 @@ func recallSet(ctx context.Context, s *benchSet, cfg recallConfig) (*setRun, err
 		for _, m := range cfg.modes {
 			askers = append(askers, asker{name: m, opts: &def, r: engineRetriever{eng: eng, mode: m}})
 		}
+		gridMode := memory.ModeHybrid
+		if len(cfg.modes) > 0 {
+			gridMode = cfg.modes[0]
+		}
 		for i := range cfg.grid {
-			askers = append(askers, asker{name: gridAsker(i), opts: &cfg.grid[i], r: engineRetriever{eng: eng, mode: memory.ModeHybrid}, answerableOnly: true})
+			askers = append(askers, asker{name: gridAsker(i), opts: &cfg.grid[i], r: engineRetriever{eng: eng, mode: gridMode}, answerableOnly: true})
 		}
 	}
 	if len(s.Contacts) > 0 {
