@@ -72,6 +72,7 @@ func runRecall(ctx context.Context, args []string) error {
 	cache := fs.String("embed-cache", "default", "engine: file of embeddings by text hash kept between runs (\"default\": in the user cache folder; \"none\": off)")
 	fs.Uint64Var(&messySeed, "messy-seed", messySeed, "seed of the messy set's perturbation")
 	kinds := fs.Bool("kinds", false, "also print every set's rows per question kind")
+	misses := fs.Int("misses", 0, "print up to N questions per set where plain BM25 found more in the top 5 than the first mode")
 	sample := fs.Int("scopes", 0, "keep only the first N scopes (conversations, people) of each set, to iterate faster")
 	calibrate := fs.Bool("calibrate", false, "engine: fit each mode's confidence on every set at once and report its calibration per set")
 	bars := fs.Bool("bars", false, "also print, per set, what other relevance bars would say (from the best confidence of each answer)")
@@ -142,6 +143,9 @@ func runRecall(ctx context.Context, args []string) error {
 		os.RemoveAll(cfg.dataDir)
 	}
 	printRecallTable(runs, cfg)
+	if *misses > 0 && len(cfg.modes) > 0 {
+		printMisses(runs, cfg.modes[0], *misses)
+	}
 	if *bars {
 		printBars(runs)
 	}
@@ -656,6 +660,45 @@ func printBars(runs []*setRun) {
 				fmt.Printf(" %5.1f/%5.1f", share100(ansNR, ans), share100(abstNR, abst))
 			}
 			fmt.Println()
+		}
+	}
+}
+
+// printMisses shows questions where plain BM25 does better than asker.
+func printMisses(runs []*setRun, asker string, n int) {
+	for _, run := range runs {
+		text := map[string]string{}
+		for _, m := range run.set.Messages {
+			text[m.ID] = m.Content
+		}
+		shown := 0
+		for qi := range run.set.Questions {
+			q := &run.set.Questions[qi]
+			a, b := run.answers[asker][qi], run.bm25[qi]
+			if q.Abstain || !a.asked || q.recallAtAliases(b.msgs, 5, run.sessionOf) <= q.recallAtAliases(a.msgs, 5, run.sessionOf) {
+				continue
+			}
+			if shown++; shown > n {
+				break
+			}
+			fmt.Printf("\n[%s %s] %q\n", run.set.Name, q.ID, clip(q.Text, 300))
+			show := func(who string, msgs [][]string, conf []float64) {
+				for j, list := range msgs[:min(5, len(msgs))] {
+					mark := " "
+					for _, id := range list {
+						if q.relevant(id, run.sessionOf) {
+							mark = "*"
+						}
+					}
+					c := ""
+					if j < len(conf) {
+						c = fmt.Sprintf("%.2f", conf[j])
+					}
+					fmt.Printf("  %s %s%d %s %q\n", who, mark, j+1, c, clip(text[list[0]], 160))
+				}
+			}
+			show("engine", a.msgs, a.conf)
+			show("bm25  ", b.msgs, nil)
 		}
 	}
 }

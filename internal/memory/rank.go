@@ -28,7 +28,10 @@ type RankOptions struct {
 	// matches the question.
 	NeighborShare float64
 	// SpeakerWeight is added when the query names who said the memory
-	// ("What did Caroline paint?" and a turn of Caroline's).
+	// ("What did Caroline paint?" and a turn of Caroline's). It counts for
+	// that turn alone: the turns next to it borrow its evidence on what
+	// is asked, not on who said it (shared, it lifted every turn of a
+	// speaker who sends several messages in a row above the answer).
 	SpeakerWeight float64
 	// TimeWeight is added when the query names a period ("in May 2023",
 	// "last week") that the memory happened in or refers to.
@@ -49,16 +52,14 @@ type RankOptions struct {
 	// but marked weak, and a search whose results are all weak says that
 	// nothing relevant is remembered.
 	MinConfidence float64
-	// SpeakerOwn: the speaker prior counts for the turn alone, not for
-	// the turns next to it (whose score borrows the turn's evidence on
-	// what is asked, not who said it).
-	SpeakerOwn bool
+	// NeighborLength scales the neighbour share down for a turn longer
+	// than this many keyword terms (share × NeighborLength / length): a
+	// long turn holds its own context, and lifting it by its neighbour's
+	// evidence fills the results with one conversation. 0: no scaling.
+	NeighborLength float64
 	// Typos looks for the words closest to a query word no memory holds
 	// (textindex.Index.Fuzzy).
 	Typos bool
-	// CoverageCap caps the keyword score (BM25 over the query's ideal) in
-	// the ranking; 0 is 1.
-	CoverageCap float64
 	// LessonWeight is added to a lesson (source "lesson": what was learned
 	// about helping this user) that clears the relevance bar on its own
 	// evidence, so that it sorts before ordinary memories of similar
@@ -77,7 +78,7 @@ func (o RankOptions) withDefaults() RankOptions {
 	def(&o.KeywordWeight, 1)
 	def(&o.VectorWeight, 1)
 	def(&o.NeighborShare, 0.8)
-	def(&o.SpeakerWeight, 1.7)
+	def(&o.SpeakerWeight, 0.6)
 	def(&o.TimeWeight, 0.5)
 	def(&o.DatedWeight, 0.3)
 	def(&o.RecencyWeight, 0.02)
@@ -85,7 +86,6 @@ func (o RankOptions) withDefaults() RankOptions {
 	def(&o.DuplicateOverlap, 0.8)
 	def(&o.MinConfidence, 0.4)
 	def(&o.LessonWeight, 0.2)
-	def(&o.CoverageCap, 1)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
@@ -186,14 +186,14 @@ func evidence(cd *memindex.Candidate) *Evidence {
 // does, as the results' confidences will).
 func score(pool []memindex.Candidate, q *query, ro *RankOptions, cal calibration) {
 	// own is a candidate's score on what the query asks: keywords, meaning
-	// and time, and the speaker it names.
+	// and time; speaker is the prior for a turn of the speaker it names.
 	own := make([]float64, len(pool))
 	speaker := make([]float64, len(pool))
 	newest, oldest := int64(math.MinInt64), int64(math.MaxInt64)
 	for i := range pool {
 		cd := &pool[i]
 		newest, oldest = max(newest, cd.TS), min(oldest, cd.TS)
-		base := ro.KeywordWeight*min(cd.KeywordScore, ro.CoverageCap) + ro.VectorWeight*cd.Cos
+		base := ro.KeywordWeight*cd.Coverage + ro.VectorWeight*cd.Cos
 		prior := 0.0
 		if cd.Speaker {
 			prior = ro.SpeakerWeight
@@ -204,11 +204,7 @@ func score(pool []memindex.Candidate, q *query, ro *RankOptions, cal calibration
 		if q.when && cd.Dated {
 			base += ro.DatedWeight
 		}
-		if ro.SpeakerOwn {
-			own[i], speaker[i] = base, prior
-		} else {
-			own[i] = base + prior
-		}
+		own[i], speaker[i] = base, prior
 	}
 	for i := range pool {
 		cd := &pool[i]
@@ -226,7 +222,11 @@ func score(pool []memindex.Candidate, q *query, ro *RankOptions, cal calibration
 		if newest > oldest {
 			recency = float64(cd.TS-oldest) / float64(newest-oldest)
 		}
-		cd.Score = own[i] + speaker[i] + ro.NeighborShare*best + ro.RecencyWeight*recency + ro.ImportanceWeight*cd.Importance
+		share := ro.NeighborShare
+		if ro.NeighborLength > 0 && !cd.Alone && float64(cd.Length) > ro.NeighborLength {
+			share *= ro.NeighborLength / float64(cd.Length)
+		}
+		cd.Score = own[i] + speaker[i] + share*best + ro.RecencyWeight*recency + ro.ImportanceWeight*cd.Importance
 		if ro.LessonWeight > 0 && cd.Source == sourceLesson && cal.confidence(evidence(cd)) >= ro.MinConfidence {
 			cd.Score += ro.LessonWeight
 		}

@@ -628,6 +628,20 @@ func (ix *Index) ScoreQuery(q Query, ids []DocID) []float64 {
 	return out
 }
 
+// Lengths returns the number of terms of each document in ids (0 for
+// one not in the index).
+func (ix *Index) Lengths(ids []DocID) []int {
+	out := make([]int, len(ids))
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	for i, id := range ids {
+		if ix.isLive(id) {
+			out[i] = int(ix.docLen[id])
+		}
+	}
+	return out
+}
+
 // Stats describes the index size.
 type Stats struct {
 	Docs     int   // documents

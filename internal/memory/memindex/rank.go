@@ -58,13 +58,12 @@ type Candidate struct {
 	Importance                    float64
 	// Source is what kind of memory it is (note, conversation, lesson…).
 	Source string
+	// Length is how many keyword terms it has.
+	Length int
 	// Cos is the cosine to the query (0 without vectors); Coverage the
 	// share of the query's ideal BM25 score (an average memory holding
 	// every query word) it reaches.
 	Cos, Coverage float64
-	// KeywordScore is its BM25 score over the query's ideal, uncapped
-	// (Coverage is this at most 1).
-	KeywordScore float64
 	// NeighborCos and NeighborCoverage are the best of its neighbours'
 	// in the pool (its own when it is alone).
 	NeighborCos, NeighborCoverage float64
@@ -142,10 +141,12 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 		it := &ix.items[s]
 		pool[i] = Candidate{ID: it.id, Kind: it.kind, TS: it.ts, Importance: float64(it.importance), Source: ix.sources.names[it.source], Dated: it.refFrom != 0, slot: s}
 	}
+	for i, n := range ix.text.Lengths(slots) {
+		pool[i].Length = n
+	}
 	if useKW {
 		if ideal := ix.text.IdealScore(q.Terms); ideal > 0 {
 			for i, bm25 := range ix.text.ScoreQuery(q.Terms, slots) {
-				pool[i].KeywordScore = bm25 / ideal
 				pool[i].Coverage = min(1, bm25/ideal)
 			}
 		}
