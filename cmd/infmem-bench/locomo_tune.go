@@ -48,9 +48,11 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 				case "nlen":
 					o.NeighborLength = v
 				case "typos":
-					o.Typos = v > 0
+					o.NoTypos = v == 0
+				case "rtime":
+					o.RecentTimeWeight = v
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, dated, nlen, typos)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, rtime, dated, nlen, typos)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

@@ -329,7 +329,7 @@ type setScore struct {
 	updates, newerFirst, olderAbove int
 }
 
-func (sc *setScore) rk(i int) float64 { return 100 * sc.r[i] / float64(max(sc.n, 1)) }
+func (sc setScore) rk(i int) float64 { return 100 * sc.r[i] / float64(max(sc.n, 1)) }
 
 // ece is the expected calibration error over the scored results: the
 // mean gap between confidence and observed precision, weighted by bin.

@@ -22,6 +22,8 @@ type query struct {
 	// from and to (unix ms) bound a period the query names.
 	from, to  int64
 	hasPeriod bool
+	// recent: the period ended within the last year.
+	recent bool
 	// onlyTime: the query asks for a period and nothing else ("what did
 	// we talk about yesterday?"): its results are the period's memories.
 	onlyTime bool
@@ -68,6 +70,7 @@ func readQuery(text analyzer, s string, now time.Time, loc *time.Location) query
 	q := query{terms: keywords(text, all), names: textindex.Words(s), when: whenQuestion.MatchString(s)}
 	if r, ok := timephrase.Scan(s, now, loc); ok {
 		q.from, q.to, q.hasPeriod = r.From.UnixMilli(), r.To.UnixMilli(), true
+		q.recent = r.To.After(now.AddDate(-1, 0, 0))
 		// The period is looked for by date, not by its words in the text;
 		// a query left with no other words asks for the period alone.
 		times, filler := timeTerms(text), fillerTerms(text)

@@ -57,9 +57,14 @@ type RankOptions struct {
 	// long turn holds its own context, and lifting it by its neighbour's
 	// evidence fills the results with one conversation. 0: no scaling.
 	NeighborLength float64
-	// Typos looks for the words closest to a query word no memory holds
-	// (textindex.Index.Fuzzy).
-	Typos bool
+	// NoTypos turns off looking for the words closest to a query word no
+	// memory holds (textindex.Index.Fuzzy: "meetng" finds "meeting").
+	NoTypos bool
+	// RecentTimeWeight replaces TimeWeight when the period the query names
+	// ended within the last year ("yesterday", "last week", "on Monday",
+	// "in March"): the user asks what happened then, and those memories
+	// come first.
+	RecentTimeWeight float64
 	// LessonWeight is added to a lesson (source "lesson": what was learned
 	// about helping this user) that clears the relevance bar on its own
 	// evidence, so that it sorts before ordinary memories of similar
@@ -80,6 +85,8 @@ func (o RankOptions) withDefaults() RankOptions {
 	def(&o.NeighborShare, 0.8)
 	def(&o.SpeakerWeight, 0.6)
 	def(&o.TimeWeight, 0.5)
+	def(&o.RecentTimeWeight, 1.5)
+	def(&o.NeighborLength, 30)
 	def(&o.DatedWeight, 0.3)
 	def(&o.RecencyWeight, 0.02)
 	def(&o.ImportanceWeight, 0.02)
@@ -90,7 +97,7 @@ func (o RankOptions) withDefaults() RankOptions {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength} {
 		if *v < 0 {
 			*v = 0
 		}
@@ -111,7 +118,7 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 	// "my sister" also looks for the sister's name, from the profile.
 	refs := e.peopleIn(ctx, query)
 	q.addPeople(ix, refs)
-	if ro.Typos {
+	if !ro.NoTypos {
 		q.terms = ix.Fuzzy(q.terms)
 	}
 	if q.onlyTime {
@@ -199,7 +206,11 @@ func score(pool []memindex.Candidate, q *query, ro *RankOptions, cal calibration
 			prior = ro.SpeakerWeight
 		}
 		if cd.During {
-			base += ro.TimeWeight
+			if q.recent {
+				base += ro.RecentTimeWeight
+			} else {
+				base += ro.TimeWeight
+			}
 		}
 		if q.when && cd.Dated {
 			base += ro.DatedWeight
