@@ -45,21 +45,19 @@ func (ix *Index) Fuzzy(q Query) Query {
 			continue
 		}
 		var found []cand
-		for id := range ix.terms {
-			s := ix.terms[id].name
-			if len(s) == 0 || s[0] != t[0] || len(ix.terms[id].postings) == 0 {
+		for d := -3; d <= limit; d++ {
+			if len(t)+d <= 0 {
 				continue
 			}
-			d := len(s) - len(t)
-			if d < -3 || d > limit {
-				continue
-			}
-			dist := editDistance(t, s, limit)
-			if dist > limit && d < 0 && len(s) >= max(4, 2-d) && t[:len(s)] == s {
-				dist = limit // "meetng" holds the stem "meet", "adoptoin" "adopt"
-			}
-			if dist <= limit {
-				found = append(found, cand{s, dist, len(ix.terms[id].postings)})
+			for _, id := range ix.byShape[shape(t[0], len(t)+d)] {
+				s := ix.terms[id].name
+				dist := editDistance(t, s, limit)
+				if dist > limit && d < 0 && len(s) >= max(4, 2-d) && t[:len(s)] == s {
+					dist = limit // "meetng" holds the stem "meet", "adoptoin" "adopt"
+				}
+				if dist <= limit {
+					found = append(found, cand{s, dist, len(ix.terms[id].postings)})
+				}
 			}
 		}
 		ix.mu.RUnlock()
@@ -136,4 +134,24 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// shape is a term's bucket in byShape: its first byte and its length.
+func shape(first byte, n int) uint16 { return uint16(first)<<8 | uint16(min(n, 255)) }
+
+func (ix *Index) shapeAddLocked(id uint32, name string) {
+	if ix.byShape == nil {
+		ix.byShape = map[uint16][]uint32{}
+	}
+	k := shape(name[0], len(name))
+	ix.byShape[k] = append(ix.byShape[k], id)
+}
+
+func (ix *Index) shapeRemoveLocked(id uint32, name string) {
+	k := shape(name[0], len(name))
+	list := ix.byShape[k]
+	if i := slices.Index(list, id); i >= 0 {
+		list[i] = list[len(list)-1]
+		ix.byShape[k] = list[:len(list)-1]
+	}
 }

@@ -77,6 +77,9 @@ type Index struct {
 	nPostings int
 
 	bufs chan *searchBuf // bounded free list of scoring buffers
+
+	// byShape lists term IDs by first byte and length, for Fuzzy.
+	byShape map[uint16][]uint32
 }
 
 type termInfo struct {
@@ -176,6 +179,7 @@ func (ix *Index) termIDLocked(tok []byte) uint32 {
 		ix.terms = append(ix.terms, termInfo{name: name})
 	}
 	ix.dict[name] = id
+	ix.shapeAddLocked(id, name)
 	return id
 }
 
@@ -230,6 +234,7 @@ func (ix *Index) removePosting(termID uint32, id DocID) {
 	}
 	switch {
 	case len(p) == 0:
+		ix.shapeRemoveLocked(termID, t.name)
 		delete(ix.dict, t.name)
 		*t = termInfo{}
 		ix.freeTerms = append(ix.freeTerms, termID)
