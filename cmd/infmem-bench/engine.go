@@ -14,12 +14,9 @@ import (
 // benchModel is the embedding model benchmarks use (use-lite, hash, none).
 var benchModel = "use-lite"
 
-// newBenchEngine builds and starts a memory engine as the daemon does.
-func newBenchEngine(ctx context.Context, store *mongostore.Store, reg *scopes.Registry, log *slog.Logger) (*memory.Engine, error) {
-	e, err := embed.New(benchModel)
-	if err != nil {
-		return nil, err
-	}
+// newBenchEngine builds and starts a memory engine as the daemon does,
+// embedding with e (nil: keyword only).
+func newBenchEngine(ctx context.Context, store *mongostore.Store, reg *scopes.Registry, e embed.Embedder, log *slog.Logger) (*memory.Engine, error) {
 	opts := memory.Options{Logger: log}
 	if e != nil {
 		opts.Embedder = e

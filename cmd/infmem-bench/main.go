@@ -25,6 +25,11 @@ const usage = `usage: infmem-bench <command> [flags]
                                      every recall set (locomo, messy, beam, realmem, everyday) stored
                                      and asked as its protocol says; one table with plain BM25 beside
   everyday [--mcp BIN] [-v] [FILE]   the everyday set: hit@1, hit@3 and the never-stored rate
+  aged [--sets locomo,beam,realmem,everyday] [--mcp BIN] [--retention keep] [--max-items N]
+                                     recall before and after the nightly maintenance pass, each set
+                                     stored with its timestamps aged past keep_full_days
+  archived-memory --data-dir DIR     heap of the index on a seeded root before and after the
+                                     nightly pass archives its old conversations
   import --bin PATH [--n N] [--mode in-process|daemon|both]
                                      time 'infmem import' of a synthetic ChatGPT export of N
                                      messages into an empty data root; peak RSS
@@ -53,6 +58,10 @@ func main() {
 		err = runEveryday(ctx, os.Args[2:])
 	case "maintain":
 		err = runMaintainBench(ctx, os.Args[2:])
+	case "aged":
+		err = runAged(ctx, os.Args[2:])
+	case "archived-memory":
+		err = runArchivedMemory(ctx, os.Args[2:])
 	case "import":
 		err = runImportBench(ctx, os.Args[2:])
 	default:

@@ -93,7 +93,24 @@ type Report struct {
 	Profile  []string `json:"profile,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
 	Seconds  float64  `json:"seconds"`
+	// ToAdd and Stored list, in a dry run, every item that would be added
+	// and every one whose text a memory of its scope already holds, in
+	// input order.
+	ToAdd  []Listed `json:"to_add,omitempty"`
+	Stored []Listed `json:"already_stored,omitempty"`
 }
+
+// Listed is one item of a dry run's lists.
+type Listed struct {
+	Scope string `json:"scope"`
+	// Text is the item's text, shortened to ListedTextLen characters.
+	Text string `json:"text"`
+	// MemoryID is the memory that already holds it (Stored only).
+	MemoryID string `json:"memory_id,omitempty"`
+}
+
+// ListedTextLen bounds a listed item's text.
+const ListedTextLen = 300
 
 // ScopeReport is one scope's share of an import.
 type ScopeReport struct {
@@ -160,7 +177,7 @@ func Run(ctx context.Context, t Target, in *Input, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.Split, rep.Warnings, rep.Skipped = p.split, p.warn, in.Skipped+p.empty
+	rep.Split, rep.Warnings, rep.Skipped = p.split, append(slices.Clone(in.Warnings), p.warn...), in.Skipped+p.empty
 	rep.Items = len(p.units)
 	progress := newThrottle(o.Progress)
 	progress.report(Progress{Step: "checking", Total: len(p.units)}, true)
@@ -212,7 +229,17 @@ func Run(ctx context.Context, t Target, in *Input, o Options) (*Report, error) {
 	}
 	if o.DryRun {
 		for _, u := range todo {
-			scopeRep(u.scope).Added++
+			sr := scopeRep(u.scope)
+			l := Listed{Scope: sr.Scope, Text: snippet(u.text, ListedTextLen)}
+			if id, ok := t.Memory.Stored(u.scope, u.text); ok {
+				l.MemoryID = id
+				rep.Stored = append(rep.Stored, l)
+				sr.AlreadyPresent++
+				rep.AlreadyPresent++
+				continue
+			}
+			rep.ToAdd = append(rep.ToAdd, l)
+			sr.Added++
 			rep.Added++
 		}
 		if in.Profile != nil {

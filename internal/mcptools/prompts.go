@@ -77,7 +77,7 @@ func recallPrompt(d Deps) server.ServerPrompt {
 			t.must("Say you do not remember it rather than guessing; retrieve_memory can search again with other words.")
 			return t.String(), nil
 		}
-		t.must(fmt.Sprintf("infmem searched %s; these are its %d best matches, best first (confidence 0 to 1; weak marks a loose match).", searched(res.Scopes), len(res.Results)))
+		t.must(fmt.Sprintf("infmem searched %s; %s, best first (confidence 0 to 1; weak marks a loose match).", searched(res.Scopes), plural(len(res.Results), "this is its best match", fmt.Sprintf("these are its %d best matches", len(res.Results)))))
 		t.label()
 		for _, m := range res.Results {
 			t.item(memoryLine(m, true))

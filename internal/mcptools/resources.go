@@ -255,7 +255,7 @@ func recentText(ctx context.Context, c call, _ mcp.ReadResourceRequest) (string,
 		t.item(memoryLine(m, false))
 	}
 	if res.Total > len(res.Memories) {
-		t.must(fmt.Sprintf("%d older memories are not listed; list_memories pages through them.", res.Total-len(res.Memories)))
+		t.must(fmt.Sprintf("%d older %s; list_memories pages through them.", res.Total-len(res.Memories), plural(res.Total-len(res.Memories), "memory is not listed", "memories are not listed")))
 	}
 	return t.String(), nil
 }

@@ -1,6 +1,8 @@
 package mcptools
 
 import (
+	"time"
+
 	"github.com/infmem/infmem/internal/memory"
 )
 
@@ -26,6 +28,7 @@ type memoryItem struct {
 	Source         string   `json:"source" jsonschema_description:"note, conversation, user_profile, summary, lesson or file."`
 	Path           string   `json:"path,omitempty" jsonschema_description:"A file's path (memory tool)."`
 	Timestamp      string   `json:"timestamp" jsonschema_description:"When it happened (UTC)."`
+	LocalTime      string   `json:"local_time,omitempty" jsonschema_description:"In the user's time zone."`
 	Scope          string   `json:"scope"`
 	Tags           []string `json:"tags"`
 	Confidence     float64  `json:"confidence,omitempty" jsonschema_description:"Relevance to the query, 0 to 1 (queries only)."`
@@ -35,17 +38,19 @@ type memoryItem struct {
 	Speaker        string   `json:"speaker,omitempty"`
 	ConversationID string   `json:"conversation_id,omitempty"`
 	Category       string   `json:"category,omitempty"`
+	Folded         int      `json:"folded,omitempty" jsonschema_description:"Look-alike copies folded into it."`
 }
 
-func toItems(ms []memory.Memory, withConfidence bool) []memoryItem {
+// toItems renders memories, their times in UTC and in loc, the user's zone.
+func toItems(ms []memory.Memory, withConfidence bool, loc *time.Location) []memoryItem {
 	out := make([]memoryItem, len(ms))
 	for i, m := range ms {
 		out[i] = memoryItem{
-			Text: m.Text, Source: m.Source, Path: m.Path, Timestamp: iso(m.Timestamp), Scope: m.Scope, Tags: m.Tags,
+			Text: m.Text, Source: m.Source, Path: m.Path, Timestamp: iso(m.Timestamp), LocalTime: localTime(m.Timestamp, loc), Scope: m.Scope, Tags: m.Tags,
 			MemoryID: m.ID, Importance: m.Importance, Speaker: m.Speaker, ConversationID: m.ConversationID, Category: m.Category,
 		}
 		if withConfidence {
-			out[i].Confidence, out[i].Weak = m.Confidence, m.Weak
+			out[i].Confidence, out[i].Weak, out[i].Folded = m.Confidence, m.Weak, m.Folded
 		}
 	}
 	return out
@@ -60,12 +65,25 @@ type recallOut struct {
 	// results are returned rather than dropped.
 	NothingRelevant bool     `json:"nothing_relevant" jsonschema_description:"A query was given and no result clears the relevance bar."`
 	ScopesSearched  []string `json:"scopes_searched"`
+	TimeZone        string   `json:"time_zone,omitempty" jsonschema_description:"Of local_time."`
 	Note            string   `json:"note,omitempty" jsonschema_description:"Why the result is empty or unusual."`
 }
 
-func recall(res memory.SearchResult, withConfidence bool) recallOut {
-	return recallOut{Kind: recalledKind, Notice: recalledNotice, Results: toItems(res.Results, withConfidence),
+func recall(res memory.SearchResult, withConfidence bool, loc *time.Location) recallOut {
+	out := recallOut{Kind: recalledKind, Notice: recalledNotice, Results: toItems(res.Results, withConfidence, loc),
 		NothingRelevant: withConfidence && res.NothingRelevant, ScopesSearched: res.Scopes, Note: res.Note}
+	if len(out.Results) > 0 {
+		out.TimeZone = zoneName(loc)
+	}
+	return out
+}
+
+// localTime is t in loc with its offset ("2026-11-19T18:00:00-08:00").
+func localTime(t time.Time, loc *time.Location) string {
+	if t.IsZero() || loc == nil {
+		return ""
+	}
+	return t.In(loc).Format(time.RFC3339)
 }
 
 // timeRangeIn is a period given as from/to or as words.

@@ -20,9 +20,13 @@ import (
 // memory-tool commands on /memories, issue 15) could not fit in that room:
 // its ten arguments are Anthropic's, and results name a file's path; it
 // added 2,189 bytes (1,393 without output schemas), so both bounds rose by
-// 2,200 and 1,400 (41,393 and 22,087 bytes then).
+// 2,200 and 1,400 (41,393 and 22,087 bytes then). Issue 26 added 1,821
+// bytes of output schema (287 without): every recalled memory's local_time
+// and folded count, repeated in the five listing tools' schemas, the
+// results' time_zone, update_memory's merged_into and delete_memory's
+// everything, scopes and profile (43,214 and 22,374 bytes then).
 const (
-	maxToolsListBytes         = 42_200
+	maxToolsListBytes         = 43_600
 	maxToolsListNoOutputBytes = 22_900
 )
 

@@ -686,7 +686,7 @@ func (e *Engine) deleteFiles(ctx context.Context, path string) (FileResult, erro
 		}
 		res := FileResult{Text: "Successfully deleted " + p, Path: p}
 		if len(paths) > 1 || paths[0] != p {
-			res.Text += fmt.Sprintf(" (%d files)", len(paths))
+			res.Text += " (" + plural(len(paths), "file", "files") + ")"
 		}
 		for _, c := range done {
 			res.IDs = append(res.IDs, c.id.Hex())

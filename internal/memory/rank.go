@@ -157,7 +157,7 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 	for i := range best {
 		cd := &best[i]
 		ev := evidence(cd)
-		out[i] = hit{id: cd.ID, kind: cd.Kind, score: cal.confidence(ev), ts: cd.TS, ev: ev}
+		out[i] = hit{id: cd.ID, kind: cd.Kind, score: cal.confidence(ev), ts: cd.TS, ev: ev, folded: cd.Folded}
 	}
 	monotone(out)
 	for i := range out {

@@ -42,6 +42,9 @@ type Memory struct {
 	Weak bool
 	// Evidence explains a ranked result (searches with a query only).
 	Evidence *Evidence
+	// Folded is how many other copies of the same fact this result stands
+	// for (searches with a query only; see curated).
+	Folded int
 }
 
 func fromMemory(m *mongostore.Memory) Memory {
@@ -79,6 +82,8 @@ type hit struct {
 	weak bool
 	ts   int64
 	ev   *Evidence
+	// folded are the copies of this result that ranking folded into it.
+	folded []memindex.Hit
 }
 
 // asHits turns what the index found into hits.

@@ -72,6 +72,9 @@ type Candidate struct {
 	// Neighbors are the positions in the pool of the turns just before
 	// and just after it, when those are candidates too (-1: not).
 	Neighbors [2]int32
+	// Folded are the lower-ranked candidates that repeat it (see
+	// RankQuery.DuplicateOverlap), best first: the same fact stored again.
+	Folded []Hit
 
 	slot uint32
 }
@@ -199,14 +202,16 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 	out := make([]Candidate, 0, q.K)
 	var kept []uint32
 	for _, cd := range ordered {
-		if len(out) == q.K {
-			break
-		}
-		if ix.nearDuplicateLocked(cd.slot, kept, q.DuplicateOverlap) {
+		// Past the K-th result the pool is read only for the copies of
+		// the results, so that each says how many it stands for.
+		if j := ix.nearDuplicateLocked(cd.slot, kept, q.DuplicateOverlap); j >= 0 {
+			out[j].Folded = append(out[j].Folded, Hit{ID: cd.ID, Kind: cd.Kind, TS: cd.TS, Score: cd.Score})
 			continue
 		}
-		kept = append(kept, cd.slot)
-		out = append(out, *cd)
+		if len(out) < q.K {
+			kept = append(kept, cd.slot)
+			out = append(out, *cd)
+		}
 	}
 	return out, nil
 }
@@ -259,18 +264,19 @@ func (ix *Index) cosinesLocked(qv []float32, pool []Candidate) {
 	}
 }
 
-// nearDuplicateLocked reports whether slot says the same as a slot in kept:
-// their keyword terms overlap at least threshold.
-func (ix *Index) nearDuplicateLocked(slot uint32, kept []uint32, threshold float64) bool {
+// nearDuplicateLocked returns the position in kept of the first slot that
+// slot says the same as (their keyword terms overlap at least threshold),
+// or -1.
+func (ix *Index) nearDuplicateLocked(slot uint32, kept []uint32, threshold float64) int {
 	if threshold >= 1 {
-		return false
+		return -1
 	}
-	for _, k := range kept {
+	for j, k := range kept {
 		if ix.text.Overlap(slot, k) >= threshold {
-			return true
+			return j
 		}
 	}
-	return false
+	return -1
 }
 
 // speakerMatcher reports whether a query names a memory's speaker: a word
