@@ -1,8 +1,6 @@
 package textindex
 
 import (
-	"bytes"
-	"slices"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -32,8 +30,8 @@ var defaultAnalyzer = analyzer{stopWords: true, stemming: true}
 // combining mark, possessive "'s" removed, stop words removed and the Porter2
 // stem of every English word.
 //
-// Details: an apostrophe between letters is dropped and the word kept whole
-// ("O'Neill" -> "oneill"; contractions are stop words with or without it); a dot between digits too ("3.5", "1.2.3"); other punctuation,
+// Details: an apostrophe between letters stays inside the token ("don't",
+// "o'neill"); a dot between digits too ("3.5", "1.2.3"); other punctuation,
 // including '#', '@', '-' and '_', splits ("#ProjectAlpha" -> "projectalpha",
 // "e-mail" -> "e", "mail"). Numbers are tokens of their own, also when written
 // against letters ("10am" -> "10", "am"; "covid19" -> "covid", "19"), so that
@@ -194,8 +192,7 @@ func (a analyzer) appendTokens(tl *tokenList, text string) {
 				// Possessive or contraction "'s": "John's" -> "john".
 				i += nsize
 			case !digits && next >= 0 && isWordRune(next) && !isIdeograph(next):
-				// Inside a word: "don't", "o'neill". finish drops it once
-				// the stop words are checked ("we'll" is one, "well" not).
+				// Inside a word: "don't", "o'neill".
 				tl.buf = append(tl.buf, '\'')
 				continue
 			}
@@ -235,17 +232,6 @@ func (a analyzer) finish(tl *tokenList, start int) {
 		if _, ok := stopWords[string(tok)]; ok {
 			tl.buf = tl.buf[:start]
 			return
-		}
-	}
-	if bytes.IndexByte(tok, '\'') >= 0 {
-		// The apostrophe inside a word goes, as people who type without
-		// one write it: "don't" is "dont", "O'Neill" "oneill".
-		tok = slices.DeleteFunc(tok, func(c byte) bool { return c == '\'' })
-		if a.stopWords {
-			if _, ok := stopWords[string(tok)]; ok {
-				tl.buf = tl.buf[:start]
-				return
-			}
 		}
 	}
 	if a.stemming && stemmable(tok) {

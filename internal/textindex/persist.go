@@ -11,7 +11,7 @@ import (
 
 // AnalyzerVersion changes whenever tokenisation or stemming changes; an
 // index written by another version cannot answer this version's queries.
-const AnalyzerVersion = 2
+const AnalyzerVersion = 1
 
 // format opens a persisted index: its magic and the analyzer version.
 var format = binio.Format{Magic: "TXIX", Version: AnalyzerVersion}

@@ -29,8 +29,9 @@ var stopWords = makeSet(
 	"had", "having", "do", "does", "did", "doing", "will", "would", "shall",
 	"should", "can", "could", "may", "might", "must", "cannot",
 	// contractions with the apostrophe, and without it where that is not
-	// another word ("we'll" but not "well"); "'s" is already gone ("that's"
-	// is "that")
+	// another word ("we'll" but not "well"), as people type them; "'s" is
+	// already gone ("that's" is "that"). A memory indexed before a word
+	// joined the list keeps it as a term, which no query asks for.
 	"i'm", "im", "i've", "ive", "i'd", "i'll", "you're", "youre", "you've",
 	"youve", "you'd", "youd", "you'll", "youll", "he'd", "he'll", "hes",
 	"she'd", "she'll", "shes", "we're", "we've", "weve", "we'd", "we'll",
