@@ -120,6 +120,10 @@ type Index struct {
 	// sessionLocked).
 	convOrder map[uint32][]uint32
 	sessions  map[sessionKey][]uint32
+	// tally keeps the counts (tally.go); meta, by slot, what filters
+	// read of each item, packed (tally.go).
+	tally tally
+	meta  []slotMeta
 	// loc is the user's time zone, in which time references in a memory's
 	// text are read.
 	loc *time.Location
@@ -190,6 +194,7 @@ func (ix *Index) Put(d Doc) {
 	slot, ok := ix.byID[d.ID]
 	if ok {
 		ix.dropDedupLocked(slot)
+		ix.countLocked(slot, -1)
 	} else if n := len(ix.free); n > 0 {
 		slot = ix.free[n-1]
 		ix.free = ix.free[:n-1]
@@ -223,6 +228,7 @@ func (ix *Index) Put(d Doc) {
 	}
 	it.hasVec = keep
 	ix.items[slot] = it
+	ix.countLocked(slot, 1)
 	ix.byID[d.ID] = slot
 	ix.orderLocked(slot)
 	if it.live() {
@@ -426,6 +432,7 @@ func (ix *Index) Remove(id bson.ObjectID) {
 	ix.text.Remove(slot)
 	ix.setVecLocked(slot, nil)
 	ix.unorderLocked(slot)
+	ix.countLocked(slot, -1)
 	delete(ix.byID, id)
 	ix.items[slot] = item{}
 	ix.free = append(ix.free, slot)
@@ -442,6 +449,8 @@ func (ix *Index) SetForgotten(id bson.ObjectID, forgotten bool, at time.Time, te
 		return
 	}
 	it := &ix.items[slot]
+	ix.countLocked(slot, -1)
+	defer ix.countLocked(slot, 1)
 	if forgotten {
 		it.flags |= FlagForgotten
 		it.forgottenAt = at.UnixMilli()
@@ -462,11 +471,14 @@ func (ix *Index) SetFlag(id bson.ObjectID, flag Flag, on bool) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if slot, ok := ix.byID[id]; ok {
+		it := &ix.items[slot]
+		ix.countLocked(slot, -1)
 		if on {
-			ix.items[slot].flags |= flag
+			it.flags |= flag
 		} else {
-			ix.items[slot].flags &^= flag
+			it.flags &^= flag
 		}
+		ix.countLocked(slot, 1)
 	}
 }
 
