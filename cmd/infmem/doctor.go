@@ -658,7 +658,7 @@ func (d *doctor) checkLoginService(ctx context.Context) {
 		if !claudeRegistered(d.env) {
 			hint = "'infmem install' registers infmem with Claude Desktop, which then starts the daemon through 'infmem mcp'; 'infmem start' starts it now"
 		}
-		d.add("login service", checkWarn, "unavailable: "+firstLineOf(err.Error()), hint)
+		d.add("login service", checkWarn, "unavailable: "+firstLineOf(strings.TrimPrefix(err.Error(), "login service: ")), hint)
 	case err != nil:
 		d.add("login service", checkWarn, "cannot inspect: "+err.Error(), "")
 	case !ls.Installed():

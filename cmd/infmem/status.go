@@ -333,7 +333,7 @@ func loginServiceReport(ctx context.Context, s *session, env *cliEnv) serviceRep
 	ls, err := loginService(ctx, s, env)
 	if err != nil {
 		if errors.Is(err, installer.ErrNoServiceManager) {
-			return serviceReport{State: "unavailable", Detail: err.Error()}
+			return serviceReport{State: "unavailable", Detail: strings.TrimPrefix(err.Error(), "login service: ")}
 		}
 		return serviceReport{State: "unknown", Detail: err.Error()}
 	}

@@ -87,7 +87,10 @@ type Engine struct {
 	loaded   atomic.Int64
 	expected atomic.Int64
 
-	access  *accessTracker
+	access *accessTracker
+	// people caches the profile's contacts for searches that name a
+	// relation ("my sister").
+	people  peopleCache
 	started atomic.Bool
 	// closed is set by the first Close; a second one does nothing (above
 	// all, it takes no second snapshot of an index the database has
