@@ -96,7 +96,10 @@ type Engine struct {
 	loaded   atomic.Int64
 	expected atomic.Int64
 
-	access  *accessTracker
+	access *accessTracker
+	// people caches the profile's contacts for searches that name a
+	// relation ("my sister").
+	people  peopleCache
 	started atomic.Bool
 	// closed is set by the first Close; a second one does nothing (above
 	// all, it takes no second snapshot of an index the database has
@@ -107,7 +110,9 @@ type Engine struct {
 	dim     int
 	queries *embed.Cached
 	embeds  *embedQueue
-	stop    context.CancelFunc
+	// vecw writes new memories' embeddings after their store (vecwrite.go).
+	vecw vectorWriter
+	stop context.CancelFunc
 
 	// snapMu guards snap; taken after writeMu when both are held.
 	snapMu       sync.Mutex
@@ -176,7 +181,7 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	}
 	opts.Rank = opts.Rank.withDefaults()
 	e := &Engine{store: store, scopes: reg, opts: opts, log: opts.Logger, ready: make(chan struct{}),
-		modelID: opts.ModelID, dim: opts.Dim, embeds: newEmbedQueue()}
+		modelID: opts.ModelID, dim: opts.Dim, embeds: newEmbedQueue(), vecw: newVectorWriter(false)}
 	e.ixp.Store(memindex.New(opts.Dim, opts.Location))
 	if opts.Sync != nil {
 		e.sync = newSyncState(*opts.Sync, store.Feed())
@@ -247,6 +252,12 @@ func (e *Engine) loadRetrying(ctx context.Context) bool {
 			err = e.load(ctx, attempt == 1)
 		}
 		if err == nil {
+			if e.opts.Embedder != nil && e.sync == nil && e.index().HasVectors() {
+				// Set before the index is ready: every write after the
+				// load sees it.
+				e.vecw.on = true
+				go e.runVectorWriter(ctx)
+			}
 			e.loadErr.Store(nil)
 		} else {
 			e.loadErr.Store(&err)
@@ -301,6 +312,9 @@ func (e *Engine) Close(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	err := e.access.close(ctx)
+	e.writeMu.Lock()
+	e.flushVectors(ctx)
+	e.writeMu.Unlock()
 	if serr := e.Snapshot(ctx); serr != nil {
 		e.log.Warn("index snapshot at shutdown failed; the next start reloads from the database", "err", serr)
 	}

@@ -185,6 +185,8 @@ func (e *Engine) Snapshot(ctx context.Context) error {
 	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
+	// The snapshot's vectors are all in the database before it is taken.
+	e.flushVectors(ctx)
 	e.snapMu.Lock()
 	defer e.snapMu.Unlock()
 	if e.snap.valid && e.snap.jr != nil && e.snap.jr.count() == 0 {
@@ -326,6 +328,7 @@ func (e *Engine) refresh(ctx context.Context, id bson.ObjectID) error {
 // refreshDoc is refresh, returning what the index now holds of id (a zero
 // Doc when the memory no longer exists).
 func (e *Engine) refreshDoc(ctx context.Context, id bson.ObjectID) (memindex.Doc, error) {
+	e.flushVectorOf(ctx, id)
 	var d memindex.Doc
 	// A document that breaks the rules leaves the index (baddocs.go).
 	leaveOut := func(coll string, err error) (memindex.Doc, error) {
