@@ -67,15 +67,15 @@ func TestFaultBadDocumentsInSharedDatabase(t *testing.T) {
 
 	// Each daemon still sees the other's new memory.
 	onB := storeText(t, cB, "The osprey nest on the mast qxospreyb")
-	if _, ok := findsWithin(cA, "qxospreyb", onB, false, 5*time.Second); !ok {
+	if _, ok := findsWithin(cA, "qxospreyb", onB, false, 20*time.Second); !ok {
 		t.Fatal("A does not apply B's store past the bad documents")
 	}
 	onA := storeText(t, cA, "The osprey chicks fledged qxospreya")
-	if _, ok := findsWithin(cB, "qxospreya", onA, false, 5*time.Second); !ok {
+	if _, ok := findsWithin(cB, "qxospreya", onA, false, 20*time.Second); !ok {
 		t.Fatal("B does not apply A's store past the bad documents")
 	}
 	for name, env := range map[string][]string{"A": envA, "B": envB} {
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for {
 			_, out, _ := runBin(t, env, "status", "--json")
 			rep := statusJSON(t, out)

@@ -56,10 +56,10 @@ func TestSyncSkipsBadDocuments(t *testing.T) {
 
 	// B's store still reaches A, past device "0"'s entries.
 	r := mustStore(t, b, StoreRequest{Content: "the quarterly pelican report is due on Friday", Scope: "work"})
-	eventually(t, "A applies B's store past the bad documents", func() bool { return finds(t, a, "pelican report", r.ID) })
+	waitLong(t, 30*time.Second, "A applies B's store past the bad documents", func() bool { return finds(t, a, "pelican report", r.ID) })
 	for _, e := range []*Engine{a, b} {
 		// Reading the 2 MB document takes a while (under -race).
-		eventually(t, "device 0's two entries applied", func() bool { return e.SyncStatus(ctx).Position["0"] == 2 })
+		waitLong(t, 30*time.Second, "device 0's two entries applied", func() bool { return e.SyncStatus(ctx).Position["0"] == 2 })
 		if _, err := e.Get(ctx, hostile.Hex()); err == nil {
 			t.Fatal("the hostile document reached the index")
 		}
@@ -128,5 +128,19 @@ func TestLoadFailureRetried(t *testing.T) {
 	}
 	if _, err := e.Search(ctx, SearchRequest{Query: "anything"}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// waitLong is eventually with a bound of its own: reading a document of
+// megabytes under -race on a loaded machine takes seconds; what matters
+// here is that it happens, not how fast (without the fix it never does).
+func waitLong(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
