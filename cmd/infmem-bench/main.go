@@ -22,6 +22,8 @@ const usage = `usage: infmem-bench <command> [flags]
                                      LoCoMo Recall@k through the memory engine, or through
                                      BIN's infmem mcp as Claude gets it; held-out recall
   everyday [--mcp BIN] [-v] [FILE]   the everyday set: hit@1, hit@3 and the never-stored rate
+  updates [--mcp BIN] [-v] [FILE]    knowledge updates: the newer fact first, the older above the
+                                     newer, the store result naming the older; look-alikes
   import --bin PATH [--n N] [--mode in-process|daemon|both]
                                      time 'infmem import' of a synthetic ChatGPT export of N
                                      messages into an empty data root; peak RSS
@@ -46,6 +48,8 @@ func main() {
 		err = runLocomo(ctx, os.Args[2:])
 	case "everyday":
 		err = runEveryday(ctx, os.Args[2:])
+	case "updates":
+		err = runUpdates(ctx, os.Args[2:])
 	case "maintain":
 		err = runMaintainBench(ctx, os.Args[2:])
 	case "import":

@@ -46,17 +46,28 @@ const (
 // thing ("Alice's birthday" / "Bob's birthday", "the kitchen tap" / "the
 // bathroom tap") is never one.
 func Relate(older, newer string) Relation {
-	a, b := unitsOf(scan(older)), unitsOf(scan(newer))
-	if len(a) > maxUnits {
-		a = a[:maxUnits]
+	return RelateParsed(Parse(older), Parse(newer))
+}
+
+// Statement is a text read for Relate: parse each text once to relate it
+// to many.
+type Statement struct{ units []unit }
+
+// Parse reads text for RelateParsed.
+func Parse(text string) *Statement {
+	u := unitsOf(scan(text))
+	if len(u) > maxUnits {
+		u = u[:maxUnits]
 	}
-	if len(b) > maxUnits {
-		b = b[:maxUnits]
-	}
+	return &Statement{units: u}
+}
+
+// RelateParsed is Relate on parsed texts.
+func RelateParsed(older, newer *Statement) Relation {
 	var best Relation
-	for i := range b {
-		for j := range a {
-			r := relateUnits(&a[j], &b[i])
+	for i := range newer.units {
+		for j := range older.units {
+			r := relateUnits(&older.units[j], &newer.units[i])
 			if r.Kind == Unrelated {
 				continue
 			}
@@ -309,13 +320,16 @@ func relateUnits(a, b *unit) Relation {
 		if cover < 0.5 {
 			return Relation{}
 		}
-		if (state || b.stateCue) && !slices.Contains(changed, Name) && !slices.Contains(changed, Place) {
+		// A changed state, or a value dropped, with no new value beside
+		// it: only when the two share more than one word.
+		weak := shared+sharedNames < 2
+		if (state || b.stateCue) && !weak && !slices.Contains(changed, Name) && !slices.Contains(changed, Place) {
 			changed = append(changed, State)
 		}
 		if negation {
 			changed = append(changed, Negation)
 		}
-		if len(changed) == 0 && removed {
+		if len(changed) == 0 && removed && !weak {
 			changed = append(changed, State)
 		}
 		if len(changed) == 0 {

@@ -23,18 +23,49 @@ func labelled(has bool) (kind, notice string) {
 // memoryItem is one memory in a result, with the field names of the spec.
 type memoryItem struct {
 	Text           string   `json:"text"`
-	Source         string   `json:"source" jsonschema_description:"note, conversation, user_profile, summary, lesson or file."`
+	Source         string   `json:"source" jsonschema_description:"note, conversation, summary, lesson…"`
 	Path           string   `json:"path,omitempty" jsonschema_description:"A file's path (memory tool)."`
 	Timestamp      string   `json:"timestamp" jsonschema_description:"When it happened (UTC)."`
 	Scope          string   `json:"scope"`
 	Tags           []string `json:"tags"`
-	Confidence     float64  `json:"confidence,omitempty" jsonschema_description:"Relevance to the query, 0 to 1 (queries only)."`
-	Weak           bool     `json:"weak,omitempty" jsonschema_description:"Under the relevance bar: a loose match."`
+	Confidence     float64  `json:"confidence,omitempty" jsonschema_description:"Relevance, 0 to 1."`
+	Weak           bool     `json:"weak,omitempty" jsonschema_description:"A loose match."`
 	MemoryID       string   `json:"memory_id"`
 	Importance     float64  `json:"importance" jsonschema_description:"0 to 1."`
 	Speaker        string   `json:"speaker,omitempty"`
 	ConversationID string   `json:"conversation_id,omitempty"`
 	Category       string   `json:"category,omitempty"`
+	// SupersededBy: a knowledge update replaced it (memory's supersede.go).
+	SupersededBy string `json:"superseded_by,omitempty" jsonschema_description:"Out of date: replaced by this newer memory."`
+}
+
+// rankedItem is a search result: a memory with the memories it replaces
+// and those that contradict it.
+type rankedItem struct {
+	memoryItem
+	Supersedes  []linkOut `json:"supersedes,omitempty" jsonschema_description:"Older memories this one replaces."`
+	Contradicts []string  `json:"contradicts,omitempty" jsonschema_description:"Ids of results that contradict it."`
+}
+
+// linkOut names a related memory.
+type linkOut struct {
+	MemoryID string `json:"memory_id"`
+	Text     string `json:"text"`
+}
+
+func rankedItems(ms []memory.Memory) []rankedItem {
+	items := toItems(ms, true)
+	out := make([]rankedItem, len(ms))
+	for i, m := range ms {
+		out[i].memoryItem = items[i]
+		for _, l := range m.Supersedes {
+			out[i].Supersedes = append(out[i].Supersedes, linkOut{MemoryID: l.ID, Text: l.Text})
+		}
+		for _, l := range m.Contradicts {
+			out[i].Contradicts = append(out[i].Contradicts, l.ID)
+		}
+	}
+	return out
 }
 
 func toItems(ms []memory.Memory, withConfidence bool) []memoryItem {
@@ -43,6 +74,9 @@ func toItems(ms []memory.Memory, withConfidence bool) []memoryItem {
 		out[i] = memoryItem{
 			Text: m.Text, Source: m.Source, Path: m.Path, Timestamp: iso(m.Timestamp), Scope: m.Scope, Tags: m.Tags,
 			MemoryID: m.ID, Importance: m.Importance, Speaker: m.Speaker, ConversationID: m.ConversationID, Category: m.Category,
+		}
+		if m.SupersededBy != nil {
+			out[i].SupersededBy = m.SupersededBy.ID
 		}
 		if withConfidence {
 			out[i].Confidence, out[i].Weak = m.Confidence, m.Weak
@@ -55,7 +89,7 @@ func toItems(ms []memory.Memory, withConfidence bool) []memoryItem {
 type recallOut struct {
 	Kind    string       `json:"kind" jsonschema_description:"Always recalled_memory."`
 	Notice  string       `json:"notice"`
-	Results []memoryItem `json:"results" jsonschema_description:"Best first, up to top_k."`
+	Results []rankedItem `json:"results" jsonschema_description:"Best first, up to top_k."`
 	// NothingRelevant keeps the "I don't remember" signal now that weak
 	// results are returned rather than dropped.
 	NothingRelevant bool     `json:"nothing_relevant" jsonschema_description:"A query was given and no result clears the relevance bar."`
@@ -64,7 +98,13 @@ type recallOut struct {
 }
 
 func recall(res memory.SearchResult, withConfidence bool) recallOut {
-	return recallOut{Kind: recalledKind, Notice: recalledNotice, Results: toItems(res.Results, withConfidence),
+	items := rankedItems(res.Results)
+	if !withConfidence {
+		for i := range items {
+			items[i].Confidence, items[i].Weak = 0, false
+		}
+	}
+	return recallOut{Kind: recalledKind, Notice: recalledNotice, Results: items,
 		NothingRelevant: withConfidence && res.NothingRelevant, ScopesSearched: res.Scopes, Note: res.Note}
 }
 

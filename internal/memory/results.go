@@ -42,6 +42,18 @@ type Memory struct {
 	Weak bool
 	// Evidence explains a ranked result (searches with a query only).
 	Evidence *Evidence
+	// SupersededBy is the newer memory that updates this one; Supersedes
+	// the older ones it updates; Contradicts those that contradict it
+	// (supersede.go). Only live memories are named.
+	SupersededBy *Link
+	Supersedes   []Link
+	Contradicts  []Link
+}
+
+// Link names a related memory.
+type Link struct {
+	ID   string
+	Text string
 }
 
 func fromMemory(m *mongostore.Memory) Memory {
@@ -163,6 +175,11 @@ func (e *Engine) Get(ctx context.Context, id string) (Memory, error) {
 	m, err := e.get(ctx, oid, it.Kind)
 	if errIsNotFound(err) {
 		return Memory{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err == nil {
+		ms := []Memory{m}
+		e.withRelated(ctx, ms)
+		m = ms[0]
 	}
 	return m, err
 }

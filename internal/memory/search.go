@@ -127,6 +127,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err != nil {
 		return SearchResult{}, err
 	}
+	e.withRelated(ctx, res)
 	if !req.NoTouch {
 		e.recordAccess(hits)
 	}
@@ -288,6 +289,7 @@ func (e *Engine) ByTime(ctx context.Context, req TimeRequest) (TimeResult, error
 	if err != nil {
 		return TimeResult{}, err
 	}
+	e.withRelated(ctx, res)
 	e.recordAccess(hits)
 	return TimeResult{Results: res, From: from, To: to, Total: total, Scopes: set}, nil
 }
@@ -347,6 +349,7 @@ func (e *Engine) List(ctx context.Context, req ListRequest) (ListResult, error) 
 	if err != nil {
 		return ListResult{}, err
 	}
+	e.withRelated(ctx, res)
 	next := 0
 	if req.Offset+len(found) < total {
 		next = req.Offset + len(found)

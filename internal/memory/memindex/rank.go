@@ -65,6 +65,9 @@ type Candidate struct {
 	// Neighbors are the positions in the pool of the turns just before
 	// and just after it, when those are candidates too (-1: not).
 	Neighbors [2]int32
+	// Successor is the position of the live memory that supersedes it,
+	// and Contradicts of one that contradicts it (-1: none); links.go.
+	Successor, Contradicts int32
 
 	slot uint32
 }
@@ -119,6 +122,8 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 			}
 		}
 	}
+	// So do the memories that supersede or contradict them.
+	ix.linkedLocked(pos, c.match)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -157,6 +162,7 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 			}
 		}
 	}
+	ix.setCandidateLinks(pool, pos)
 	for i := range pool {
 		cd := &pool[i]
 		if cd.Alone {
