@@ -419,6 +419,8 @@ type word struct {
 	// ("12" in "2026-12-01").
 	before rune
 	glued  bool
+	// asks: a question mark ends the sentence right after the word.
+	asks bool
 }
 
 func split(text string) []word {
@@ -453,6 +455,9 @@ func split(text string) []word {
 			flush()
 			if (r == '.' && !title) || r == '!' || r == '?' || r == ';' || r == '\n' {
 				start = true
+			}
+			if r == '?' && len(out) > 0 {
+				out[len(out)-1].asks = true
 			}
 		}
 		prev = r

@@ -12,8 +12,22 @@ type Relation struct {
 	// date, time, name, place, state, negation).
 	DiffersIn []Kind
 	// Shared is the share of the smaller statement's subject words the
-	// two have in common (0–1): how surely they speak of one thing.
+	// two have in common (0–1): how surely they speak of one thing;
+	// Common is how many words and names that is.
 	Shared float64
+	Common int
+}
+
+// Counted reports whether a number, amount, date or time changed (not only
+// a name, place, state or negation).
+func (r Relation) Counted() bool {
+	for _, k := range r.DiffersIn {
+		switch k {
+		case Number, Amount, Date, Time:
+			return true
+		}
+	}
+	return false
 }
 
 // RelationKind says whether a newer text updates or contradicts an older.
@@ -55,7 +69,7 @@ type Statement struct{ units []unit }
 
 // Parse reads text for RelateParsed.
 func Parse(text string) *Statement {
-	u := unitsOf(scan(text))
+	u := unitsOf(scan(withoutSpeaker(text)))
 	if len(u) > maxUnits {
 		u = u[:maxUnits]
 	}
@@ -77,6 +91,34 @@ func RelateParsed(older, newer *Statement) Relation {
 		}
 	}
 	return best
+}
+
+// withoutSpeaker drops the name a conversation turn starts with
+// ("Caroline: I went…").
+func withoutSpeaker(text string) string {
+	if s := Speaker(text); s != "" {
+		return text[len(s)+2:]
+	}
+	return text
+}
+
+// Speaker returns the name a conversation turn starts with ("Caroline: I
+// went…"): one to three capitalised words and a colon; "" when none.
+func Speaker(text string) string {
+	i := strings.Index(text, ": ")
+	if i <= 0 || i > 40 {
+		return ""
+	}
+	words := strings.Fields(text[:i])
+	if len(words) == 0 || len(words) > 3 {
+		return ""
+	}
+	for _, w := range words {
+		if w[0] < 'A' || w[0] > 'Z' {
+			return ""
+		}
+	}
+	return text[:i]
 }
 
 // maxUnits bounds the sentences or clauses of a text compared.
@@ -109,6 +151,8 @@ type unit struct {
 	// tells what happened ("paid", "ran", "booked").
 	stateVerb, event bool
 	negated, never   bool
+	// neverAt is the position of "never" (when never).
+	neverAt int
 	// pronoun: the subject is a personal pronoun ("I", "we").
 	pronoun bool
 	// was holds the names and values the unit says were replaced
@@ -125,6 +169,11 @@ func unitsOf(toks []token) []unit {
 			continue
 		}
 		sentence := toks[start:i]
+		if asks(sentence) {
+			// A question states nothing.
+			start = i
+			continue
+		}
 		if len(sentence) <= longUnit {
 			out = append(out, newUnit(sentence))
 		} else {
@@ -142,6 +191,17 @@ func unitsOf(toks []token) []unit {
 		start = i
 	}
 	return out
+}
+
+// asks reports whether a sentence is a question, or a condition ("if
+// you've never played it").
+func asks(s []token) bool {
+	for _, t := range s {
+		if t.lower == "if" || t.lower == "whether" || t.lower == "unless" {
+			return true
+		}
+	}
+	return s[len(s)-1].asks
 }
 
 // span is a clause of a sentence: its tokens [from, to).
@@ -196,7 +256,9 @@ func newUnit(toks []token) unit {
 			continue
 		case t.negation:
 			negations++
-			u.never = u.never || t.never
+			if t.never && !u.never {
+				u.never, u.neverAt = true, i
+			}
 			continue
 		case t.kind == Number || t.kind == Amount || t.kind == Date || t.kind == Time:
 			u.values[t.kind] = append(u.values[t.kind], t.value)
@@ -309,24 +371,32 @@ func relateUnits(a, b *unit) Relation {
 	state := wordsA > 0 && wordsB > 0
 	negation := a.negated != b.negated
 
+	common := shared + sharedNames
 	switch {
 	case negation && (a.never || b.never) && !b.cue:
-		// "I have never…" against a statement that it happened.
-		if shared+sharedNames >= 2 && cover >= 0.3 {
-			return Relation{Kind: Contradicts, DiffersIn: []Kind{Negation}, Shared: cover}
+		// "I have never…" against a statement that it happened: what it
+		// never did is what the other says ("never written any Flask
+		// routes" / "wrote the Flask routes"), not an aside ("I'll never
+		// forget it").
+		n, other := a, b
+		if b.never {
+			n, other = b, a
+		}
+		if n.sharedAfterNever(other) >= 2 && cover >= 0.3 {
+			return Relation{Kind: Contradicts, DiffersIn: []Kind{Negation}, Shared: cover, Common: common}
 		}
 		return Relation{}
 	case b.cue:
 		if cover < 0.5 {
 			return Relation{}
 		}
-		// A changed state, or a value dropped, with no new value beside
-		// it: only when the two share more than one word.
-		weak := shared+sharedNames < 2
+		// A changed state or negation, or a value dropped, with no new
+		// value beside it: only when the two share more than one word.
+		weak := common < 2
 		if (state || b.stateCue) && !weak && !slices.Contains(changed, Name) && !slices.Contains(changed, Place) {
 			changed = append(changed, State)
 		}
-		if negation {
+		if negation && (!weak || len(changed) > 0) {
 			changed = append(changed, Negation)
 		}
 		if len(changed) == 0 && removed && !weak {
@@ -335,7 +405,7 @@ func relateUnits(a, b *unit) Relation {
 		if len(changed) == 0 {
 			return Relation{}
 		}
-		return Relation{Kind: Updates, DiffersIn: ordered(changed), Shared: cover}
+		return Relation{Kind: Updates, DiffersIn: ordered(changed), Shared: cover, Common: common}
 	}
 	// Without a word saying so, only the same statement of a state with
 	// nothing but its date, time, amount or number changed, or negated.
@@ -351,7 +421,24 @@ func relateUnits(a, b *unit) Relation {
 	if len(changed) == 0 {
 		return Relation{}
 	}
-	return Relation{Kind: Updates, DiffersIn: ordered(changed), Shared: cover}
+	return Relation{Kind: Updates, DiffersIn: ordered(changed), Shared: cover, Common: common}
+}
+
+// sharedAfterNever counts the words and names after "never" that other
+// has too.
+func (u *unit) sharedAfterNever(other *unit) int {
+	n := 0
+	for w, i := range u.content {
+		if _, ok := other.content[w]; ok && i > u.neverAt {
+			n++
+		}
+	}
+	for name, i := range u.names {
+		if i > u.neverAt && other.has(name) {
+			n++
+		}
+	}
+	return n
 }
 
 // has reports whether the unit holds n as a name or a word.
@@ -610,7 +697,12 @@ var (
 		today tomorrow yesterday week weeks month months year years day days time times ago last next
 		he's she's they've you've we'd they'd you'd she'd he'd we'll they'll you'll she'll he'll isn't aren't wasn't
 		take takes taking make makes making get gets getting go goes going do doing done put puts come comes keep keeps
-		give gives see place thing things stuff lot bit kind sort way`)
+		give gives see place thing things stuff lot lots bit kind sort way
+		awesome great amazing cool nice fun wonderful fantastic incredible lovely glad happy hope hoping wait let know
+		think thought feel felt sure good bad really totally definitely absolutely pretty super thank wow yeah yep hey hi
+		hello right well oh ah haha lol seem seems sound sounds looks look something anything everything nothing someone
+		everyone anyone people much always often sometimes usually maybe perhaps probably actually basically literally
+		like love loved enjoy enjoyed glad excited exciting interesting special`)
 )
 
 func init() {

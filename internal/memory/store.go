@@ -190,7 +190,7 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	}
 	res := StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: e.collection(c.kind).Name()}
 	if c.kind == memindex.KindMemory {
-		rel, err := e.relate(ctx, id, text, ts, vec, scope)
+		rel, err := e.relate(ctx, &c.doc)
 		if err != nil {
 			e.log.Warn("cannot compare the new memory with earlier ones", "memory_id", id.Hex(), "err", err)
 		}

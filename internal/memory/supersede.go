@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -78,11 +78,18 @@ type related struct {
 	contradicts  []Update
 }
 
-// relate finds the memories that the new memory id (text, happened at
-// ts, in scope, embedding vec) updates, is updated by, or contradicts,
-// and records the links. The caller holds writeMu and has stored id.
-func (e *Engine) relate(ctx context.Context, id bson.ObjectID, text string, ts time.Time, vec []float32, scope string) (related, error) {
+// relate finds the memories that the new memory d updates, is updated
+// by, or contradicts, and records the links. The caller holds writeMu and
+// has stored d.
+//
+// Conversation turns (a speaker, or source conversation) say much in
+// passing: between them only a changed number, amount, date or time with
+// two or more words in common is an update, a
+// contradiction needs half the words in common, and turns of different
+// speakers are never compared.
+func (e *Engine) relate(ctx context.Context, d *memindex.Doc) (related, error) {
 	var out related
+	id, text, ts, vec, scope := d.ID, d.Text, d.TS, d.Vec, d.Scope
 	set, err := e.searchScopes(scope, "", false)
 	if err != nil {
 		return out, err
@@ -124,6 +131,8 @@ func (e *Engine) relate(ctx context.Context, id bson.ObjectID, text string, ts t
 	}
 	mine := facts.Parse(text)
 	tsMS := ts.UnixMilli()
+	speaker := speakerOf(d.Speaker, text)
+	turn := speaker != "" || d.Source == sourceConversation
 	type found struct {
 		m   Memory
 		rel facts.Relation
@@ -132,6 +141,10 @@ func (e *Engine) relate(ctx context.Context, id bson.ObjectID, text string, ts t
 	}
 	var ups, downs, contra []found
 	for _, m := range ms {
+		theirs := speakerOf(m.Speaker, m.Text)
+		if speaker != "" && theirs != "" && !strings.EqualFold(speaker, theirs) {
+			continue
+		}
 		other := facts.Parse(m.Text)
 		newer := m.Timestamp.UnixMilli() <= tsMS
 		var r facts.Relation
@@ -139,6 +152,14 @@ func (e *Engine) relate(ctx context.Context, id bson.ObjectID, text string, ts t
 			r = facts.RelateParsed(other, mine)
 		} else {
 			r = facts.RelateParsed(mine, other)
+		}
+		if turn || theirs != "" || m.Source == sourceConversation {
+			switch {
+			case r.Kind == facts.Updates && (!r.Counted() || r.Common < 2):
+				continue
+			case r.Kind == facts.Contradicts && r.Shared < 0.5:
+				continue
+			}
 		}
 		switch {
 		case r.Kind == facts.Updates && newer:
@@ -179,6 +200,15 @@ func (e *Engine) relate(ctx context.Context, id bson.ObjectID, text string, ts t
 		out.contradicts = append(out.contradicts, Update{ID: f.m.ID, Text: snippet(f.m.Text, 200), DiffersIn: kinds(f.rel.DiffersIn)})
 	}
 	return out, nil
+}
+
+// speakerOf is who said a memory: its speaker, else the name its text
+// starts with ("Caroline: …").
+func speakerOf(speaker, text string) string {
+	if speaker != "" {
+		return speaker
+	}
+	return facts.Speaker(text)
 }
 
 func cmpFloat(a, b float64) int {
