@@ -47,6 +47,9 @@ func (d *Daemon) initConfig() {
 	d.cfgState = control.ConfigStatus{Path: src.Path, LoadedAt: now, StartedAt: now}
 	d.stamp = src.Stamp()
 	d.stopWatch = make(chan struct{})
+	// A session that starts right after the file broke is told at once.
+	refresh := func() { d.reloadIfChanged(context.Background()) }
+	d.rt.onInitialize.Store(&refresh)
 }
 
 // watchConfig reloads the configuration on SIGHUP and when its file
@@ -150,6 +153,7 @@ func (d *Daemon) setConfigState(fn func(*control.ConfigStatus)) {
 	d.cfgMu.Lock()
 	defer d.cfgMu.Unlock()
 	fn(&d.cfgState)
+	d.rt.SetConfigProblem(d.cfgState.Error)
 }
 
 // ConfigStatus is the daemon's record of its configuration.

@@ -92,6 +92,10 @@ type Runtime struct {
 	cfg         config.Config
 	// uris holds the open store's connection string and its redacted form.
 	uris atomic.Pointer[[2]string]
+	// cfgProblem is why the configuration file is refused (nil: it
+	// loads); onInitialize runs at each MCP initialize (configwarn.go).
+	cfgProblem   atomic.Pointer[string]
+	onInitialize atomic.Pointer[func()]
 
 	mu       sync.Mutex
 	state    string
@@ -182,7 +186,7 @@ func NewRuntime(opts Options) *Runtime {
 			return res, err
 		}
 	}
-	r.srv = mcptools.NewServer(deps, opts.Version)
+	r.srv = mcptools.NewServer(deps, opts.Version, r.configWarningOptions()...)
 	return r
 }
 

@@ -34,7 +34,8 @@ func (d *Daemon) webUI() *webui.Server {
 	defer d.ui.mu.Unlock()
 	if d.ui.srv == nil {
 		d.ui.srv = webui.New(webui.Options{Memory: d.rt.memoryFor, Logger: d.log, Redact: d.rt.redact, Version: d.opts.Version,
-			Audit: d.rt.uiAudit, Maintain: d.rt.uiMaintain, Backup: d.rt.uiBackup, BackupSetup: d.rt.uiBackupSetup})
+			Audit: d.rt.uiAudit, Maintain: d.rt.uiMaintain, Backup: d.rt.uiBackup, BackupSetup: d.rt.uiBackupSetup,
+			LaunchDir: d.opts.Root.RunDir()})
 	}
 	return d.ui.srv
 }
@@ -115,11 +116,11 @@ func (h controlHandler) OpenUI(ctx context.Context) (*control.UIInfo, error) {
 		return nil, ErrStopped
 	}
 	srv := d.webUI()
-	url, err := srv.Open()
+	l, err := srv.OpenLaunch()
 	if err != nil {
 		return nil, err
 	}
-	return &control.UIInfo{URL: url, Addr: srv.Addr(), IdleTimeout: webui.DefaultIdleTimeout}, nil
+	return &control.UIInfo{URL: l.URL, Addr: srv.Addr(), LaunchFile: l.File, IdleTimeout: webui.DefaultIdleTimeout}, nil
 }
 
 // uiStatus says whether the UI listens, for status.

@@ -29,7 +29,7 @@ func TestControlOpensTheUI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(info.URL, "http://127.0.0.1:") || !strings.HasPrefix(info.URL, "http://"+info.Addr+"/launch?k=") {
+	if !strings.HasPrefix(info.URL, "http://127.") || !strings.HasPrefix(info.URL, "http://"+info.Addr+"/launch?k=") {
 		t.Fatalf("ui answered %q at %s", strings.SplitN(info.URL, "?", 2)[0], info.Addr)
 	}
 	st, err := c.Status(ctx)

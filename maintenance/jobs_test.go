@@ -173,14 +173,21 @@ func TestSummarizeAndArchive(t *testing.T) {
 	if got := f.archived("recent-chat#0"); len(got) != 0 {
 		t.Fatal("a recent conversation was archived")
 	}
-	// The summary keeps the facts and is recalled instead of the raw turns.
+	// The archived turn is still recalled, and the summary keeps the facts.
 	res, err := f.eng.Search(f.ctx, memory.SearchRequest{Query: "how much was the Lisbon hotel per night", Scope: "Travel"})
-	if err != nil || len(res.Results) == 0 {
-		t.Fatalf("summary not recalled: %v", err)
+	if err != nil || len(res.Results) == 0 || res.NothingRelevant {
+		t.Fatalf("nothing recalled: %+v %v", res, err)
 	}
-	top := res.Results[0]
-	if top.Source != "summary" || !strings.Contains(top.Text, "340 euros") || !strings.Contains(top.Text, "Maria") {
+	if top := res.Results[0]; top.ID != f.ids["trip-2023#3"] || !top.Archived {
 		t.Fatalf("top result: %+v", top)
+	}
+	sums, err := f.eng.List(f.ctx, memory.ListRequest{Scope: "Travel", Source: "summary"})
+	if err != nil || len(sums.Memories) != 1 {
+		t.Fatalf("summaries of Travel: %+v %v", sums, err)
+	}
+	top := sums.Memories[0]
+	if !strings.Contains(top.Text, "340 euros") || !strings.Contains(top.Text, "Maria") {
+		t.Fatalf("summary: %+v", top)
 	}
 	var sum mongostore.Summary
 	id, _ := parseHex(top.ID)
@@ -203,7 +210,7 @@ func TestSummarizeAndArchive(t *testing.T) {
 	if travel != 6 {
 		t.Fatalf("archived messages not kept: %d of Travel listed, want the 5 messages and the summary", travel)
 	}
-	// And exported: archived means out of recall, not out of the user's hands.
+	// And exported: archived means condensed, not out of the user's hands.
 	ex, err := backup.Export(f.ctx, f.store, backup.ExportOptions{Dir: t.TempDir(), JSON: true})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/internal/embed"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
@@ -229,27 +230,51 @@ func (s mcpStorer) store(ctx context.Context, content string, meta map[string]an
 
 // openBenchEngine opens a memory engine on a new embedded data root at dir.
 func openBenchEngine(ctx context.Context, dir string) (*memory.Engine, func(), error) {
-	root, err := dataroot.Prepare(dir)
+	st, err := openBenchStack(ctx, dir)
 	if err != nil {
 		return nil, nil, err
+	}
+	return st.eng, st.close, nil
+}
+
+// benchStack is a memory engine on an embedded data root, with its store
+// and embedder.
+type benchStack struct {
+	eng      *memory.Engine
+	store    *mongostore.Store
+	embedder embed.Embedder
+	close    func()
+}
+
+// openBenchStack opens a memory engine, as the daemon does, on a new
+// embedded data root at dir.
+func openBenchStack(ctx context.Context, dir string) (*benchStack, error) {
+	root, err := dataroot.Prepare(dir)
+	if err != nil {
+		return nil, err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	store, err := mongostore.Open(ctx, mongostore.Options{Mode: mongostore.ModeEmbedded, Root: root, Logger: log})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	reg, err := scopes.Load(ctx, store, scopes.Options{AutoCreate: true})
 	if err != nil {
 		store.Close(context.WithoutCancel(ctx))
-		return nil, nil, err
+		return nil, err
 	}
-	eng, err := newBenchEngine(ctx, store, reg, log)
+	emb, err := embed.New(benchModel)
 	if err != nil {
 		store.Close(context.WithoutCancel(ctx))
-		return nil, nil, err
+		return nil, err
 	}
-	return eng, func() {
+	eng, err := newBenchEngine(ctx, store, reg, emb, log)
+	if err != nil {
+		store.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return &benchStack{eng: eng, store: store, embedder: emb, close: func() {
 		eng.Close(context.WithoutCancel(ctx))
 		store.Close(context.WithoutCancel(ctx))
-	}, nil
+	}}, nil
 }

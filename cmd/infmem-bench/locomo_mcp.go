@@ -51,6 +51,11 @@ func (r mcpRetriever) retrieve(ctx context.Context, scope, question string, k in
 // bridge starts a daemon for the root. done closes the client and stops
 // that daemon.
 func startMCP(ctx context.Context, dir, bin string) (*client.Client, func(), error) {
+	return startMCPConfig(ctx, dir, bin, "{}\n")
+}
+
+// startMCPConfig is startMCP with cfgJSON as the configuration file.
+func startMCPConfig(ctx context.Context, dir, bin, cfgJSON string) (*client.Client, func(), error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, nil, err
@@ -70,7 +75,7 @@ func startMCP(ctx context.Context, dir, bin string) (*client.Client, func(), err
 		stop.Run()
 		os.RemoveAll(cfgDir)
 	}
-	if err := os.WriteFile(cfg, []byte("{}\n"), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(cfgJSON), 0o600); err != nil {
 		done()
 		return nil, nil, err
 	}

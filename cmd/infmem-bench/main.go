@@ -21,9 +21,15 @@ const usage = `usage: infmem-bench <command> [flags]
   locomo [--mcp BIN] [--minimal] [--modes keyword,vector,hybrid] [--calibrate] [--cross-validate] FILE
                                      LoCoMo Recall@k through the memory engine, or through
                                      BIN's infmem mcp as Claude gets it; held-out recall
+  recall [--mcp BIN] [--sets a,b,c] [--modes keyword,vector,hybrid] [--bm25] [--cross-validate] [--kinds]
+                                     every recall set (locomo, messy, beam, realmem, everyday) stored
+                                     and asked as its protocol says; one table with plain BM25 beside
   everyday [--mcp BIN] [-v] [FILE]   the everyday set: hit@1, hit@3 and the never-stored rate
   updates [--mcp BIN] [-v] [FILE]    knowledge updates: the newer fact first, the older above the
                                      newer, the store result naming the older; look-alikes
+  aged [--set locomo|…] [--mcp BIN] [--retention keep] [--max-items N] [FILE]
+                                     recall before and after the nightly maintenance pass, on a
+                                     set stored with its timestamps aged past keep_full_days
   import --bin PATH [--n N] [--mode in-process|daemon|both]
                                      time 'infmem import' of a synthetic ChatGPT export of N
                                      messages into an empty data root; peak RSS
@@ -46,12 +52,16 @@ func main() {
 		err = runDaemonBench(ctx, os.Args[2:])
 	case "locomo":
 		err = runLocomo(ctx, os.Args[2:])
+	case "recall":
+		err = runRecall(ctx, os.Args[2:])
 	case "everyday":
 		err = runEveryday(ctx, os.Args[2:])
 	case "updates":
 		err = runUpdates(ctx, os.Args[2:])
 	case "maintain":
 		err = runMaintainBench(ctx, os.Args[2:])
+	case "aged":
+		err = runAged(ctx, os.Args[2:])
 	case "import":
 		err = runImportBench(ctx, os.Args[2:])
 	default:

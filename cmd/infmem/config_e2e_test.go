@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -157,13 +158,28 @@ func TestDaemonReloadsConfig(t *testing.T) {
 // One typo in the config used to make 'infmem mcp' exit before initialize,
 // and Claude showed only "Connection closed". Now it answers initialize
 // and lists its tools, and every tool call says what is wrong, where, and
-// how to fix it; once the file is fixed, calls say to restart the client.
+// how to fix it; once the file is fixed, the next call of the same
+// session works: the bridge starts the daemon and hands the session over
+// (issue 22: it used to say "restart Claude Desktop").
 func TestMCPAnswersDespiteBadConfig(t *testing.T) {
+	// Claude Desktop starts a session with initialize (which the bridge
+	// replays to the daemon when it hands the session over); clients of
+	// protocol 2026-07-28 with server/discover.
+	for _, version := range []string{mcp.LATEST_LEGACY_PROTOCOL_VERSION, mcp.LATEST_PROTOCOL_VERSION} {
+		t.Run(version, func(t *testing.T) { mcpAnswersDespiteBadConfig(t, version) })
+	}
+}
+
+func mcpAnswersDespiteBadConfig(t *testing.T, version string) {
 	root := shortRoot(t)
 	env := processEnv(t, root)
 	cfg := envValue(env, "INFMEM_CONFIG")
+	t.Cleanup(func() {
+		writeFile(t, cfg, `{}`) // 'infmem stop' reads it too
+		stopDaemon(t, root, env)
+	})
 	writeFile(t, cfg, `{"mongo": {"mode": "cloud", "uri": "mongodb://me:`+testPassword+`@localhost:27017/x"}}`)
-	c := bridgeClient(t, env)
+	c := bridgeClientVersion(t, env, version)
 	tools, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
 	if err != nil || len(tools.Tools) < 15 {
 		t.Fatalf("tools/list: %v %v", tools, err)
@@ -188,7 +204,7 @@ func TestMCPAnswersDespiteBadConfig(t *testing.T) {
 		return text
 	}
 	text := callText("store_memory", map[string]any{"content": "remember this"})
-	for _, want := range []string{cfg, `"mongo.mode"`, `"cloud"`, "auto, embedded, managed, external", "To fix it", "restart Claude Desktop"} {
+	for _, want := range []string{cfg, `"mongo.mode"`, `"cloud"`, "auto, embedded, managed, external", "To fix it", "without restarting Claude"} {
 		if !strings.Contains(text, want) {
 			t.Fatalf("store_memory's answer lacks %q: %s", want, text)
 		}
@@ -200,7 +216,105 @@ func TestMCPAnswersDespiteBadConfig(t *testing.T) {
 		t.Fatalf("a daemon was started on a broken config: %v", err)
 	}
 	writeFile(t, cfg, `{}`)
-	if text := callText("retrieve_memory", map[string]any{"query": "anything"}); !strings.Contains(text, "fixed now") || !strings.Contains(text, "restart Claude Desktop") {
-		t.Fatalf("after the fix: %s", text)
+	// The same session: the fix takes effect at the next call.
+	if _, err := tryCall(c, "store_memory", map[string]any{"content": "The boiler service is due in March"}); err != nil {
+		t.Fatalf("store after the fix: %v", err)
+	}
+	out, err := tryCall(c, "retrieve_memory", map[string]any{"query": "when is the boiler service due"})
+	if err != nil || !strings.Contains(strings.Join(resultTexts(out), "|"), "boiler service is due in March") {
+		t.Fatalf("retrieve after the fix: %v %v", out, err)
+	}
+	if tools, err := c.ListTools(context.Background(), mcp.ListToolsRequest{}); err != nil || len(tools.Tools) < 15 {
+		t.Fatalf("tools/list after the handover: %v %v", tools, err)
+	}
+	if info := daemonInfo(t, root); info.PID <= 0 {
+		t.Fatalf("no daemon after the fix: %+v", info)
+	}
+}
+
+// Issue 22, item 1: with the daemon running, a typo in config.json made
+// every new Claude window answer every call "infmem cannot work right
+// now", although the daemon ran on its last good configuration. Now a new
+// session serves through the daemon as usual; the typo is reported in the
+// server instructions and as a "warning" on every tool result (and by
+// status and doctor), and goes away once the file is fixed.
+func TestConfigTypoKeepsRecall(t *testing.T) {
+	root := shortRoot(t)
+	env := processEnv(t, root)
+	cfg := envValue(env, "INFMEM_CONFIG")
+	t.Cleanup(func() {
+		writeFile(t, cfg, `{}`) // 'infmem stop' reads it too
+		stopDaemon(t, root, env)
+	})
+	if code, _, errs := runBin(t, env, "start"); code != 0 {
+		t.Fatalf("start: %d %s", code, errs)
+	}
+	c := bridgeClient(t, env)
+	if _, err := tryCall(c, "store_memory", map[string]any{"content": "Ann's bike lock code is 4711"}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+
+	writeFile(t, cfg, `{"dedup": {"treshold": 0.9}}`)
+	c2, err := client.NewStdioMCPClient(infmemBinary(t), env, "mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c2.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION // initialize, as Claude Desktop
+	init.Params.ClientInfo = mcp.Implementation{Name: "e2e", Version: "1"}
+	ir, err := c2.Initialize(ctx, init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ir.Instructions, "Warning: infmem's configuration file was refused") || !strings.Contains(ir.Instructions, `"dedup.treshold"`) {
+		t.Fatalf("the instructions do not warn about the refused config:\n%s", ir.Instructions)
+	}
+	// A client of protocol 2026-07-28 (server/discover) is told the same.
+	c3, err := client.NewStdioMCPClient(infmemBinary(t), env, "mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c3.Close() })
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	if ir, err := c3.Initialize(ctx, init); err != nil || !strings.Contains(ir.Instructions, `"dedup.treshold"`) {
+		t.Fatalf("server/discover: %v; the instructions do not warn about the refused config:\n%v", err, ir)
+	}
+	c3.Close()
+	out, err := tryCall(c2, "retrieve_memory", map[string]any{"query": "what is the bike lock code"})
+	if err != nil {
+		t.Fatalf("recall with a typo in the config: %v", err)
+	}
+	if !strings.Contains(strings.Join(resultTexts(out), "|"), "4711") {
+		t.Fatalf("recall with a typo in the config misses the memory: %v", out)
+	}
+	if w, _ := out["warning"].(string); !strings.Contains(w, `"dedup.treshold"`) || !strings.Contains(w, "previous configuration") {
+		t.Fatalf("the result carries no warning about the config: %v", out)
+	}
+	if _, err := tryCall(c2, "store_memory", map[string]any{"content": "The spare key is under the blue pot"}); err != nil {
+		t.Fatalf("store with a typo in the config: %v", err)
+	}
+	if code, out, _ := runBin(t, env, "status"); code != exitConfig || !strings.Contains(out, "warning: the daemon refused its config file") {
+		t.Fatalf("status with the typo: %d\n%s", code, out)
+	}
+
+	// Fixed: the warning goes (the daemon notices the file within 2 s).
+	writeFile(t, cfg, `{"dedup": {"threshold": 0.9}}`)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out, err := tryCall(c2, "retrieve_memory", map[string]any{"query": "where is the spare key"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, warned := out["warning"]; !warned {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still warned after the fix: %v", out["warning"])
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

@@ -102,6 +102,14 @@ func daemonInfo(t *testing.T, root string) *control.Info {
 // initializes a session.
 func bridgeClient(t *testing.T, env []string) *client.Client {
 	t.Helper()
+	return bridgeClientVersion(t, env, mcp.LATEST_PROTOCOL_VERSION)
+}
+
+// bridgeClientVersion is bridgeClient speaking the given protocol version
+// (before 2026-07-28 a session starts with initialize, as Claude Desktop's
+// do; from then on with server/discover).
+func bridgeClientVersion(t *testing.T, env []string, version string) *client.Client {
+	t.Helper()
 	c, err := client.NewStdioMCPClient(infmemBinary(t), env, "mcp")
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +118,7 @@ func bridgeClient(t *testing.T, env []string) *client.Client {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ProtocolVersion = version
 	init.Params.ClientInfo = mcp.Implementation{Name: "e2e", Version: "1"}
 	if _, err := c.Initialize(ctx, init); err != nil {
 		t.Fatal(err)

@@ -24,6 +24,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if runForeign() {
+		return
+	}
 	// Under -race the launched binaries are race-built too; they write any
 	// race they find to raceDir (GORACE is inherited), and the run fails.
 	raceDir := ""

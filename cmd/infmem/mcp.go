@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -52,17 +54,28 @@ var mcpCommand = command{
 // daemon when none answers. stdout carries only the protocol; the bridge's
 // own log goes to stderr (Claude Desktop keeps it in its MCP log).
 //
-// When infmem cannot start — a config typo, an unusable data root, a
+// A config file that does not load never takes recall away: when a daemon
+// already serves the data root (on its last good configuration), the
+// bridge serves through it all the same, and the daemon warns the client
+// (server instructions, a "warning" on every tool result). When infmem
+// cannot start — a config typo and no daemon, an unusable data root, a
 // daemon that will not run — it still answers MCP (unless a person runs it
 // in a terminal): initialize and tools/list as usual, and every tool call
 // with an isError result that names the problem and its fix, so that the
 // model can tell the user instead of Claude showing "Connection closed".
+// It looks again at each call, and once the problem is gone the same
+// session goes on through the daemon (see relayUntilAvailable).
 func runMCP(ctx context.Context, opts mcpOptions, env *cliEnv) error {
 	s, prob := mcpPreflight(opts.common, env)
 	if prob != nil {
-		return serveUnavailable(ctx, env, prob, func() *mcpProblem {
-			_, p := mcpPreflight(opts.common, &cliEnv{stdin: env.stdin, stdout: io.Discard, stderr: io.Discard, getenv: env.getenv})
-			return p
+		if !opts.inProcess {
+			if conn := dialRunningDaemon(ctx, opts.common, env); conn != nil {
+				fmt.Fprintf(env.stderr, "infmem: %s\nhint: %s\ninfmem: serving through the running daemon all the same (it runs on with its last good configuration and warns the client)\n", prob.what, prob.fix)
+				return pipeToDaemon(ctx, conn, env.stdin, env.stdout, "")
+			}
+		}
+		return serveUnavailable(ctx, env, prob, func() (net.Conn, *mcpProblem) {
+			return mcpRecheck(ctx, opts, env)
 		})
 	}
 	ep, err := control.EndpointsFor(s.root)
@@ -73,25 +86,43 @@ func runMCP(ctx context.Context, opts mcpOptions, env *cliEnv) error {
 	if opts.inProcess {
 		return runMCPInProcess(ctx, s, ep, env)
 	}
+	conn, prob := connectDaemon(ctx, s, ep, opts.wait)
+	if prob != nil {
+		if ctx.Err() != nil {
+			return prob.err
+		}
+		return serveUnavailable(ctx, env, prob, nil)
+	}
+	return pipeToDaemon(ctx, conn, env.stdin, env.stdout, ep.LogFile())
+}
+
+// connectDaemon reaches the data root's daemon, starting it when none
+// answers; it says what went wrong when it cannot.
+func connectDaemon(ctx context.Context, s *session, ep control.Endpoints, wait time.Duration) (net.Conn, *mcpProblem) {
 	conn, err := bridge.Connect(ctx, bridge.Options{
 		Endpoints: ep,
 		Daemon:    func() *exec.Cmd { return daemonCommandFor(s) },
-		Timeout:   opts.wait,
+		Timeout:   wait,
 		Logger:    s.log,
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return err
-		}
 		msg, hint := splitHint(err)
 		if hint == "" {
 			hint = "see " + ep.LogFile()
 		}
-		return serveUnavailable(ctx, env, &mcpProblem{err: err, what: "the infmem daemon could not be started: " + msg,
-			fix: hint + "; 'infmem doctor' in a terminal checks the installation"}, nil)
+		return nil, &mcpProblem{err: err, what: "the infmem daemon could not be started: " + msg,
+			fix: hint + "; 'infmem doctor' in a terminal checks the installation"}
 	}
-	if err := bridge.Pipe(ctx, conn, env.stdin, env.stdout); err != nil {
-		return fmt.Errorf("%w\nhint: the next 'infmem mcp' starts a new daemon; see %s for what happened", err, ep.LogFile())
+	return conn, nil
+}
+
+// pipeToDaemon copies in to the daemon and its answers to out (bridge.Pipe).
+func pipeToDaemon(ctx context.Context, conn net.Conn, in io.Reader, out io.Writer, logFile string) error {
+	if err := bridge.Pipe(ctx, conn, in, out); err != nil {
+		if logFile == "" {
+			return fmt.Errorf("%w\nhint: the next 'infmem mcp' starts a new daemon", err)
+		}
+		return fmt.Errorf("%w\nhint: the next 'infmem mcp' starts a new daemon; see %s for what happened", err, logFile)
 	}
 	return nil
 }
@@ -144,25 +175,33 @@ func mcpPreflight(c commonFlags, env *cliEnv) (*session, *mcpProblem) {
 
 // serveUnavailable answers MCP on stdio while infmem cannot work: the
 // usual tools are listed (Claude calls only listed tools), and each call
-// answers with an isError result that explains prob. recheck, when set,
-// looks again at each call, so that the answer says when the problem is
-// gone and only a restart of the client is left to do.
-func serveUnavailable(ctx context.Context, env *cliEnv, prob *mcpProblem, recheck func() *mcpProblem) error {
+// answers with an isError result that explains the problem. recheck, when
+// set, looks again before each call: it returns a connection to the
+// daemon once infmem can serve, and the session goes on through it
+// (relayUntilAvailable); else the problem as it is now (nil when it is
+// gone but this session cannot switch over: the client must reconnect).
+func serveUnavailable(ctx context.Context, env *cliEnv, prob *mcpProblem, recheck func() (net.Conn, *mcpProblem)) error {
 	if isTerminal(env.stdin) {
 		// A person runs it: there is no client to tell.
 		return prob.err
 	}
 	// Claude Desktop keeps stderr in its MCP log.
-	fmt.Fprintf(env.stderr, "infmem: %s\nhint: %s\ninfmem: answering every MCP tool call with this problem until the client restarts infmem\n", prob.what, prob.fix)
+	again := "until the client restarts infmem"
+	if recheck != nil {
+		again = "until it is fixed (looked at again on each call)"
+	}
+	fmt.Fprintf(env.stderr, "infmem: %s\nhint: %s\ninfmem: answering every MCP tool call with this problem %s\n", prob.what, prob.fix, again)
+	var current atomic.Pointer[mcpProblem]
+	current.Store(prob)
 	message := func(tool string) string {
-		p := prob
-		if recheck != nil {
-			p = recheck()
-			if p == nil {
-				return fmt.Sprintf("%s: infmem could not start when this session began (%s). That is fixed now: ask the user to restart Claude Desktop (or reconnect the infmem MCP server in its settings) so that infmem starts; nothing was stored or recalled.", tool, prob.what)
-			}
+		p := current.Load()
+		if p == nil {
+			return fmt.Sprintf("%s: infmem could not start when this session began (%s). That is fixed now: ask the user to restart Claude Desktop (or reconnect the infmem MCP server in its settings) so that infmem starts; nothing was stored or recalled.", tool, prob.what)
 		}
-		return fmt.Sprintf("%s: infmem cannot work right now, so nothing was stored or recalled. Tell the user: %s. To fix it: %s; then restart Claude Desktop (or reconnect the infmem MCP server in its settings).", tool, p.what, p.fix)
+		if recheck == nil {
+			return fmt.Sprintf("%s: infmem cannot work right now, so nothing was stored or recalled. Tell the user: %s. To fix it: %s; then restart Claude Desktop (or reconnect the infmem MCP server in its settings).", tool, p.what, p.fix)
+		}
+		return fmt.Sprintf("%s: infmem cannot work right now, so nothing was stored or recalled. Tell the user: %s. To fix it: %s. infmem looks again at every call, so once it is fixed the next call works, without restarting Claude.", tool, p.what, p.fix)
 	}
 	unavailable := errors.New(prob.what)
 	deps := mcptools.Deps{
@@ -205,7 +244,17 @@ func serveUnavailable(ctx context.Context, env *cliEnv, prob *mcpProblem, rechec
 		}
 	})
 	log := newLogger(env.stderr, "warn")
-	return mcpserve.Serve(ctx, srv, env.stdin, env.stdout, mcpserve.Options{Logger: log})
+	if recheck == nil {
+		return mcpserve.Serve(ctx, srv, env.stdin, env.stdout, mcpserve.Options{Logger: log})
+	}
+	return relayUntilAvailable(ctx, env, srv, log, func() (net.Conn, bool) {
+		conn, p := recheck()
+		if conn != nil {
+			return conn, true
+		}
+		current.Store(p)
+		return nil, false
+	})
 }
 
 // daemonCommandFor is `infmem daemon` for the same data root and config

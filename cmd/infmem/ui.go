@@ -41,7 +41,8 @@ var uiCommand = command{
 // runUI asks the daemon (started if none runs) for its UI, prints the
 // link and opens it in the default browser when it can. The link carries
 // a secret that works once: it goes to stdout, for the user who asked,
-// and nowhere else.
+// and nowhere else; the browser is opened on the daemon's private launch
+// file (run/ui-launch-*.html), which leads to the link.
 func runUI(ctx context.Context, opts uiOptions, env *cliEnv) error {
 	s, err := setup(opts.common, env, env.stderr, true)
 	if err != nil {
@@ -77,14 +78,22 @@ func runUI(ctx context.Context, opts uiOptions, env *cliEnv) error {
 	if opts.noBrowser || env.getenv("INFMEM_NO_BROWSER") != "" {
 		return nil
 	}
-	if err := openBrowser(info.URL); err != nil {
+	if info.LaunchFile == "" {
+		// An older daemon: the link itself would be on the opener's command
+		// line, where other users can read it.
+		fmt.Fprintln(env.stderr, "infmem: not opening a browser: the running daemon is older than this command; open the link above in yours, or run 'infmem restart' first")
+		return nil
+	}
+	// The browser is opened on the launch file, never on the link: a
+	// command line is readable by every user of the machine.
+	if err := openBrowser(info.LaunchFile); err != nil {
 		fmt.Fprintf(env.stderr, "infmem: cannot open a browser (%v); open the link above in yours\n", err)
 	}
 	return nil
 }
 
-// openBrowser hands url to the system's opener. It waits a moment for the
-// opener to fail, never for the browser.
+// openBrowser hands url (a file's path) to the system's opener. It waits
+// a moment for the opener to fail, never for the browser.
 func openBrowser(url string) error {
 	var cmd *exec.Cmd
 	switch runtime.GOOS {

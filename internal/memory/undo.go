@@ -15,7 +15,8 @@ import (
 // forget is undone by Unforget. Each change goes through apply, as every
 // write does.
 
-// Unarchive brings archived memories back into default retrieval. With
+// Unarchive makes archived memories live again: listed, counted and
+// browsed by default (searches with a query find archived ones too). With
 // pin each is also pinned, so that the job that archived it (noise,
 // relevance pruning, a summarized conversation) leaves it alone on its
 // next run: those jobs archive by rules the memory still meets, and

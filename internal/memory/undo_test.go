@@ -82,18 +82,34 @@ func TestUndoMerge(t *testing.T) {
 	}
 }
 
-// Unarchive brings archived memories back, pinned so the job that
-// archived them leaves them alone.
+// An archived memory stays in recall but leaves listings; Unarchive brings
+// it back to them, pinned so the job that archived it leaves it alone.
 func TestUnarchive(t *testing.T) {
 	e, _, _ := newEngine(t)
 	ctx := testenv.Context(t)
 	id := mustStore(t, e, StoreRequest{Content: "Blue notebook holds the wifi hint"}).ID
 	live := mustStore(t, e, StoreRequest{Content: "Never archived at all"}).ID
+	listed := func(req ListRequest) bool {
+		l, err := e.List(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(l.Memories, func(m Memory) bool { return m.ID == id })
+	}
 	if n, err := e.Archive(ctx, []string{id}, "acknowledgement"); err != nil || n != 1 {
 		t.Fatalf("archive: %d %v", n, err)
 	}
-	if res, _ := e.Search(ctx, SearchRequest{Query: "wifi notebook"}); len(relevant(res)) != 0 {
-		t.Fatal("an archived memory is recalled by default")
+	if res, _ := e.Search(ctx, SearchRequest{Query: "wifi notebook"}); len(relevant(res)) != 1 || res.Results[0].ID != id || !res.Results[0].Archived {
+		t.Fatalf("an archived memory is not recalled: %+v", res.Results)
+	}
+	if listed(ListRequest{}) || !listed(ListRequest{IncludeArchived: true}) {
+		t.Fatal("an archived memory is listed by default, or not with include_archived")
+	}
+	if res, _ := e.Search(ctx, SearchRequest{}); slices.ContainsFunc(res.Results, func(m Memory) bool { return m.ID == id }) {
+		t.Fatal("a search without a query (the newest) lists an archived memory")
+	}
+	if c, _ := e.Counts(ctx); c.Archived != 1 || c.Live != 1 {
+		t.Fatalf("counts: %+v", c)
 	}
 	got, err := e.Unarchive(ctx, []string{id, live}, true)
 	if err != nil || !slices.Equal(got, []string{id}) {
@@ -103,8 +119,8 @@ func TestUnarchive(t *testing.T) {
 	if m.Archived || !m.Pinned {
 		t.Fatalf("after unarchive: archived %v pinned %v", m.Archived, m.Pinned)
 	}
-	if res, _ := e.Search(ctx, SearchRequest{Query: "wifi notebook"}); len(relevant(res)) != 1 {
-		t.Fatal("an unarchived memory is not recalled")
+	if res, _ := e.Search(ctx, SearchRequest{Query: "wifi notebook"}); len(relevant(res)) != 1 || !listed(ListRequest{}) {
+		t.Fatal("an unarchived memory is not recalled or not listed")
 	}
 	if n, _ := e.Archive(ctx, []string{id}, "acknowledgement"); n != 0 {
 		t.Fatal("maintenance archived the restored (pinned) memory again")

@@ -7,6 +7,9 @@ import (
 )
 
 func peerUID(conn net.Conn) (int, bool, error) {
+	if tc, ok := conn.(*net.TCPConn); ok {
+		return tcpPeerUID(tc)
+	}
 	uc, ok := conn.(*net.UnixConn)
 	if !ok {
 		return 0, false, nil

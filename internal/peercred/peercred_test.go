@@ -55,3 +55,34 @@ func TestCheckSameUser(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckTCPSameUser finds the owner of both ends of a loopback TCP
+// connection (Linux: /proc/net/tcp).
+func TestCheckTCPSameUser(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("TCP peers are looked up on Linux only")
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	c, err := net.Dial("tcp4", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s := <-accepted
+	defer s.Close()
+	for _, conn := range []net.Conn{c, s} {
+		uid, ok, err := peerUID(conn)
+		if err != nil || !ok || uid != os.Getuid() {
+			t.Fatalf("peer uid %d %v %v, want %d", uid, ok, err, os.Getuid())
+		}
+	}
+}

@@ -16,9 +16,14 @@ import (
 
 // ExtractiveOptions tune an Extractive summarizer. The zero value is usable.
 type ExtractiveOptions struct {
-	// MaxChars bounds the summary's length in characters, header included;
-	// 0 means DefaultMaxChars.
+	// MaxChars bounds the summary's length in characters, header included,
+	// except that sentences with a fact (a date, number, name, decision or
+	// link) may take it up to FactChars; 0 means DefaultMaxChars.
 	MaxChars int
+	// FactChars bounds the length the fact sentences may bring the summary
+	// to; 0 means 3 × MaxChars. Other sentences only fill what is left
+	// of MaxChars.
+	FactChars int
 	// NoHeader leaves out the first line giving the conversation's dates
 	// and speakers.
 	NoHeader bool
@@ -46,6 +51,9 @@ type Extractive struct {
 func NewExtractive(e embed.Embedder, opts ExtractiveOptions) *Extractive {
 	if opts.MaxChars <= 0 {
 		opts.MaxChars = DefaultMaxChars
+	}
+	if opts.FactChars < opts.MaxChars {
+		opts.FactChars = 3 * opts.MaxChars
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -96,15 +104,17 @@ func (x *Extractive) Summarize(ctx context.Context, msgs []Message) (Summary, er
 	if !x.opts.NoHeader {
 		hdr = header(msgs, x.opts.Location)
 	}
-	budget := x.opts.MaxChars
+	budget, factBudget := x.opts.MaxChars, x.opts.FactChars
 	if hdr != "" {
 		if n := utf8.RuneCountInString(hdr); n+1 <= budget {
 			budget -= n + 1
+			factBudget -= n + 1
 		} else {
 			hdr = ""
 		}
 	}
 	p := newPlan(sents, msgs, budget)
+	p.factBudget = factBudget
 	p.choose()
 	text, kept := p.render()
 	switch {
@@ -121,7 +131,7 @@ func (x *Extractive) Summarize(ctx context.Context, msgs []Message) (Summary, er
 func analyse(msgs []Message) []sentence {
 	var sents []sentence
 	for mi, m := range msgs {
-		for k, s := range splitSentences(m.Text) {
+		for k, s := range splitSentences(m.body()) {
 			sents = append(sents, sentence{text: s, msg: mi, first: k == 0, toks: words(s), runes: utf8.RuneCountInString(s)})
 		}
 	}
@@ -130,6 +140,12 @@ func analyse(msgs []Message) []sentence {
 		all[i] = sents[i].toks
 	}
 	c := newCorpus(all)
+	c.speakers = map[string]bool{}
+	for _, m := range msgs {
+		for _, w := range strings.Fields(strings.ToLower(m.Speaker)) {
+			c.speakers[w] = true
+		}
+	}
 	seen := map[string]bool{}
 	for i := range sents {
 		s := &sents[i]
@@ -263,7 +279,10 @@ type plan struct {
 	kept   []int // sorted sentence indexes
 	used   int   // runes of the rendered body
 	budget int
-	labels []string
+	// factBudget bounds used while fact sentences are kept; budget, while
+	// the others are.
+	factBudget int
+	labels     []string
 }
 
 func newPlan(sents []sentence, msgs []Message, budget int) *plan {
@@ -325,14 +344,15 @@ func (p *plan) remove(i int, d int) {
 	p.used -= d
 }
 
-// tryKeep keeps sentence i with the answers to it if they all fit.
-func (p *plan) tryKeep(i int) {
+// tryKeep keeps sentence i with the answers to it if they all fit in
+// budget.
+func (p *plan) tryKeep(i, budget int) {
 	unit := append([]int{i}, p.sents[i].answers...)
 	var deltas []int
 	for _, j := range unit {
 		deltas = append(deltas, p.add(j))
 	}
-	if p.used <= p.budget {
+	if p.used <= budget {
 		return
 	}
 	for k := len(unit) - 1; k >= 0; k-- {
@@ -340,8 +360,9 @@ func (p *plan) tryKeep(i int) {
 	}
 }
 
-// choose keeps the fact sentences, most central first, then fills the
-// room left with the most central other sentences. Sentences that do not
+// choose keeps the fact sentences, most central first, up to the fact
+// budget, then fills the room left of the budget with the most central
+// other sentences. Sentences that do not
 // fit are skipped, never cut: a cut sentence can lose a "not".
 func (p *plan) choose() {
 	var facts, others []int
@@ -363,10 +384,10 @@ func (p *plan) choose() {
 	slices.SortStableFunc(facts, byScore)
 	slices.SortStableFunc(others, byScore)
 	for _, i := range facts {
-		p.tryKeep(i)
+		p.tryKeep(i, max(p.factBudget, p.budget))
 	}
 	for _, i := range others {
-		p.tryKeep(i)
+		p.tryKeep(i, p.budget)
 	}
 }
 

@@ -164,22 +164,97 @@ func TestExtractiveKeepsFactsBeforeFiller(t *testing.T) {
 	}
 }
 
+// FactChars bounds the summary; MaxChars bounds it too once fact
+// sentences are kept (FactChars = MaxChars: a hard cap).
 func TestExtractiveRespectsMaxChars(t *testing.T) {
 	ctx := context.Background()
 	for _, e := range embedders(t)[:2] {
 		for _, f := range fixtures(t) {
+			// What may take the summary beyond MaxChars: facts, and the
+			// answers kept with them.
+			var facts []string
+			for _, s := range analyse(f.msgs) {
+				if s.ack || s.candidate() && s.feat.must() {
+					facts = append(facts, s.text)
+				}
+			}
 			for _, maxChars := range []int{1, 20, 60, 61, 62, 80, 120, 200, 333, 500, 800, 1200, 5000} {
-				s, err := NewExtractive(e.e, ExtractiveOptions{MaxChars: maxChars}).Summarize(ctx, f.msgs)
-				if err != nil {
-					t.Fatal(err)
+				for _, factChars := range []int{maxChars, 0} {
+					s, err := NewExtractive(e.e, ExtractiveOptions{MaxChars: maxChars, FactChars: factChars}).Summarize(ctx, f.msgs)
+					if err != nil {
+						t.Fatal(err)
+					}
+					limit := max(factChars, 3*maxChars)
+					if factChars == maxChars {
+						limit = maxChars
+					}
+					n := utf8.RuneCountInString(s.Text)
+					if n > limit {
+						t.Errorf("%s/%s: MaxChars=%d FactChars=%d but the summary has %d characters:\n%s", e.name, f.name, maxChars, factChars, n, s.Text)
+					}
+					body := bodySentences(t, s.Text, strings.HasPrefix(s.Text, "Conversation of "), f.msgs)
+					// Beyond MaxChars only facts are kept.
+					if n > maxChars && slices.ContainsFunc(body, func(x string) bool { return !slices.Contains(facts, x) }) {
+						t.Errorf("%s/%s: MaxChars=%d: %d characters, with sentences that state no fact:\n%s", e.name, f.name, maxChars, n, s.Text)
+					}
+					hasHeader := strings.HasPrefix(s.Text, "Conversation of ")
+					checkTraceable(t, s, f.msgs, hasHeader)
 				}
-				if n := utf8.RuneCountInString(s.Text); n > maxChars {
-					t.Errorf("%s/%s: MaxChars=%d but the summary has %d characters:\n%s", e.name, f.name, maxChars, n, s.Text)
-				}
-				hasHeader := strings.HasPrefix(s.Text, "Conversation of ")
-				checkTraceable(t, s, f.msgs, hasHeader)
 			}
 		}
+	}
+}
+
+// Every fact sentence is kept while they fit in FactChars, even when they
+// overflow MaxChars.
+func TestExtractiveKeepsEveryFactWithinFactChars(t *testing.T) {
+	ctx := context.Background()
+	for _, f := range fixtures(t) {
+		var facts []string
+		for _, s := range analyse(f.msgs) {
+			if s.candidate() && s.feat.must() {
+				facts = append(facts, s.text)
+			}
+		}
+		s, err := NewExtractive(nil, ExtractiveOptions{MaxChars: 200, FactChars: 100000}).Summarize(ctx, f.msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range facts {
+			if !strings.Contains(s.Text, x) {
+				t.Errorf("%s: lost the fact %q:\n%s", f.name, x, s.Text)
+			}
+		}
+	}
+}
+
+// A turn stored as "Name: text" with its speaker given is labelled once,
+// in an extractive summary and in a model's transcript; the speakers' own
+// names do not make a sentence a fact.
+func TestSpeakerLabelSaidOnce(t *testing.T) {
+	ts := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
+	msgs := []Message{
+		{Speaker: "Fahim Khan", Text: "Fahim Khan: I went to the museum on Friday with my 2 kids.", Timestamp: ts},
+		{Speaker: "Sara", Text: "Sara: Thanks, Fahim!", Timestamp: ts},
+		{Speaker: "Sara", Text: "sara: I caught a cold last week.", Timestamp: ts},
+		{Speaker: "Fahim Khan", Text: "Fahim Khan:", Timestamp: ts},
+	}
+	s, err := NewExtractive(nil, ExtractiveOptions{}).Summarize(context.Background(), msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Conversation of 2023-05-08 between Fahim Khan and Sara.\nFahim Khan: I went to the museum on Friday with my 2 kids.\nSara: I caught a cold last week."
+	if s.Text != want {
+		t.Errorf("summary\n%s\nwant\n%s", s.Text, want)
+	}
+	for _, x := range analyse(msgs) {
+		if x.text == "Thanks, Fahim!" && x.feat.name {
+			t.Errorf("%q counts as naming someone; Fahim is a speaker", x.text)
+		}
+	}
+	tr := transcript(msgs, nil)
+	if strings.Contains(tr, "Fahim Khan: Fahim Khan: I") || strings.Contains(tr, "Sara: Sara:") || strings.Contains(tr, "Sara: sara:") {
+		t.Errorf("the transcript repeats a label:\n%s", tr)
 	}
 }
 
@@ -251,7 +326,7 @@ func centralityCase(a, b, c, d string) ([]Message, *vecEmbedder) {
 func TestExtractiveKeepsMostCentralFactsWhenOverCap(t *testing.T) {
 	a, b, c, d := "Bring 1 red tent.", "Bring 2 blue mat.", "Bring 3 old maps.", "Bring 4 gas cans."
 	msgs, e := centralityCase(a, b, c, d)
-	s, err := NewExtractive(e, ExtractiveOptions{MaxChars: 2*len(a) + 1, NoHeader: true}).Summarize(context.Background(), msgs)
+	s, err := NewExtractive(e, ExtractiveOptions{MaxChars: 2*len(a) + 1, FactChars: 2*len(a) + 1, NoHeader: true}).Summarize(context.Background(), msgs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -490,7 +565,7 @@ func TestExtractiveAnswersGoWithTheirQuestion(t *testing.T) {
 		t.Errorf("got %q, want %q", s.Text, want)
 	}
 	// Room for the question but not the answer: neither is kept alone.
-	s, err = NewExtractive(nil, ExtractiveOptions{MaxChars: 33, NoHeader: true}).Summarize(context.Background(), msgs)
+	s, err = NewExtractive(nil, ExtractiveOptions{MaxChars: 33, FactChars: 33, NoHeader: true}).Summarize(context.Background(), msgs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,6 +80,9 @@ type corpus struct {
 	// a sentence start: such a word is a common word when capitalised at
 	// the start of a sentence ("Booked the hotel."), not a name.
 	lowerSeen map[string]bool
+	// speakers holds the lower-cased words of the speakers' names: the
+	// header names them, so "Wow, Caroline!" is not a named fact.
+	speakers map[string]bool
 }
 
 func newCorpus(sentences [][]token) *corpus {
@@ -202,6 +205,9 @@ func isName(t token, c *corpus) bool {
 	}
 	lw := strings.ReplaceAll(t.lower, "’", "'")
 	if lw == "i" || strings.HasPrefix(lw, "i'") || chatWords[lw] || calendarWords[lw] {
+		return false
+	}
+	if c != nil && c.speakers[strings.TrimSuffix(lw, "'s")] {
 		return false
 	}
 	if !t.initial {

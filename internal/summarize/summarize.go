@@ -30,6 +30,19 @@ type Message struct {
 	Timestamp time.Time
 }
 
+// body is the message's text without a leading "Speaker: " that repeats
+// its Speaker (clients often store turns as "Caroline: I went…" and give
+// the speaker too): summaries and transcripts label each line themselves,
+// and the label must not be said twice.
+func (m Message) body() string {
+	text := strings.TrimSpace(m.Text)
+	sp := strings.TrimSpace(m.Speaker)
+	if sp == "" || len(text) < len(sp)+1 || !strings.EqualFold(text[:len(sp)], sp) || text[len(sp)] != ':' {
+		return text
+	}
+	return strings.TrimSpace(text[len(sp)+1:])
+}
+
 // Summary is a condensed conversation.
 type Summary struct {
 	Text string
@@ -83,7 +96,7 @@ func transcript(msgs []Message, loc *time.Location) string {
 		b.WriteString("\n\n")
 	}
 	for _, m := range msgs {
-		text := strings.TrimSpace(m.Text)
+		text := m.body()
 		if text == "" {
 			continue
 		}

@@ -75,6 +75,13 @@ type Index struct {
 	nDocs     int
 	totalLen  uint64 // sum of docLen over live docs
 	nPostings int
+	// Documents set aside (SetAside) are searched and scored like any
+	// other but left out of the collection statistics: nAside of them,
+	// asideLen terms, asideDF[term] of them holding each term.
+	aside    []uint64 // bitset of DocIDs set aside
+	nAside   int
+	asideLen uint64
+	asideDF  map[uint32]uint32
 
 	bufs chan *searchBuf // bounded free list of scoring buffers
 }
@@ -201,6 +208,7 @@ func (ix *Index) removeLocked(id DocID) {
 	if !ix.isLive(id) {
 		return
 	}
+	ix.setAsideLocked(id, false)
 	fwd := ix.fwd[id]
 	for i := 0; i < len(fwd); i++ {
 		if i > 0 && fwd[i] == fwd[i-1] {
@@ -213,6 +221,75 @@ func (ix *Index) removeLocked(id DocID) {
 	ix.fwd[id] = nil
 	ix.docLen[id] = 0
 	ix.live[id>>6] &^= 1 << (id & 63)
+}
+
+// SetAside takes a document out of the collection statistics (on) or puts
+// it back: it is still found and scored, but neither counts toward the
+// number of documents and their average length nor toward any term's
+// document frequency, so adding it moves no other document's score. A
+// summary that repeats the words of the turns it condenses is set aside:
+// those turns score as they did before it was written. Adding a document
+// again (Add) puts it back. An absent id is ignored.
+func (ix *Index) SetAside(id DocID, on bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.setAsideLocked(id, on)
+}
+
+func (ix *Index) isAside(id DocID) bool {
+	w := int(id >> 6)
+	return w < len(ix.aside) && ix.aside[w]&(1<<(id&63)) != 0
+}
+
+func (ix *Index) setAsideLocked(id DocID, on bool) {
+	if !ix.isLive(id) || ix.isAside(id) == on {
+		return
+	}
+	fwd := ix.fwd[id]
+	if on {
+		if w := int(id>>6) + 1; w > len(ix.aside) {
+			ix.aside = slices.Grow(ix.aside, w-len(ix.aside))[:w]
+		}
+		if ix.asideDF == nil {
+			ix.asideDF = map[uint32]uint32{}
+		}
+		ix.aside[id>>6] |= 1 << (id & 63)
+		ix.nAside++
+		ix.asideLen += uint64(len(fwd))
+	} else {
+		ix.aside[id>>6] &^= 1 << (id & 63)
+		ix.nAside--
+		ix.asideLen -= uint64(len(fwd))
+	}
+	for i := 0; i < len(fwd); i++ {
+		if i > 0 && fwd[i] == fwd[i-1] {
+			continue
+		}
+		if on {
+			ix.asideDF[fwd[i]]++
+		} else if ix.asideDF[fwd[i]]--; ix.asideDF[fwd[i]] == 0 {
+			delete(ix.asideDF, fwd[i])
+		}
+	}
+}
+
+// collectionLocked returns the statistics BM25 weighs terms by: the number
+// of documents and their total length, without those set aside (unless
+// every document is), and a term's document frequency to match.
+func (ix *Index) collectionLocked() (n float64, total uint64, counted bool) {
+	if c := ix.nDocs - ix.nAside; c > 0 {
+		return float64(c), ix.totalLen - ix.asideLen, true
+	}
+	return float64(ix.nDocs), ix.totalLen, false
+}
+
+// dfLocked is a term's document frequency as collectionLocked counts.
+func (ix *Index) dfLocked(termID uint32, counted bool) float64 {
+	df := len(ix.terms[termID].postings)
+	if counted {
+		df -= int(ix.asideDF[termID])
+	}
+	return float64(df)
 }
 
 func (ix *Index) removePosting(termID uint32, id DocID) {
@@ -314,18 +391,18 @@ func (ix *Index) newScorer(q Query) scorer {
 	if ix.nDocs == 0 {
 		return sc
 	}
-	n := float64(ix.nDocs)
+	n, total, counted := ix.collectionLocked()
 	for i, t := range q.terms {
 		id, ok := ix.dict[t]
 		if !ok {
 			continue
 		}
-		df := float64(len(ix.terms[id].postings))
+		df := ix.dfLocked(id, counted)
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		sc.ids = append(sc.ids, id)
 		sc.weights = append(sc.weights, float64(q.counts[i])*idf*(ix.opts.K1+1))
 	}
-	avgdl := float64(ix.totalLen) / n
+	avgdl := float64(total) / n
 	sc.c1 = ix.opts.K1 * (1 - ix.opts.B)
 	if avgdl > 0 {
 		sc.c2 = ix.opts.K1 * ix.opts.B / avgdl
@@ -342,12 +419,12 @@ func (ix *Index) newScorer(q Query) scorer {
 func (ix *Index) IdealScore(q Query) float64 {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	n := float64(ix.nDocs)
+	n, _, counted := ix.collectionLocked()
 	var sum float64
 	for i, t := range q.terms {
 		df := 0.0
 		if id, ok := ix.dict[t]; ok {
-			df = float64(len(ix.terms[id].postings))
+			df = ix.dfLocked(id, counted)
 		}
 		sum += float64(q.counts[i]) * math.Log(1+(n-df+0.5)/(df+0.5))
 	}

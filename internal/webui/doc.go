@@ -15,9 +15,15 @@
 //
 // How it is served (docs/UI.md says why each one matters):
 //
-//   - on 127.0.0.1 and a port the system picks, never on another interface;
-//     the listener starts when `infmem ui` asks for it (Server.Open) and
-//     closes after IdleTimeout without a request;
+//   - on a loopback address (Linux: a random 127.x.y.z, so the cookie has
+//     a host of its own; elsewhere 127.0.0.1) and a port the system
+//     picks, never on another interface; connections from another user's
+//     processes are closed at once (Linux: /proc/net/tcp); the listener
+//     starts when `infmem ui` asks for it (Server.OpenLaunch) and closes
+//     after IdleTimeout without a request of a session;
+//   - the browser is opened on a private launch file (Options.LaunchDir)
+//     that leads to the link, never on the link: command lines are
+//     readable by every user;
 //   - each Open makes a launch secret that travels in the URL once: the
 //     first request that shows it gets a session cookie (HttpOnly,
 //     SameSite=Strict) and is redirected to the bare page, and the secret

@@ -19,8 +19,10 @@ const csrfHeader = "X-CSRF-Token"
 const maxBody = 1 << 20
 
 // guard is what every request passes before a handler: the security
-// headers, the Host and Origin checks, the idle clock, the session cookie
-// (except to exchange a launch secret) and, for writes, the CSRF token.
+// headers, the Host and Origin checks, the session cookie (except to
+// exchange a launch secret), the idle clock (pushed back by requests with
+// a session only) and, for writes, the CSRF token. Connections from
+// another user's processes never get here (peerListener).
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -48,10 +50,14 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		switch r.Header.Get("Sec-Fetch-Site") {
 		case "", "same-origin", "none":
 		default:
-			refuse(w, http.StatusForbidden, "requests from other sites are refused")
-			return
+			// Except the launch as a top-level navigation from the launch
+			// file (file:// is another site): it carries a secret only the
+			// user has.
+			if r.URL.Path != launchPath || r.Header.Get("Sec-Fetch-Mode") != "navigate" {
+				refuse(w, http.StatusForbidden, "requests from other sites are refused")
+				return
+			}
 		}
-		s.touch()
 		if r.URL.Path == launchPath {
 			s.launch(w, r)
 			return
@@ -61,6 +67,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			refuse(w, http.StatusUnauthorized, "no UI session: run 'infmem ui' to open the page")
 			return
 		}
+		// Only the page's own requests keep it open: anything else that
+		// knocks (a port scan, another user's probe) does not.
+		s.touch()
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			// A write: from the page itself, as JSON, with its token. A
 			// form another page posts can do none of the three.
@@ -101,6 +110,16 @@ func (s *Server) launch(w http.ResponseWriter, r *http.Request) {
 		Name: cookieName, Value: string(cookie), Path: "/",
 		HttpOnly: true, SameSite: http.SameSiteStrictMode,
 	})
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "none" && site != "same-origin" {
+		// Opened from the launch file: a redirect would keep the
+		// navigation cross-site, and the browser would not send the
+		// SameSite=Strict cookie with it. A page of our own moves on
+		// instead, and that navigation is the page's own.
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(`<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/"><title>infmem</title></head>` +
+			`<body><p>Opening infmem&hellip; <a href="/">Continue</a></p></body></html>` + "\n"))
+		return
+	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 

@@ -4,17 +4,20 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/infmem/infmem/internal/testenv"
 )
 
-// The UI listens on 127.0.0.1 only: the link names it, and the port
-// cannot be reached on the machine's other addresses.
+// The UI listens on a loopback address only: the link names it, and the
+// port cannot be reached on the machine's other addresses.
 func TestListensOnLoopbackOnly(t *testing.T) {
 	s, _ := uiServer(t, engine(t), Options{})
 	link, err := s.Open()
@@ -22,8 +25,8 @@ func TestListensOnLoopbackOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	u, _ := url.Parse(link)
-	if u.Scheme != "http" || u.Hostname() != "127.0.0.1" || u.Host != s.Addr() {
-		t.Fatalf("link %s, addr %s: want http://127.0.0.1:PORT", u.Redacted(), s.Addr())
+	if ip := net.ParseIP(u.Hostname()); u.Scheme != "http" || ip == nil || ip.To4() == nil || !ip.IsLoopback() || u.Host != s.Addr() {
+		t.Fatalf("link %s, addr %s: want http://127.x.y.z:PORT", u.Redacted(), s.Addr())
 	}
 	addrs, err := net.InterfaceAddrs()
 	if err != nil {
@@ -361,5 +364,102 @@ func TestSecretsAreNotLogged(t *testing.T) {
 	}
 	if got := secret("abc").String(); got != "[redacted]" {
 		t.Errorf("a secret prints as %q", got)
+	}
+}
+
+// Issue 22, item 3: a browser sends a cookie to every port of its host,
+// so the page's cookie on 127.0.0.1 also went to another user's server on
+// 127.0.0.1:18080. On Linux the page listens on a random 127.x.y.z of its
+// own: a browser (here Go's cookie jar, which keeps cookies as browsers
+// do) visiting a server on 127.0.0.1 sends it nothing.
+func TestCookieHasAHostOfItsOwn(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux has all of 127.0.0.0/8 on its loopback")
+	}
+	s, _ := uiServer(t, engine(t), Options{})
+	link, err := s.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	other, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case got <- r.Header.Get("Cookie"):
+		default:
+		}
+	})}
+	go srv.Serve(other)
+	t.Cleanup(func() { srv.Close() })
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	resp, err := c.Get(link) // the launch, then the page, with the cookie
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the page: %s", resp.Status)
+	}
+	resp, err = c.Get("http://" + other.Addr().String() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if ck := <-got; strings.Contains(ck, cookieName) {
+		t.Fatalf("a server on %s received the page's cookie (the page is at %s)", other.Addr(), s.Addr())
+	}
+}
+
+// Issue 22, item 2: any request used to keep the page open, so anything
+// that knocked on its port (a scan, another user) kept it listening. Only
+// requests with the page's session push the idle close back.
+func TestOnlyTheSessionKeepsThePageOpen(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	const idle = time.Hour // the real timer never fires: checkIdle is called by hand
+	s, _ := uiServer(t, engine(t), Options{IdleTimeout: idle, Now: clock})
+	link, err := s.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := launch(t, link)
+	anon := *b
+	anon.cookie = nil
+	for _, step := range []struct {
+		who  *browserish
+		want int
+	}{{&anon, http.StatusUnauthorized}, {b, http.StatusOK}} {
+		// Almost idle; a request comes; the idle time passes after it.
+		advance(idle - time.Minute)
+		if code, _ := step.who.do(http.MethodGet, "/api/session", nil, nil); code != step.want {
+			t.Fatalf("request: %d, want %d", code, step.want)
+		}
+		for _, p := range []string{"/launch?k=wrong", "/nothing"} {
+			step.who.do(http.MethodGet, p, nil, nil)
+		}
+		advance(2 * time.Minute)
+		s.checkIdle()
+		open := s.Addr() != ""
+		if step.who == &anon && open {
+			t.Fatal("requests without the session kept the page open")
+		}
+		if step.who == b && !open {
+			t.Fatal("the page closed although its session used it a minute ago")
+		}
+		if !open {
+			// Reopen for the next step.
+			link, err = s.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			nb := launch(t, link)
+			*b = *nb
+		}
 	}
 }

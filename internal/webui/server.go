@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -44,6 +43,12 @@ type Options struct {
 	LaunchTTL time.Duration
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
+	// LaunchDir, when set, is a private folder (the data root's run/)
+	// where OpenLaunch writes each launch as a small HTML file that sends
+	// the browser on to the link: a browser opened on the file's path
+	// never has the secret on a command line, where other users of the
+	// machine could read it (/proc/PID/cmdline, ps).
+	LaunchDir string
 
 	// What the maintenance and backups views need besides the engine: the
 	// daemon's own services (its maintenance scheduler, its backup
@@ -89,9 +94,9 @@ type Server struct {
 	mu       sync.Mutex
 	ln       net.Listener
 	srv      *http.Server
-	host     string // 127.0.0.1:PORT, what Host must say
-	origin   string // http://127.0.0.1:PORT, what Origin must say
-	launches map[digest]time.Time
+	host     string // 127.x.y.z:PORT, what Host must say
+	origin   string // http://127.x.y.z:PORT, what Origin must say
+	launches map[digest]launchEntry
 	sessions map[digest]*session
 	lastUse  time.Time
 	idle     *time.Timer
@@ -102,6 +107,13 @@ type Server struct {
 	// by file name, while the server runs.
 	verifyMu sync.Mutex
 	verified map[string]verifyOut
+}
+
+// launchEntry is an unspent launch secret: when it expires, and the
+// launch file that holds it ("" for none).
+type launchEntry struct {
+	expires time.Time
+	file    string
 }
 
 // session is one browser that exchanged a launch secret.
@@ -156,43 +168,73 @@ const cookieName = "infmem_ui"
 // launchPath is where a launch secret is exchanged for a session.
 const launchPath = "/launch"
 
+// Launch is a way into the page, good once.
+type Launch struct {
+	// URL carries a fresh launch secret.
+	URL string
+	// File, when Options.LaunchDir is set, is a private (0600) HTML file
+	// that sends the browser on to URL: what to open it on, so that the
+	// secret is on no command line. It is deleted once the secret is
+	// spent, expires, or the listener closes.
+	File string
+}
+
 // Open starts the listener if it is not running and returns a URL that
-// opens the page once: it carries a fresh launch secret, spent by its
-// first use. Every call makes a new one; earlier ones stay valid until
-// used, LaunchTTL passes or the listener closes.
+// opens the page once (OpenLaunch's URL).
 func (s *Server) Open() (string, error) {
+	l, err := s.OpenLaunch()
+	return l.URL, err
+}
+
+// OpenLaunch starts the listener if it is not running and returns a new
+// launch: a URL carrying a fresh launch secret, spent by its first use,
+// and the file that leads to it. Every call makes a new one; earlier ones
+// stay valid until used, LaunchTTL passes or the listener closes.
+func (s *Server) OpenLaunch() (Launch, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ln == nil {
 		if err := s.listenLocked(); err != nil {
-			return "", err
+			return Launch{}, err
 		}
 	}
 	now := s.opts.Now()
-	for d, exp := range s.launches {
-		if now.After(exp) {
+	for d, l := range s.launches {
+		if now.After(l.expires) {
+			removeLaunchFile(l.file)
 			delete(s.launches, d)
 		}
 	}
 	k := newSecret()
-	s.launches[k.digest()] = now.Add(s.opts.LaunchTTL)
+	out := Launch{URL: s.origin + launchPath + "?k=" + string(k)}
+	if s.opts.LaunchDir != "" {
+		f, err := writeLaunchFile(s.opts.LaunchDir, out.URL)
+		if err != nil {
+			return Launch{}, err
+		}
+		out.File = f
+	}
+	s.launches[k.digest()] = launchEntry{expires: now.Add(s.opts.LaunchTTL), file: out.File}
 	s.touchLocked()
-	return s.origin + launchPath + "?k=" + string(k), nil
+	return out, nil
 }
 
 // listenLocked opens the loopback listener and serves on it.
 func (s *Server) listenLocked() error {
-	// 127.0.0.1 by address, not "localhost", which a hosts file may point
+	// A loopback address, not "localhost", which a hosts file may point
 	// elsewhere; port 0: the system picks a free one.
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	ln, err := listenLoopback()
 	if err != nil {
-		return fmt.Errorf("cannot listen on 127.0.0.1 for the UI: %w", err)
+		return err
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	s.ln = ln
-	s.host = "127.0.0.1:" + strconv.Itoa(port)
+	s.ln = peerListener{Listener: ln, log: s.log}
+	s.host = ln.Addr().String()
 	s.origin = "http://" + s.host
-	s.launches = map[digest]time.Time{}
+	s.launches = map[digest]launchEntry{}
+	if s.opts.LaunchDir != "" {
+		// A dead daemon's launch files.
+		removeLaunchFiles(s.opts.LaunchDir)
+	}
 	s.sessions = map[digest]*session{}
 	s.srv = &http.Server{
 		Handler:           s.mux,
@@ -206,9 +248,10 @@ func (s *Server) listenLocked() error {
 	served := make(chan struct{})
 	s.served = served
 	srv := s.srv
+	pln := s.ln
 	go func() {
 		defer close(served)
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.Serve(pln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("the UI listener failed", "err", err)
 		}
 	}()
@@ -248,7 +291,7 @@ func (s *Server) checkIdle() {
 	s.Close()
 }
 
-// Addr is the listener's address (127.0.0.1:PORT), "" when closed.
+// Addr is the listener's address (127.x.y.z:PORT), "" when closed.
 func (s *Server) Addr() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -265,6 +308,9 @@ func (s *Server) Close() error {
 	srv, served := s.srv, s.served
 	if s.idle != nil {
 		s.idle.Stop()
+	}
+	for _, l := range s.launches {
+		removeLaunchFile(l.file)
 	}
 	s.ln, s.srv, s.idle, s.served = nil, nil, nil, nil
 	s.launches, s.sessions = nil, nil
@@ -290,16 +336,18 @@ func (s *Server) spendLaunch(k secret) (cookie secret, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := k.digest()
-	exp, found := s.launches[d]
+	l, found := s.launches[d]
 	if !found {
 		return "", false
 	}
 	delete(s.launches, d)
-	if s.opts.Now().After(exp) {
+	removeLaunchFile(l.file)
+	if s.opts.Now().After(l.expires) {
 		return "", false
 	}
 	cookie = newSecret()
 	s.sessions[cookie.digest()] = &session{csrf: newSecret()}
+	s.touchLocked()
 	return cookie, true
 }
 

@@ -237,12 +237,22 @@ func (ix *Index) Put(d Doc) {
 	ix.orderLocked(slot)
 	if it.live() {
 		ix.dedup[dedupKey{it.scope, it.key}] = slot
-		ix.text.Add(slot, d.Text)
+		ix.addTextLocked(slot, d.Text)
 	} else {
 		ix.text.Remove(slot)
 	}
 	if !keep {
 		ix.setVecLocked(slot, d.Vec)
+	}
+}
+
+// addTextLocked puts a slot's text in the keyword index. A summary's is
+// set aside from the keyword statistics: it repeats the words of the turns
+// it condenses, which stay searchable, and must not change how they score.
+func (ix *Index) addTextLocked(slot uint32, text string) {
+	ix.text.Add(slot, text)
+	if ix.items[slot].kind == KindSummary {
+		ix.text.SetAside(slot, true)
 	}
 }
 
@@ -380,9 +390,15 @@ func (ix *Index) compare(a, b uint32) int {
 }
 
 // neighborsLocked returns the slots just before and just after slot in
-// its thread among those admit accepts (-1: none).
-func (ix *Index) neighborsLocked(slot uint32, admit func(*item) bool) [2]int32 {
+// its thread among those admit accepts (-1: none). A summary is nobody's
+// neighbour and has none: it stands beside its conversation's turns (which
+// stay searchable once archived), not among them.
+func (ix *Index) neighborsLocked(slot uint32, may func(*item) bool) [2]int32 {
 	nb := [2]int32{-1, -1}
+	if ix.items[slot].kind == KindSummary {
+		return nb
+	}
+	admit := func(it *item) bool { return it.kind != KindSummary && may(it) }
 	list := ix.threadLocked(slot)
 	i, _ := slices.BinarySearchFunc(list, slot, ix.compare)
 	for j := i - 1; j >= 0; j-- {
@@ -448,7 +464,7 @@ func (ix *Index) SetForgotten(id bson.ObjectID, forgotten bool, at time.Time, te
 	it.flags &^= FlagForgotten
 	it.forgottenAt = 0
 	ix.dedup[dedupKey{it.scope, it.key}] = slot
-	ix.text.Add(slot, text)
+	ix.addTextLocked(slot, text)
 	ix.setVecLocked(slot, vec)
 }
 

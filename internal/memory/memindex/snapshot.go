@@ -246,6 +246,13 @@ func decode(r *binio.Reader, h Header, loc *time.Location) (*Index, error) {
 		// Document ids are slots: none is beyond the items read above.
 		t, err := textindex.ReadBounded(in, textindex.DefaultOptions(), textindex.DocID(len(ix.items)))
 		ix.text = t
+		if err == nil {
+			for slot := range ix.items {
+				if ix.items[slot].used && ix.items[slot].kind == KindSummary {
+					t.SetAside(uint32(slot), true)
+				}
+			}
+		}
 		return err
 	})
 	if h.Dim > 0 {

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestPlainBM25(t *testing.T) {
+	b := newPlainBM25()
+	b.add("s", "a", "The cat sat on the mat.")
+	b.add("s", "b", "Dogs don't like cats; the dog barked at the cat.")
+	b.add("s", "c", "Nothing about animals here")
+	b.add("t", "d", "cat cat cat")
+	if got := b.search("s", "cat", 10); !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Errorf("cat: %v", got)
+	}
+	if got := b.search("s", "the dog", 10); !reflect.DeepEqual(got, []string{"b"}) {
+		t.Errorf("the dog: %v (the is a stop word, no stemming)", got)
+	}
+	if got := b.search("s", "DON", 10); !reflect.DeepEqual(got, []string{"b"}) {
+		t.Errorf("don: %v (an apostrophe splits)", got)
+	}
+	if got := b.search("u", "cat", 10); got != nil {
+		t.Errorf("unknown scope: %v", got)
+	}
+}
+
+// A small set through the real engine: stored in order, a question asked
+// before its answer is stored cannot find it; asked after, it does.
+func TestRecallSetReplay(t *testing.T) {
+	ts := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
+	s := &benchSet{Name: "tiny", TopK: 10, Messages: []benchMessage{
+		{ID: "m1", Scope: "p", Session: "s1", Content: "I adopted a grey cat called Miso.", TS: ts},
+		{ID: "m2", Scope: "p", Session: "s1", Content: "The boiler was serviced on Tuesday.", TS: ts},
+		{ID: "m3", Scope: "p", Session: "s2", Content: "My sister Lena moved to Porto.", TS: ts.AddDate(0, 0, 3)},
+	}, Questions: []benchQuestion{
+		{ID: "early", Scope: "p", Text: "where does Lena live now?", GoldSessions: map[string]bool{"s2": true}, At: 2},
+		{ID: "late", Scope: "p", Text: "where does Lena live now?", Gold: map[string]bool{"m3": true}, At: 3},
+		{ID: "cat", Scope: "p", Text: "what is my cat's name?", Gold: map[string]bool{"m1": true}, At: 3},
+		{ID: "never", Scope: "p", Text: "what is the wifi password at the office?", Abstain: true, At: 3},
+	}}
+	if err := s.check(); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Questions) != 3 {
+		t.Fatalf("the question asked before its gold session was stored should be dropped: %d questions", len(s.Questions))
+	}
+	run, err := recallSet(context.Background(), s, recallConfig{modes: []string{"hybrid", "keyword"}, bm25: true, dataDir: filepath.Join(t.TempDir(), "root")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{"hybrid", "keyword"} {
+		sc := scoreSet(run, run.answers[a], nil)
+		if sc.n != 2 || sc.rk(0) != 100 {
+			t.Errorf("%s: %d answerable, R@1 %.1f; want 2 and 100", a, sc.n, sc.rk(0))
+		}
+		if sc.abst != 1 {
+			t.Errorf("%s: %d abstention questions, want 1", a, sc.abst)
+		}
+	}
+	if bm := scoreSet(run, run.bm25, nil); bm.rk(0) != 100 {
+		t.Errorf("BM25 R@1 %.1f, want 100", bm.rk(0))
+	}
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"os"
+	"reflect"
+	"testing"
+)
+
+// The loaders read the shared datasets as their READMEs say; skipped where
+// the datasets are not present.
+func TestRecallSetsLoad(t *testing.T) {
+	if _, err := os.Stat(datasetsDir); err != nil {
+		t.Skip("no datasets at", datasetsDir)
+	}
+	want := map[string][2]int{ // messages, answerable questions at least
+		"locomo": {2700, 700}, "messy": {2700, 700}, "beam": {5700, 300}, "realmem": {14000, 1300}, "everyday": {100, 90},
+	}
+	for name, w := range want {
+		s, err := loadSet(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ans, abst := 0, 0
+		for _, q := range s.Questions {
+			if q.Abstain {
+				abst++
+			} else {
+				ans++
+			}
+		}
+		t.Logf("%s: %d messages, %d answerable, %d abstention", name, len(s.Messages), ans, abst)
+		if len(s.Messages) < w[0] || ans < w[1] {
+			t.Errorf("%s: %d messages, %d answerable questions; want at least %v", name, len(s.Messages), ans, w)
+		}
+	}
+}
+
+// The messy set is the same every time for a seed, and differs for another.
+func TestMessySetReproducible(t *testing.T) {
+	if _, err := os.Stat(datasetsDir); err != nil {
+		t.Skip("no datasets at", datasetsDir)
+	}
+	a, err := loadSet("messy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := loadSet("messy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a.Messages, b.Messages) || !reflect.DeepEqual(a.Questions, b.Questions) {
+		t.Fatal("two loads of the messy set differ")
+	}
+	defer func(s uint64) { messySeed = s }(messySeed)
+	messySeed++
+	c, err := loadSet("messy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(a.Messages, c.Messages) {
+		t.Fatal("another seed gives the same messy set")
+	}
+	for i := 0; i < 400; i += 37 {
+		t.Logf("%s", a.Messages[i].Content)
+	}
+	for i := 0; i < 400; i += 37 {
+		t.Logf("Q %s", a.Questions[i].Text)
+	}
+}
+
+func TestPyLiteral(t *testing.T) {
+	for in, want := range map[string][]string{
+		`[86, 114]`: {"86", "114"},
+		`"{'original_info': [86], 'updated_info': [114, [115]]}"`: {"86", "114", "115"},
+		`"[1, 2]"`:           {"1", "2"},
+		`["ab12", "cd"]`:     {"ab12", "cd"},
+		`"['ab12']"`:         {"ab12"},
+		`null`:               nil,
+		`"chat_id: 58"`:      {"58"},
+		`{"a": [3], "b": 4}`: {"3", "4"},
+	} {
+		v, err := pyLiteral([]byte(in))
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if got := flattenIDs(v); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: got %q, want %q", in, got, want)
+		}
+	}
+}

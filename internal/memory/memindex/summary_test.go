@@ -1,0 +1,119 @@
+package memindex
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// summaryIndex holds a conversation's turns, archived, and its summary.
+func summaryIndex(t *testing.T) (*Index, []bson.ObjectID, bson.ObjectID) {
+	t.Helper()
+	ix := New(0, time.UTC)
+	at := time.Date(2024, 4, 27, 12, 0, 0, 0, time.UTC)
+	var turns []bson.ObjectID
+	for i, text := range []string{"Sara: I caught a cold on Tuesday.", "Fahim: I went to the science museum with my kids.",
+		"Sara: Which exhibit did they like?", "Fahim: The planetarium show."} {
+		id := bson.NewObjectID()
+		ix.Put(Doc{ID: id, Kind: KindMemory, Text: text, Source: SourceConversation, Scope: "Friends", Conv: "chat",
+			TS: at.Add(time.Duration(i) * time.Minute), Created: at, Key: key(text), Archived: true})
+		turns = append(turns, id)
+	}
+	sum := bson.NewObjectID()
+	text := "Conversation of 2024-04-27 between Sara and Fahim.\nSara: I caught a cold on Tuesday.\nFahim: I went to the science museum with my kids."
+	ix.Put(Doc{ID: sum, Kind: KindSummary, Text: text, Source: "summary", Scope: "Friends", Conv: "chat",
+		TS: at.Add(3 * time.Minute), Created: at, Key: key(text)})
+	return ix, turns, sum
+}
+
+func rankAll(t *testing.T, ix *Index, query string) []Candidate {
+	t.Helper()
+	var pool []Candidate
+	_, err := ix.Rank(context.Background(), RankQuery{Filter: Filter{IncludeArchived: true}, Terms: ix.Analyze(query),
+		Candidates: 50, Neighbors: true, K: 10, DuplicateOverlap: 1}, func(p []Candidate) {
+		pool = slices.Clone(p)
+		for i := range p {
+			p[i].Score = p[i].Coverage
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pool
+}
+
+// A summary stands beside its conversation: it has no neighbours and is no
+// turn's neighbour, and its text, set aside from the keyword statistics,
+// leaves the turns' coverage as it was without it, also after a snapshot.
+func TestSummaryStandsBesideItsTurns(t *testing.T) {
+	ix, _, sum := summaryIndex(t)
+	bare, _, _ := summaryIndex(t)
+	bare.Remove(func() bson.ObjectID {
+		for id, slot := range bare.byID {
+			if bare.items[slot].kind == KindSummary {
+				return id
+			}
+		}
+		return bson.ObjectID{}
+	}())
+	coverage := func(pool []Candidate) map[int]float64 {
+		out := map[int]float64{}
+		for _, cd := range pool {
+			if cd.Kind == KindMemory {
+				out[int(cd.TS)] = cd.Coverage
+			}
+		}
+		return out
+	}
+	want := coverage(rankAll(t, bare, "museum kids cold"))
+	check := func(ix *Index, when string) {
+		pool := rankAll(t, ix, "museum kids cold")
+		var found bool
+		for _, cd := range pool {
+			if cd.ID == sum {
+				found = true
+				if !cd.Alone || cd.Neighbors != [2]int32{-1, -1} || cd.Coverage == 0 {
+					t.Errorf("%s: the summary has neighbours or no coverage: %+v", when, cd)
+				}
+				continue
+			}
+			for _, n := range cd.Neighbors {
+				if n >= 0 && pool[n].ID == sum {
+					t.Errorf("%s: the summary is a neighbour of a turn", when)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: the summary is not ranked", when)
+		}
+		if got := coverage(pool); len(got) == 0 || !mapsEqual(got, want) {
+			t.Errorf("%s: the summary moved the turns' coverage: %v, want %v", when, got, want)
+		}
+	}
+	check(ix, "in memory")
+	p := filepath.Join(t.TempDir(), "snap")
+	if err := ix.WriteFile(p, seedHeader); err != nil {
+		t.Fatal(err)
+	}
+	read, err := ReadFile(p, seedHeader, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(read, "after a snapshot")
+}
+
+func mapsEqual(a, b map[int]float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,231 @@
+package maintenance
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infmem/infmem/internal/config"
+	"github.com/infmem/infmem/internal/embed"
+	"github.com/infmem/infmem/internal/memory"
+	"github.com/infmem/infmem/internal/summarize"
+	"github.com/infmem/infmem/internal/testenv"
+	"github.com/infmem/infmem/scopes"
+)
+
+// agedChat is a year-old chat between two people over three sessions,
+// stored the way clients store turns: "Name: text" with the speaker given.
+var agedChat = []struct {
+	session int
+	speaker string
+	text    string
+}{
+	{0, "Fahim Khan", "Hey Sara, long time! How was your week?"},
+	{0, "Sara Lind", "Pretty hectic. I caught a cold on Tuesday and stayed home for three days."},
+	{0, "Fahim Khan", "Oh no, hope you feel better. I went to the science museum with my two kids on Saturday."},
+	{0, "Sara Lind", "That sounds fun! Which exhibit did they like the most?"},
+	{0, "Fahim Khan", "The planetarium show, they talked about Saturn's rings all evening."},
+	{0, "Sara Lind", "Cute. I should take my nephew there sometime."},
+	{1, "Sara Lind", "I finally started reading The Left Hand of Darkness, the book you recommended."},
+	{1, "Fahim Khan", "Great choice! Le Guin is wonderful. How far are you?"},
+	{1, "Sara Lind", "About a hundred pages in. The winter setting is so vivid."},
+	{1, "Fahim Khan", "I joined a chess tournament at the community center, first round is on the 14th."},
+	{1, "Sara Lind", "Good luck! Are you still playing online every night?"},
+	{1, "Fahim Khan", "Mostly weekends now, work has been busy."},
+	{2, "Fahim Khan", "We decided to move to Leeds in the spring, closer to my parents."},
+	{2, "Sara Lind", "Big news! Will you rent or buy?"},
+	{2, "Fahim Khan", "Rent first, we found a three-bedroom flat for 1,150 pounds a month."},
+	{2, "Sara Lind", "That is a good price. I adopted a grey cat named Pepper last weekend."},
+	{2, "Fahim Khan", "Pepper is a great name! Send me photos."},
+	{2, "Sara Lind", "ok"},
+}
+
+// agedQuestions ask for details of agedChat; each names the turn that
+// holds the answer.
+var agedQuestions = []struct {
+	q    string
+	turn int
+}{
+	{"When did Sara catch a cold?", 1},
+	{"Where did Fahim take his kids?", 2},
+	{"What did the kids like at the museum?", 4},
+	{"Which book did Sara start reading?", 6},
+	{"What tournament did Fahim join?", 9},
+	{"Where is Fahim moving?", 12},
+	{"How much is the rent of the new flat?", 14},
+	{"What is the name of Sara's cat?", 15},
+}
+
+// agedEngine opens an engine with the USE-lite embedder on a fresh
+// database, and the nightly pass's jobs on it with the default
+// configuration, on a clock at today.
+func agedEngine(t *testing.T) (*Env, context.Context) {
+	t.Helper()
+	store := testenv.Store(t)
+	ctx := testenv.Context(t)
+	reg, err := scopes.Load(ctx, store, scopes.Options{AutoCreate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb, err := embed.NewUSELite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{t: today}
+	eng := memory.New(store, reg, memory.Options{Embedder: emb, Now: clk.Now, Logger: testenv.Logger(t)})
+	eng.Start(ctx)
+	t.Cleanup(func() { eng.Close(context.Background()) })
+	return &Env{
+		Engine: eng, Store: store, Config: config.Defaults(), Now: clk.Now, Log: testenv.Logger(t),
+		Summarizer: summarize.NewExtractive(emb, summarize.ExtractiveOptions{}),
+		Pause:      func(time.Duration) time.Duration { return 0 },
+	}, ctx
+}
+
+// storeAgedChat stores agedChat, its sessions dated days, days-7 and
+// days-14 before today, and returns the turns' ids.
+func storeAgedChat(t *testing.T, ctx context.Context, eng *memory.Engine, days int) []string {
+	t.Helper()
+	var ids []string
+	for i, turn := range agedChat {
+		res, err := eng.Store(ctx, memory.StoreRequest{
+			Content: turn.speaker + ": " + turn.text, Scope: "Friends", Source: "conversation", Speaker: turn.speaker,
+			ConversationID: fmt.Sprintf("chat/session-%d", turn.session),
+			Timestamp:      daysAgo(days - 7*turn.session).Add(time.Duration(i) * time.Minute),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.ID)
+	}
+	return ids
+}
+
+// ask runs every question of agedQuestions through Search as
+// retrieve_memory does (top 5).
+func ask(t *testing.T, ctx context.Context, eng *memory.Engine) []memory.SearchResult {
+	t.Helper()
+	var out []memory.SearchResult
+	for _, q := range agedQuestions {
+		res, err := eng.Search(ctx, memory.SearchRequest{Query: q.q, Scope: "Friends", Limit: 5, NoTouch: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+func withoutSummaries(ms []memory.Memory) []string {
+	var ids []string
+	for _, m := range ms {
+		if m.Source != "summary" {
+			ids = append(ids, m.ID)
+		}
+	}
+	return ids
+}
+
+// A conversation older than keep_full_days is summarized and archived by
+// the nightly pass, and every detail asked about is still recalled, from
+// the same turns in the same order as before the pass; the summaries say
+// each speaker once and keep the turns that state facts.
+func TestNightlyPassKeepsOldConversationsRecallable(t *testing.T) {
+	env, ctx := agedEngine(t)
+	eng := env.Engine
+	ids := storeAgedChat(t, ctx, eng, 400)
+	before := ask(t, ctx, eng)
+	for i, q := range agedQuestions {
+		if !slices.Contains(withoutSummaries(before[i].Results), ids[q.turn]) {
+			t.Fatalf("before the pass, %q does not recall %q: %v", q.q, agedChat[q.turn].text, before[i].Results)
+		}
+	}
+
+	rep, err := env.All(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Counts["conversations_summarized"] != 3 || rep.Counts["messages_archived"] != len(agedChat) {
+		t.Fatalf("the pass did not summarize and archive the chat: %+v", rep.Counts)
+	}
+	after := ask(t, ctx, eng)
+	for i, q := range agedQuestions {
+		got := after[i]
+		if got.NothingRelevant != before[i].NothingRelevant {
+			t.Errorf("%q: nothing relevant %v before the pass, %v after", q.q, before[i].NothingRelevant, got.NothingRelevant)
+		}
+		// The turns rank as they did: a summary may join the results,
+		// and then takes the place of the last turn.
+		b, a := withoutSummaries(before[i].Results), withoutSummaries(got.Results)
+		if !slices.Equal(a, b[:len(a)]) {
+			t.Errorf("after the pass, %q recalls other turns:\nbefore %v\nafter  %v", q.q, b, a)
+		}
+		held := slices.Contains(a, ids[q.turn])
+		for _, m := range got.Results {
+			held = held || m.Source == "summary" && strings.Contains(m.Text, agedChat[q.turn].text)
+		}
+		if !held {
+			t.Errorf("after the pass, %q does not recall %q: %v", q.q, agedChat[q.turn].text, got.Results)
+		}
+		for _, m := range got.Results {
+			if m.Source != "summary" && !m.Archived {
+				t.Errorf("result %q is not archived", m.Text)
+			}
+		}
+	}
+
+	sums, err := eng.List(ctx, memory.ListRequest{Scope: "Friends", Source: "summary"})
+	if err != nil || len(sums.Memories) != 3 {
+		t.Fatalf("summaries: %v %v", sums.Memories, err)
+	}
+	text := ""
+	for _, s := range sums.Memories {
+		text += s.Text + "\n"
+		if strings.Count(s.Text, "Conversation of ") != 1 {
+			t.Errorf("the date and participants are not said once:\n%s", s.Text)
+		}
+	}
+	if strings.Contains(text, "Fahim Khan: Fahim Khan:") || strings.Contains(text, "Sara Lind: Sara Lind:") {
+		t.Errorf("a summary repeats the speaker:\n%s", text)
+	}
+	for _, q := range agedQuestions {
+		if !strings.Contains(text, agedChat[q.turn].speaker+": "+agedChat[q.turn].text) {
+			t.Errorf("no summary quotes %q:\n%s", agedChat[q.turn].text, text)
+		}
+	}
+	// Listings and counts show the summaries, not the archived turns.
+	l, err := eng.List(ctx, memory.ListRequest{Scope: "Friends", Limit: 100})
+	if err != nil || len(l.Memories) != 3 {
+		t.Fatalf("listing after the pass: %d memories, %v", len(l.Memories), err)
+	}
+}
+
+// When max_memory_items makes the size job archive conversations that are
+// not old yet, what it archives stays recallable.
+func TestSizeLimitArchivesWithoutLosingRecall(t *testing.T) {
+	env, ctx := agedEngine(t)
+	eng := env.Engine
+	ids := storeAgedChat(t, ctx, eng, 40)
+	st, err := eng.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := ask(t, ctx, eng)
+	env.Config.MaxMemoryItems = st.TotalMemories / 2
+	rep, err := env.All(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Counts["conversations_summarized"] != 0 || rep.Counts["size_messages_archived"] == 0 {
+		t.Fatalf("the size job did not archive: %+v", rep.Counts)
+	}
+	for i, res := range ask(t, ctx, eng) {
+		q := agedQuestions[i]
+		if res.NothingRelevant != before[i].NothingRelevant || !slices.Contains(withoutSummaries(res.Results), ids[q.turn]) {
+			t.Errorf("%q does not recall %q: %v", q.q, agedChat[q.turn].text, res.Results)
+		}
+	}
+}
