@@ -62,6 +62,9 @@ type Memory struct {
 	// Contradicts names memories that contradict this one (each names it
 	// back).
 	Contradicts []string `bson:"contradicts,omitempty"`
+	// LinksAbout, when set, limits both to questions that name one of
+	// these words (a long message updated in one of its details).
+	LinksAbout []string `bson:"links_about,omitempty"`
 	// Device is the sync device that made the last change (set only with
 	// sync enabled).
 	Device string `bson:"device,omitempty"`

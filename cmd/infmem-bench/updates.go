@@ -61,6 +61,10 @@ func (s engineStorer) storeReport(ctx context.Context, content string, meta map[
 		}
 		req.Timestamp = ts
 	}
+	req.Scope, _ = meta["scope"].(string)
+	req.Source, _ = meta["source"].(string)
+	req.ConversationID, _ = meta["conversation_id"].(string)
+	req.Speaker, _ = meta["speaker"].(string)
 	res, err := s.eng.Store(ctx, req)
 	if err != nil {
 		return "", nil, err
@@ -104,8 +108,13 @@ func runUpdates(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("updates", flag.ContinueOnError)
 	bin := fs.String("mcp", "", "drive this infmem binary over stdio (`infmem mcp`, default settings) instead of the engine")
 	verbose := fs.Bool("v", false, "print every miss")
+	beam := fs.String("beam", "", "instead, BEAM's knowledge_update and contradiction_resolution questions (the recall harness's loader; \"default\" for the shared copy, or a folder)")
+	fs.StringVar(&benchModel, "embedding", benchModel, "embedding model (engine only): use-lite, hash or none")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *beam != "" {
+		return runBeamUpdates(ctx, *bin, *beam, *verbose)
 	}
 	raw := updatesSet
 	if fs.NArg() == 1 {
@@ -236,5 +245,175 @@ func runUpdates(ctx context.Context, args []string) error {
 	fmt.Printf("  newer first %.1f%%, older above newer %.1f%%, newer in top 5 %.1f%%\n", 100*float64(newFirst)/n, 100*float64(oldAbove)/n, 100*float64(newIn5)/n)
 	fmt.Printf("  store result names the older %.1f%% (%d of %d); look-alikes called updates %.1f%% (%d of %d)\n",
 		100*float64(named)/n, named, len(set.Pairs), 100*float64(falseUpdates)/nl, falseUpdates, len(set.Lookalikes))
+	return nil
+}
+
+// runBeamUpdates stores BEAM (as the recall harness does: a scope per
+// conversation, each message with its batch's time) and asks its
+// knowledge_update questions (the updated message above the original?
+// did storing it name the original?) and contradiction_resolution
+// questions (both statements among the results? linked as contradicting?).
+func runBeamUpdates(ctx context.Context, bin, path string, verbose bool) error {
+	spec := "beam"
+	if path != "default" {
+		spec += "=" + path
+	}
+	s, err := loadSet(spec)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "infmem-updates-beam")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	dir := filepath.Join(tmp, "root")
+	var st reportingStorer
+	var r retriever
+	var links func(id string) []string // contradicting memory ids (engine only)
+	if bin != "" {
+		c, done, err := startMCP(ctx, dir, bin)
+		if err != nil {
+			return err
+		}
+		defer done()
+		st, r = mcpStorer{c}, mcpRetriever{c}
+	} else {
+		eng, done, err := openBenchEngine(ctx, dir)
+		if err != nil {
+			return err
+		}
+		defer done()
+		st, r = engineStorer{eng}, engineRetriever{eng: eng, mode: memory.ModeHybrid}
+		links = func(id string) []string {
+			m, err := eng.Get(ctx, id)
+			if err != nil {
+				return nil
+			}
+			var out []string
+			for _, l := range m.Contradicts {
+				out = append(out, l.ID)
+			}
+			return out
+		}
+	}
+	start := time.Now()
+	idOf := map[string]string{}    // message id -> memory id
+	owner := map[string]string{}   // memory id -> message id
+	named := map[string][]string{} // message id -> message ids its store named as updated
+	for _, m := range s.Messages {
+		meta := map[string]any{"timestamp": m.TS.UTC().Format(time.RFC3339)}
+		for k, v := range map[string]string{"scope": m.Scope, "source": m.Source, "conversation_id": m.Conv, "speaker": m.Speaker} {
+			if v != "" {
+				meta[k] = v
+			}
+		}
+		id, ups, err := st.storeReport(ctx, m.Content, meta)
+		if err != nil {
+			return fmt.Errorf("store %s: %w", m.ID, err)
+		}
+		idOf[m.ID], owner[id] = id, m.ID
+		for _, u := range ups {
+			named[m.ID] = append(named[m.ID], owner[u])
+		}
+	}
+	stored := time.Since(start)
+	linked := 0
+	for _, ids := range named {
+		linked += len(ids)
+	}
+	var ku, newerFirst, newerAbove, olderAbove, namedOlder int
+	var cr, both, bothLinked int
+	for _, q := range s.Questions {
+		switch q.Kind {
+		case "knowledge_update":
+			if len(q.Newer) == 0 || len(q.Older) == 0 {
+				continue
+			}
+		case "contradiction_resolution":
+			if len(q.Gold) < 2 {
+				continue
+			}
+		default:
+			continue
+		}
+		res, err := r.retrieve(ctx, q.Scope, q.Text, s.TopK)
+		if err != nil {
+			return err
+		}
+		rank := func(msgs []string) int {
+			best := -1
+			for _, m := range msgs {
+				if i := slices.Index(res.ids, idOf[m]); i >= 0 && (best < 0 || i < best) {
+					best = i
+				}
+			}
+			return best
+		}
+		if q.Kind == "knowledge_update" {
+			ku++
+			rn, ro := rank(q.Newer), rank(q.Older)
+			if rn == 0 {
+				newerFirst++
+			}
+			if rn >= 0 && (ro < 0 || rn < ro) {
+				newerAbove++
+			}
+			if ro >= 0 && (rn < 0 || ro < rn) {
+				olderAbove++
+			}
+			hit := false
+			for _, n := range q.Newer {
+				for _, o := range q.Older {
+					hit = hit || slices.Contains(named[n], o)
+				}
+			}
+			if hit {
+				namedOlder++
+			}
+			if verbose {
+				fmt.Printf("  KU %s %q: newer at %d, older at %d, store named the older %v\n", q.ID, q.Text, rn, ro, hit)
+			}
+			continue
+		}
+		cr++
+		var gold []string
+		for g := range q.Gold {
+			gold = append(gold, g)
+		}
+		all := true
+		for _, g := range gold {
+			all = all && slices.Contains(res.ids, idOf[g])
+		}
+		if all {
+			both++
+		}
+		isLinked := false
+		if links != nil {
+			for _, a := range gold {
+				for _, b := range gold {
+					isLinked = isLinked || slices.Contains(links(idOf[a]), idOf[b])
+				}
+			}
+		}
+		if isLinked {
+			bothLinked++
+		}
+		if verbose {
+			fmt.Printf("  CR %s %q: all statements in the top %d %v, linked %v\n", q.ID, q.Text, s.TopK, all, isLinked)
+		}
+	}
+	via := "the engine"
+	if bin != "" {
+		via = "infmem mcp"
+	}
+	fmt.Printf("BEAM through %s: %d messages stored in %v, %d update links made\n", via, len(s.Messages), stored.Round(time.Second), linked)
+	fmt.Printf("  knowledge_update (%d with both messages): newer first %.1f%%, newer above older %.1f%%, older above newer %.1f%%, store named the older %.1f%%\n",
+		ku, share100(newerFirst, ku), share100(newerAbove, ku), share100(olderAbove, ku), share100(namedOlder, ku))
+	fmt.Printf("  contradiction_resolution (%d): every statement in the top %d %.1f%%", cr, s.TopK, share100(both, cr))
+	if links != nil {
+		fmt.Printf(", linked as contradicting %.1f%%", share100(bothLinked, cr))
+	}
+	fmt.Println()
 	return nil
 }

@@ -16,7 +16,18 @@ type Relation struct {
 	// Common is how many words and names that is.
 	Shared float64
 	Common int
+	// About lists the words the two have in common (lower case, as
+	// written on either side): what the relation is about.
+	About []string
+	// Anchored: a changed number, amount, date or time stands next to
+	// the same word on both sides ("snack budget to $65" / "snack budget
+	// to $75"), within anchorReach words.
+	Anchored bool
 }
+
+// anchorReach is how near (in words) a changed value and a shared word
+// must stand for Anchored.
+const anchorReach = 3
 
 // Counted reports whether a number, amount, date or time changed (not only
 // a name, place, state or negation).
@@ -69,11 +80,40 @@ type Statement struct{ units []unit }
 
 // Parse reads text for RelateParsed.
 func Parse(text string) *Statement {
-	u := unitsOf(scan(withoutSpeaker(text)))
+	u := unitsOf(scan(prose(withoutSpeaker(text))))
 	if len(u) > maxUnits {
 		u = u[:maxUnits]
 	}
 	return &Statement{units: u}
+}
+
+// Claims returns, for a text of several sentences or clauses, the words
+// of those that may update or contradict an earlier memory (they say
+// something changed, or "never"), at most max: what to look for earlier
+// memories by. A text of one sentence has none (the text is the claim).
+func (s *Statement) Claims(max int) []string {
+	if len(s.units) < 2 {
+		return nil
+	}
+	var out []string
+	for i := range s.units {
+		u := &s.units[i]
+		if !(u.cue || u.never) || u.cond || len(u.content)+len(u.names) < 2 {
+			continue
+		}
+		var b strings.Builder
+		for _, t := range u.toks {
+			b.WriteString(t.text)
+			b.WriteByte(' ')
+		}
+		if c := b.String(); !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+		if len(out) == max {
+			break
+		}
+	}
+	return out
 }
 
 // RelateParsed is Relate on parsed texts.
@@ -121,8 +161,38 @@ func Speaker(text string) string {
 	return text[:i]
 }
 
+// maxProse bounds the text Relate reads: a memory states its facts early,
+// and a long one (a pasted log, a chat message with code) would make
+// every store slow.
+const maxProse = 2000
+
+// prose is text without fenced code blocks, cut to maxProse bytes at a
+// word boundary.
+func prose(text string) string {
+	for {
+		i := strings.Index(text, "```")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(text[i+3:], "```")
+		if j < 0 {
+			text = text[:i]
+			break
+		}
+		text = text[:i] + " " + text[i+3+j+3:]
+	}
+	if len(text) > maxProse {
+		cut := strings.LastIndexAny(text[:maxProse], " \n")
+		if cut <= 0 {
+			cut = maxProse
+		}
+		text = text[:cut]
+	}
+	return text
+}
+
 // maxUnits bounds the sentences or clauses of a text compared.
-const maxUnits = 48
+const maxUnits = 32
 
 // longUnit is the length (words) above which a sentence is read clause by
 // clause.
@@ -142,8 +212,10 @@ type unit struct {
 	// whose or which thing the unit is about.
 	names        map[string]int
 	subjectNames map[string]bool
-	// values holds the details by kind: number, amount, date, time.
-	values map[Kind][]string
+	// values holds the details by kind: number, amount, date, time;
+	// valueAt their positions.
+	values  map[Kind][]string
+	valueAt map[Kind][]int
 	// cue: the unit says something changed; stateCue: it says a state
 	// changed (cancelled, finished, no longer…).
 	cue, stateCue bool
@@ -158,6 +230,9 @@ type unit struct {
 	// was holds the names and values the unit says were replaced
 	// ("instead of Portugal").
 	was map[string]bool
+	// question: the unit asks (it ends with a question mark); if: it
+	// states a condition ("if you've never played it").
+	question, cond bool
 }
 
 // unitsOf groups tokens into sentences, and long sentences into clauses.
@@ -169,11 +244,6 @@ func unitsOf(toks []token) []unit {
 			continue
 		}
 		sentence := toks[start:i]
-		if asks(sentence) {
-			// A question states nothing.
-			start = i
-			continue
-		}
 		if len(sentence) <= longUnit {
 			out = append(out, newUnit(sentence))
 		} else {
@@ -193,16 +263,6 @@ func unitsOf(toks []token) []unit {
 	return out
 }
 
-// asks reports whether a sentence is a question, or a condition ("if
-// you've never played it").
-func asks(s []token) bool {
-	for _, t := range s {
-		if t.lower == "if" || t.lower == "whether" || t.lower == "unless" {
-			return true
-		}
-	}
-	return s[len(s)-1].asks
-}
 
 // span is a clause of a sentence: its tokens [from, to).
 type span struct{ from, to int }
@@ -226,7 +286,7 @@ func clauses(s []token) []span {
 var clauseWords = setOf(`but which because although though while whereas so and`)
 
 func newUnit(toks []token) unit {
-	u := unit{toks: toks, verb: len(toks), content: map[string]int{}, names: map[string]int{}, subjectNames: map[string]bool{}, values: map[Kind][]string{}, was: map[string]bool{}}
+	u := unit{toks: toks, verb: len(toks), content: map[string]int{}, names: map[string]int{}, subjectNames: map[string]bool{}, values: map[Kind][]string{}, valueAt: map[Kind][]int{}, was: map[string]bool{}}
 	negations := 0
 	old := oldValues(toks)
 	// The words of a cue phrase ("turns out", "no longer") are neither
@@ -241,6 +301,9 @@ func newUnit(toks []token) unit {
 	}
 	for i := range toks {
 		t := &toks[i]
+		if t.lower == "if" || t.lower == "whether" || t.lower == "unless" {
+			u.cond = true
+		}
 		if inPhrase[i] && t.kind == "" && !t.negation {
 			continue
 		}
@@ -262,6 +325,7 @@ func newUnit(toks []token) unit {
 			continue
 		case t.kind == Number || t.kind == Amount || t.kind == Date || t.kind == Time:
 			u.values[t.kind] = append(u.values[t.kind], t.value)
+			u.valueAt[t.kind] = append(u.valueAt[t.kind], i)
 			continue
 		case t.kind == Name || t.kind == Place || t.maybeName:
 			if _, ok := u.names[t.lower]; !ok {
@@ -290,6 +354,7 @@ func newUnit(toks []token) unit {
 		}
 	}
 	u.negated = negations%2 == 1
+	u.question = len(toks) > 0 && toks[len(toks)-1].asks
 	u.pronoun = u.verb > 0 && pronouns[toks[0].lower]
 	// A name in the subject says whose or which thing the unit is about
 	// ("Alice's birthday", "the Orion project", "Leo has swimming
@@ -306,6 +371,10 @@ func newUnit(toks []token) unit {
 // relateUnits relates a sentence or clause b of the newer text to a of
 // the older.
 func relateUnits(a, b *unit) Relation {
+	if a.cond || b.cond {
+		// What would hold if…
+		return Relation{}
+	}
 	// What the two share: words (by stem) and names.
 	shared := 0
 	for w := range a.content {
@@ -373,6 +442,9 @@ func relateUnits(a, b *unit) Relation {
 
 	common := shared + sharedNames
 	switch {
+	case negation && (a.never || b.never) && !b.cue && (a.question || b.question):
+		// "Have you ever…?" asks; it states nothing to contradict.
+		return Relation{}
 	case negation && (a.never || b.never) && !b.cue:
 		// "I have never…" against a statement that it happened: what it
 		// never did is what the other says ("never written any Flask
@@ -383,7 +455,7 @@ func relateUnits(a, b *unit) Relation {
 			n, other = b, a
 		}
 		if n.sharedAfterNever(other) >= 2 && cover >= 0.3 {
-			return Relation{Kind: Contradicts, DiffersIn: []Kind{Negation}, Shared: cover, Common: common}
+			return Relation{Kind: Contradicts, DiffersIn: []Kind{Negation}, Shared: cover, Common: common, About: about(a, b)}
 		}
 		return Relation{}
 	case b.cue:
@@ -405,7 +477,7 @@ func relateUnits(a, b *unit) Relation {
 		if len(changed) == 0 {
 			return Relation{}
 		}
-		return Relation{Kind: Updates, DiffersIn: ordered(changed), Shared: cover, Common: common}
+		return Relation{Kind: Updates, DiffersIn: ordered(changed), Shared: cover, Common: common, About: about(a, b), Anchored: anchored(a, b, changed)}
 	}
 	// Without a word saying so, only the same statement of a state with
 	// nothing but its date, time, amount or number changed, or negated.
@@ -421,7 +493,60 @@ func relateUnits(a, b *unit) Relation {
 	if len(changed) == 0 {
 		return Relation{}
 	}
-	return Relation{Kind: Updates, DiffersIn: ordered(changed), Shared: cover, Common: common}
+	return Relation{Kind: Updates, DiffersIn: ordered(changed), Shared: cover, Common: common, About: about(a, b), Anchored: anchored(a, b, changed)}
+}
+
+// anchored reports whether a changed number, amount, date or time stands
+// within anchorReach words of one same shared word on both sides.
+func anchored(a, b *unit, changed []Kind) bool {
+	near := func(u *unit, k Kind) map[string]bool {
+		out := map[string]bool{}
+		for _, at := range u.valueAt[k] {
+			for w, i := range u.content {
+				if i != at && i >= at-anchorReach && i <= at+anchorReach {
+					out[w] = true
+				}
+			}
+		}
+		return out
+	}
+	for _, k := range changed {
+		if k != Number && k != Amount && k != Date && k != Time {
+			continue
+		}
+		x, y := near(a, k), near(b, k)
+		for w := range x {
+			if y[w] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// about lists the words and names a and b share, as each writes them.
+func about(a, b *unit) []string {
+	var out []string
+	add := func(w string) {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	for _, p := range [2][2]*unit{{a, b}, {b, a}} {
+		u, other := p[0], p[1]
+		for w, i := range u.content {
+			if _, ok := other.content[w]; ok {
+				add(u.toks[i].lower)
+			}
+		}
+		for n := range u.names {
+			if other.has(n) || other.was[n] {
+				add(n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // sharedAfterNever counts the words and names after "never" that other
@@ -677,7 +802,9 @@ var (
 		stopped quit rescheduled postponed delayed extended raised increased decreased reduced lowered dropped revised relocated
 		replaced replacing updated update actually sold renewed shortened lengthened since finished completed resolved approved
 		closed reopened latest currently grown grew reached adjusted shifted improved rose risen fell fallen upgraded downgraded
-		became become correction corrected transferred swapped promoted promotion reorg`)
+		became become correction corrected transferred swapped promoted promotion reorg
+		moving changing rescheduling postponing delaying extending raising increasing decreasing reducing lowering
+		revising relocating updating shortening upgrading downgrading adjusting shifting cancelling canceling`)
 	cueVerbs = setOf(`moved changed switched cancelled canceled stopped quit rescheduled postponed delayed extended raised increased
 		decreased reduced lowered dropped revised relocated replaced updated sold renewed shortened finished completed closed reopened
 		reached adjusted shifted improved rose fell upgraded downgraded became transferred swapped promoted`)

@@ -110,6 +110,8 @@ type Engine struct {
 
 	// files maps the memory tool's paths to their memories (files.go).
 	files fileTable
+	// parsed keeps memories read for update detection (supersede.go).
+	parsed statementCache
 
 	// afterDedupSearch, when set (tests only), runs in DuplicateGroups
 	// between the unlocked neighbour searches and the grouping, where

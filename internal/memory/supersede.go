@@ -52,6 +52,17 @@ const (
 	// embeddings.
 	relateMinScore    = 0.45
 	relateMinCoverage = 0.1
+	// relateClaims is how many clauses of a long text that say something
+	// changed are looked up on their own, relateClaimCandidates the
+	// memories compared for each.
+	relateClaims          = 2
+	relateClaimCandidates = 3
+	// sameQuestion: a successor (or a contradicting memory) is ranked
+	// with the memory it relates to when its own score for the question
+	// is at least this share of that memory's; sameQuestionTurn when the
+	// link is between conversation turns (a turn says many things).
+	sameQuestion     = 0.6
+	sameQuestionTurn = 0.85
 	// maxUpdates and maxContradictions bound what one store marks.
 	maxUpdates        = 3
 	maxContradictions = 2
@@ -68,7 +79,27 @@ func storedLinks(m *mongostore.Memory) *memindex.Links {
 			l.Contradicts = append(l.Contradicts, id)
 		}
 	}
+	l.About = m.LinksAbout[:min(len(m.LinksAbout), memindex.MaxAbout)]
 	return l
+}
+
+// withAbout adds the words a link is about to a memory's (nil: a link
+// about the whole memory, which then ranks for any question).
+func withAbout(l *memindex.Links, about []string, fresh bool) {
+	if about == nil {
+		if fresh {
+			l.About = nil
+		}
+		return
+	}
+	if fresh {
+		l.About = nil
+	}
+	for _, w := range about {
+		if !slices.Contains(l.About, w) && len(l.About) < memindex.MaxAbout {
+			l.About = append(l.About, w)
+		}
+	}
 }
 
 // related is what relate found for a new memory.
@@ -83,10 +114,11 @@ type related struct {
 // has stored d.
 //
 // Conversation turns (a speaker, or source conversation) say much in
-// passing: between them only a changed number, amount, date or time with
-// two or more words in common is an update, a
-// contradiction needs half the words in common, and turns of different
-// speakers are never compared.
+// passing: between them an update needs two words in common and a
+// changed number, amount, date or time next to the same word on both
+// sides ("snack budget to $65" / "snack budget to $75"); a contradiction
+// needs half the words in common; turns of different speakers are never
+// compared.
 func (e *Engine) relate(ctx context.Context, d *memindex.Doc) (related, error) {
 	var out related
 	id, text, ts, vec, scope := d.ID, d.Text, d.TS, d.Vec, d.Scope
@@ -100,11 +132,12 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc) (related, error) {
 	if rq.Terms.Empty() && vec == nil {
 		return out, nil
 	}
-	best, err := ix.Rank(ctx, rq, func(pool []memindex.Candidate) {
+	closeness := func(pool []memindex.Candidate) {
 		for i := range pool {
 			pool[i].Score = pool[i].Coverage + pool[i].Cos
 		}
-	})
+	}
+	best, err := ix.Rank(ctx, rq, closeness)
 	if err != nil {
 		return out, err
 	}
@@ -113,14 +146,34 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc) (related, error) {
 		floor = relateMinCoverage
 	}
 	var hits []hit
-	for _, cd := range best {
-		if cd.ID == id || cd.Kind != memindex.KindMemory || cd.Score < floor {
-			continue
+	add := func(cd memindex.Candidate, floor float64) {
+		if cd.ID == id || cd.Kind != memindex.KindMemory || cd.Score < floor || slices.ContainsFunc(hits, func(h hit) bool { return h.id == cd.ID }) {
+			return
 		}
 		if r := ix.RelatedOf(cd.ID); !r.SupersededBy.IsZero() {
-			continue // an older version already: its successor is compared
+			return // an older version already: its successor is compared
 		}
 		hits = append(hits, hit{id: cd.ID, kind: cd.Kind, ts: cd.TS})
+	}
+	for _, cd := range best {
+		add(cd, floor)
+	}
+	// A long text may update an earlier memory in one of its clauses
+	// ("…, and I've adjusted the snack budget to $75, …"): the memories
+	// closest to each such clause, by its words, are compared too.
+	mine := facts.Parse(text)
+	for _, claim := range mine.Claims(relateClaims) {
+		q := memindex.RankQuery{Filter: rq.Filter, Terms: ix.Analyze(claim), Candidates: relateClaimCandidates + 1, K: relateClaimCandidates + 1, DuplicateOverlap: 1}
+		if q.Terms.Empty() {
+			continue
+		}
+		found, err := ix.Rank(ctx, q, closeness)
+		if err != nil {
+			return out, err
+		}
+		for _, cd := range found {
+			add(cd, relateMinCoverage)
+		}
 	}
 	if len(hits) == 0 {
 		return out, nil
@@ -129,7 +182,6 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc) (related, error) {
 	if err != nil {
 		return out, err
 	}
-	mine := facts.Parse(text)
 	tsMS := ts.UnixMilli()
 	speaker := speakerOf(d.Speaker, text)
 	turn := speaker != "" || d.Source == sourceConversation
@@ -145,7 +197,7 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc) (related, error) {
 		if speaker != "" && theirs != "" && !strings.EqualFold(speaker, theirs) {
 			continue
 		}
-		other := facts.Parse(m.Text)
+		other := e.parsed.get(m.ID, m.Text)
 		newer := m.Timestamp.UnixMilli() <= tsMS
 		var r facts.Relation
 		if newer {
@@ -155,7 +207,7 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc) (related, error) {
 		}
 		if turn || theirs != "" || m.Source == sourceConversation {
 			switch {
-			case r.Kind == facts.Updates && (!r.Counted() || r.Common < 2):
+			case r.Kind == facts.Updates && (r.Common < 2 || !r.Anchored):
 				continue
 			case r.Kind == facts.Contradicts && r.Shared < 0.5:
 				continue
@@ -170,13 +222,23 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc) (related, error) {
 			contra = append(contra, found{m, r, newer})
 		}
 	}
+	// A conversation turn says many things: a link between turns ranks
+	// only for questions about what the two share.
+	aboutOf := func(f found) []string {
+		if !turn && f.m.Speaker == "" && f.m.Source != sourceConversation {
+			return nil
+		}
+		terms := ix.Analyze(strings.Join(f.rel.About, " ")).Terms()
+		return terms[:min(len(terms), memindex.MaxAbout)]
+	}
 	closest := func(a, b found) int { return -cmpFloat(a.rel.Shared, b.rel.Shared) }
 	slices.SortStableFunc(ups, closest)
 	slices.SortStableFunc(contra, closest)
 	slices.SortStableFunc(downs, closest)
 	hexID := id.Hex()
 	for _, f := range ups[:min(len(ups), maxUpdates)] {
-		if err := e.link(ctx, f.m.ID, func(l *memindex.Links) { l.SupersededBy = id }); err != nil {
+		about := aboutOf(f)
+		if err := e.link(ctx, f.m.ID, func(l *memindex.Links) { l.SupersededBy = id; withAbout(l, about, len(l.Contradicts) == 0) }); err != nil {
 			return out, err
 		}
 		out.updates = append(out.updates, Update{ID: f.m.ID, Text: snippet(f.m.Text, 200), DiffersIn: kinds(f.rel.DiffersIn)})
@@ -184,17 +246,26 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc) (related, error) {
 	if len(downs) > 0 {
 		f := downs[0]
 		succ, _ := bson.ObjectIDFromHex(f.m.ID)
-		if err := e.link(ctx, hexID, func(l *memindex.Links) { l.SupersededBy = succ }); err != nil {
+		about := aboutOf(f)
+		if err := e.link(ctx, hexID, func(l *memindex.Links) { l.SupersededBy = succ; withAbout(l, about, len(l.Contradicts) == 0) }); err != nil {
 			return out, err
 		}
 		out.supersededBy = &Update{ID: f.m.ID, Text: snippet(f.m.Text, 200), DiffersIn: kinds(f.rel.DiffersIn)}
 	}
 	for _, f := range contra[:min(len(contra), maxContradictions)] {
 		other, _ := bson.ObjectIDFromHex(f.m.ID)
-		if err := e.link(ctx, f.m.ID, func(l *memindex.Links) { l.Contradicts = addLink(l.Contradicts, id) }); err != nil {
+		about := aboutOf(f)
+		mark := func(with bson.ObjectID) func(*memindex.Links) {
+			return func(l *memindex.Links) {
+				fresh := l.SupersededBy.IsZero() && len(l.Contradicts) == 0
+				l.Contradicts = addLink(l.Contradicts, with)
+				withAbout(l, about, fresh)
+			}
+		}
+		if err := e.link(ctx, f.m.ID, mark(id)); err != nil {
 			return out, err
 		}
-		if err := e.link(ctx, hexID, func(l *memindex.Links) { l.Contradicts = addLink(l.Contradicts, other) }); err != nil {
+		if err := e.link(ctx, hexID, mark(other)); err != nil {
 			return out, err
 		}
 		out.contradicts = append(out.contradicts, Update{ID: f.m.ID, Text: snippet(f.m.Text, 200), DiffersIn: kinds(f.rel.DiffersIn)})
@@ -209,6 +280,32 @@ func speakerOf(speaker, text string) string {
 		return speaker
 	}
 	return facts.Speaker(text)
+}
+
+// statementCache keeps memories' texts parsed for update detection, by
+// id: the same earlier memories are compared again and again. Used under
+// writeMu.
+type statementCache struct {
+	m map[string]cachedStatement
+}
+
+type cachedStatement struct {
+	text string
+	s    *facts.Statement
+}
+
+const statementCacheSize = 2048
+
+func (c *statementCache) get(id, text string) *facts.Statement {
+	if st, ok := c.m[id]; ok && st.text == text {
+		return st.s
+	}
+	if c.m == nil || len(c.m) >= statementCacheSize {
+		c.m = make(map[string]cachedStatement, statementCacheSize)
+	}
+	s := facts.Parse(text)
+	c.m[id] = cachedStatement{text, s}
+	return s
 }
 
 func cmpFloat(a, b float64) int {
@@ -275,6 +372,12 @@ func (e *Engine) applyLinks(ctx context.Context, id bson.ObjectID, l memindex.Li
 		}
 		set = append(set, bson.E{Key: "contradicts", Value: ids})
 	}
+	if len(l.About) == 0 || l.Empty() {
+		l.About = nil
+		unset = append(unset, bson.E{Key: "links_about", Value: ""})
+	} else {
+		set = append(set, bson.E{Key: "links_about", Value: l.About})
+	}
 	var update bson.D
 	if len(set) > 0 {
 		update = append(update, bson.E{Key: "$set", Value: set})
@@ -294,7 +397,10 @@ func (e *Engine) applyLinks(ctx context.Context, id bson.ObjectID, l memindex.Li
 // is lifted to where the older one ranked when that was higher, with the
 // older one's evidence where it is stronger (the question matched the
 // older's words; the newer answers it now). Memories that contradict
-// each other are ranked side by side.
+// each other are ranked side by side. Both only when the other memory
+// answers the same question too (sameQuestion of the score): a long
+// message that updates one detail of another is not lifted for a
+// question about the rest.
 func supersede(pool []memindex.Candidate) {
 	const eps = 1e-6
 	for range len(pool) {
@@ -305,6 +411,9 @@ func supersede(pool []memindex.Candidate) {
 				continue
 			}
 			s := &pool[cd.Successor]
+			if s.Score < sameAs(cd)*cd.Score {
+				continue
+			}
 			if top := max(cd.Score, s.Score); s.Score != top || cd.Score > top-eps {
 				s.Score, cd.Score = top, top-eps
 				s.Cos, s.Coverage = max(s.Cos, cd.Cos), max(s.Coverage, cd.Coverage)
@@ -323,10 +432,19 @@ func supersede(pool []memindex.Candidate) {
 			continue
 		}
 		o := &pool[cd.Contradicts]
-		if o.Score < cd.Score-2*eps {
+		if o.Score < cd.Score-2*eps && o.Score >= sameAs(cd)*cd.Score {
 			o.Score = cd.Score - 2*eps
 		}
 	}
+}
+
+// sameAs is the share of cd's score a memory linked to it needs to be
+// ranked with it.
+func sameAs(cd *memindex.Candidate) float64 {
+	if cd.Scoped {
+		return sameQuestionTurn
+	}
+	return sameQuestion
 }
 
 // withRelated fills the SupersededBy, Supersedes and Contradicts of

@@ -75,6 +75,14 @@ func checkStoredLinks(m *mongostore.Memory) error {
 			return fmt.Errorf("its contradicts names %q, not a memory id", snippet(c, 40))
 		}
 	}
+	if len(m.LinksAbout) > memindex.MaxAbout {
+		return fmt.Errorf("its links_about has %d words; the limit is %d", len(m.LinksAbout), memindex.MaxAbout)
+	}
+	for _, w := range m.LinksAbout {
+		if len(w) > 256 || !utf8.ValidString(w) {
+			return fmt.Errorf("its links_about has a word that is not short UTF-8 text")
+		}
+	}
 	return nil
 }
 

@@ -613,7 +613,7 @@ func (ix *Index) Dump() []string {
 		slices.Sort(tags)
 		line := ""
 		if l := ix.links[slot]; l != nil {
-			line = fmt.Sprintf(" supersededBy=%s contradicts=%v", l.SupersededBy.Hex(), l.Contradicts)
+			line = fmt.Sprintf(" supersededBy=%s contradicts=%v about=%v", l.SupersededBy.Hex(), l.Contradicts, l.About)
 		}
 		out = append(out, line+fmt.Sprintf("%s kind=%d scope=%s conv=%s src=%s speaker=%s tags=%v ts=%d created=%d ref=%d-%d imp=%.3f use=%d key=%x flags=%d forgot=%d vec=%v text=%v",
 			id.Hex(), it.kind, ix.scopes.names[it.scope], ix.convs.names[it.conv], ix.sources.names[it.source], ix.speakers.names[it.speaker], tags,

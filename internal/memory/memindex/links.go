@@ -18,9 +18,20 @@ type Links struct {
 	// SupersededBy is the newer memory; zero when none.
 	SupersededBy bson.ObjectID
 	Contradicts  []bson.ObjectID
+	// About, when set, holds the analysed words a question must name
+	// for the links to change its ranking (a long message updated in
+	// one of its details); they are shown in results whatever the
+	// question.
+	About []string
 }
 
 func (l *Links) empty() bool { return l.SupersededBy.IsZero() && len(l.Contradicts) == 0 }
+
+// Empty reports whether l links to nothing.
+func (l *Links) Empty() bool { return l.empty() }
+
+// MaxAbout bounds a link's words.
+const MaxAbout = 16
 
 // MaxContradicts bounds the contradictions one memory keeps.
 const MaxContradicts = 4
@@ -35,7 +46,7 @@ func (ix *Index) setLinksLocked(slot uint32, l Links) {
 	if ix.links == nil {
 		ix.links, ix.supersedes = map[uint32]*Links{}, map[bson.ObjectID][]uint32{}
 	}
-	l.Contradicts = slices.Clone(l.Contradicts)
+	l.Contradicts, l.About = slices.Clone(l.Contradicts), slices.Clone(l.About)
 	ix.links[slot] = &l
 	if !l.SupersededBy.IsZero() {
 		ix.supersedes[l.SupersededBy] = append(ix.supersedes[l.SupersededBy], slot)
@@ -74,7 +85,7 @@ func (ix *Index) LinksOf(id bson.ObjectID) Links {
 	defer ix.mu.RUnlock()
 	if slot, ok := ix.byID[id]; ok {
 		if l := ix.links[slot]; l != nil {
-			return Links{SupersededBy: l.SupersededBy, Contradicts: slices.Clone(l.Contradicts)}
+			return Links{SupersededBy: l.SupersededBy, Contradicts: slices.Clone(l.Contradicts), About: slices.Clone(l.About)}
 		}
 	}
 	return Links{}
@@ -175,8 +186,9 @@ func (ix *Index) linkedLocked(pos map[uint32]int32, admit func(*item) bool) {
 }
 
 // setCandidateLinks sets each candidate's successor and contradicting
-// memory among the pool's positions.
-func (ix *Index) setCandidateLinks(pool []Candidate, pos map[uint32]int32) {
+// memory among the pool's positions, when its links concern the question
+// (words: the question's analysed words).
+func (ix *Index) setCandidateLinks(pool []Candidate, pos map[uint32]int32, words map[string]bool) {
 	for i := range pool {
 		pool[i].Successor, pool[i].Contradicts = -1, -1
 	}
@@ -185,6 +197,11 @@ func (ix *Index) setCandidateLinks(pool []Candidate, pos map[uint32]int32) {
 	}
 	for i := range pool {
 		cd := &pool[i]
+		l := ix.links[cd.slot]
+		if l == nil || !l.concerns(words) {
+			continue
+		}
+		cd.Scoped = len(l.About) > 0
 		if s, ok := ix.successorLocked(cd.slot); ok {
 			if p, in := pos[s]; in {
 				cd.Successor = p
@@ -197,6 +214,20 @@ func (ix *Index) setCandidateLinks(pool []Candidate, pos map[uint32]int32) {
 			}
 		}
 	}
+}
+
+// concerns reports whether a question with these analysed words is one
+// the links may rank: any, unless About limits them.
+func (l *Links) concerns(words map[string]bool) bool {
+	if len(l.About) == 0 {
+		return true
+	}
+	for _, w := range l.About {
+		if words[w] {
+			return true
+		}
+	}
+	return false
 }
 
 // writeLinks encodes the links of every slot, in slot order.
@@ -216,6 +247,10 @@ func (ix *Index) writeLinks(out io.Writer) error {
 		for _, c := range l.Contradicts {
 			w.Write(c[:])
 		}
+		w.Uvarint(uint64(len(l.About)))
+		for _, a := range l.About {
+			w.String(a)
+		}
 	}
 	return w.Flush()
 }
@@ -231,6 +266,12 @@ func (ix *Index) readLinks(in io.Reader) error {
 		l.Contradicts = make([]bson.ObjectID, r.Count(MaxContradicts))
 		for j := range l.Contradicts {
 			r.Full(l.Contradicts[j][:])
+		}
+		if n := r.Count(MaxAbout); n > 0 {
+			l.About = make([]string, n)
+			for j := range l.About {
+				l.About[j] = r.String(256)
+			}
 		}
 		if r.Err() == nil && (slot >= uint64(len(ix.items)) || !ix.items[slot].used) {
 			r.Fail(errors.New("links of a slot that holds no memory"))

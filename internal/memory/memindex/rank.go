@@ -66,8 +66,10 @@ type Candidate struct {
 	// and just after it, when those are candidates too (-1: not).
 	Neighbors [2]int32
 	// Successor is the position of the live memory that supersedes it,
-	// and Contradicts of one that contradicts it (-1: none); links.go.
+	// and Contradicts of one that contradicts it (-1: none); Scoped: its
+	// links are about some words only (a conversation turn's); links.go.
 	Successor, Contradicts int32
+	Scoped                 bool
 
 	slot uint32
 }
@@ -162,7 +164,7 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 			}
 		}
 	}
-	ix.setCandidateLinks(pool, pos)
+	ix.setCandidateLinks(pool, pos, q.Words)
 	for i := range pool {
 		cd := &pool[i]
 		if cd.Alone {
