@@ -263,7 +263,6 @@ func unitsOf(toks []token) []unit {
 	return out
 }
 
-
 // span is a clause of a sentence: its tokens [from, to).
 type span struct{ from, to int }
 
