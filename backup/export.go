@@ -39,6 +39,10 @@ type ExportOptions struct {
 	// Space is the free-space floor the export keeps on Dir's file
 	// system; its zero value is the default (see DefaultMinFree).
 	Space Space
+	// Location is the user's time zone (memory.Engine.UserLocation):
+	// every time is written in UTC and, beside it, in this zone with its
+	// offset. nil or UTC: UTC only.
+	Location *time.Location
 }
 
 // ExportResult says what an export wrote.
@@ -56,13 +60,15 @@ type ExportResult struct {
 
 // exportDoc is the JSON export: one document per scope plus the profile.
 type exportDoc struct {
-	Format        string          `json:"format"`
-	FormatVersion int             `json:"format_version"`
-	ExportedAt    time.Time       `json:"exported_at"`
-	InfmemVersion string          `json:"infmem_version"`
-	Notice        string          `json:"notice"`
-	Profiles      []exportProfile `json:"profile"`
-	Scopes        []*exportScope  `json:"scopes"`
+	Format        string    `json:"format"`
+	FormatVersion int       `json:"format_version"`
+	ExportedAt    time.Time `json:"exported_at"`
+	InfmemVersion string    `json:"infmem_version"`
+	Notice        string    `json:"notice"`
+	// TimeZone is the zone of the local_time fields (empty: none).
+	TimeZone string          `json:"time_zone,omitempty"`
+	Profiles []exportProfile `json:"profile"`
+	Scopes   []*exportScope  `json:"scopes"`
 }
 
 type exportProfile struct {
@@ -95,6 +101,7 @@ type exportMemory struct {
 	ID        string    `json:"id"`
 	Text      string    `json:"text"`
 	Timestamp time.Time `json:"timestamp"`
+	LocalTime string    `json:"local_time,omitempty"`
 	Tags      []string  `json:"tags"`
 	Source    string    `json:"source"`
 	// Path is a memory file's path in /memories (source file).
@@ -114,6 +121,7 @@ type exportSummary struct {
 	ID             string                `json:"id"`
 	Text           string                `json:"text"`
 	Timestamp      time.Time             `json:"timestamp"`
+	LocalTime      string                `json:"local_time,omitempty"`
 	TimeRange      *mongostore.TimeRange `json:"time_range,omitempty"`
 	Tags           []string              `json:"tags"`
 	ConversationID string                `json:"conversation_id,omitempty"`
@@ -152,6 +160,8 @@ func Export(ctx context.Context, store *mongostore.Store, opts ExportOptions) (*
 	rep.step("reading", 3, 0)
 
 	doc := &exportDoc{Format: "infmem-export", FormatVersion: 1, ExportedAt: now, InfmemVersion: version.String(), Notice: ExportNotice}
+	z := zoneOf(opts.Location)
+	doc.TimeZone = z.name()
 	scopes := map[string]*exportScope{}
 	want := func(name string) bool { return len(opts.Scopes) == 0 || slices.Contains(opts.Scopes, name) }
 	scopeOf := func(name string) *exportScope {
@@ -186,7 +196,7 @@ func Export(ctx context.Context, store *mongostore.Store, opts ExportOptions) (*
 		}
 		s := scopeOf(m.Scope)
 		s.Memories = append(s.Memories, exportMemory{
-			ID: m.ID.Hex(), Text: m.Text, Timestamp: m.Timestamp.UTC(), Tags: nonNil(m.Tags), Source: m.Source,
+			ID: m.ID.Hex(), Text: m.Text, Timestamp: m.Timestamp.UTC(), LocalTime: z.rfc3339(m.Timestamp), Tags: nonNil(m.Tags), Source: m.Source,
 			Path: m.Path, Speaker: m.Speaker, ConversationID: m.ConversationID, Category: m.Category, Importance: m.Importance,
 			CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), LastAccessed: utcPtr(m.LastAccessed),
 			UseCount: m.UseCount, Archived: m.Archived,
@@ -204,7 +214,7 @@ func Export(ctx context.Context, store *mongostore.Store, opts ExportOptions) (*
 		}
 		s := scopeOf(m.Scope)
 		s.Summaries = append(s.Summaries, exportSummary{
-			ID: m.ID.Hex(), Text: m.SummaryText, Timestamp: m.Timestamp.UTC(), TimeRange: m.TimeRange, Tags: nonNil(m.Tags),
+			ID: m.ID.Hex(), Text: m.SummaryText, Timestamp: m.Timestamp.UTC(), LocalTime: z.rfc3339(m.Timestamp), TimeRange: m.TimeRange, Tags: nonNil(m.Tags),
 			ConversationID: m.ConversationID, TopicID: m.TopicID, Method: m.Method,
 			CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), Archived: m.Archived,
 		})
@@ -278,7 +288,7 @@ func Export(ctx context.Context, store *mongostore.Store, opts ExportOptions) (*
 	if opts.Markdown {
 		used := map[string]bool{"profile.md": true, "memory.json": true}
 		if err := writeExportFile(filepath.Join(tmp, "profile.md"), func(w *bufio.Writer) error {
-			return writeProfileMarkdown(w, doc)
+			return writeProfileMarkdown(w, doc, z)
 		}); err != nil {
 			return nil, err
 		}
@@ -286,7 +296,7 @@ func Export(ctx context.Context, store *mongostore.Store, opts ExportOptions) (*
 		for _, s := range doc.Scopes {
 			name := uniqueFileName(slug(s.Scope), ".md", used)
 			if err := writeExportFile(filepath.Join(tmp, name), func(w *bufio.Writer) error {
-				return writeScopeMarkdown(w, doc, s)
+				return writeScopeMarkdown(w, doc, s, z)
 			}); err != nil {
 				return nil, err
 			}
@@ -444,16 +454,71 @@ func uniqueFileName(base, ext string, used map[string]bool) string {
 
 const mdTime = "2006-01-02 15:04 UTC"
 
-func writeScopeMarkdown(w *bufio.Writer, doc *exportDoc, s *exportScope) error {
+// plural is "1 memory", "2 memories".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// zone writes times in the user's zone beside UTC; nil: UTC only.
+type zone struct{ loc *time.Location }
+
+func zoneOf(loc *time.Location) zone {
+	if loc == nil || loc == time.UTC || loc.String() == "UTC" {
+		return zone{}
+	}
+	return zone{loc}
+}
+
+// name is the zone's name ("America/Los_Angeles"; the system's zone by
+// its abbreviation now), empty for UTC only.
+func (z zone) name() string {
+	switch {
+	case z.loc == nil:
+		return ""
+	case z.loc.String() == "Local":
+		return "the system's time zone (" + time.Now().In(z.loc).Format("MST") + ")"
+	}
+	return z.loc.String()
+}
+
+// rfc3339 is t in the zone with its offset, empty for UTC only.
+func (z zone) rfc3339(t time.Time) string {
+	if z.loc == nil || t.IsZero() {
+		return ""
+	}
+	return t.In(z.loc).Format(time.RFC3339)
+}
+
+// md is t for a Markdown heading: local time with its offset, then UTC.
+func (z zone) md(t time.Time) string {
+	if z.loc == nil {
+		return t.UTC().Format(mdTime)
+	}
+	return t.In(z.loc).Format("2006-01-02 15:04 MST (UTC-07:00)") + " · " + t.UTC().Format(mdTime)
+}
+
+// header is the line that opens every Markdown file.
+func (z zone) header(doc *exportDoc) string {
+	line := fmt.Sprintf("_Exported from infmem on %s. %s_\n\n", z.md(doc.ExportedAt), ExportNotice)
+	if z.loc != nil {
+		line += fmt.Sprintf("_Times are in %s, with UTC beside them._\n\n", z.name())
+	}
+	return line
+}
+
+func writeScopeMarkdown(w *bufio.Writer, doc *exportDoc, s *exportScope, z zone) error {
 	fmt.Fprintf(w, "# Scope: %s\n\n", s.Scope)
-	fmt.Fprintf(w, "_Exported from infmem on %s. %s_\n\n", doc.ExportedAt.Format(mdTime), ExportNotice)
+	fmt.Fprint(w, z.header(doc))
 	if s.Description != "" {
 		fmt.Fprintf(w, "%s\n\n", s.Description)
 	}
 	if s.ParentScope != "" {
 		fmt.Fprintf(w, "Part of scope: %s\n\n", s.ParentScope)
 	}
-	fmt.Fprintf(w, "%d memories, %d summaries.\n\n", len(s.Memories), len(s.Summaries))
+	fmt.Fprintf(w, "%s, %s.\n\n", plural(len(s.Memories), "memory", "memories"), plural(len(s.Summaries), "summary", "summaries"))
 	if len(s.Tags) > 0 {
 		var tags []string
 		for _, t := range s.Tags {
@@ -464,9 +529,9 @@ func writeScopeMarkdown(w *bufio.Writer, doc *exportDoc, s *exportScope) error {
 	if len(s.Summaries) > 0 {
 		fmt.Fprint(w, "## Summaries\n\n")
 		for _, m := range s.Summaries {
-			when := m.Timestamp.Format(mdTime)
+			when := z.md(m.Timestamp)
 			if m.TimeRange != nil {
-				when = m.TimeRange.From.UTC().Format(mdTime) + " to " + m.TimeRange.To.UTC().Format(mdTime)
+				when = z.md(m.TimeRange.From) + " to " + z.md(m.TimeRange.To)
 			}
 			fmt.Fprintf(w, "### %s%s\n\n", when, archivedMark(m.Archived))
 			writeQuoted(w, m.Text)
@@ -476,7 +541,7 @@ func writeScopeMarkdown(w *bufio.Writer, doc *exportDoc, s *exportScope) error {
 	if len(s.Memories) > 0 {
 		fmt.Fprint(w, "## Memories\n\n")
 		for _, m := range s.Memories {
-			head := m.Timestamp.Format(mdTime) + " · " + m.Source
+			head := z.md(m.Timestamp) + " · " + m.Source
 			if m.Path != "" {
 				head += " · " + m.Path
 			}
@@ -522,9 +587,9 @@ func writeTags(w *bufio.Writer, tags []string) {
 	fmt.Fprintf(w, "Tags: %s\n\n", strings.Join(ts, " "))
 }
 
-func writeProfileMarkdown(w *bufio.Writer, doc *exportDoc) error {
+func writeProfileMarkdown(w *bufio.Writer, doc *exportDoc, z zone) error {
 	fmt.Fprint(w, "# User profile\n\n")
-	fmt.Fprintf(w, "_Exported from infmem on %s. %s_\n\n", doc.ExportedAt.Format(mdTime), ExportNotice)
+	fmt.Fprint(w, z.header(doc))
 	for _, p := range doc.Profiles {
 		if len(doc.Profiles) > 1 {
 			fmt.Fprintf(w, "## %s\n\n", p.ID)

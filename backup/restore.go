@@ -84,6 +84,9 @@ type RestoreResult struct {
 	Contents *Contents
 	// SafetyBackup is the backup of the data that was replaced, if taken.
 	SafetyBackup *Result
+	// SafetySkipped says why no safety backup was taken although one was
+	// asked for: the database held nothing to keep.
+	SafetySkipped string `json:",omitempty"`
 	// FeedMark is the change feed entry that announced the restore to the
 	// other devices sharing the database ("" when none do).
 	FeedMark string `json:",omitempty"`
@@ -152,7 +155,15 @@ func Restore(ctx context.Context, store *mongostore.Store, path string, opts Res
 		}
 	}
 	res := &RestoreResult{Contents: contentsOf(vc.summary, vc.facts)}
+	empty := false
 	if opts.SafetyBackup != nil {
+		if empty, err = holdsNothing(ctx, store); err != nil {
+			opts.Logger.Warn("cannot tell whether the database holds anything; taking the safety backup", "err", err)
+		}
+	}
+	if empty {
+		res.SafetySkipped = "the memory it replaced was empty"
+	} else if opts.SafetyBackup != nil {
 		sb := *opts.SafetyBackup
 		sb.Kind = KindSafety
 		if sb.Progress == nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/mcptools"
+	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -176,19 +177,38 @@ func (b *backupService) exportJob(ctx context.Context, s *Stack, raw json.RawMes
 		}
 	}
 	switch args.Format {
-	case "", "all", "json", "markdown":
+	case "", "all", "both", "json", "markdown":
 	default:
 		return nil, fmt.Errorf("export format %q is not one of all, json, markdown", args.Format)
 	}
 	eo := args.Options(b.exportDir)
 	eo.Progress = func(p backup.Progress) { control.ReportProgress(ctx, p) }
 	eo.Space = b.space
+	eo.Location = userLocation(ctx, s, b.log)
 	res, err := backup.Export(ctx, s.Store, eo)
 	if err != nil {
 		return nil, err
 	}
 	b.log.Info("export written", "dir", res.Dir, "memories", res.Memories, "summaries", res.Summaries)
 	return res, nil
+}
+
+// userLocation is the zone an export gives local times in: the engine's
+// reading of the user's zone (the profile's, else the configured one).
+func userLocation(ctx context.Context, st *Stack, log *slog.Logger) *time.Location {
+	loc, err := st.Memory.UserLocation(ctx)
+	if err != nil {
+		log.Warn("cannot use the user profile's time zone; using the configured one", "err", err)
+	}
+	return loc
+}
+
+// ExportLocation is userLocation for an export the CLI writes itself,
+// without an engine: the profile's zone, else timeZone (the config's),
+// else the system's.
+func ExportLocation(ctx context.Context, store *mongostore.Store, timeZone string) *time.Location {
+	loc, _ := memory.StoreLocation(ctx, store, location(timeZone))
+	return loc
 }
 
 // backupTools are the backup_memory and export_memory tools: backups to
@@ -211,7 +231,7 @@ func (b *backupService) backupTool(ctx context.Context, st *Stack) (mcptools.Bac
 
 func (b *backupService) exportTool(ctx context.Context, st *Stack, req mcptools.ExportRequest) (mcptools.ExportResult, error) {
 	res, err := backup.Export(ctx, st.Store, backup.ExportOptions{Dir: b.exportDir, Scopes: req.Scopes,
-		JSON: req.Format != "markdown", Markdown: req.Format != "json", Space: b.space})
+		JSON: req.Format != "markdown", Markdown: req.Format != "json", Space: b.space, Location: userLocation(ctx, st, b.log)})
 	if err != nil {
 		return mcptools.ExportResult{}, err
 	}

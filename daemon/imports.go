@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"sync"
 
 	"github.com/infmem/infmem/backup"
 	"github.com/infmem/infmem/internal/config"
@@ -35,7 +34,8 @@ type ImportJobArgs struct {
 // default scope are the configuration's. Imports run one at a time, so
 // two never record the same items at once.
 func importJob(cfg config.Config, log *slog.Logger) Job {
-	var mu sync.Mutex
+	// One at a time; one waiting gives up when its client leaves.
+	one := make(chan struct{}, 1)
 	return func(ctx context.Context, s *Stack, raw json.RawMessage) (any, error) {
 		var args ImportJobArgs
 		if err := json.Unmarshal(raw, &args); err != nil {
@@ -48,11 +48,15 @@ func importJob(cfg config.Config, log *slog.Logger) Job {
 		if err != nil {
 			return nil, err
 		}
-		mu.Lock()
-		defer mu.Unlock()
+		select {
+		case one <- struct{}{}:
+			defer func() { <-one }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 		// Reading and checking the input needs no memory; storing it needs
-		// the index loaded.
-		in, err := importer.Read(args.Path, format)
+		// the index loaded. Both stop when ctx ends.
+		in, err := importer.ReadContext(ctx, args.Path, format)
 		if err != nil {
 			return nil, err
 		}

@@ -13,8 +13,9 @@ import (
 )
 
 // ReadStoreStatus describes an open database: engine, schema version,
-// documents per collection and size. `infmem status` uses it on a store it
-// opened itself when no daemon runs.
+// documents per collection and size, none of it by reading documents
+// (Store.CountDocuments, Store.DataSize). `infmem status` uses it on a
+// store it opened itself when no daemon runs.
 func ReadStoreStatus(ctx context.Context, store *mongostore.Store, database string) (*control.StoreStatus, error) {
 	s := &control.StoreStatus{Engine: store.Engine, EngineReason: store.Reason, URI: store.RedactedURI(),
 		Database: database, Collections: map[string]int64{}}
@@ -23,13 +24,13 @@ func ReadStoreStatus(ctx context.Context, store *mongostore.Store, database stri
 		return nil, err
 	}
 	for _, name := range mongostore.CollectionNames {
-		n, err := store.Database().Collection(name).EstimatedDocumentCount(ctx)
+		n, err := store.CountDocuments(ctx, name)
 		if err != nil {
 			return nil, fmt.Errorf("cannot count %s: %w", name, err)
 		}
 		s.Collections[name] = n
 	}
-	if s.DataSizeBytes, _, err = store.DBStats(ctx); err != nil {
+	if s.DataSizeBytes, err = store.DataSize(ctx); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -64,6 +65,11 @@ func (r *Runtime) Status(ctx context.Context) *control.Status {
 			st.Index.Source = ms.IndexSource
 			st.Memories = &control.MemoryCounts{Total: ms.TotalMemories, Conversations: ms.ConversationCount,
 				Summaries: ms.Summaries, Files: ms.Files, Forgotten: ms.Forgotten, Archived: ms.Archived, Scopes: ms.Scopes}
+			if st.Store != nil {
+				// The index holds every memory and summary document.
+				st.Store.Collections[mongostore.ConversationHistory] = int64(ms.Documents)
+				st.Store.Collections[mongostore.Summaries] = int64(ms.SummaryDocuments)
+			}
 		}
 	}
 	if ss := eng.SyncStatus(ctx); ss != nil {

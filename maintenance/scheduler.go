@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -179,7 +180,7 @@ func (s *Scheduler) RunNow(ctx context.Context, name string, dryRun bool) (*Repo
 	j, ok := s.jobs[name]
 	s.mu.Unlock()
 	if !ok {
-		return nil, fmt.Errorf("%w %q; jobs: %v", ErrUnknownJob, name, s.Jobs())
+		return nil, fmt.Errorf("%w %q; the jobs are %s", ErrUnknownJob, name, strings.Join(s.Jobs(), ", "))
 	}
 	return s.execute(ctx, j, dryRun, "demand")
 }

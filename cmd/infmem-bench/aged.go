@@ -7,78 +7,61 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/infmem/infmem/internal/config"
+	"github.com/infmem/infmem/internal/facts"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/internal/summarize"
 	"github.com/infmem/infmem/maintenance"
 )
 
 // The aged run (issue 25): does recall survive the nightly maintenance
-// pass? A benchmark is stored with its timestamps moved back past
-// retention.keep_full_days, its questions are asked, the full nightly pass
-// runs (summarize, noise, dedup, prune, size, purge, compact: the jobs the
-// scheduler runs, maintenance.Env.All), and the same questions are asked
-// again on the same data root. A summary among the results holds a gold
-// turn when it quotes the turn's whole text.
+// pass? Each recall set (sets_*.go) is stored with its timestamps moved
+// back past retention.keep_full_days, its questions are asked, the full
+// nightly pass runs (summarize, noise, dedup, prune, size, purge, compact:
+// maintenance.Env.All, what the scheduler runs; through --mcp the daemon's
+// own job runner, optimize_memory), and the same questions are asked again
+// on the same data root. A summary among the results stands for every
+// message of its scope whose whole text it quotes. A question the set asks
+// in the middle of its replay (RealMemBench) is asked of what was stored
+// before it: every message is stored first, the messages' timestamps are
+// made distinct in replay order and the question's search ends
+// (time_range.to) where its replay point is.
 
-// agedSet is a benchmark as the aged run stores and asks it.
-type agedSet struct {
-	name      string
-	memories  []agedMemory
-	questions []agedQuestion
-	// sessionGold: gold names sessions (conversation ids), not turns.
-	sessionGold bool
+// agedAnswer is one search answer as the aged run reads it.
+type agedAnswer struct {
+	ids, texts      []string
+	summary         []bool
+	confidences     []float64
+	nothingRelevant bool
 }
 
-type agedMemory struct {
-	// key names the turn in the set's gold (a LoCoMo dia id, a BEAM
-	// message id); conv is its session.
-	key, scope, conv, speaker, source, content string
-	ts                                         time.Time
-}
-
-type agedQuestion struct {
-	scope, text, kind string
-	// gold holds memory keys, or conversation ids with sessionGold.
-	gold map[string]bool
-	// before, when set, admits only memories from before it (a question
-	// asked in the middle of a replay sees only what was said earlier).
-	before time.Time
-}
-
-// agedResult is one search answer as the aged run reads it.
-type agedResult struct {
-	ids, texts, convs []string
-	summary           []bool
-	confidences       []float64
-	nothingRelevant   bool
-}
-
-type agedRetriever interface {
-	ask(ctx context.Context, q agedQuestion, k int) (agedResult, error)
+type agedAsker interface {
+	ask(ctx context.Context, q *benchQuestion, before time.Time, k int) (agedAnswer, error)
 }
 
 // agedEngine asks the memory engine as retrieve_memory does. It does not
 // count as use, so the measurement does not change what the pass does.
 type agedEngine struct{ eng *memory.Engine }
 
-func (r agedEngine) ask(ctx context.Context, q agedQuestion, k int) (agedResult, error) {
-	res, err := r.eng.Search(ctx, memory.SearchRequest{Query: q.text, Scope: q.scope, ExactScope: q.scope != "", To: q.before, Limit: k, NoTouch: true})
+func (r agedEngine) ask(ctx context.Context, q *benchQuestion, before time.Time, k int) (agedAnswer, error) {
+	res, err := r.eng.Search(ctx, memory.SearchRequest{Query: q.Text, Scope: q.Scope, ExactScope: q.Scope != "", To: before, Limit: k, NoTouch: true})
 	if err != nil {
-		return agedResult{}, fmt.Errorf("%q: %w", q.text, err)
+		return agedAnswer{}, fmt.Errorf("%q: %w", q.Text, err)
 	}
-	out := agedResult{nothingRelevant: res.NothingRelevant}
+	out := agedAnswer{nothingRelevant: res.NothingRelevant}
 	for _, m := range res.Results {
-		out.ids, out.texts, out.convs = append(out.ids, m.ID), append(out.texts, m.Text), append(out.convs, m.ConversationID)
+		out.ids, out.texts = append(out.ids, m.ID), append(out.texts, m.Text)
 		out.summary = append(out.summary, m.Source == "summary")
 		out.confidences = append(out.confidences, m.Confidence)
 	}
@@ -89,159 +72,37 @@ func (r agedEngine) ask(ctx context.Context, q agedQuestion, k int) (agedResult,
 // (and filter.time_range.to for a question asked mid-replay) and top_k.
 type agedMCP struct{ c *client.Client }
 
-func (r agedMCP) ask(ctx context.Context, q agedQuestion, k int) (agedResult, error) {
-	filter := map[string]any{"scope": q.scope}
-	if !q.before.IsZero() {
-		filter["time_range"] = map[string]any{"to": q.before.UTC().Format(time.RFC3339)}
+func (r agedMCP) ask(ctx context.Context, q *benchQuestion, before time.Time, k int) (agedAnswer, error) {
+	filter := map[string]any{"scope": q.Scope}
+	if !before.IsZero() {
+		filter["time_range"] = map[string]any{"to": before.UTC().Format(time.RFC3339Nano)}
 	}
-	res, _, err := callTool(ctx, r.c, "retrieve_memory", map[string]any{"query": q.text, "filter": filter, "top_k": k})
+	res, _, err := callTool(ctx, r.c, "retrieve_memory", map[string]any{"query": q.Text, "filter": filter, "top_k": k})
 	if err != nil {
-		return agedResult{}, err
+		return agedAnswer{}, err
 	}
 	if res.IsError {
-		return agedResult{}, fmt.Errorf("retrieve_memory %q: %s", q.text, text(res))
+		return agedAnswer{}, fmt.Errorf("retrieve_memory %q: %s", q.Text, text(res))
 	}
 	var out struct {
 		Results []struct {
-			MemoryID       string  `json:"memory_id"`
-			Text           string  `json:"text"`
-			Source         string  `json:"source"`
-			ConversationID string  `json:"conversation_id"`
-			Confidence     float64 `json:"confidence"`
+			MemoryID   string  `json:"memory_id"`
+			Text       string  `json:"text"`
+			Source     string  `json:"source"`
+			Confidence float64 `json:"confidence"`
 		} `json:"results"`
 		NothingRelevant bool `json:"nothing_relevant"`
 	}
 	if err := json.Unmarshal([]byte(text(res)), &out); err != nil {
-		return agedResult{}, fmt.Errorf("retrieve_memory %q: cannot read the answer: %w", q.text, err)
+		return agedAnswer{}, fmt.Errorf("retrieve_memory %q: cannot read the answer: %w", q.Text, err)
 	}
-	got := agedResult{nothingRelevant: out.NothingRelevant || len(out.Results) == 0}
+	got := agedAnswer{nothingRelevant: out.NothingRelevant || len(out.Results) == 0}
 	for _, m := range out.Results {
-		got.ids, got.texts, got.convs = append(got.ids, m.MemoryID), append(got.texts, m.Text), append(got.convs, m.ConversationID)
+		got.ids, got.texts = append(got.ids, m.MemoryID), append(got.texts, m.Text)
 		got.summary = append(got.summary, m.Source == "summary")
 		got.confidences = append(got.confidences, m.Confidence)
 	}
 	return got, nil
-}
-
-// agedKs are the k of the reported recall.
-var agedKs = [2]int{5, 10}
-
-// agedScore is one pass over the questions.
-type agedScore struct {
-	recall [2]float64 // summed over questions
-	// viaSummary: gold found only through a summary that quotes it.
-	viaSummary [2]float64
-	nothing    int
-	// summaries counts summaries among the top 5; results the top 5's.
-	summaries, results int
-	n                  int
-	byKind             map[string]*agedScore
-	// answers are the answers, by question.
-	answers []agedResult
-}
-
-func (s *agedScore) add(r [2]float64, via [2]float64, nothing bool, sums, results int) {
-	s.n++
-	for i := range r {
-		s.recall[i] += r[i]
-		s.viaSummary[i] += via[i]
-	}
-	if nothing {
-		s.nothing++
-	}
-	s.summaries += sums
-	s.results += results
-}
-
-func (s *agedScore) pct(v float64) float64 { return 100 * v / float64(max(s.n, 1)) }
-
-// quoteKey is a text as quotes are matched: the "Speaker: " prefix
-// stripped, spaces folded.
-func quoteKey(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if i := strings.Index(s, ": "); i > 0 && i <= 40 && !strings.ContainsAny(s[:i], ".!?") {
-		s = s[i+2:]
-	}
-	return s
-}
-
-// agedRun holds what the run needs to judge an answer.
-type agedRun struct {
-	set    *agedSet
-	owners map[string]string // memory id -> key
-	convOf map[string]string // memory id -> conversation
-	quote  map[string]string // key -> quoteKey of its text
-}
-
-// judge scores one answer: the share of the question's gold found in the
-// top k, and the share found only through summaries.
-func (a *agedRun) judge(q agedQuestion, res agedResult) (r, via [2]float64, sums int) {
-	for ki, k := range agedKs {
-		hit, viaSum := map[string]bool{}, map[string]bool{}
-		for j := range res.ids {
-			if j >= k {
-				break
-			}
-			if res.summary[j] {
-				if ki == 0 {
-					sums++
-				}
-				body := strings.Join(strings.Fields(res.texts[j]), " ")
-				for g := range q.gold {
-					switch {
-					case a.set.sessionGold && res.convs[j] == g:
-						viaSum[g] = true
-					case !a.set.sessionGold && a.quote[g] != "" && strings.Contains(body, a.quote[g]):
-						viaSum[g] = true
-					}
-				}
-				continue
-			}
-			key := a.owners[res.ids[j]]
-			if a.set.sessionGold {
-				key = a.convOf[res.ids[j]]
-			}
-			if q.gold[key] {
-				hit[key] = true
-			}
-		}
-		for g := range viaSum {
-			if !hit[g] {
-				hit[g] = true
-				via[ki]++
-			}
-		}
-		r[ki] = float64(len(hit)) / float64(len(q.gold))
-		via[ki] /= float64(len(q.gold))
-	}
-	return r, via, sums
-}
-
-// score asks every question with gold and every question without (those
-// only count toward nothing_relevant).
-func (a *agedRun) score(ctx context.Context, r agedRetriever) (agedScore, agedScore, error) {
-	var with, without agedScore
-	with.byKind = map[string]*agedScore{}
-	for _, q := range a.set.questions {
-		res, err := r.ask(ctx, q, agedKs[1])
-		if err != nil {
-			return with, without, err
-		}
-		with.answers = append(with.answers, res)
-		if len(q.gold) == 0 {
-			without.add([2]float64{}, [2]float64{}, res.nothingRelevant, 0, 0)
-			continue
-		}
-		rec, via, sums := a.judge(q, res)
-		with.add(rec, via, res.nothingRelevant, sums, min(len(res.ids), agedKs[0]))
-		if q.kind != "" {
-			if with.byKind[q.kind] == nil {
-				with.byKind[q.kind] = &agedScore{}
-			}
-			with.byKind[q.kind].add(rec, via, res.nothingRelevant, sums, min(len(res.ids), agedKs[0]))
-		}
-	}
-	return with, without, nil
 }
 
 // agedMaintainer runs the nightly pass.
@@ -281,8 +142,9 @@ func (m agedOptimize) maintain(ctx context.Context) (map[string]int, []string, e
 // agedConfig is the configuration the pass runs with: the defaults and
 // the run's flags.
 type agedConfig struct {
-	keepFullDays, maxItems, maxMB int
-	retention                     string
+	keepFullDays, maxItems, maxMB, ageDays int
+	retention                              string
+	summarizer, ollamaURL, ollamaModel     string
 }
 
 func (c agedConfig) apply(cfg *config.Config) {
@@ -293,6 +155,10 @@ func (c agedConfig) apply(cfg *config.Config) {
 	if c.maxMB > 0 {
 		cfg.MaxMemorySizeMB = c.maxMB
 	}
+	cfg.Maintenance.Summarizer = c.summarizer
+	if c.summarizer == "ollama" {
+		cfg.Maintenance.OllamaURL, cfg.Maintenance.OllamaModel = c.ollamaURL, c.ollamaModel
+	}
 }
 
 // json is the configuration file for `infmem mcp`: the same settings, no
@@ -300,8 +166,12 @@ func (c agedConfig) apply(cfg *config.Config) {
 func (c agedConfig) json() string {
 	m := map[string]any{
 		"retention":   map[string]any{"keep_full_days": c.keepFullDays, "mode": c.retention},
-		"maintenance": map[string]any{"schedule": "off"},
+		"maintenance": map[string]any{"schedule": "off", "summarizer": c.summarizer},
 		"backup":      map[string]any{"enabled": false},
+	}
+	if c.summarizer == "ollama" {
+		m["maintenance"].(map[string]any)["ollama_url"] = c.ollamaURL
+		m["maintenance"].(map[string]any)["ollama_model"] = c.ollamaModel
 	}
 	if c.maxItems > 0 {
 		m["max_memory_items"] = c.maxItems
@@ -313,243 +183,374 @@ func (c agedConfig) json() string {
 	return string(b)
 }
 
-// age moves every timestamp back by the same amount, so the newest memory
-// happened `days` days before now and the whole set is due for
-// summarization; question bounds move with them.
-func (s *agedSet) age(now time.Time, days int) time.Duration {
+// agedSet is a set prepared for the aged run: its messages moved back in
+// time and, for each question asked mid-replay, where its search ends.
+type agedSet struct {
+	*benchSet
+	shift  time.Duration
+	before []time.Time // by question; zero: open
+}
+
+// age moves every timestamp back by the same amount, so the newest
+// message happened days days before now (a set already older is left
+// where it is). When the set asks questions mid-replay, messages that
+// share a timestamp are spread a millisecond apart in replay order, and
+// each such question searches up to its replay point.
+func age(s *benchSet, now time.Time, days int) *agedSet {
+	a := &agedSet{benchSet: s, before: make([]time.Time, len(s.Questions))}
 	var newest time.Time
-	for _, m := range s.memories {
-		if m.ts.After(newest) {
-			newest = m.ts
+	for _, m := range s.Messages {
+		if m.TS.After(newest) {
+			newest = m.TS
 		}
 	}
-	shift := now.AddDate(0, 0, -days).Sub(newest)
-	if shift > 0 {
-		// Already older than that: leave it.
-		shift = 0
-	}
-	for i := range s.memories {
-		s.memories[i].ts = s.memories[i].ts.Add(shift)
-	}
-	for i := range s.questions {
-		if !s.questions[i].before.IsZero() {
-			s.questions[i].before = s.questions[i].before.Add(shift)
+	a.shift = min(now.AddDate(0, 0, -days).Sub(newest), 0)
+	midReplay := slices.ContainsFunc(s.Questions, func(q benchQuestion) bool { return q.At < len(s.Messages) })
+	for i := range s.Messages {
+		s.Messages[i].TS = s.Messages[i].TS.Add(a.shift)
+		if midReplay {
+			s.Messages[i].TS = s.Messages[i].TS.Add(time.Duration(i) * time.Millisecond)
 		}
 	}
-	return shift
-}
-
-// agedLoaders read each set into an agedSet.
-var agedLoaders = map[string]func(path string) (*agedSet, error){
-	"locomo": agedLocomo,
-}
-
-// agedDefaultPaths are where the sets live on the development machine.
-var agedDefaultPaths = map[string]string{
-	"locomo": "/work/shared/datasets/locomo/locomo-dev.json",
-}
-
-func agedLocomo(path string) (*agedSet, error) {
-	d, err := readLocomo(path)
-	if err != nil {
-		return nil, err
-	}
-	s := &agedSet{name: "LoCoMo"}
-	for _, m := range d.memories {
-		s.memories = append(s.memories, agedMemory{key: m.scope + "/" + m.diaID, scope: m.scope, conv: m.conv, speaker: m.speaker,
-			source: "conversation", content: m.content, ts: m.ts})
-	}
-	for _, q := range d.questions {
-		gold := map[string]bool{}
-		for e := range q.evidence {
-			gold[q.scope+"/"+e] = true
+	for qi, q := range s.Questions {
+		if q.At < len(s.Messages) {
+			a.before[qi] = s.Messages[q.At].TS
 		}
-		s.questions = append(s.questions, agedQuestion{scope: q.scope, text: q.text, kind: categoryNames[q.category], gold: gold})
 	}
-	// Every question asked again in the next conversation, where its
-	// answer is not: there nothing_relevant is the right answer.
-	for _, q := range d.questions {
-		s.questions = append(s.questions, agedQuestion{scope: d.scopes[(q.conv+1)%len(d.scopes)], text: q.text})
-	}
-	return s, nil
+	return a
 }
 
-// runAged stores a set aged past keep_full_days, asks its questions, runs
-// the nightly pass and asks them again.
+// quoteKey is a text as quotes are matched: the "Speaker: " prefix
+// stripped, spaces folded.
+func quoteKey(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if i := strings.Index(s, ": "); i > 0 && i <= 40 && !strings.ContainsAny(s[:i], ".!?\n") {
+		s = s[i+2:]
+	}
+	return s
+}
+
+// agedRun holds one set's run.
+type agedRun struct {
+	set    *agedSet
+	owners map[string][]string // memory id -> message ids
+	quote  map[string]string   // message id -> quoteKey of its text
+	// byScope lists each scope's message ids, to find what a summary quotes.
+	byScope map[string][]string
+}
+
+// standsFor is the set's messages an answer's result stands for: the ones
+// stored as it, or, for a summary, every message of the scope it quotes
+// whole.
+func (a *agedRun) standsFor(ans agedAnswer, scope string) [][]string {
+	out := make([][]string, len(ans.ids))
+	for j, id := range ans.ids {
+		if !ans.summary[j] {
+			out[j] = a.owners[id]
+			continue
+		}
+		body := strings.Join(strings.Fields(ans.texts[j]), " ")
+		for _, m := range a.byScope[scope] {
+			if q := a.quote[m]; q != "" && strings.Contains(body, q) {
+				out[j] = append(out[j], m)
+			}
+		}
+	}
+	return out
+}
+
+// agedScore is one pass over a set's questions.
+type agedScore struct {
+	setScore
+	// viaSummary: recall owed to summaries alone, summed like r.
+	viaSummary [4]float64
+	// summaries among the top 5, and the top 5's results.
+	summaries, results int
+}
+
+// ask asks every question and scores the answers.
+func (a *agedRun) ask(ctx context.Context, r agedAsker, answers []agedAnswer) (agedScore, error) {
+	s := a.set
+	run := &setRun{set: s.benchSet, sessionOf: s.sessionOf(), answers: map[string][]answer{"": make([]answer, len(s.Questions))}}
+	var sc agedScore
+	for qi := range s.Questions {
+		q := &s.Questions[qi]
+		res, err := r.ask(ctx, q, a.set.before[qi], s.TopK)
+		if err != nil {
+			return sc, fmt.Errorf("%s %s: %w", s.Name, q.ID, err)
+		}
+		answers[qi] = res
+		msgs := a.standsFor(res, q.Scope)
+		run.answers[""][qi] = answer{msgs: msgs, conf: res.confidences, nothing: res.nothingRelevant, asked: true}
+		if q.Abstain {
+			continue
+		}
+		// What the summaries alone add.
+		plain := slices.Clone(msgs)
+		for j := range plain {
+			if res.summary[j] {
+				plain[j] = nil
+			}
+			if j < 5 {
+				sc.results++
+				if res.summary[j] {
+					sc.summaries++
+				}
+			}
+		}
+		for i, k := range recallKs {
+			sc.viaSummary[i] += q.recallAtAliases(msgs, k, run.sessionOf) - q.recallAtAliases(plain, k, run.sessionOf)
+		}
+	}
+	sc.setScore = scoreSet(run, run.answers[""], nil)
+	return sc, nil
+}
+
+// countingSummarizer counts the summaries each method made.
+type countingSummarizer struct {
+	summarize.Summarizer
+	mu      sync.Mutex
+	methods map[string]int
+}
+
+func (c *countingSummarizer) Summarize(ctx context.Context, msgs []summarize.Message) (summarize.Summary, error) {
+	s, err := c.Summarizer.Summarize(ctx, msgs)
+	if err == nil {
+		c.mu.Lock()
+		c.methods[strings.SplitN(s.Method, ":", 2)[0]]++
+		c.mu.Unlock()
+	}
+	return s, err
+}
+
+// runAged runs every set of --sets through the aged protocol and prints
+// the table.
 func runAged(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("aged", flag.ContinueOnError)
-	setName := fs.String("set", "locomo", "the set: "+strings.Join(slices.Sorted(maps.Keys(agedLoaders)), ", "))
-	bin := fs.String("mcp", "", "instead of the engine, drive this infmem binary over stdio (`infmem mcp`; the pass through optimize_memory)")
-	dir := fs.String("data-dir", "", "data root to load into (default: a temporary one)")
+	setList := fs.String("sets", "locomo,beam,realmem,everyday", "comma-separated sets (name or name=path): "+strings.Join(recallSetOrder, ", "))
+	bin := fs.String("mcp", "", "drive this infmem binary over stdio (`BIN mcp`; the pass through optimize_memory) instead of the engine")
+	fs.StringVar(&datasetsDir, "datasets", datasetsDir, "folder of the shared datasets")
+	fs.StringVar(&benchModel, "embedding", benchModel, "embedding model (engine only): use-lite, hash or none")
+	cache := fs.String("embed-cache", "default", "engine: file of embeddings by text hash kept between runs (\"default\": in the user cache folder; \"none\": off)")
 	var cfg agedConfig
-	fs.IntVar(&cfg.keepFullDays, "keep-full-days", config.Defaults().Retention.KeepFullDays, "retention.keep_full_days")
-	fs.StringVar(&cfg.retention, "retention", config.Defaults().Retention.Mode, "retention.mode: keep, moderate or aggressive")
+	def := config.Defaults()
+	fs.IntVar(&cfg.keepFullDays, "keep-full-days", def.Retention.KeepFullDays, "retention.keep_full_days")
+	fs.StringVar(&cfg.retention, "retention", def.Retention.Mode, "retention.mode: keep, moderate or aggressive")
 	fs.IntVar(&cfg.maxItems, "max-items", 0, "max_memory_items (0: the default)")
 	fs.IntVar(&cfg.maxMB, "max-mb", 0, "max_memory_size_mb (0: the default)")
-	ageDays := fs.Int("age-days", 0, "how many days before now the newest memory is dated (0: keep-full-days + 30)")
-	verbose := fs.Bool("v", false, "print each summary's share of quoted gold turns per conversation")
+	fs.IntVar(&cfg.ageDays, "age-days", 0, "how many days before now the newest message is dated (0: keep-full-days + 30)")
+	fs.StringVar(&cfg.summarizer, "summarizer", def.Maintenance.Summarizer, "maintenance.summarizer: extractive, or ollama (needs --ollama-model and an Ollama that answers)")
+	fs.StringVar(&cfg.ollamaURL, "ollama-url", summarize.DefaultOllamaURL, "maintenance.ollama_url")
+	fs.StringVar(&cfg.ollamaModel, "ollama-model", "", "maintenance.ollama_model")
+	verbose := fs.Bool("v", false, "print the questions whose nothing_relevant changed, and the summaries")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	load, ok := agedLoaders[*setName]
-	if !ok {
-		return fmt.Errorf("unknown set %q: %s", *setName, strings.Join(slices.Sorted(maps.Keys(agedLoaders)), ", "))
+	if cfg.ageDays == 0 {
+		cfg.ageDays = cfg.keepFullDays + 30
 	}
-	path := fs.Arg(0)
-	if path == "" {
-		path = agedDefaultPaths[*setName]
+	if cfg.summarizer == "ollama" {
+		if err := ollamaAnswers(ctx, cfg.ollamaURL); err != nil {
+			return fmt.Errorf("--summarizer ollama: no Ollama endpoint answers at %s (%v); the Ollama check runs only where one does", cfg.ollamaURL, err)
+		}
+		if cfg.ollamaModel == "" {
+			return fmt.Errorf("--summarizer ollama needs --ollama-model")
+		}
 	}
-	set, err := load(path)
+	if *bin == "" {
+		switch *cache {
+		case "none", "":
+		case "default":
+			benchEmbedCache = defaultEmbedCache(benchModel)
+		default:
+			benchEmbedCache = *cache
+		}
+		defer closeCache()
+	}
+	tmp, err := os.MkdirTemp("", "infmem-aged")
 	if err != nil {
 		return err
 	}
-	if *ageDays == 0 {
-		*ageDays = cfg.keepFullDays + 30
-	}
-	shift := set.age(time.Now(), *ageDays)
-	if *dir == "" {
-		tmp, err := os.MkdirTemp("", "infmem-aged")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		*dir = filepath.Join(tmp, "root")
-	}
-
-	var st storer
-	var r agedRetriever
-	var m agedMaintainer
-	var eng *memory.Engine
+	defer os.RemoveAll(tmp)
+	via := "the engine, maintenance.Env.All"
 	if *bin != "" {
-		c, done, err := startMCPConfig(ctx, *dir, *bin, cfg.json())
+		via = *bin + " mcp: retrieve_memory (query, filter.scope, top_k), the pass through optimize_memory"
+	}
+	fmt.Printf("recall without and after the nightly pass (%s; aged %d days, keep_full_days %d, retention %s, summarizer %s)\n",
+		via, cfg.ageDays, cfg.keepFullDays, cfg.retention, cfg.summarizer)
+	fmt.Printf("%-9s %5s | %-19s | %-19s | %-13s | %-13s | %s\n", "set", "n", "R@5 without/after", "R@10 without/after", "ans→NR", "abstain→NR", "after: via summaries R@5, summaries in top 5")
+	for i, spec := range strings.Split(*setList, ",") {
+		if spec = strings.TrimSpace(spec); spec == "" {
+			continue
+		}
+		s, err := loadSet(spec)
 		if err != nil {
 			return err
 		}
-		defer done()
-		st, r, m = mcpStorer{c}, agedMCP{c}, agedOptimize{c}
-	} else {
-		stack, err := openBenchStack(ctx, *dir)
+		set := age(s, time.Now(), cfg.ageDays)
+		b, a, quotes, err := agedSetRun(ctx, set, cfg, *bin, filepath.Join(tmp, fmt.Sprintf("root%d", i)), *verbose)
 		if err != nil {
 			return err
 		}
-		defer stack.close()
-		eng = stack.eng
-		c := config.Defaults()
-		cfg.apply(&c)
-		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		env := &maintenance.Env{Engine: stack.eng, Store: stack.store, Config: c, Log: log,
-			Summarizer: summarize.NewExtractive(stack.embedder, summarize.ExtractiveOptions{Logger: log}),
-			Pause:      func(time.Duration) time.Duration { return 0 }}
-		st, r, m = engineStorer{stack.eng}, agedEngine{stack.eng}, agedEnvMaintainer{env}
-	}
-
-	run := &agedRun{set: set, owners: map[string]string{}, convOf: map[string]string{}, quote: map[string]string{}}
-	start := time.Now()
-	for _, mem := range set.memories {
-		meta := map[string]any{"timestamp": mem.ts.UTC().Format(time.RFC3339Nano)}
-		for k, v := range map[string]string{"scope": mem.scope, "source": mem.source, "conversation_id": mem.conv, "speaker": mem.speaker} {
-			if v != "" {
-				meta[k] = v
-			}
+		r10 := fmt.Sprintf("%5.1f / %5.1f %+5.1f", b.rk(3), a.rk(3), a.rk(3)-b.rk(3))
+		if s.TopK < 10 {
+			r10 = fmt.Sprintf("%-19s", "- (top_k "+fmt.Sprint(s.TopK)+")")
 		}
-		id, err := st.store(ctx, mem.content, meta)
-		if err != nil {
-			return fmt.Errorf("store %s: %w", mem.key, err)
+		abst := "-"
+		if b.abst > 0 {
+			abst = fmt.Sprintf("%5.1f / %5.1f", share100(b.abstNR, b.abst), share100(a.abstNR, a.abst))
 		}
-		run.owners[id], run.convOf[id] = mem.key, mem.conv
-		run.quote[mem.key] = quoteKey(mem.content)
-	}
-	via := "the engine"
-	if *bin != "" {
-		via = "infmem mcp"
-	}
-	fmt.Printf("%s: stored %d memories through %s in %v, aged by %.0f days (newest %d days ago; keep_full_days %d, retention %s)\n",
-		set.name, len(set.memories), via, time.Since(start).Round(time.Millisecond), -shift.Hours()/24, *ageDays, cfg.keepFullDays, cfg.retention)
-
-	start = time.Now()
-	before, beforeNeg, err := run.score(ctx, r)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("asked %d questions in %v\n", len(set.questions), time.Since(start).Round(time.Millisecond))
-
-	start = time.Now()
-	counts, warnings, err := m.maintain(ctx)
-	if err != nil {
-		return fmt.Errorf("the nightly pass: %w", err)
-	}
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(counts)) {
-		if counts[k] != 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+		fmt.Printf("%-9s %5d | %5.1f / %5.1f %+5.1f | %s | %5.1f / %5.1f | %-13s | %+.1f, %.1f %%\n", s.Name, b.n,
+			b.rk(2), a.rk(2), a.rk(2)-b.rk(2), r10, share100(b.ansNothing, b.n), share100(a.ansNothing, a.n), abst,
+			100*a.viaSummary[2]/float64(max(a.n, 1)), share100(a.summaries, a.results))
+		if quotes != "" {
+			fmt.Printf("          %s\n", quotes)
 		}
-	}
-	fmt.Printf("nightly pass in %v: %s\n", time.Since(start).Round(time.Millisecond), strings.Join(parts, ", "))
-	for _, w := range warnings {
-		fmt.Println("  warning:", w)
-	}
-
-	after, afterNeg, err := run.score(ctx, r)
-	if err != nil {
-		return err
-	}
-	agedPrint(before, after, beforeNeg, afterNeg)
-	if *verbose {
-		run.flips(before, after)
-	}
-	if eng != nil && !set.sessionGold {
-		return run.quotes(ctx, eng, *verbose)
 	}
 	return nil
 }
 
-// agedPrint prints the before/after table.
-func agedPrint(before, after, beforeNeg, afterNeg agedScore) {
-	fmt.Printf("\n  %-26s %6s %7s %7s %17s %12s\n", "", "n", "R@5", "R@10", "nothing_relevant", "summaries@5")
-	row := func(name string, s *agedScore) {
-		sums := 0.0
-		if s.results > 0 {
-			sums = 100 * float64(s.summaries) / float64(s.results)
+// agedSetRun stores one aged set in a fresh data root, asks, runs the
+// pass, asks again, and measures its summaries.
+func agedSetRun(ctx context.Context, set *agedSet, cfg agedConfig, bin, dir string, verbose bool) (before, after agedScore, quotes string, err error) {
+	var st storer
+	var r agedAsker
+	var m agedMaintainer
+	var stack *benchStack
+	var counting *countingSummarizer
+	if bin != "" {
+		c, done, err := startMCPConfig(ctx, dir, bin, cfg.json())
+		if err != nil {
+			return before, after, "", err
 		}
-		fmt.Printf("  %-26s %6d %6.1f%% %6.1f%% %16.1f%% %11.1f%%\n", name, s.n, s.pct(s.recall[0]), s.pct(s.recall[1]), s.pct(float64(s.nothing)), sums)
+		defer done()
+		st, r, m = mcpStorer{c}, agedMCP{c}, agedOptimize{c}
+	} else {
+		if stack, err = openBenchStack(ctx, dir); err != nil {
+			return before, after, "", err
+		}
+		defer stack.close()
+		c := config.Defaults()
+		cfg.apply(&c)
+		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		// The summarizers the daemon chains (daemon/maintenance.go), less
+		// MCP sampling (no client here).
+		var sum summarize.Summarizer = summarize.NewExtractive(stack.embedder, summarize.ExtractiveOptions{Logger: log})
+		if c.Maintenance.Summarizer == "ollama" {
+			o := summarize.NewOllama(c.Maintenance.OllamaURL, c.Maintenance.OllamaModel, sum, nil)
+			o.Logger = log
+			sum = o
+		}
+		counting = &countingSummarizer{Summarizer: sum, methods: map[string]int{}}
+		env := &maintenance.Env{Engine: stack.eng, Store: stack.store, Config: c, Log: log, Summarizer: counting,
+			Pause: func(time.Duration) time.Duration { return 0 }}
+		st, r, m = engineStorer{stack.eng}, agedEngine{stack.eng}, agedEnvMaintainer{env}
 	}
-	row("without the pass", &before)
-	row("after the nightly pass", &after)
-	fmt.Printf("  %-26s %6s %+6.1f  %+6.1f  %+16.1f\n", "difference (points)", "", after.pct(after.recall[0])-before.pct(before.recall[0]),
-		after.pct(after.recall[1])-before.pct(before.recall[1]), after.pct(float64(after.nothing))-before.pct(float64(before.nothing)))
-	fmt.Printf("  after the pass, gold found only through a summary that quotes it: R@5 %.1f, R@10 %.1f points\n",
-		after.pct(after.viaSummary[0]), after.pct(after.viaSummary[1]))
-	if beforeNeg.n > 0 {
-		fmt.Printf("  questions without gold (%d) told nothing_relevant: %.1f%% without the pass, %.1f%% after\n",
-			beforeNeg.n, beforeNeg.pct(float64(beforeNeg.nothing)), afterNeg.pct(float64(afterNeg.nothing)))
-	}
-	if len(before.byKind) > 1 {
-		fmt.Printf("\n  %-26s %6s %15s %15s\n", "by kind: R@5 / R@10", "n", "without", "after")
-		for _, k := range slices.Sorted(maps.Keys(before.byKind)) {
-			b, a := before.byKind[k], after.byKind[k]
-			if a == nil {
-				a = &agedScore{}
+
+	run := &agedRun{set: set, owners: map[string][]string{}, quote: map[string]string{}, byScope: map[string][]string{}}
+	start := time.Now()
+	for _, msg := range set.Messages {
+		meta := map[string]any{"timestamp": msg.TS.UTC().Format(time.RFC3339Nano)}
+		for k, v := range map[string]string{"scope": msg.Scope, "source": msg.Source, "conversation_id": msg.Conv, "speaker": msg.Speaker} {
+			if v != "" {
+				meta[k] = v
 			}
-			fmt.Printf("  %-26s %6d %6.1f / %5.1f %6.1f / %5.1f\n", k, b.n, b.pct(b.recall[0]), b.pct(b.recall[1]), a.pct(a.recall[0]), a.pct(a.recall[1]))
 		}
+		id, err := st.store(ctx, msg.Content, meta)
+		if err != nil {
+			return before, after, "", fmt.Errorf("%s: store %s: %w", set.Name, msg.ID, err)
+		}
+		run.owners[id] = append(run.owners[id], msg.ID)
+		run.quote[msg.ID] = quoteKey(msg.Content)
+		run.byScope[msg.Scope] = append(run.byScope[msg.Scope], msg.ID)
+	}
+	fmt.Fprintf(os.Stderr, "%s: stored %d messages in %v (moved back %.0f days)\n", set.Name, len(set.Messages), time.Since(start).Round(time.Second), math.Abs(set.shift.Hours()/24))
+
+	start = time.Now()
+	beforeAns := make([]agedAnswer, len(set.Questions))
+	if before, err = run.ask(ctx, r, beforeAns); err != nil {
+		return before, after, "", err
+	}
+	fmt.Fprintf(os.Stderr, "%s: asked %d questions in %v\n", set.Name, len(set.Questions), time.Since(start).Round(time.Second))
+	start = time.Now()
+	counts, warnings, err := m.maintain(ctx)
+	if err != nil {
+		return before, after, "", fmt.Errorf("%s: the nightly pass: %w", set.Name, err)
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		if counts[k] != 0 && k != "compacted" && k != "stats_refreshed" {
+			parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+		}
+	}
+	fmt.Fprintf(os.Stderr, "%s: nightly pass in %v: %s\n", set.Name, time.Since(start).Round(time.Second), strings.Join(parts, ", "))
+	for _, w := range warnings {
+		fmt.Fprintln(os.Stderr, "  warning:", w)
+	}
+	afterAns := make([]agedAnswer, len(set.Questions))
+	if after, err = run.ask(ctx, r, afterAns); err != nil {
+		return before, after, "", err
+	}
+	if verbose {
+		run.flips(beforeAns, afterAns)
+	}
+	if stack != nil {
+		quotes, err = run.quotes(ctx, stack.eng, counting.methods, verbose)
+	}
+	return before, after, quotes, err
+}
+
+// ollamaAnswers checks that an Ollama endpoint answers at url.
+func ollamaAnswers(ctx context.Context, url string) error {
+	probe := summarize.NewOllama(url, "probe", nil, nil)
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	return probe.Ping(ctx)
+}
+
+// flips prints the questions whose nothing_relevant changed with the pass,
+// with the best results before and after.
+func (a *agedRun) flips(before, after []agedAnswer) {
+	show := func(r agedAnswer) {
+		for j := range min(3, len(r.ids)) {
+			kind := "turn"
+			if r.summary[j] {
+				kind = "summary"
+			}
+			fmt.Printf("      %.3f %-7s %.110q\n", r.confidences[j], kind, r.texts[j])
+		}
+	}
+	for i, q := range a.set.Questions {
+		b, f := before[i], after[i]
+		if b.nothingRelevant == f.nothingRelevant {
+			continue
+		}
+		fmt.Printf("\n  %q (%s, abstain %v): nothing_relevant %v -> %v\n    before:\n", q.Text, q.Scope, q.Abstain, b.nothingRelevant, f.nothingRelevant)
+		show(b)
+		fmt.Printf("    after:\n")
+		show(f)
 	}
 }
 
-// quotes reports the share of gold turns the summary of their session
-// quotes whole, and the share it quotes at least one sentence of (the
-// extractive summarizer keeps whole sentences).
-func (a *agedRun) quotes(ctx context.Context, eng *memory.Engine, verbose bool) error {
-	sums := map[string]string{} // conversation -> folded summary text
+// quotes measures the summaries against the set's gold messages: of the
+// gold messages whose conversation has a summary, the share it quotes
+// whole, the share whose fact sentences (the extractive rule:
+// summarize.FactSentences) it all keeps, and the share whose details
+// (numbers, amounts, dates, times, names: internal/facts) it all states —
+// the measure that also applies to a model's summary, which does not
+// quote. It also counts summaries that repeat a speaker label.
+func (a *agedRun) quotes(ctx context.Context, eng *memory.Engine, methods map[string]int, verbose bool) (string, error) {
+	sums := map[string]string{} // conversation -> summary text
 	doubled := 0
-	for _, scope := range uniqueScopes(a.set) {
+	for _, scope := range slices.Sorted(maps.Keys(a.byScope)) {
 		for off := 0; ; {
 			page, err := eng.List(ctx, memory.ListRequest{Scope: scope, Source: "summary", Limit: memory.MaxLimit, Offset: off})
 			if err != nil {
-				return err
+				return "", err
 			}
 			for _, m := range page.Memories {
-				if m.Scope == scope || scope == "" {
-					sums[m.ConversationID] += "\n" + strings.Join(strings.Fields(m.Text), " ")
+				if m.Scope == scope {
+					sums[m.ConversationID] += m.Text + "\n"
 					if hasDoubledLabel(m.Text) {
 						doubled++
 					}
@@ -561,92 +562,89 @@ func (a *agedRun) quotes(ctx context.Context, eng *memory.Engine, verbose bool) 
 			off = page.NextOffset
 		}
 	}
-	convOfKey := map[string]string{}
-	for _, m := range a.set.memories {
-		convOfKey[m.key] = m.conv
+	if len(sums) == 0 {
+		return "no summaries", nil
+	}
+	byConv := map[string][]int{}
+	for i, m := range a.set.Messages {
+		byConv[m.Conv] = append(byConv[m.Conv], i)
 	}
 	gold := map[string]bool{}
-	for _, q := range a.set.questions {
-		for g := range q.gold {
+	for _, q := range a.set.Questions {
+		for g := range q.Gold {
 			gold[g] = true
 		}
 	}
-	var whole, some, n int
-	for g := range gold {
-		s, ok := sums[convOfKey[g]]
-		if !ok {
-			continue
+	var n, whole, factsKept, detailsKept, chars, sessChars int
+	for conv, text := range sums {
+		idx := byConv[conv]
+		msgs := make([]summarize.Message, len(idx))
+		for k, i := range idx {
+			m := a.set.Messages[i]
+			msgs[k] = summarize.Message{Text: m.Content, Speaker: m.Speaker, Timestamp: m.TS}
+			sessChars += len([]rune(m.Content))
 		}
-		n++
-		if strings.Contains(s, a.quote[g]) {
-			whole++
+		chars += len([]rune(text))
+		folded := strings.Join(strings.Fields(text), " ")
+		sumDetails := facts.Extract(text)
+		factSents := summarize.FactSentences(msgs)
+		for k, i := range idx {
+			id := a.set.Messages[i].ID
+			if !gold[id] {
+				continue
+			}
+			n++
+			if strings.Contains(folded, a.quote[id]) {
+				whole++
+			}
+			all := true
+			for _, s := range factSents[k] {
+				all = all && strings.Contains(folded, strings.Join(strings.Fields(s), " "))
+			}
+			if all {
+				factsKept++
+			}
+			if detailsIn(facts.Extract(a.quote[id]), sumDetails) {
+				detailsKept++
+			}
 		}
-		for _, sent := range sentenceRe.FindAllString(a.quote[g], -1) {
-			if sent = strings.TrimSpace(sent); len(sent) > 12 && strings.Contains(s, sent) {
-				some++
-				break
+		if verbose {
+			fmt.Printf("\n--- %s\n%s", conv, text)
+		}
+	}
+	var ms []string
+	for _, k := range slices.Sorted(maps.Keys(methods)) {
+		ms = append(ms, fmt.Sprintf("%s %d", k, methods[k]))
+	}
+	return fmt.Sprintf("%d summaries (%s), %.0f %% of their sessions' length; of %d gold messages in a summarized session, the summary quotes %.1f %% whole, keeps every fact sentence of %.1f %%, states every detail of %.1f %%; summaries repeating a speaker label: %d",
+		len(sums), strings.Join(ms, ", "), 100*float64(chars)/float64(max(sessChars, 1)), n, share100(whole, n), share100(factsKept, n), share100(detailsKept, n), doubled), nil
+}
+
+// detailsIn reports whether every number, amount, date, time and name of
+// d is among those of in.
+func detailsIn(d, in facts.Details) bool {
+	for _, k := range []facts.Kind{facts.Number, facts.Amount, facts.Date, facts.Time, facts.Name} {
+		for _, v := range d.Of(k) {
+			if !slices.Contains(in.Of(k), v) {
+				return false
 			}
 		}
 	}
-	fmt.Printf("\n  summaries: %d; gold turns in a summarized session %d: quoted whole %.1f%%, at least one sentence %.1f%%; summaries with a doubled speaker label: %d\n",
-		len(sums), n, 100*float64(whole)/float64(max(n, 1)), 100*float64(some)/float64(max(n, 1)), doubled)
-	if verbose {
-		for c, s := range sums {
-			fmt.Printf("\n--- %s\n%s\n", c, s)
-		}
-	}
-	return nil
+	return true
 }
 
 var (
-	sentenceRe = regexp.MustCompile(`[^.!?]+[.!?]*`)
 	// labelPair finds a speaker label followed by another.
-	labelPair = regexp.MustCompile(`(?m)^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}): ([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}): `)
+	labelPair = regexp.MustCompile(`(?m)^(\pL[\pL\pN.'-]*(?: \pL[\pL\pN.'-]*){0,2}): (\pL[\pL\pN.'-]*(?: \pL[\pL\pN.'-]*){0,2}): `)
 )
 
 // hasDoubledLabel reports whether a line of s starts with the same
 // speaker label twice ("Fahim Khan: Fahim Khan: I went…").
 func hasDoubledLabel(s string) bool {
 	for _, m := range labelPair.FindAllStringSubmatch(s, -1) {
-		if m[1] == m[2] {
+		if strings.EqualFold(m[1], m[2]) {
 			return true
 		}
 	}
 	return false
-}
-
-func uniqueScopes(s *agedSet) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, m := range s.memories {
-		if !seen[m.scope] {
-			seen[m.scope] = true
-			out = append(out, m.scope)
-		}
-	}
-	return out
-}
-
-// flips prints the questions whose nothing_relevant changed with the pass,
-// with the best results before and after.
-func (a *agedRun) flips(before, after agedScore) {
-	show := func(r agedResult) {
-		for j := range min(3, len(r.ids)) {
-			kind := "turn"
-			if r.summary[j] {
-				kind = "summary"
-			}
-			fmt.Printf("      %.3f %-7s %.110q\n", r.confidences[j], kind, r.texts[j])
-		}
-	}
-	for i, q := range a.set.questions {
-		b, f := before.answers[i], after.answers[i]
-		if b.nothingRelevant == f.nothingRelevant {
-			continue
-		}
-		fmt.Printf("\n  %q (%s, gold %d): nothing_relevant %v -> %v\n    before:\n", q.text, q.scope, len(q.gold), b.nothingRelevant, f.nothingRelevant)
-		show(b)
-		fmt.Printf("    after:\n")
-		show(f)
-	}
 }

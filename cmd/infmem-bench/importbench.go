@@ -28,6 +28,7 @@ func runImportBench(ctx context.Context, args []string) error {
 	perConv := fs.Int("per-conversation", 20, "messages per conversation")
 	mode := fs.String("mode", "both", "in-process, daemon or both")
 	keep := fs.String("dir", "", "work in this folder and keep it (default: a temporary one, removed after)")
+	bombMiB := fs.Int("bomb-mib", 1024, "through the daemon, first import a zip bomb inflating to this many MiB (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -65,7 +66,7 @@ func runImportBench(ctx context.Context, args []string) error {
 		if m == "in-process" {
 			err = benchImportInProcess(ctx, *bin, env, export, *n)
 		} else {
-			err = benchImportDaemon(ctx, *bin, env, export, *n)
+			err = benchImportDaemon(ctx, *bin, env, export, *n, dir, *bombMiB)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", m, err)
@@ -123,7 +124,7 @@ func benchImportInProcess(ctx context.Context, bin string, env []string, export 
 	return nil
 }
 
-func benchImportDaemon(ctx context.Context, bin string, env []string, export string, n int) error {
+func benchImportDaemon(ctx context.Context, bin string, env []string, export string, n int, dir string, bombMiB int) error {
 	d := exec.CommandContext(ctx, bin, "daemon")
 	d.Env = env
 	var derr bytes.Buffer
@@ -148,6 +149,11 @@ func benchImportDaemon(ctx context.Context, bin string, env []string, export str
 			return fmt.Errorf("the daemon is not ready after 60 s: %s %s", out, derr.String())
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+	if bombMiB > 0 {
+		if err := benchImportBomb(ctx, bin, env, dir, d.Process.Pid, bombMiB); err != nil {
+			return err
+		}
 	}
 	rssBefore, _ := procRSS(d.Process.Pid)
 	cpuBefore := procCPU(d.Process.Pid)
@@ -221,24 +227,6 @@ func cpuModel() string {
 }
 
 func mb(b int64) float64 { return float64(b) / (1 << 20) }
-
-// procRSS reads a process's resident and peak memory (Linux).
-func procRSS(pid int) (rss, peak int64) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		var kb int64
-		if n, _ := fmt.Sscanf(line, "VmRSS: %d kB", &kb); n == 1 {
-			rss = kb << 10
-		}
-		if n, _ := fmt.Sscanf(line, "VmHWM: %d kB", &kb); n == 1 {
-			peak = kb << 10
-		}
-	}
-	return rss, peak
-}
 
 // writeChatGPTExport writes a ChatGPT conversations.json of n messages,
 // perConv to a conversation, alternating user and assistant, in the shape

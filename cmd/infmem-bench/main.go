@@ -27,9 +27,11 @@ const usage = `usage: infmem-bench <command> [flags]
   everyday [--mcp BIN] [-v] [FILE]   the everyday set: hit@1, hit@3 and the never-stored rate
   updates [--mcp BIN] [-v] [FILE]    knowledge updates: the newer fact first, the older above the
                                      newer, the store result naming the older; look-alikes
-  aged [--set locomo|…] [--mcp BIN] [--retention keep] [--max-items N] [FILE]
-                                     recall before and after the nightly maintenance pass, on a
-                                     set stored with its timestamps aged past keep_full_days
+  aged [--sets locomo,beam,realmem,everyday] [--mcp BIN] [--retention keep] [--max-items N]
+                                     recall before and after the nightly maintenance pass, each set
+                                     stored with its timestamps aged past keep_full_days
+  archived-memory --data-dir DIR     heap of the index on a seeded root before and after the
+                                     nightly pass archives its old conversations
   import --bin PATH [--n N] [--mode in-process|daemon|both]
                                      time 'infmem import' of a synthetic ChatGPT export of N
                                      messages into an empty data root; peak RSS
@@ -62,6 +64,8 @@ func main() {
 		err = runMaintainBench(ctx, os.Args[2:])
 	case "aged":
 		err = runAged(ctx, os.Args[2:])
+	case "archived-memory":
+		err = runArchivedMemory(ctx, os.Args[2:])
 	case "import":
 		err = runImportBench(ctx, os.Args[2:])
 	default:

@@ -72,6 +72,10 @@ func loadRealMemSet(dir string) (*benchSet, error) {
 			ts = ts.Add(12 * time.Hour)
 			session := scope + "/" + d.UUID
 			for i, t := range d.Turns {
+				if strings.TrimSpace(t.Content) == "" {
+					// A few turns are empty: nothing to store or ask.
+					continue
+				}
 				id := session + "/" + strconv.Itoa(i)
 				if t.IsQuery && i+1 < len(d.Turns) {
 					v, err := pyLiteral(d.Turns[i+1].Gold)
@@ -90,7 +94,7 @@ func loadRealMemSet(dir string) (*benchSet, error) {
 						Kind: strings.ToLower(t.Category), GoldSessions: gold, At: len(s.Messages)})
 				}
 				s.Messages = append(s.Messages, benchMessage{ID: id, Scope: scope, Session: session, Conv: session,
-					Speaker: strings.ToLower(t.Speaker), Source: "conversation", Content: t.Content, TS: ts})
+					Speaker: strings.ToLower(t.Speaker), Source: "conversation", Content: clip(t.Content, maxBenchContent), TS: ts})
 			}
 		}
 	}

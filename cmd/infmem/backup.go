@@ -92,7 +92,7 @@ func runBackup(ctx context.Context, opts backupOptions, env *cliEnv) error {
 		return printJSON(env.stdout, res)
 	}
 	fmt.Fprintf(env.stdout, "backup written: %s\n", res.Path)
-	fmt.Fprintf(env.stdout, "  %d documents, %s, %s\n", res.Documents(), humanBytes(res.Manifest.Size), describeEncryption(res.Manifest))
+	fmt.Fprintf(env.stdout, "  %s, %s, %s\n", plural(int(res.Documents()), "document", "documents"), humanBytes(res.Manifest.Size), describeEncryption(res.Manifest))
 	if res.Manifest.Encryption == backup.EncryptionNone {
 		fmt.Fprintf(env.stderr, "infmem: warning: this backup is not encrypted; anyone who can read the file can read your memory\nhint: run 'infmem backup keygen' and add the recipient it prints to \"backup.recipients\", or use --passphrase\n")
 	}
@@ -317,6 +317,14 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// plural is "1 memory", "2 memories".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 func humanBytes(n int64) string {
 	switch {
 	case n >= 1<<30:
@@ -371,7 +379,7 @@ func progressLine(p backup.Progress) string {
 		frac = float64(p.CollectionsDone) / float64(p.Collections)
 	}
 	if p.TotalDocs == 0 && p.Docs > 0 {
-		detail = append(detail, fmt.Sprintf("%d documents", p.Docs))
+		detail = append(detail, plural(int(p.Docs), "document", "documents"))
 	}
 	if p.Collections > 0 {
 		detail = append(detail, fmt.Sprintf("%d/%d collections", p.CollectionsDone, p.Collections))

@@ -151,7 +151,7 @@ func TestBackupExportRestoreWithDaemon(t *testing.T) {
 
 	// export: written by the daemon into export/.
 	code, out, errs = runBin(t, env, "export")
-	if code != 0 || !strings.Contains(out, "exported 1 memories") || !strings.Contains(errs, "personal memory data") ||
+	if code != 0 || !strings.Contains(out, "exported 1 memory and") || !strings.Contains(errs, "personal memory data") ||
 		!strings.Contains(out, filepath.Join(root, "export")) {
 		t.Fatalf("export: %d %q %q", code, out, errs)
 	}

@@ -65,7 +65,9 @@ const (
 	checkOK         = "ok"          // size and checksum match the manifest
 	checkVerified   = "verified"    // decrypted and read completely
 	checkNoManifest = "no manifest" // nothing to compare with
-	checkNeedsKey   = "needs key"   // --verify without the key for it
+	checkNeedsKey   = "needs key"   // --verify without the identity for it
+	// --verify of a passphrase backup without a passphrase.
+	checkNeedsPassphrase = "needs passphrase"
 	// --verify with a key that does not open the file: the key is wrong,
 	// the file is not shown to be damaged.
 	checkWrongPassphrase = "wrong passphrase"
@@ -114,6 +116,9 @@ func runBackups(ctx context.Context, opts backupsOptions, env *cliEnv) error {
 			switch {
 			case errors.Is(err, backup.ErrKeyNeeded):
 				row.Check, row.Problem = checkNeedsKey, keys.needed(e)
+				if mode, _ := backup.EncryptionOf(e.Path); mode == backup.EncryptionPassphrase {
+					row.Check = checkNeedsPassphrase
+				}
 			case errors.Is(err, backup.ErrWrongPassphrase):
 				row.Check, row.Problem = checkWrongPassphrase, keys.wrongPassphrase(intact)
 				unopened++
@@ -162,11 +167,11 @@ func runBackups(ctx context.Context, opts backupsOptions, env *cliEnv) error {
 	// it is reported apart from damage, and never as a reason to distrust it.
 	var msg []string
 	if failed > 0 {
-		msg = append(msg, fmt.Sprintf("%d of %d backups failed their check", failed, len(rows)),
+		msg = append(msg, fmt.Sprintf("%d of %s failed their check", failed, plural(len(rows), "backup", "backups")),
 			"hint: do not rely on them; 'infmem backup' writes a new one")
 	}
 	if unopened > 0 {
-		what := fmt.Sprintf("wrong passphrase or key: %d of %d backups could not be verified, because the key given does not open them; that does not make them damaged", unopened, len(rows))
+		what := fmt.Sprintf("wrong passphrase or key: %d of %s could not be verified, because the key given does not open them; that does not make them damaged", unopened, plural(len(rows), "backup", "backups"))
 		if failed > 0 {
 			what = fmt.Sprintf("%d more could not be verified: wrong passphrase or key (the key given does not open them; that does not make them damaged)", unopened)
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"time"
 
 	"github.com/kardianos/service"
 	"golang.org/x/term"
@@ -77,7 +78,7 @@ func runDaemon(ctx context.Context, opts daemonOptions, env *cliEnv) error {
 	log := slog.New(levelHandler{lg.Logger.Handler(), level})
 
 	dopts := daemon.Options{Config: s.cfg, Root: s.root, Version: version.String(), Logger: log, LogLevel: level,
-		ConfigSource: configSource(opts.common, env, s)}
+		ConfigSource: configSource(opts.common, env, s), ShutdownTimeout: stopDeadline - 2*time.Second}
 	dopts.Config.DataDir = s.root.Dir
 	d, err := daemon.Open(dopts)
 	var running *daemon.RunningError
@@ -94,6 +95,7 @@ func runDaemon(ctx context.Context, opts daemonOptions, env *cliEnv) error {
 		return err
 	}
 	log.Info("daemon starting", "config", s.src.How, "data_root_from", s.rootBy, "interactive", service.Interactive())
+	defer stopWithin(ctx, d, log)()
 
 	// A Windows Scheduled Task runs the daemon as an ordinary program, where
 	// kardianos/service would wait for Ctrl-C only; run it directly there.
@@ -113,6 +115,35 @@ func runDaemon(ctx context.Context, opts daemonOptions, env *cliEnv) error {
 		return d.Run(ctx)
 	}
 	return svc.Run()
+}
+
+// stopDeadline bounds a stop, whatever runs.
+const stopDeadline = 10 * time.Second
+
+// stopWithin makes sure that once a stop is asked for (SIGTERM, SIGINT,
+// 'infmem stop'), the process ends within stopDeadline: the graceful stop
+// has stopDeadline-2s for everything; should something still hold it
+// (work that does not heed cancellation), the process exits anyway, which
+// is as safe as a crash: every acknowledged write is synced and the next
+// start recovers (the fault tests' kill -9). Call the returned function
+// when the daemon has stopped.
+func stopWithin(ctx context.Context, d *daemon.Daemon, log *slog.Logger) (stopped func()) {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-d.Requested():
+		case <-done:
+			return
+		}
+		select {
+		case <-done:
+		case <-time.After(stopDeadline):
+			log.Error("the daemon did not stop within its deadline; exiting now (the next start recovers as after a crash)", "deadline", stopDeadline)
+			os.Exit(exitFailure)
+		}
+	}()
+	return func() { close(done) }
 }
 
 // configSource is how the daemon reads its configuration again: as this

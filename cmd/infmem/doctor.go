@@ -26,6 +26,7 @@ import (
 	"github.com/infmem/infmem/internal/diskfree"
 	"github.com/infmem/infmem/internal/embed"
 	"github.com/infmem/infmem/internal/logging"
+	"github.com/infmem/infmem/internal/sockdir"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -321,8 +322,44 @@ func (d *doctor) checkListeners() {
 	case mode == mongostore.ModeExternal:
 		d.add("listeners", checkPass, where+"; the database is the one at mongo.uri, which infmem does not run", "")
 	default:
+		socks := []string{ep.MCP, ep.Control}
+		if mode == mongostore.ModeEmbedded {
+			for _, name := range []string{"mongo.sock", "engine.sock"} {
+				if p, err := sockdir.Path(d.root.RunDir(), name); err == nil {
+					socks = append(socks, p)
+				}
+			}
+		}
+		// What the files say, not what they should be.
+		if loose := looseSockets(socks); len(loose) > 0 {
+			d.add("listeners", checkWarn, where+"; the "+mode+" engine too; but "+strings.Join(loose, ", ")+": other users reach them as far as the peer check (which refuses them on Linux and macOS)",
+				"chmod 700 the folders and 600 the sockets, or restart the daemon ('infmem restart'), which makes them so")
+			return
+		}
 		d.add("listeners", checkPass, where+"; the "+mode+" engine too", "")
 	}
+}
+
+// looseSockets names each socket that exists among paths and that other
+// users could open (its mode, or its folder's, lets them).
+func looseSockets(paths []string) []string {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	var out []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if m := fi.Mode().Perm(); m&0o077 != 0 {
+			out = append(out, fmt.Sprintf("%s is mode %04o", p, m))
+		}
+		if di, err := os.Stat(filepath.Dir(p)); err == nil && di.Mode().Perm()&0o077 != 0 {
+			out = append(out, fmt.Sprintf("its folder %s is mode %04o", filepath.Dir(p), di.Mode().Perm()))
+		}
+	}
+	return slices.Compact(out)
 }
 
 func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
@@ -341,7 +378,11 @@ func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
 			d.add("daemon", checkWarn, "not running, and it cannot start on a read-only data root", "make the data root writable (see the data root check above)")
 			break
 		}
-		d.add("daemon", checkWarn, "not running", "'infmem start' starts it; Claude also starts it through 'infmem mcp'")
+		hint := "'infmem start' starts it; Claude also starts it through 'infmem mcp'"
+		if !claudeRegistered(d.env) {
+			hint = "'infmem start' starts it"
+		}
+		d.add("daemon", checkWarn, "not running", hint)
 	}
 	if p.Presence != control.Running {
 		if d.readOnly {
@@ -472,7 +513,7 @@ func (d *doctor) checkDaemonConfig(cs *control.ConfigStatus) {
 		}
 		d.add("daemon config", checkFail, "the daemon refused its config file and runs on with its previous configuration: "+firstLineOf(msg), fix)
 	case len(cs.RestartNeeded) > 0:
-		d.add("daemon config", checkWarn, fmt.Sprintf("config changed since the daemon started: %s take effect only when it starts", strings.Join(cs.RestartNeeded, ", ")),
+		d.add("daemon config", checkWarn, "config changed since the daemon started: "+takesEffect(cs.RestartNeeded)+" only when the daemon starts",
 			"run 'infmem restart'")
 	default:
 		d.add("daemon config", checkPass, "the daemon runs with "+file+" as it is now", "")
@@ -516,7 +557,7 @@ func (d *doctor) checkBackupConfig() {
 	cfg := d.cfg.Backup
 	warnings := backup.ConfigWarnings(cfg)
 	if len(warnings) == 0 {
-		d.add("backup config", checkPass, fmt.Sprintf("scheduled backups encrypted to %d age key(s)", len(cfg.Recipients)), "")
+		d.add("backup config", checkPass, "scheduled backups encrypted to "+plural(len(cfg.Recipients), "age key", "age keys"), "")
 		return
 	}
 	fix := "run 'infmem backup keygen', keep the identity file it writes safe, and put the recipient it prints in \"backup.recipients\""
@@ -613,8 +654,11 @@ func (d *doctor) checkLoginService(ctx context.Context) {
 	ls, err := installer.OpenLoginService(ctx, opts)
 	switch {
 	case errors.Is(err, installer.ErrNoServiceManager):
-		d.add("login service", checkWarn, "unavailable: "+firstLineOf(err.Error()),
-			"none needed: Claude starts the daemon through 'infmem mcp'")
+		hint := "none needed: Claude starts the daemon through 'infmem mcp'"
+		if !claudeRegistered(d.env) {
+			hint = "'infmem install' registers infmem with Claude Desktop, which then starts the daemon through 'infmem mcp'; 'infmem start' starts it now"
+		}
+		d.add("login service", checkWarn, "unavailable: "+firstLineOf(strings.TrimPrefix(err.Error(), "login service: ")), hint)
 	case err != nil:
 		d.add("login service", checkWarn, "cannot inspect: "+err.Error(), "")
 	case !ls.Installed():
@@ -681,6 +725,34 @@ func (d *doctor) checkClaude() {
 type claudeEntry struct {
 	Command string   `json:"command"`
 	Args    []string `json:"args"`
+}
+
+// takesEffect is "time_zone takes effect", "time_zone and data_dir take
+// effect", "a, b and c take effect".
+func takesEffect(keys []string) string {
+	switch len(keys) {
+	case 0:
+		return "nothing takes effect"
+	case 1:
+		return keys[0] + " takes effect"
+	}
+	return strings.Join(keys[:len(keys)-1], ", ") + " and " + keys[len(keys)-1] + " take effect"
+}
+
+// claudeRegistered reports whether Claude Desktop's config has an infmem
+// entry, through which Claude starts the daemon ('infmem mcp').
+func claudeRegistered(env *cliEnv) bool {
+	home, _ := os.UserHomeDir()
+	path, err := installer.ClaudeConfigPath(runtime.GOOS, env.getenv, home)
+	if err != nil {
+		return false
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	entry, err := readClaudeEntry(raw)
+	return err == nil && entry != nil
 }
 
 // readClaudeEntry returns mcpServers.infmem, or nil when there is none.

@@ -210,7 +210,7 @@ func (d *doctor) checkSyncLag(f syncFacts) {
 	age := time.Since(st.LastPoll)
 	reloads := ""
 	if st.Reloads > 0 {
-		reloads = fmt.Sprintf("; reloaded the whole index %d times, last: %s", st.Reloads, st.ReloadReason)
+		reloads = fmt.Sprintf("; reloaded the whole index %s, last: %s", plural(int(st.Reloads), "time", "times"), st.ReloadReason)
 	}
 	switch {
 	case st.Error != "":
@@ -222,7 +222,7 @@ func (d *doctor) checkSyncLag(f syncFacts) {
 	case len(behind) > 0:
 		d.add("sync lag", checkPass, "catching up with "+strings.Join(behind, ", ")+" entries"+reloads, "")
 	default:
-		d.add("sync lag", checkPass, fmt.Sprintf("caught up with every other device (%d changes applied since start)%s", st.Applied, reloads), "")
+		d.add("sync lag", checkPass, fmt.Sprintf("caught up with every other device (%s applied since start)%s", plural(int(st.Applied), "change", "changes"), reloads), "")
 	}
 }
 

@@ -35,6 +35,8 @@ var exportCommand = command{
 			return usageErrorf("export takes no arguments")
 		}
 		switch opts.format {
+		case "both": // export_memory's name for it before
+			opts.format = "all"
 		case "all", "json", "markdown":
 		default:
 			return usageErrorf("--format %q is not one of all, json, markdown", opts.format)
@@ -70,7 +72,8 @@ func runExport(ctx context.Context, opts exportOptions, env *cliEnv) error {
 	if opts.json {
 		return printJSON(env.stdout, res)
 	}
-	fmt.Fprintf(env.stdout, "exported %d memories and %d summaries in %d scopes to %s\n", res.Memories, res.Summaries, res.Scopes, res.Dir)
+	fmt.Fprintf(env.stdout, "exported %s and %s in %s to %s\n", plural(res.Memories, "memory", "memories"), plural(res.Summaries, "summary", "summaries"),
+		plural(res.Scopes, "scope", "scopes"), res.Dir)
 	for _, f := range res.Files {
 		fmt.Fprintf(env.stdout, "  %s\n", filepath.Join(res.Dir, f))
 	}
@@ -87,6 +90,7 @@ func exportInProcess(ctx context.Context, s *session, args daemon.ExportJobArgs,
 	bar, endBar := progressBar(env)
 	eo := args.Options(s.root.ExportDir())
 	eo.Progress = bar
+	eo.Location = daemon.ExportLocation(ctx, store, s.cfg.TimeZone)
 	res, err := backup.Export(ctx, store, eo)
 	endBar()
 	return res, err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,6 +118,48 @@ func importInProcess(ctx context.Context, s *session, args daemon.ImportJobArgs,
 	return nil
 }
 
+// listedPerScope is how many items of each scope a dry run shows.
+const listedPerScope = 5
+
+// printListed shows the first items of each scope of a dry run's list.
+func printListed(w io.Writer, title string, items []importer.Listed) {
+	if len(items) == 0 {
+		return
+	}
+	byScope := map[string][]importer.Listed{}
+	var order []string
+	for _, l := range items {
+		if byScope[l.Scope] == nil {
+			order = append(order, l.Scope)
+		}
+		byScope[l.Scope] = append(byScope[l.Scope], l)
+	}
+	fmt.Fprintf(w, "%s (the first %d of each scope; --json lists all):\n", title, listedPerScope)
+	for _, sc := range order {
+		ls := byScope[sc]
+		fmt.Fprintf(w, "  %s\n", sc)
+		for _, l := range ls[:min(len(ls), listedPerScope)] {
+			line := "    - " + oneLine(l.Text, 100)
+			if l.MemoryID != "" {
+				line += " (memory " + l.MemoryID + ")"
+			}
+			fmt.Fprintln(w, line)
+		}
+		if more := len(ls) - listedPerScope; more > 0 {
+			fmt.Fprintf(w, "    … and %d more\n", more)
+		}
+	}
+}
+
+// oneLine is text on one line, cut to n characters.
+func oneLine(text string, n int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if r := []rune(text); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return text
+}
+
 func printImport(env *cliEnv, rep *importer.Report) error {
 	w := env.stdout
 	what := fmt.Sprintf("%s (%s", rep.Path, rep.Format)
@@ -157,16 +200,24 @@ func printImport(env *cliEnv, rep *importer.Report) error {
 	}
 	if rep.AlreadyPresent > 0 {
 		if rep.DryRun {
-			fmt.Fprintln(w, "already present: the same text is earlier in the input, in the same scope; one is kept (texts already stored here are found when importing)")
+			fmt.Fprintln(w, "already present: a memory of that scope, or an item earlier in the input, has the same text; one is kept")
 		} else {
 			fmt.Fprintln(w, "already present: a memory of that scope has the same text; one is kept")
 		}
+	}
+	if rep.DryRun {
+		printListed(w, "would add", rep.ToAdd)
+		printListed(w, "already stored, not added again", rep.Stored)
 	}
 	if rep.Skipped > 0 {
 		fmt.Fprintf(w, "skipped %d with nothing to import (empty, system or tool messages, deleted or superseded rows, index lines)\n", rep.Skipped)
 	}
 	if rep.Split > 0 {
-		fmt.Fprintf(w, "%d items longer than memory.max_content_bytes are stored in parts\n", rep.Split)
+		if rep.Split == 1 {
+			fmt.Fprintln(w, "1 item longer than memory.max_content_bytes is stored in parts")
+		} else {
+			fmt.Fprintf(w, "%d items longer than memory.max_content_bytes are stored in parts\n", rep.Split)
+		}
 	}
 	if rep.Archived > 0 {
 		fmt.Fprintf(w, "%d archived again, as they were in the export\n", rep.Archived)

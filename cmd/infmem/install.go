@@ -116,8 +116,12 @@ func runInstall(ctx context.Context, opts installOptions, env *cliEnv, uninstall
 	// mcp' starts one too whenever Claude needs it).
 	fellBack := false
 	if errors.Is(err, installer.ErrNoServiceManager) && !opts.noService {
-		fmt.Fprintf(env.stdout, "Skipping the login service: %s.\nGoing on with Claude Desktop's entry only (as with --no-service); 'infmem mcp' starts the daemon whenever Claude needs it.\n",
-			strings.TrimPrefix(err.Error(), "login service: "))
+		then := "; 'infmem mcp' starts the daemon whenever Claude needs it"
+		if uninstall {
+			then = ""
+		}
+		fmt.Fprintf(env.stdout, "Skipping the login service: %s.\nGoing on with Claude Desktop's entry only (as with --no-service)%s.\n",
+			strings.TrimPrefix(err.Error(), "login service: "), then)
 		target.NoService, fellBack = true, true
 		err = apply()
 	}
@@ -136,10 +140,42 @@ func runInstall(ctx context.Context, opts installOptions, env *cliEnv, uninstall
 		}
 		return err
 	}
+	if uninstall {
+		printKept(opts.common, env, opts.dryRun)
+	}
 	if !uninstall && !opts.dryRun {
 		return ensureBackupKey(opts.common, env)
 	}
 	return nil
+}
+
+// printKept says what uninstall leaves, and where: the program, its
+// config and the backup key (besides the data directory, which the
+// installer names).
+func printKept(c commonFlags, env *cliEnv, dryRun bool) {
+	var kept []string
+	if self, err := os.Executable(); err == nil {
+		kept = append(kept, "the program: "+self)
+	}
+	if src, err := config.Locate(c.configPath, env.getenv, os.UserConfigDir); err == nil && src.Path != "" {
+		kept = append(kept, "its config: "+src.Path)
+	}
+	if cfg, _, err := loadConfig(c, env); err == nil && cfg.Backup.IdentityFile != "" {
+		if _, err := os.Stat(cfg.Backup.IdentityFile); err == nil {
+			kept = append(kept, "the backup key: "+cfg.Backup.IdentityFile+" (backups cannot be restored without it)")
+		}
+	}
+	if len(kept) == 0 {
+		return
+	}
+	head := "Also kept (delete them yourself to remove infmem completely):"
+	if dryRun {
+		head = "It would also keep (delete them yourself to remove infmem completely):"
+	}
+	fmt.Fprintln(env.stdout, head)
+	for _, k := range kept {
+		fmt.Fprintln(env.stdout, "  "+k)
+	}
 }
 
 // ensureBackupKey makes the identity backups are encrypted to when the

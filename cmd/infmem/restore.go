@@ -85,9 +85,18 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func runRestore(ctx context.Context, opts restoreOptions, env *cliEnv) error {
-	s, err := setup(opts.common, env, env.stderr, true)
+	s, err := setupUnprepared(opts.common, env, env.stderr, true)
 	if err != nil {
 		return err
+	}
+	// A data root that holds no database yet is made only once the backup
+	// has verified: a refused restore into a new root leaves nothing.
+	_, statErr := os.Stat(s.root.MongoDataDir())
+	fresh := errors.Is(statErr, os.ErrNotExist)
+	if !fresh {
+		if err := s.prepare(); err != nil {
+			return err
+		}
 	}
 	path, err := resolveBackupPath(opts.file, s.root.BackupsDir())
 	if err != nil {
@@ -96,6 +105,17 @@ func runRestore(ctx context.Context, opts restoreOptions, env *cliEnv) error {
 	keys, err := restoreKeys(path, opts, env)
 	if err != nil {
 		return explainRefusal(err, s.root.BackupsDir())
+	}
+	if fresh && !opts.dryRun {
+		bar, endBar := progressBar(env)
+		_, err := backup.Verify(ctx, path, keys, bar)
+		endBar()
+		if err != nil {
+			return explainRefusal(err, s.root.BackupsDir())
+		}
+		if err := s.prepare(); err != nil {
+			return err
+		}
 	}
 	if opts.dryRun {
 		bar, endBar := progressBar(env)
@@ -147,10 +167,13 @@ func runRestore(ctx context.Context, opts restoreOptions, env *cliEnv) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(env.stdout, "restored %s: %d documents\n", res.Contents.File, res.Contents.Documents())
-		if res.SafetyBackup != nil {
+		fmt.Fprintf(env.stdout, "restored %s: %s\n", res.Contents.File, plural(int(res.Contents.Documents()), "document", "documents"))
+		switch {
+		case res.SafetyBackup != nil:
 			fmt.Fprintf(env.stdout, "the data it replaced is in %s\n", res.SafetyBackup.Path)
-		} else {
+		case res.SafetySkipped != "":
+			fmt.Fprintf(env.stdout, "no safety backup was taken: %s\n", res.SafetySkipped)
+		default:
 			fmt.Fprintln(env.stdout, "no safety backup was taken (--no-safety-backup)")
 		}
 		if res.FeedMark != "" {
@@ -366,7 +389,7 @@ func printContents(env *cliEnv, c *backup.Contents) {
 		fmt.Fprintf(w, "memories\tfrom %s to %s\n", c.From.Local().Format(time.DateTime), c.To.Local().Format(time.DateTime))
 	}
 	for _, cc := range c.Collections {
-		fmt.Fprintf(w, "  %s\t%d documents, %s, %d indexes\n", cc.Name, cc.Documents, humanBytes(cc.Bytes), len(cc.Indexes))
+		fmt.Fprintf(w, "  %s\t%s, %s, %s\n", cc.Name, plural(int(cc.Documents), "document", "documents"), humanBytes(cc.Bytes), plural(len(cc.Indexes), "index", "indexes"))
 	}
 	w.Flush()
 }

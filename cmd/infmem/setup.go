@@ -91,6 +91,16 @@ type session struct {
 // the logger. Every failure here is a configError. terminalCommand lowers
 // the default log level to warn for commands a person runs and reads.
 func setup(c commonFlags, env *cliEnv, logTo io.Writer, terminalCommand bool) (*session, error) {
+	s, err := setupUnprepared(c, env, logTo, terminalCommand)
+	if err != nil {
+		return nil, err
+	}
+	return s, s.prepare()
+}
+
+// setupUnprepared is setup without creating the data root: its root is
+// where the data root is, which prepare makes ready.
+func setupUnprepared(c commonFlags, env *cliEnv, logTo io.Writer, terminalCommand bool) (*session, error) {
 	cfg, src, err := loadConfig(c, env)
 	if err != nil {
 		return nil, err
@@ -99,16 +109,24 @@ func setup(c commonFlags, env *cliEnv, logTo io.Writer, terminalCommand bool) (*
 	if err != nil {
 		return nil, configError{err}
 	}
-	root, err := dataroot.Prepare(dir)
-	if err != nil {
-		return nil, configError{fmt.Errorf("%w (data root chosen by %s)", err, how)}
-	}
+	root := dataroot.Root{Dir: dir}
 	level := cfg.Logging.Level
 	if c.logLevel == "" && terminalCommand {
 		// A terminal command reports its outcome itself; its log shows only trouble.
 		level = "warn"
 	}
 	return &session{cfg: cfg, src: src, root: root, rootBy: how, log: newLogger(logTo, level)}, nil
+}
+
+// prepare creates the data root and its folders if need be (private to
+// the user) and refuses one others can write.
+func (s *session) prepare() error {
+	root, err := dataroot.Prepare(s.root.Dir)
+	if err != nil {
+		return configError{fmt.Errorf("%w (data root chosen by %s)", err, s.rootBy)}
+	}
+	s.root = root
+	return nil
 }
 
 // loadConfig locates and reads the configuration (--config, $INFMEM_CONFIG,

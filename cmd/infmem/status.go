@@ -62,6 +62,9 @@ type statusReport struct {
 
 	Daemon  daemonReport  `json:"daemon"`
 	Service serviceReport `json:"login_service"`
+	// ClaudeRegistered: Claude Desktop's config runs infmem ('infmem mcp'
+	// then starts the daemon whenever Claude needs it).
+	ClaudeRegistered bool `json:"claude_registered"`
 	// Index and Memories come from a running daemon's in-memory index.
 	Index    *control.IndexStatus  `json:"index,omitempty"`
 	Memories *control.MemoryCounts `json:"memories,omitempty"`
@@ -147,6 +150,7 @@ func runStatus(ctx context.Context, opts statusOptions, env *cliEnv) error {
 		problems = append(problems, roErr)
 	}
 	rep.Service = loginServiceReport(ctx, s, env)
+	rep.ClaudeRegistered = claudeRegistered(env)
 
 	probe := control.ProbeDaemon(ctx, ep)
 	rep.Daemon.Presence = string(probe.Presence)
@@ -329,7 +333,7 @@ func loginServiceReport(ctx context.Context, s *session, env *cliEnv) serviceRep
 	ls, err := loginService(ctx, s, env)
 	if err != nil {
 		if errors.Is(err, installer.ErrNoServiceManager) {
-			return serviceReport{State: "unavailable", Detail: err.Error()}
+			return serviceReport{State: "unavailable", Detail: strings.TrimPrefix(err.Error(), "login service: ")}
 		}
 		return serviceReport{State: "unknown", Detail: err.Error()}
 	}
@@ -395,7 +399,11 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 			fmt.Fprintf(w, "daemon\tnot running; it cannot start until the data root is writable\n")
 			break
 		}
-		fmt.Fprintf(w, "daemon\tnot running (Claude starts it through 'infmem mcp'; 'infmem start' starts it now)\n")
+		if rep.ClaudeRegistered {
+			fmt.Fprintf(w, "daemon\tnot running (Claude starts it through 'infmem mcp'; 'infmem start' starts it now)\n")
+		} else {
+			fmt.Fprintf(w, "daemon\tnot running ('infmem start' starts it; 'infmem install' registers infmem with Claude Desktop)\n")
+		}
 	}
 	sv := rep.Service
 	switch sv.State {
@@ -418,7 +426,8 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 		fmt.Fprintf(w, "database\t%s at %s, schema version %d, %.1f MB\n", rep.Database, rep.URI, rep.SchemaVersion, float64(rep.DataSizeBytes)/(1<<20))
 	}
 	if m := rep.Memories; m != nil {
-		fmt.Fprintf(w, "memories\t%d live in %d scopes, %d summaries, %d files in /memories, %d forgotten, %d archived\n", m.Total, len(m.Scopes), m.Summaries, m.Files, m.Forgotten, m.Archived)
+		fmt.Fprintf(w, "memories\t%d live in %s, %s, %s in /memories, %d forgotten, %d archived\n", m.Total, plural(len(m.Scopes), "scope", "scopes"),
+			plural(int(m.Summaries), "summary", "summaries"), plural(int(m.Files), "file", "files"), m.Forgotten, m.Archived)
 	}
 	if ix := rep.Index; ix != nil {
 		switch {
@@ -606,7 +615,7 @@ func printSync(w io.Writer, sy *control.SyncStatus) {
 		fmt.Fprintf(w, "\tcannot read the change feed: %s\n", sy.Error)
 	}
 	if sy.Reloads > 0 {
-		fmt.Fprintf(w, "\treloaded the whole index %d times; last at %s: %s\n", sy.Reloads, sy.ReloadAt.Local().Format(time.DateTime), sy.ReloadReason)
+		fmt.Fprintf(w, "\treloaded the whole index %s; last at %s: %s\n", plural(int(sy.Reloads), "time", "times"), sy.ReloadAt.Local().Format(time.DateTime), sy.ReloadReason)
 	}
 	switch {
 	case sy.FollowMode == "":
@@ -618,7 +627,7 @@ func printSync(w io.Writer, sy *control.SyncStatus) {
 		fmt.Fprintf(w, "\thears of changes by %s\n", sy.FollowMode)
 	}
 	if sy.StreamFallbacks > 0 {
-		fmt.Fprintf(w, "\tthe change stream could not resume %d times and caught up from the change feed\n", sy.StreamFallbacks)
+		fmt.Fprintf(w, "\tthe change stream could not resume %s and caught up from the change feed\n", plural(int(sy.StreamFallbacks), "time", "times"))
 	}
 	if sy.DeviceConflict != "" {
 		fmt.Fprintf(w, "\tWARNING: %s; give each machine its own sync.device\n", sy.DeviceConflict)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/infmem/infmem/internal/clip"
 	"github.com/infmem/infmem/internal/peercred"
 	"log/slog"
 	"net"
@@ -101,8 +102,14 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 }
 
-// Close ends every connection and waits for their handlers. Pauses they
-// hold are dropped without a resume: the daemon is going away.
+// closeWait bounds how long Close waits for handlers (jobs) to end once
+// they are cancelled.
+const closeWait = 5 * time.Second
+
+// Close ends every connection and cancels their jobs, and waits for their
+// handlers, at most closeWait (a job that does not heed cancellation is
+// left behind, and logged). Pauses they hold are dropped without a
+// resume: the daemon is going away.
 func (s *Server) Close() {
 	s.cancel()
 	s.mu.Lock()
@@ -111,7 +118,13 @@ func (s *Server) Close() {
 		c.Close()
 	}
 	s.mu.Unlock()
-	s.wg.Wait()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(closeWait):
+		s.log.Warn("control requests still running after they were cancelled; not waiting for them", "waited", closeWait)
+	}
 }
 
 func (s *Server) serveConn(conn net.Conn) {
@@ -248,7 +261,7 @@ func (s *Server) run(conn net.Conn, br *bufio.Reader, w *bufio.Writer, req Reque
 func (s *Server) reply(w *bufio.Writer, result any, err error) bool {
 	resp := Response{OK: err == nil}
 	if err != nil {
-		resp.Error = err.Error()
+		resp.Error = clip.Text(err.Error()) // it may quote an argument of any size
 	} else if result != nil {
 		b, merr := json.Marshal(result)
 		if merr != nil {

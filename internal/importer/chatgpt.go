@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -60,8 +61,8 @@ type gptMessage struct {
 
 const chatgptTag = "chatgpt"
 
-func readChatGPT(path string) (*Input, error) {
-	return readConversationExport(path, func(in *Input, probs *Problems, name string, line, i int, raw json.RawMessage) bool {
+func readChatGPT(ctx context.Context, path string) (*Input, error) {
+	return readConversationExport(ctx, path, func(in *Input, probs *Problems, name string, line, i int, raw json.RawMessage) bool {
 		var c gptConversation
 		if err := json.Unmarshal(raw, &c); err != nil {
 			probs.add(inputErr(convWhere(name, line, i, ""), "not a ChatGPT conversation: %s", jsonMsg(err)))

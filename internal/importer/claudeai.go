@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -39,8 +40,8 @@ type claudeMessage struct {
 
 const claudeAITag = "claude-ai"
 
-func readClaudeAI(path string) (*Input, error) {
-	return readConversationExport(path, func(in *Input, probs *Problems, name string, line, i int, raw json.RawMessage) bool {
+func readClaudeAI(ctx context.Context, path string) (*Input, error) {
+	return readConversationExport(ctx, path, func(in *Input, probs *Problems, name string, line, i int, raw json.RawMessage) bool {
 		var c claudeConversation
 		var shape map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &shape); err != nil {

@@ -101,14 +101,23 @@ func readClaudeCode(path string) (*Input, error) {
 		root = filepath.Dir(path)
 	}
 	in := &Input{}
+	nf := newNoteFiles(root, in)
 	for _, f := range files {
-		lines, err := readLines(f.path)
-		if err != nil {
-			return nil, fmt.Errorf("cannot read %s: %w", f.path, unwrapPathError(err))
-		}
 		rel, err := filepath.Rel(root, f.path)
 		if err != nil || strings.HasPrefix(rel, "..") {
 			rel = f.path
+		}
+		// Links leaving the folder and what is not a regular file are
+		// skipped (noteFiles), except a file named on the command line.
+		if f.path != path && !nf.ok(f.path, rel) {
+			continue
+		}
+		if err := checkFileSize(f.path, maxItemBytes); err != nil {
+			return nil, err
+		}
+		lines, err := readLines(f.path)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read %s: %w", f.path, unwrapPathError(err))
 		}
 		mtime := modTime(f.path)
 		tags := []string{claudeCodeTag}
@@ -315,6 +324,14 @@ func resolveSlug(dir, rest string) string {
 		}
 	}
 	return ""
+}
+
+// pluralOf is "1 memory", "2 memories".
+func pluralOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func plural(n int, what string) string {

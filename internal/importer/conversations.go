@@ -1,9 +1,13 @@
 package importer
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,10 +21,10 @@ import (
 // one conversation at a time, and errors name the line the conversation
 // starts on.
 
-// conversationsFile reads conversations.json from path: the file, an
+// conversationsFile opens conversations.json at path: the file, an
 // unpacked export folder holding it, or the export's zip archive. name is
-// how messages name it.
-func conversationsFile(path string) (data []byte, name string, err error) {
+// how messages name it. The caller closes rc.
+func conversationsFile(path string) (rc io.ReadCloser, name string, err error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, "", fmt.Errorf("cannot import %s: %w", path, unwrapPathError(err))
@@ -33,65 +37,153 @@ func conversationsFile(path string) (data []byte, name string, err error) {
 		return nil, "", fmt.Errorf("cannot import %s: %w", path, unwrapPathError(err))
 	}
 	head := make([]byte, 4)
-	n, _ := f.Read(head)
-	f.Close()
+	n, _ := io.ReadFull(f, head)
 	if bytes.Equal(head[:n], []byte("PK\x03\x04")) {
-		data, member, err := zipMember(path, "conversations.json")
+		f.Close()
+		rc, member, err := openZipMember(path, "conversations.json")
 		if err != nil {
 			return nil, "", err
 		}
-		return data, filepath.Base(path) + ":" + member, nil
+		return rc, filepath.Base(path) + ":" + member, nil
 	}
-	data, err = os.ReadFile(path)
-	if err != nil {
-		return nil, "", fmt.Errorf("cannot read %s: %w", path, unwrapPathError(err))
+	if fi, err := f.Stat(); err == nil && fi.Size() > maxExportBytes {
+		f.Close()
+		return nil, "", inputErr(filepath.Base(path), "the file is %s; the limit is %s", byteSize(fi.Size()), byteSize(maxExportBytes))
 	}
-	return data, filepath.Base(path), nil
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, "", fmt.Errorf("cannot read %s: %w", path, err)
+	}
+	return f, filepath.Base(path), nil
 }
 
-// eachConversation decodes the list in data one element at a time,
-// calling fn with each raw conversation and the line it starts on.
-func eachConversation(data []byte, name string, fn func(i, line int, raw json.RawMessage) error) error {
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	dec := json.NewDecoder(bytes.NewReader(data))
+// errTooBig and errConversationTooBig end reading past the limits.
+var (
+	errTooBig             = errors.New("input over its size limit")
+	errConversationTooBig = errors.New("conversation over its size limit")
+)
+
+// lineReader reads a stream for a JSON decoder, refusing to read past
+// limit bytes, or further than maxAhead bytes past mark (the start of the
+// value being decoded: a decoder buffers a whole value), and counts the
+// lines of what was read, so that an offset the decoder reports is named
+// by its line without keeping the stream: it keeps only what was read
+// since the last offset asked for.
+type lineReader struct {
+	r               io.Reader
+	limit, maxAhead int64
+	mark, read      int64
+	// pending holds what was read from offset base on; lines counts the
+	// newlines before base.
+	pending []byte
+	base    int64
+	lines   int
+}
+
+func (l *lineReader) Read(p []byte) (int, error) {
+	if l.read >= l.limit {
+		return 0, errTooBig
+	}
+	if l.read-l.mark >= l.maxAhead {
+		return 0, errConversationTooBig
+	}
+	room := min(l.limit-l.read, l.mark+l.maxAhead-l.read)
+	if int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := l.r.Read(p)
+	l.pending = append(l.pending, p[:n]...)
+	l.read += int64(n)
+	return n, err
+}
+
+// lineAt is the line offset off is on; offsets must not go back.
+func (l *lineReader) lineAt(off int64) int {
+	k := min(max(off-l.base, 0), int64(len(l.pending)))
+	l.lines += bytes.Count(l.pending[:k], []byte("\n"))
+	l.pending = l.pending[k:]
+	if cap(l.pending) > 4*len(l.pending)+(1<<20) {
+		l.pending = append([]byte(nil), l.pending...)
+	}
+	l.base += k
+	return l.lines + 1
+}
+
+// eachConversation decodes the list r holds one element at a time,
+// calling fn with each raw conversation and the line it starts on. It
+// stops when ctx ends.
+func eachConversation(ctx context.Context, r io.Reader, name string, fn func(i, line int, raw json.RawMessage) error) error {
+	br := bufio.NewReader(r)
+	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\ufeff")) {
+		br.Discard(3)
+	}
+	lr := &lineReader{r: br, limit: maxExportBytes, maxAhead: maxConversationBytes}
+	fail := func(err error) error {
+		switch {
+		case errors.Is(err, errTooBig):
+			return inputErr(name, "the file is over %s; the limit is %s", byteSize(maxExportBytes), byteSize(maxExportBytes))
+		case errors.Is(err, errConversationTooBig):
+			return inputErr(fmt.Sprintf("%s:%d", name, lr.lineAt(lr.mark)), "a conversation is over %s; the limit is %s", byteSize(maxConversationBytes), byteSize(maxConversationBytes))
+		}
+		return syntaxErrAt(name, lr.lineAt, lr.read, err)
+	}
+	dec := json.NewDecoder(lr)
 	t, err := dec.Token()
 	if err != nil {
-		return syntaxErr(data, name, err)
+		return fail(err)
 	}
 	if t != json.Delim('[') {
 		return inputErr(name+":1", "expected a list of conversations")
 	}
 	for i := 0; dec.More(); i++ {
-		off := dec.InputOffset()
-		for off < int64(len(data)) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
-			off++
+		if err := ctx.Err(); err != nil {
+			return err
 		}
+		off := dec.InputOffset()
+		lr.mark = off
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return syntaxErr(data, name, err)
+			return fail(err)
 		}
-		if err := fn(i, lineAt(data, off), raw); err != nil {
+		// The value starts after the separators before it.
+		if err := fn(i, lr.lineAt(valueStart(lr, off)), raw); err != nil {
 			return err
 		}
 	}
+	lr.mark = lr.read
 	if _, err := dec.Token(); err != nil {
-		return syntaxErr(data, name, err)
+		return fail(err)
 	}
 	return nil
 }
 
+// valueStart is the offset of the first byte at or after off that is not
+// a separator (space, comma): where the value read from off starts.
+func valueStart(lr *lineReader, off int64) int64 {
+	for k := max(off-lr.base, 0); k < int64(len(lr.pending)) && strings.IndexByte(" \t\r\n,", lr.pending[k]) >= 0; k++ {
+		off++
+	}
+	return off
+}
+
 // syntaxErr names the line a JSON decoding error is on.
 func syntaxErr(data []byte, name string, err error) error {
+	return syntaxErrAt(name, func(off int64) int { return lineAt(data, off) }, int64(len(data)), err)
+}
+
+// syntaxErrAt is syntaxErr for a stream: lineOf names an offset's line,
+// and end is how much was read.
+func syntaxErrAt(name string, lineOf func(int64) int, end int64, err error) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
 	case asErr(err, &se):
-		return inputErr(fmt.Sprintf("%s:%d", name, lineAt(data, se.Offset)), "not valid JSON: %s", jsonMsg(err))
+		return inputErr(fmt.Sprintf("%s:%d", name, lineOf(se.Offset)), "not valid JSON: %s", jsonMsg(err))
 	case asErr(err, &te):
-		return inputErr(fmt.Sprintf("%s:%d", name, lineAt(data, te.Offset)), "%s", jsonMsg(err))
+		return inputErr(fmt.Sprintf("%s:%d", name, lineOf(te.Offset)), "%s", jsonMsg(err))
 	}
 	if err.Error() == "unexpected EOF" {
-		return inputErr(fmt.Sprintf("%s:%d", name, lineAt(data, int64(len(data)))), "the file ends in the middle of the JSON; is it complete?")
+		return inputErr(fmt.Sprintf("%s:%d", name, lineOf(end)), "the file ends in the middle of the JSON; is it complete?")
 	}
 	return inputErr(name, "not valid JSON: %s", jsonMsg(err))
 }
@@ -123,15 +215,16 @@ func convWhere(name string, line, i int, title string) string {
 // path, calling each for every conversation (its position for messages,
 // raw its JSON); each adds items to in and problems to probs, and says
 // whether the conversation counts. Any problem refuses the whole input.
-func readConversationExport(path string, each func(in *Input, probs *Problems, name string, line, i int, raw json.RawMessage) bool) (*Input, error) {
-	data, name, err := conversationsFile(path)
+func readConversationExport(ctx context.Context, path string, each func(in *Input, probs *Problems, name string, line, i int, raw json.RawMessage) bool) (*Input, error) {
+	rc, name, err := conversationsFile(path)
 	if err != nil {
 		return nil, err
 	}
+	defer rc.Close()
 	in := &Input{}
 	probs := &Problems{Path: path}
 	convs := 0
-	err = eachConversation(data, name, func(i, line int, raw json.RawMessage) error {
+	err = eachConversation(ctx, rc, name, func(i, line int, raw json.RawMessage) error {
 		if each(in, probs, name, line, i, raw) {
 			convs++
 		}

@@ -157,43 +157,72 @@ func skipValue(dec *json.Decoder) error {
 	}
 }
 
-// detectZip looks into a data-export archive for its conversations.json.
+// detectZip looks into a data-export archive for its conversations.json
+// (its first 64 KiB).
 func detectZip(path string) (Format, error) {
-	data, _, err := zipMember(path, "conversations.json")
+	rc, _, err := openZipMember(path, "conversations.json")
 	if err != nil {
 		return "", err
 	}
-	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	defer rc.Close()
+	data := make([]byte, 64<<10)
+	n, _ := io.ReadFull(rc, data)
+	trimmed := bytes.TrimLeft(data[:n], " \t\r\n\ufeff")
 	if f, ok := conversationKind(trimmed); ok {
 		return f, nil
 	}
 	return "", fmt.Errorf("cannot tell the format of conversations.json in %s\nhint: name it with --format chatgpt or claude-ai", path)
 }
 
-// zipMember reads the member named name (at any depth) of the zip archive
-// at path, returning its data and its path inside the archive.
-func zipMember(path, name string) ([]byte, string, error) {
+// openZipMember opens the member named name (at any depth) of the zip
+// archive at path for reading, returning it and its path inside the
+// archive. A member larger than maxExportBytes inflated, or one that
+// inflates more than maxZipRatio times (a zip bomb), is refused before a
+// byte of it is read; the archive's reader also refuses to inflate more
+// than the size the member declares.
+func openZipMember(path, name string) (io.ReadCloser, string, error) {
 	zr, err := zip.OpenReader(path)
 	if err != nil {
 		return nil, "", fmt.Errorf("cannot read the archive %s: %w", path, err)
 	}
-	defer zr.Close()
 	for _, f := range zr.File {
 		if filepath.Base(f.Name) != name || f.FileInfo().IsDir() {
 			continue
 		}
+		where := filepath.Base(path) + ":" + f.Name
+		size := min(f.UncompressedSize64, 1<<62)
+		if size > zipRatioFloor && size/max(f.CompressedSize64, 1) > maxZipRatio {
+			zr.Close()
+			return nil, "", inputErr(where, "it inflates %d times (to %s from %s), more than any real export: the archive is damaged or made to exhaust memory",
+				size/max(f.CompressedSize64, 1), byteSize(int64(size)), byteSize(int64(f.CompressedSize64)))
+		}
+		if size > maxExportBytes {
+			zr.Close()
+			return nil, "", inputErr(where, "it inflates to %s, over the limit of %s", byteSize(int64(size)), byteSize(maxExportBytes))
+		}
 		rc, err := f.Open()
 		if err != nil {
+			zr.Close()
 			return nil, "", fmt.Errorf("cannot read %s in %s: %w", f.Name, path, err)
 		}
-		defer rc.Close()
-		data, err := io.ReadAll(rc)
-		if err != nil {
-			return nil, "", fmt.Errorf("cannot read %s in %s: %w", f.Name, path, err)
-		}
-		return data, f.Name, nil
+		return zipMemberReader{rc, zr}, f.Name, nil
 	}
+	zr.Close()
 	return nil, "", fmt.Errorf("%s holds no %s; is it a ChatGPT or Claude.ai data export?", path, name)
+}
+
+// zipMemberReader closes the member and its archive.
+type zipMemberReader struct {
+	io.ReadCloser
+	zr *zip.ReadCloser
+}
+
+func (z zipMemberReader) Close() error {
+	err := z.ReadCloser.Close()
+	if zerr := z.zr.Close(); err == nil {
+		err = zerr
+	}
+	return err
 }
 
 // hasMarkdown reports whether dir holds a Markdown file (outside hidden

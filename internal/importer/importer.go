@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -118,6 +119,9 @@ type Input struct {
 	// Skipped counts what the input holds that is not imported: empty,
 	// system and tool messages, deleted rows.
 	Skipped int
+	// Warnings say what was left out and why (a note that is a link
+	// leaving its folder, say); the report carries them.
+	Warnings []string
 	// Units says what the items came from, for the report: "3 files",
 	// "12 conversations".
 	Units string
@@ -126,6 +130,12 @@ type Input struct {
 // Read reads path in format (FormatAuto: detected) and returns every item
 // it holds, or an error naming the file and the line or record at fault.
 func Read(path string, format Format) (*Input, error) {
+	return ReadContext(context.Background(), path, format)
+}
+
+// ReadContext is Read, stopped when ctx ends (the import job's context:
+// a client that leaves, a daemon that stops).
+func ReadContext(ctx context.Context, path string, format Format) (*Input, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -145,19 +155,22 @@ func Read(path string, format Format) (*Input, error) {
 	case FormatClaudeCode:
 		in, err = readClaudeCode(abs)
 	case FormatMarkdown:
-		in, err = readMarkdown(abs)
+		in, err = readMarkdown(ctx, abs)
 	case FormatMCPMS:
-		in, err = readMCPMS(abs)
+		in, err = readMCPMS(ctx, abs)
 	case FormatChatGPT:
-		in, err = readChatGPT(abs)
+		in, err = readChatGPT(ctx, abs)
 	case FormatClaudeAI:
-		in, err = readClaudeAI(abs)
+		in, err = readClaudeAI(ctx, abs)
 	case FormatInfmemJSON:
 		in, err = readInfmemJSON(abs)
 	default:
 		return nil, fmt.Errorf("unknown import format %q", format)
 	}
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
 		return nil, err
 	}
 	in.Path, in.Format = abs, format

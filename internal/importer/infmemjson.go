@@ -78,6 +78,9 @@ func readInfmemJSON(path string) (*Input, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, "memory.json")
 	}
+	if err := checkFileSize(path, maxFileBytes); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPathError(err))
@@ -169,6 +172,6 @@ func readInfmemJSON(path string) (*Input, error) {
 	if err := probs.err(); err != nil {
 		return nil, err
 	}
-	in.Units = fmt.Sprintf("%d memories and %d summaries in %s", memories, summaries, plural(len(doc.Scopes), "scope"))
+	in.Units = pluralOf(memories, "memory", "memories") + " and " + pluralOf(summaries, "summary", "summaries") + " in " + plural(len(doc.Scopes), "scope")
 	return in, nil
 }

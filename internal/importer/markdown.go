@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -16,12 +17,13 @@ import (
 // the front matter's tags (a list or one string) and from #tags in the
 // text; the front matter's date (or created) is when it happened, else the
 // file's modification time. Hidden folders (.obsidian, .git, .trash) are
-// skipped.
+// skipped, and so are links that leave the folder and anything but
+// regular files (noteFiles).
 
 // longNote is the size above which a note is split at its headings.
 const longNote = 1200
 
-func readMarkdown(path string) (*Input, error) {
+func readMarkdown(ctx context.Context, path string) (*Input, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot import %s: %w", path, unwrapPathError(err))
@@ -53,14 +55,27 @@ func readMarkdown(path string) (*Input, error) {
 		return nil, fmt.Errorf("%s holds no Markdown notes (*.md)", path)
 	}
 	in := &Input{}
+	nf := newNoteFiles(root, in)
 	var probs Problems
 	probs.Path = path
 	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		rel, err := filepath.Rel(root, f)
 		if err != nil {
 			rel = f
 		}
 		rel = filepath.ToSlash(rel)
+		if fi.IsDir() && !nf.ok(f, rel) {
+			continue
+		}
+		if !fi.IsDir() {
+			// The note named itself: read where it leads, if it is a file.
+			if err := checkFileSize(f, maxItemBytes); err != nil {
+				return nil, err
+			}
+		}
 		items, perr := readNote(f, rel)
 		if perr != nil {
 			probs.add(perr)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -32,7 +33,7 @@ import (
 // memory with its tags, its type as the category and its creation time;
 // deleted and superseded rows are skipped.
 
-func readMCPMS(path string) (*Input, error) {
+func readMCPMS(ctx context.Context, path string) (*Input, error) {
 	base := filepath.Base(path)
 	// Read-only, so a running mcp-memory-service is not disturbed.
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?mode=ro&_pragma=busy_timeout(5000)"
@@ -41,7 +42,29 @@ func readMCPMS(path string) (*Input, error) {
 		return nil, fmt.Errorf("cannot open %s: %w", path, err)
 	}
 	defer db.Close()
-	ctx := context.Background()
+	// Every query runs under ctx (the import job's): SQLite stops one when
+	// it ends. And memories must be a table: a view runs whatever query
+	// its author wrote (an endless recursive one keeps a core busy).
+	var kind, ddl string
+	switch err := db.QueryRowContext(ctx, "SELECT type, coalesce(sql, '') FROM sqlite_master WHERE name = 'memories' COLLATE NOCASE").Scan(&kind, &ddl); {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return nil, fmt.Errorf("cannot read %s: %w", path, err)
+	case kind != "table" || strings.HasPrefix(strings.ToUpper(strings.Join(strings.Fields(ddl), " ")), "CREATE VIRTUAL"):
+		if kind == "table" {
+			kind = "virtual table"
+		}
+		return nil, &InputError{Where: base, Msg: fmt.Sprintf("memories is a %s, not a table; mcp-memory-service keeps its memories in a plain table, so this file is not its database (or was altered)", kind)}
+	}
+	// Nor may a column be computed on reading (a generated column can
+	// make every row a gigabyte).
+	var generated int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_xinfo('memories') WHERE hidden IN (2, 3)").Scan(&generated); err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", path, err)
+	}
+	if generated > 0 {
+		return nil, &InputError{Where: base, Msg: "the memories table has generated columns, which mcp-memory-service's has not: this file is not its database (or was altered)"}
+	}
 	cols, err := tableColumns(ctx, db, "memories")
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", path, err)
@@ -58,8 +81,9 @@ func readMCPMS(path string) (*Input, error) {
 		}
 		return fallback
 	}
-	q := fmt.Sprintf("SELECT rowid, %s, content, %s, %s, %s, %s, %s, %s FROM memories ORDER BY rowid",
-		pick("content_hash", "NULL"), pick("tags", "NULL"), pick("memory_type", "NULL"),
+	// A row's content over maxItemBytes is not read, only measured.
+	q := fmt.Sprintf("SELECT rowid, %s, CASE WHEN length(CAST(content AS BLOB)) <= %d THEN content END, length(CAST(content AS BLOB)), %s, %s, %s, %s, %s, %s FROM memories ORDER BY rowid",
+		pick("content_hash", "NULL"), maxItemBytes, pick("tags", "NULL"), pick("memory_type", "NULL"),
 		pick("created_at", "NULL"), pick("created_at_iso", "NULL"), pick("deleted_at", "NULL"), pick("superseded_by", "NULL"))
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
@@ -76,13 +100,18 @@ func readMCPMS(path string) (*Input, error) {
 			hash, tags, typ, iso sql.NullString
 			content, superseded  sql.NullString
 			created, deleted     sql.NullFloat64
+			size                 sql.NullInt64
 		)
-		if err := rows.Scan(&rowid, &hash, &content, &tags, &typ, &created, &iso, &deleted, &superseded); err != nil {
+		if err := rows.Scan(&rowid, &hash, &content, &size, &tags, &typ, &created, &iso, &deleted, &superseded); err != nil {
 			probs.add(inputErr(fmt.Sprintf("%s: memories row %d", base, rowid), "unreadable: %v", err))
 			continue
 		}
 		n++
 		where := fmt.Sprintf("%s: memories row %d", base, rowid)
+		if size.Int64 > maxItemBytes {
+			probs.add(inputErr(where, "its content is %s; the limit is %s", byteSize(size.Int64), byteSize(maxItemBytes)))
+			continue
+		}
 		if deleted.Valid || strings.TrimSpace(superseded.String) != "" || clean(content.String) == "" {
 			in.Skipped++
 			continue

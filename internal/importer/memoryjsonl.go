@@ -31,6 +31,9 @@ type graphLine struct {
 }
 
 func readMemoryJSONL(path string) (*Input, error) {
+	if err := checkFileSize(path, maxFileBytes); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", path, unwrapPathError(err))
@@ -113,7 +116,7 @@ func readMemoryJSONL(path string) (*Input, error) {
 	if err := probs.err(); err != nil {
 		return nil, err
 	}
-	in.Units = fmt.Sprintf("%d entities and %d relations", entities, relations)
+	in.Units = pluralOf(entities, "entity", "entities") + " and " + plural(relations, "relation")
 	return in, nil
 }
 

@@ -23,7 +23,7 @@ var ErrBackupNotConfigured = errors.New("backups are not configured")
 // ExportRequest selects what to export.
 type ExportRequest struct {
 	Scopes []string
-	// Format is json, markdown or both.
+	// Format is all, json or markdown.
 	Format string
 }
 
@@ -96,7 +96,7 @@ func backupMemory(d Deps) server.ServerTool {
 
 type exportIn struct {
 	Scopes []string `json:"scopes,omitempty" jsonschema_description:"Only these scopes; omit for all."`
-	Format string   `json:"format,omitempty" jsonschema:"enum=both,enum=json,enum=markdown" jsonschema_description:"json (one document per scope), markdown (a readable file per scope) or both (default)."`
+	Format string   `json:"format,omitempty" jsonschema:"enum=all,enum=json,enum=markdown" jsonschema_description:"all (default): json (one document per scope) and markdown (a readable file per scope)."`
 }
 
 type exportOut struct {
@@ -117,11 +117,11 @@ func exportMemory(d Deps) server.ServerTool {
 	return server.ServerTool{Tool: tool, Handler: typed(d, "export_memory", func(ctx context.Context, _ call, in exportIn) (any, error) {
 		format := strings.ToLower(strings.TrimSpace(in.Format))
 		switch format {
-		case "":
-			format = "both"
-		case "both", "json", "markdown":
+		case "", "both": // both: the name before all
+			format = "all"
+		case "all", "json", "markdown":
 		default:
-			return nil, badInput("format %q is not json, markdown or both", in.Format)
+			return nil, badInput("format %q is not all, json or markdown", in.Format)
 		}
 		res, err := d.Export(ctx, ExportRequest{Scopes: in.Scopes, Format: format})
 		if err != nil {

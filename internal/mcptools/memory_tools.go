@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -147,7 +148,7 @@ func retrieveMemory(d Deps) server.ServerTool {
 		if err != nil {
 			return nil, err
 		}
-		return recall(res, true), nil
+		return recall(res, true, c.location(ctx)), nil
 	})}
 }
 
@@ -203,7 +204,7 @@ func searchByTag(d Deps) server.ServerTool {
 		if err != nil {
 			return nil, err
 		}
-		return recall(res, strings.TrimSpace(in.Query) != ""), nil
+		return recall(res, strings.TrimSpace(in.Query) != "", c.location(ctx)), nil
 	})}
 }
 
@@ -232,7 +233,7 @@ func searchByScope(d Deps) server.ServerTool {
 		if err != nil {
 			return nil, err
 		}
-		return recall(res, strings.TrimSpace(in.Query) != ""), nil
+		return recall(res, strings.TrimSpace(in.Query) != "", c.location(ctx)), nil
 	})}
 }
 
@@ -286,7 +287,7 @@ func recallMemoryByTime(d Deps) server.ServerTool {
 			return nil, err
 		}
 		return recallTimeOut{
-			Kind: recalledKind, Notice: recalledNotice, Results: toItems(res.Results, false),
+			Kind: recalledKind, Notice: recalledNotice, Results: toItems(res.Results, false, loc),
 			TimeFrame: timeFrameOut{From: iso(res.From), To: iso(res.To), TimeZone: zoneName(loc)}, Total: res.Total,
 			Truncated: res.Total > len(res.Results), ScopesSearched: res.Scopes,
 		}, nil
@@ -323,6 +324,7 @@ type listOut struct {
 	Total      int        `json:"total" jsonschema_description:"How many match in all."`
 	NextOffset int        `json:"next_offset,omitempty" jsonschema_description:"Offset of the next page; absent on the last."`
 	Scopes     []string   `json:"scopes_searched"`
+	TimeZone   string     `json:"time_zone,omitempty" jsonschema_description:"Of local_time."`
 }
 
 func listMemories(d Deps) server.ServerTool {
@@ -345,8 +347,12 @@ func listMemories(d Deps) server.ServerTool {
 		if err != nil {
 			return nil, err
 		}
-		items := toItems(res.Memories, false)
+		loc := c.location(ctx)
+		items := toItems(res.Memories, false, loc)
 		out := listOut{Kind: recalledKind, Notice: recalledNotice, Memories: make([]listItem, len(items)), Total: res.Total, NextOffset: res.NextOffset, Scopes: res.Scopes}
+		if len(items) > 0 {
+			out.TimeZone = zoneName(loc)
+		}
 		for i, m := range res.Memories {
 			out.Memories[i] = listItem{memoryItem: items[i], CreatedAt: iso(m.CreatedAt), UseCount: m.UseCount, ForgottenAt: isoPtr(m.ForgottenAt),
 				Archived: m.Archived, Pinned: m.Pinned, MergedInto: m.MergedInto}
@@ -375,7 +381,8 @@ type updateOut struct {
 	Changed      []string `json:"changed" jsonschema_description:"Fields that changed."`
 	PreviousText string   `json:"previous_text,omitempty" jsonschema_description:"The text before the change."`
 	Scope        string   `json:"scope" jsonschema_description:"Its scope now."`
-	DuplicateOf  string   `json:"duplicate_of,omitempty" jsonschema_description:"Another memory in the scope now has the same text; consider forgetting one."`
+	MergedInto   string   `json:"merged_into,omitempty" jsonschema_description:"Another memory of the scope already said this: this one was merged into it (unforget_memory undoes that)."`
+	Note         string   `json:"note,omitempty"`
 	Kind         string   `json:"kind,omitempty" jsonschema_description:"recalled_memory when it carries memory text."`
 	Notice       string   `json:"notice,omitempty"`
 }
@@ -399,7 +406,10 @@ func updateMemory(d Deps) server.ServerTool {
 		if res.Changed == nil {
 			res.Changed = []string{}
 		}
-		out := updateOut{Status: "OK", MemoryID: res.ID, Changed: res.Changed, PreviousText: res.PreviousText, Scope: res.Scope, DuplicateOf: res.DuplicateOf}
+		out := updateOut{Status: "OK", MemoryID: res.ID, Changed: res.Changed, PreviousText: res.PreviousText, Scope: res.Scope, MergedInto: res.MergedInto}
+		if res.MergedInto != "" {
+			out.Note = fmt.Sprintf("memory %s already says this, so this memory was merged into it instead of keeping two copies; unforget_memory with %s undoes the merge", res.MergedInto, res.ID)
+		}
 		out.Kind, out.Notice = labelled(out.PreviousText != "")
 		return out, nil
 	})}
@@ -417,6 +427,18 @@ type deleteIn struct {
 	ForgetMode   string         `json:"forget_mode,omitempty" jsonschema:"enum=soft,enum=hard" jsonschema_description:"soft (default): hidden everywhere, undoable with unforget_memory; hard: deleted for good."`
 	DryRun       bool           `json:"dry_run,omitempty" jsonschema_description:"List what would be forgotten; change nothing."`
 	ConfirmCount int            `json:"confirm_count,omitempty" jsonschema_description:"Needed when a query matches more than 10: the number matched."`
+	Everything   bool           `json:"everything,omitempty" jsonschema_description:"With target.query alone: also forget the memories of the scopes it names and remove the profile entries naming it (else they are only listed)."`
+}
+
+type scopeMatchOut struct {
+	Scope    string `json:"scope"`
+	Memories int    `json:"memories" jsonschema_description:"Its memories without the words."`
+}
+
+type profileMatchOut struct {
+	Field string `json:"field" jsonschema_description:"name, preferences, facts, contacts or notes."`
+	Key   string `json:"key"`
+	Text  string `json:"text"`
 }
 
 type forgottenOut struct {
@@ -425,22 +447,24 @@ type forgottenOut struct {
 }
 
 type deleteOut struct {
-	Status       string         `json:"status" jsonschema_description:"OK."`
-	DeletedCount int            `json:"deleted_count" jsonschema_description:"How many were forgotten."`
-	Matched      int            `json:"matched" jsonschema_description:"How many the target names."`
-	DryRun       bool           `json:"dry_run,omitempty" jsonschema_description:"Nothing was changed (dry_run)."`
-	NeedsConfirm bool           `json:"needs_confirmation,omitempty" jsonschema_description:"More than 10 matched: show them, and repeat with confirm_count if the user agrees."`
-	Scope        string         `json:"scope,omitempty" jsonschema_description:"Set when a whole scope was forgotten."`
-	ScopeDeleted bool           `json:"scope_deleted,omitempty" jsonschema_description:"True when the scope definition was deleted too."`
-	Forgotten    []forgottenOut `json:"forgotten" jsonschema_description:"What was (or would be) forgotten, up to 50."`
-	Note         string         `json:"note" jsonschema_description:"Soft or hard, and how to undo."`
-	Kind         string         `json:"kind,omitempty" jsonschema_description:"recalled_memory when it carries memory text."`
-	Notice       string         `json:"notice,omitempty"`
+	Status       string            `json:"status" jsonschema_description:"OK."`
+	DeletedCount int               `json:"deleted_count" jsonschema_description:"How many were forgotten."`
+	Matched      int               `json:"matched" jsonschema_description:"How many the target names."`
+	DryRun       bool              `json:"dry_run,omitempty" jsonschema_description:"Nothing was changed (dry_run)."`
+	NeedsConfirm bool              `json:"needs_confirmation,omitempty" jsonschema_description:"More than 10 matched: show them, and repeat with confirm_count if the user agrees."`
+	Scope        string            `json:"scope,omitempty" jsonschema_description:"Set when a whole scope was forgotten."`
+	ScopeDeleted bool              `json:"scope_deleted,omitempty" jsonschema_description:"True when the scope definition was deleted too."`
+	Forgotten    []forgottenOut    `json:"forgotten" jsonschema_description:"What was (or would be) forgotten, up to 50."`
+	Note         string            `json:"note" jsonschema_description:"Soft or hard, and how to undo."`
+	Scopes       []scopeMatchOut   `json:"scopes,omitempty" jsonschema_description:"Scopes the query names (included with everything)."`
+	Profile      []profileMatchOut `json:"profile,omitempty" jsonschema_description:"Profile entries naming it (removed with everything)."`
+	Kind         string            `json:"kind,omitempty" jsonschema_description:"recalled_memory when it carries memory text."`
+	Notice       string            `json:"notice,omitempty"`
 }
 
 func deleteMemory(d Deps) server.ServerTool {
 	tool := mcp.NewTool("delete_memory",
-		mcp.WithDescription("Forget memories when the user asks (\"forget that\", \"delete what I said about X\", \"forget everything about Project Y\"). Name the target by memory_id (best), scope, tag or query (every memory containing all its words); dry_run shows what would go. Soft by default: the memories stop appearing anywhere and unforget_memory can bring them back. Use forget_mode hard only when the user wants the data gone for good."),
+		mcp.WithDescription("Forget memories when the user asks (\"forget that\", \"delete what I said about X\", \"forget everything about Project Y\"). Name the target by memory_id (best), scope, tag or query (every memory containing all its words; for \"everything about X\" also the scopes and profile entries naming X, with everything: true); dry_run shows what would go. Soft by default: the memories stop appearing anywhere and unforget_memory can bring them back. Use forget_mode hard only when the user wants the data gone for good."),
 		mcp.WithInputSchema[deleteIn](),
 		mcp.WithOutputSchema[deleteOut](),
 		annotate("Forget", false, true, true),
@@ -459,7 +483,7 @@ func deleteMemory(d Deps) server.ServerTool {
 		}
 		res, err := c.eng.Forget(ctx, memory.ForgetRequest{
 			ID: in.Target.MemoryID, Scope: in.Target.Scope, Tag: in.Target.Tag, Query: in.Target.Query,
-			ActiveScope: c.sess.ActiveScope(), Hard: hard, DryRun: in.DryRun, ConfirmCount: in.ConfirmCount,
+			ActiveScope: c.sess.ActiveScope(), Hard: hard, DryRun: in.DryRun, ConfirmCount: in.ConfirmCount, Everything: in.Everything,
 		})
 		if err != nil {
 			return nil, err
@@ -472,7 +496,13 @@ func deleteMemory(d Deps) server.ServerTool {
 		for _, it := range res.Items {
 			out.Forgotten = append(out.Forgotten, forgottenOut{MemoryID: it.ID, Text: it.Text})
 		}
-		out.Kind, out.Notice = labelled(len(out.Forgotten) > 0)
+		for _, s := range res.Scopes {
+			out.Scopes = append(out.Scopes, scopeMatchOut{Scope: s.Name, Memories: s.Memories})
+		}
+		for _, p := range res.Profile {
+			out.Profile = append(out.Profile, profileMatchOut{Field: p.Field, Key: p.Key, Text: p.Text})
+		}
+		out.Kind, out.Notice = labelled(len(out.Forgotten) > 0 || len(out.Profile) > 0)
 		return out, nil
 	})}
 }

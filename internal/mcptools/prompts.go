@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/infmem/infmem/internal/clip"
 	"github.com/infmem/infmem/internal/memory"
 )
 
@@ -77,7 +79,7 @@ func recallPrompt(d Deps) server.ServerPrompt {
 			t.must("Say you do not remember it rather than guessing; retrieve_memory can search again with other words.")
 			return t.String(), nil
 		}
-		t.must(fmt.Sprintf("infmem searched %s; these are its %d best matches, best first (confidence 0 to 1; weak marks a loose match).", searched(res.Scopes), len(res.Results)))
+		t.must(fmt.Sprintf("infmem searched %s; %s, best first (confidence 0 to 1; weak marks a loose match).", searched(res.Scopes), plural(len(res.Results), "this is its best match", fmt.Sprintf("these are its %d best matches", len(res.Results)))))
 		t.label()
 		for _, m := range res.Results {
 			t.item(memoryLine(m, true))
@@ -100,7 +102,7 @@ func rememberDecisionsPrompt(d Deps) server.ServerPrompt {
 	return server.ServerPrompt{Prompt: p, Handler: func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		args, err := promptArgs(p, req.Params.Arguments)
 		if err != nil {
-			return nil, err
+			return nil, errors.New(clip.Text(err.Error()))
 		}
 		where := ""
 		switch scope, active := args["scope"], sessionScope(ctx, d.fallback).ActiveScope(); {
@@ -199,7 +201,7 @@ func promptHandler(d Deps, p mcp.Prompt, fn func(ctx context.Context, c call, ar
 	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		args, err := promptArgs(p, req.Params.Arguments)
 		if err != nil {
-			return nil, err
+			return nil, errors.New(clip.Text(err.Error()))
 		}
 		var text string
 		err = withCall(ctx, d, func(c call) (err error) {

@@ -1,6 +1,8 @@
 package mcptools
 
 import (
+	"time"
+
 	"github.com/infmem/infmem/internal/memory"
 )
 
@@ -26,6 +28,7 @@ type memoryItem struct {
 	Source         string   `json:"source" jsonschema_description:"note, conversation, summary, lesson…"`
 	Path           string   `json:"path,omitempty" jsonschema_description:"A file's path (memory tool)."`
 	Timestamp      string   `json:"timestamp" jsonschema_description:"When it happened (UTC)."`
+	LocalTime      string   `json:"local_time,omitempty" jsonschema_description:"In the user's time zone."`
 	Scope          string   `json:"scope"`
 	Tags           []string `json:"tags"`
 	Confidence     float64  `json:"confidence,omitempty" jsonschema_description:"Relevance, 0 to 1."`
@@ -37,6 +40,7 @@ type memoryItem struct {
 	Category       string   `json:"category,omitempty"`
 	// SupersededBy: a knowledge update replaced it (memory's supersede.go).
 	SupersededBy string `json:"superseded_by,omitempty" jsonschema_description:"Out of date: replaced by this newer memory."`
+	Folded       int    `json:"folded,omitempty" jsonschema_description:"Look-alike copies folded into it."`
 }
 
 // rankedItem is a search result: a memory with the memories it replaces
@@ -53,8 +57,8 @@ type linkOut struct {
 	Text     string `json:"text"`
 }
 
-func rankedItems(ms []memory.Memory) []rankedItem {
-	items := toItems(ms, true)
+func rankedItems(ms []memory.Memory, withConfidence bool, loc *time.Location) []rankedItem {
+	items := toItems(ms, withConfidence, loc)
 	out := make([]rankedItem, len(ms))
 	for i, m := range ms {
 		out[i].memoryItem = items[i]
@@ -68,18 +72,19 @@ func rankedItems(ms []memory.Memory) []rankedItem {
 	return out
 }
 
-func toItems(ms []memory.Memory, withConfidence bool) []memoryItem {
+// toItems renders memories, their times in UTC and in loc, the user's zone.
+func toItems(ms []memory.Memory, withConfidence bool, loc *time.Location) []memoryItem {
 	out := make([]memoryItem, len(ms))
 	for i, m := range ms {
 		out[i] = memoryItem{
-			Text: m.Text, Source: m.Source, Path: m.Path, Timestamp: iso(m.Timestamp), Scope: m.Scope, Tags: m.Tags,
+			Text: m.Text, Source: m.Source, Path: m.Path, Timestamp: iso(m.Timestamp), LocalTime: localTime(m.Timestamp, loc), Scope: m.Scope, Tags: m.Tags,
 			MemoryID: m.ID, Importance: m.Importance, Speaker: m.Speaker, ConversationID: m.ConversationID, Category: m.Category,
 		}
 		if m.SupersededBy != nil {
 			out[i].SupersededBy = m.SupersededBy.ID
 		}
 		if withConfidence {
-			out[i].Confidence, out[i].Weak = m.Confidence, m.Weak
+			out[i].Confidence, out[i].Weak, out[i].Folded = m.Confidence, m.Weak, m.Folded
 		}
 	}
 	return out
@@ -94,18 +99,25 @@ type recallOut struct {
 	// results are returned rather than dropped.
 	NothingRelevant bool     `json:"nothing_relevant" jsonschema_description:"A query was given and no result clears the relevance bar."`
 	ScopesSearched  []string `json:"scopes_searched"`
+	TimeZone        string   `json:"time_zone,omitempty" jsonschema_description:"Of local_time."`
 	Note            string   `json:"note,omitempty" jsonschema_description:"Why the result is empty or unusual."`
 }
 
-func recall(res memory.SearchResult, withConfidence bool) recallOut {
-	items := rankedItems(res.Results)
-	if !withConfidence {
-		for i := range items {
-			items[i].Confidence, items[i].Weak = 0, false
-		}
-	}
-	return recallOut{Kind: recalledKind, Notice: recalledNotice, Results: items,
+func recall(res memory.SearchResult, withConfidence bool, loc *time.Location) recallOut {
+	out := recallOut{Kind: recalledKind, Notice: recalledNotice, Results: rankedItems(res.Results, withConfidence, loc),
 		NothingRelevant: withConfidence && res.NothingRelevant, ScopesSearched: res.Scopes, Note: res.Note}
+	if len(out.Results) > 0 {
+		out.TimeZone = zoneName(loc)
+	}
+	return out
+}
+
+// localTime is t in loc with its offset ("2026-11-19T18:00:00-08:00").
+func localTime(t time.Time, loc *time.Location) string {
+	if t.IsZero() || loc == nil {
+		return ""
+	}
+	return t.In(loc).Format(time.RFC3339)
 }
 
 // timeRangeIn is a period given as from/to or as words.

@@ -87,7 +87,10 @@ type Engine struct {
 	loaded   atomic.Int64
 	expected atomic.Int64
 
-	access  *accessTracker
+	access *accessTracker
+	// people caches the profile's contacts for searches that name a
+	// relation ("my sister").
+	people  peopleCache
 	started atomic.Bool
 	// closed is set by the first Close; a second one does nothing (above
 	// all, it takes no second snapshot of an index the database has
@@ -98,7 +101,9 @@ type Engine struct {
 	dim     int
 	queries *embed.Cached
 	embeds  *embedQueue
-	stop    context.CancelFunc
+	// vecw writes new memories' embeddings after their store (vecwrite.go).
+	vecw vectorWriter
+	stop context.CancelFunc
 
 	// snapMu guards snap; taken after writeMu when both are held.
 	snapMu       sync.Mutex
@@ -156,7 +161,7 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	}
 	opts.Rank = opts.Rank.withDefaults()
 	e := &Engine{store: store, scopes: reg, opts: opts, log: opts.Logger, ready: make(chan struct{}),
-		modelID: opts.ModelID, dim: opts.Dim, embeds: newEmbedQueue()}
+		modelID: opts.ModelID, dim: opts.Dim, embeds: newEmbedQueue(), vecw: newVectorWriter(false)}
 	e.ixp.Store(memindex.New(opts.Dim, opts.Location))
 	if opts.Sync != nil {
 		e.sync = newSyncState(*opts.Sync, store.Feed())
@@ -192,6 +197,11 @@ func (e *Engine) Start(ctx context.Context) {
 			err = e.load(bg, true)
 		}
 		e.loadErr = err
+		if err == nil && e.opts.Embedder != nil && e.sync == nil && e.index().HasVectors() {
+			// Set before ready closes: every write after the load sees it.
+			e.vecw.on = true
+			go e.runVectorWriter(bg)
+		}
 		close(e.ready)
 		if err != nil {
 			e.log.Error("memory index load failed", "err", err)
@@ -227,6 +237,9 @@ func (e *Engine) Close(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	err := e.access.close(ctx)
+	e.writeMu.Lock()
+	e.flushVectors(ctx)
+	e.writeMu.Unlock()
 	if serr := e.Snapshot(ctx); serr != nil {
 		e.log.Warn("index snapshot at shutdown failed; the next start reloads from the database", "err", serr)
 	}

@@ -614,7 +614,7 @@ func (e *Engine) writeFile(ctx context.Context, p, text string, vec []float32, e
 			doc.Vec, doc.KeepVec = nil, true
 		}
 	} else {
-		c.id = bson.NewObjectID()
+		c.id = e.newID()
 		c.insert = &mongostore.Memory{ID: c.id, Timestamp: ts, Text: text, Scope: scopes.Global, Tags: []string{}, Source: sourceFile,
 			Path: p, Importance: 0.5, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now}
 	}
@@ -686,7 +686,7 @@ func (e *Engine) deleteFiles(ctx context.Context, path string) (FileResult, erro
 		}
 		res := FileResult{Text: "Successfully deleted " + p, Path: p}
 		if len(paths) > 1 || paths[0] != p {
-			res.Text += fmt.Sprintf(" (%d files)", len(paths))
+			res.Text += " (" + plural(len(paths), "file", "files") + ")"
 		}
 		for _, c := range done {
 			res.IDs = append(res.IDs, c.id.Hex())
@@ -795,9 +795,7 @@ func (e *Engine) renameFiles(ctx context.Context, oldPath, newPath string) (File
 
 // FileCount is how many files /memories holds, from the index.
 func (e *Engine) FileCount() int {
-	return len(e.index().Select(func(it *memindex.Entry) bool {
-		return it.Kind == memindex.KindMemory && it.Live() && it.Source == sourceFile
-	}))
+	return e.index().Count().PerSource[sourceFile]
 }
 
 // storeFile stores an imported file (Store with source file and a path):

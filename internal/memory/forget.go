@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -28,6 +29,10 @@ type ForgetRequest struct {
 	// QueryForgetConfirm memories: it must equal the number of memories
 	// that match (as a preview reported).
 	ConfirmCount int
+	// Everything, with a query alone, also forgets the memories of the
+	// scopes the query names and removes the profile entries naming it
+	// (forgetabout.go); without it they are listed and left alone.
+	Everything bool
 }
 
 // Forgotten describes one forgotten memory.
@@ -50,6 +55,12 @@ type ForgetResult struct {
 	ScopeDeleted bool
 	Items        []Forgotten
 	Note         string
+	// Scopes and Profile: what a forget by query alone names beyond the
+	// memories containing its words (forgetabout.go); forgotten and
+	// removed when Everything is set, else left alone.
+	Scopes     []ScopeMatch
+	Profile    []ProfileMatch
+	Everything bool
 }
 
 // maxReported bounds the forgotten items listed in a result.
@@ -73,25 +84,67 @@ func (e *Engine) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, e
 		return ForgetResult{}, inputErrorf("say what to forget: target.memory_id (from an earlier result), target.scope, target.tag or target.query")
 	}
 	targets, res, err := e.forgetTargets(ctx, req)
-	if err != nil || len(targets) == 0 {
+	if err != nil {
 		return res, err
+	}
+	var ab about
+	if req.ID == "" && req.Scope == "" && req.Tag == "" && req.Query != "" {
+		if ab, err = e.forgetAbout(ctx, req, targets); err != nil {
+			return res, err
+		}
+		res.Scopes, res.Profile, res.Everything = ab.scopes, ab.profile, req.Everything
+		if req.Everything && len(ab.extra) > 0 {
+			targets = append(targets, ab.extra...)
+			res.Items = nil
+			res = e.withItems(ctx, res, targets)
+		}
+	}
+	if len(targets) == 0 && (!req.Everything || ab.empty()) {
+		res.Note += aboutNote(req, ab, true)
+		return res, nil
 	}
 	res.Matched = len(targets)
 	switch {
 	case req.DryRun:
 		res.DryRun = true
-		res.Note = fmt.Sprintf("dry run: %d memories would be forgotten (listed%s); nothing was changed", len(targets), listedNote(len(targets)))
+		res.Note = fmt.Sprintf("dry run: %s would be forgotten (listed%s); nothing was changed.", plural(len(targets), "memory", "memories"), listedNote(len(targets))) + aboutNote(req, ab, false)
 		return res, nil
 	case req.Query != "" && len(targets) > QueryForgetConfirm && req.ConfirmCount != len(targets):
 		res.NeedsConfirmation = true
-		res.Note = fmt.Sprintf("%q matches %d memories (listed%s); nothing was forgotten. Show them to the user; if they want all of them forgotten, repeat the request with confirm_count %d",
-			snippet(req.Query, 60), len(targets), listedNote(len(targets)), len(targets))
+		res.Note = fmt.Sprintf("%q matches %s (listed%s); nothing was forgotten. Show them to the user; if they want all of them forgotten, repeat the request with confirm_count %d.",
+			snippet(req.Query, 60), plural(len(targets), "memory", "memories"), listedNote(len(targets)), len(targets))
 		if req.ConfirmCount != 0 {
-			res.Note = fmt.Sprintf("confirm_count %d does not match the %d memories %q matches now; ", req.ConfirmCount, len(targets), snippet(req.Query, 60)) + res.Note
+			res.Note = fmt.Sprintf("confirm_count %d does not match the %s %q matches now; ", req.ConfirmCount, plural(len(targets), "memory", "memories"), snippet(req.Query, 60)) + res.Note
 		}
+		res.Note += aboutNote(req, ab, false)
 		return res, nil
 	}
+	if err := e.forgetHits(ctx, req, targets, &res); err != nil {
+		return res, err
+	}
+	if req.Everything {
+		if len(ab.profile) > 0 {
+			if err := e.removeFromProfile(ctx, ab.profile); err != nil {
+				return res, fmt.Errorf("forgot %d memories but cannot remove the profile entries: %w", res.Count, err)
+			}
+		}
+		if req.Hard {
+			for _, s := range ab.scopes {
+				if err := e.scopes.Delete(ctx, s.Name); err != nil && !errors.Is(err, scopes.ErrNotFound) {
+					return res, fmt.Errorf("forgot %d memories but cannot delete scope %q: %w", res.Count, s.Name, err)
+				}
+			}
+		}
+	}
+	res.Note = forgetNote(req.Hard, res) + aboutNote(req, ab, true)
+	return res, nil
+}
 
+// forgetHits forgets (or, hard, deletes) targets, counting them in res.
+func (e *Engine) forgetHits(ctx context.Context, req ForgetRequest, targets []hit, res *ForgetResult) error {
+	if len(targets) == 0 {
+		return nil
+	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	touched := make([]bson.ObjectID, len(targets))
@@ -109,16 +162,15 @@ func (e *Engine) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, e
 	})
 	res.Count = len(done)
 	if err != nil {
-		return res, err
+		return err
 	}
 	if req.Hard && res.Scope != "" && !strings.EqualFold(res.Scope, scopes.Global) {
 		if err := e.scopes.Delete(ctx, res.Scope); err != nil {
-			return res, fmt.Errorf("forgot %d memories but cannot delete scope %q: %w", res.Count, res.Scope, err)
+			return fmt.Errorf("forgot %d memories but cannot delete scope %q: %w", res.Count, res.Scope, err)
 		}
 		res.ScopeDeleted = true
 	}
-	res.Note = forgetNote(req.Hard, res)
-	return res, nil
+	return nil
 }
 
 func listedNote(n int) string {
@@ -130,16 +182,21 @@ func listedNote(n int) string {
 
 func forgetNote(hard bool, res ForgetResult) string {
 	how := "marked as forgotten: they no longer appear in any result; unforget_memory undoes it"
+	if res.Count == 1 {
+		how = "marked as forgotten: it no longer appears in any result; unforget_memory undoes it"
+	}
 	if hard {
 		how = "deleted permanently"
 	}
 	switch {
+	case res.Count == 0 && len(res.Profile) > 0 && res.Everything:
+		return "No memory matched."
 	case res.Count == 0:
 		return "nothing matched, so nothing was forgotten"
 	case res.ScopeDeleted:
-		return fmt.Sprintf("%d memories of scope %q %s; the scope itself was deleted", res.Count, res.Scope, how)
+		return fmt.Sprintf("%s of scope %q %s; the scope itself was deleted.", plural(res.Count, "memory", "memories"), res.Scope, how)
 	}
-	return fmt.Sprintf("%d memories %s", res.Count, how)
+	return fmt.Sprintf("%s %s.", plural(res.Count, "memory", "memories"), how)
 }
 
 // forgetTargets finds what a request names; it may also fill the

@@ -153,6 +153,7 @@ func (e *Engine) UpdateProfile(ctx context.Context, u ProfileUpdate) (Profile, [
 	if err := e.store.Profiles.Replace(ctx, mongostore.DefaultUserID, doc); err != nil {
 		return Profile{}, nil, fmt.Errorf("cannot update the user profile: %w", err)
 	}
+	e.people.drop()
 	return p, changed, nil
 }
 
@@ -221,18 +222,25 @@ func LoadZone(name string) (*time.Location, error) {
 // error says why the profile's zone was not used (the profile could not be
 // read, or its zone is not valid); the configured zone is returned then.
 func (e *Engine) UserLocation(ctx context.Context) (*time.Location, error) {
-	p, err := e.Profile(ctx)
+	return StoreLocation(ctx, e.store, e.Location())
+}
+
+// StoreLocation is UserLocation read from a database without an engine
+// (an export the CLI writes itself), configured being the configured
+// zone (the system's when none is).
+func StoreLocation(ctx context.Context, store *mongostore.Store, configured *time.Location) (*time.Location, error) {
+	p, err := store.Profiles.Get(ctx, mongostore.DefaultUserID)
 	if err != nil {
-		return e.Location(), fmt.Errorf("cannot read the user profile: %w", err)
+		return configured, fmt.Errorf("cannot read the user profile: %w", err)
 	}
 	for _, k := range TimeZoneKeys {
 		if name := p.Preferences[k]; name != "" {
 			loc, err := LoadZone(name)
 			if err != nil {
-				return e.Location(), fmt.Errorf("the profile's %s is not valid: %w", k, err)
+				return configured, fmt.Errorf("the profile's %s is not valid: %w", k, err)
 			}
 			return loc, nil
 		}
 	}
-	return e.Location(), nil
+	return configured, nil
 }

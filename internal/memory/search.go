@@ -134,6 +134,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err != nil {
 		return SearchResult{}, err
 	}
+	e.curated(ctx, hits, res)
 	e.withRelated(ctx, res)
 	if !req.NoTouch {
 		e.recordAccess(hits)

@@ -116,40 +116,12 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		}
 		return e.storeFile(ctx, req)
 	}
-	text := normalizeContent(req.Content)
-	if text == "" {
-		return StoreResult{}, inputErrorf("content is empty; send the text to remember, e.g. \"The Apollo deadline is June 5\"")
-	}
-	if len(text) > e.opts.MaxContentBytes {
-		return StoreResult{}, inputErrorf("content is %d bytes; the limit is %d bytes (%d KiB): store a shorter summary, or split it into several memories", len(text), e.opts.MaxContentBytes, e.opts.MaxContentBytes>>10)
-	}
-	tags, err := normalizeTags(req.Tags)
+	in, err := e.checkStore(ctx, req)
 	if err != nil {
 		return StoreResult{}, err
 	}
-	source, err := checkSource(req.Source)
-	if err != nil {
-		return StoreResult{}, err
-	}
-	importance, err := checkImportance(req.Importance)
-	if err != nil {
-		return StoreResult{}, err
-	}
-	speaker, conv, category, err := checkSmallFields(req.Speaker, req.ConversationID, req.Category)
-	if err != nil {
-		return StoreResult{}, err
-	}
-	now := e.now()
-	ts := now
-	if !req.Timestamp.IsZero() {
-		if ts, err = checkTimestamp(req.Timestamp, now); err != nil {
-			return StoreResult{}, err
-		}
-	}
-	scope, created, err := e.storeScope(ctx, req.Scope, req.ActiveScope)
-	if err != nil {
-		return StoreResult{}, err
-	}
+	text, tags, source, importance, now, ts, scope, created := in.text, in.tags, in.source, in.importance, in.now, in.ts, in.scope, in.created
+	speaker, conv, category := in.speaker, in.conv, in.category
 	key := contentKey(text)
 	// Embed before taking the write lock: it is the slow part of a store.
 	var vec []float32
@@ -167,7 +139,7 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		it, _ := e.index().Lookup(id)
 		return StoreResult{ID: id.Hex(), Scope: scope, DuplicateOf: id.Hex(), ScopeCreated: created, Collection: e.collection(it.Kind).Name()}, nil
 	}
-	id := bson.NewObjectID()
+	id := e.newID()
 	c := change{op: opInsert, id: id, doc: memindex.Doc{Text: text, Source: source, Scope: scope, Conv: conv, Speaker: speaker,
 		Tags: tags, TS: ts, Created: now, Importance: importance, Key: key, Vec: vec}}
 	if source == sourceSummary {
@@ -216,6 +188,57 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		})
 	}
 	return res, nil
+}
+
+// storeInput is a StoreRequest checked and put in the form it is stored in.
+type storeInput struct {
+	text, source, scope, speaker, conv, category string
+	tags                                         []string
+	importance                                   float64
+	now, ts                                      time.Time
+	// created: the scope did not exist and was created.
+	created bool
+}
+
+// checkStore checks and normalises what Store and StoreMany are asked to
+// store, and finds (or creates) its scope.
+func (e *Engine) checkStore(ctx context.Context, req StoreRequest) (storeInput, error) {
+	text := normalizeContent(req.Content)
+	if text == "" {
+		return storeInput{}, inputErrorf("content is empty; send the text to remember, e.g. \"The Apollo deadline is June 5\"")
+	}
+	if len(text) > e.opts.MaxContentBytes {
+		return storeInput{}, inputErrorf("content is %d bytes; the limit is %d bytes (%d KiB): store a shorter summary, or split it into several memories", len(text), e.opts.MaxContentBytes, e.opts.MaxContentBytes>>10)
+	}
+	tags, err := normalizeTags(req.Tags)
+	if err != nil {
+		return storeInput{}, err
+	}
+	source, err := checkSource(req.Source)
+	if err != nil {
+		return storeInput{}, err
+	}
+	importance, err := checkImportance(req.Importance)
+	if err != nil {
+		return storeInput{}, err
+	}
+	speaker, conv, category, err := checkSmallFields(req.Speaker, req.ConversationID, req.Category)
+	if err != nil {
+		return storeInput{}, err
+	}
+	now := e.now()
+	ts := now
+	if !req.Timestamp.IsZero() {
+		if ts, err = checkTimestamp(req.Timestamp, now); err != nil {
+			return storeInput{}, err
+		}
+	}
+	scope, created, err := e.storeScope(ctx, req.Scope, req.ActiveScope)
+	if err != nil {
+		return storeInput{}, err
+	}
+	return storeInput{text: text, source: source, scope: scope, speaker: speaker, conv: conv, category: category,
+		tags: tags, importance: importance, now: now, ts: ts, created: created}, nil
 }
 
 // compareSimilar keeps, of the memories close to text in meaning (and in

@@ -36,9 +36,11 @@ type UpdateResult struct {
 	Changed      []string
 	PreviousText string
 	Scope        string
-	// DuplicateOf is set when the new text equals another memory in the
-	// scope; the edit is kept, and the client may forget one of them.
-	DuplicateOf string
+	// MergedInto is set when the edit would have made this memory an
+	// exact copy of another live memory in its scope: instead of keeping
+	// two, this memory was merged into that one (see mergeEdit), and
+	// unforgetting it undoes that.
+	MergedInto string
 }
 
 // Update edits a memory, keeping the previous version in its history.
@@ -161,7 +163,7 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 	rev := mongostore.Revision{Text: cur.Text, Tags: cur.Tags, Importance: cur.Importance, Scope: cur.Scope, Category: cur.Category, ChangedAt: now}
 	key := contentKey(next.Text)
 	if dup, ok := e.index().Duplicate(next.Scope, key); ok && dup != id {
-		res.DuplicateOf = dup.Hex()
+		return e.mergeEdit(ctx, res, id, it.Kind, dup, next, pinned)
 	}
 	set := bson.D{
 		{Key: "tags", Value: next.Tags}, {Key: "importance", Value: next.Importance}, {Key: "scope", Value: next.Scope},
@@ -187,5 +189,59 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 	if relink {
 		return res, e.applyLinks(ctx, id, links)
 	}
+	return res, nil
+}
+
+// mergeEdit handles an edit that would leave two identical memories in a
+// scope (the text or scope of id now equals that of into): into is kept
+// and gets what the edit asked for (the union of the tags, the higher
+// importance, the category when it had none, pinned when either was) and
+// is brought out of the archive; id is left as it was and soft-forgotten
+// as merged into it, the way maintenance merges duplicates, so that
+// unforget_memory (or undoing the merge on the page) brings it back as it
+// was before the edit. The caller holds writeMu.
+func (e *Engine) mergeEdit(ctx context.Context, res UpdateResult, id bson.ObjectID, kind memindex.Kind, into bson.ObjectID, next Memory, pinned bool) (UpdateResult, error) {
+	kit, ok := e.index().Lookup(into)
+	if !ok || !kit.Live() {
+		return UpdateResult{}, fmt.Errorf("cannot update memory %s: its duplicate %s is gone", id.Hex(), into.Hex())
+	}
+	kept, err := e.get(ctx, into, kit.Kind)
+	if err != nil {
+		return UpdateResult{}, err
+	}
+	tags, err := normalizeTags(append(slices.Clone(kept.Tags), next.Tags...))
+	if err != nil {
+		return UpdateResult{}, err
+	}
+	importance := max(kept.Importance, next.Importance)
+	category := kept.Category
+	if category == "" && kit.Kind != memindex.KindSummary {
+		category = next.Category
+	}
+	pinned = pinned || kit.Has(memindex.FlagPinned)
+	now := e.now()
+	e.markDirty(ctx, into, id)
+	set := bson.D{{Key: "tags", Value: tags}, {Key: "importance", Value: importance}, {Key: "pinned", Value: pinned},
+		{Key: "archived", Value: false}, {Key: "updated_at", Value: now}}
+	if kit.Kind != memindex.KindSummary {
+		set = append(set, bson.E{Key: "category", Value: category})
+	}
+	update := bson.D{{Key: "$set", Value: set}}
+	if kept.Archived {
+		update = append(update, bson.E{Key: "$unset", Value: bson.D{{Key: "archived_at", Value: ""}, {Key: "archive_reason", Value: ""}}})
+	}
+	err = e.apply(ctx, &change{op: opEdit, id: into, kind: kit.Kind, update: update,
+		doc: memindex.Doc{Text: kept.Text, Source: kept.Source, Scope: kept.Scope, Conv: kept.ConversationID, Speaker: kept.Speaker,
+			Tags: tags, TS: kept.Timestamp, Created: kept.CreatedAt, Importance: importance, UseCount: kit.UseCount, Key: kit.Key,
+			Pinned: pinned, KeepVec: true}})
+	if err != nil {
+		return UpdateResult{}, fmt.Errorf("cannot update memory %s (merging it into its duplicate %s): %w", id.Hex(), into.Hex(), err)
+	}
+	err = e.apply(ctx, &change{op: opForget, id: id, kind: kind, at: now,
+		update: bson.D{{Key: "$set", Value: bson.D{{Key: "forgotten_at", Value: now}, {Key: "merged_into", Value: into.Hex()}, {Key: "updated_at", Value: now}}}}})
+	if err != nil {
+		return UpdateResult{}, fmt.Errorf("cannot merge memory %s into its duplicate %s: %w", id.Hex(), into.Hex(), err)
+	}
+	res.MergedInto, res.Scope = into.Hex(), kept.Scope
 	return res, nil
 }

@@ -411,3 +411,17 @@ func (p *plan) render() (string, []int) {
 	}
 	return b.String(), msgs
 }
+
+// FactSentences lists, per message, the sentences of msgs that state a
+// fact (a date, number, name, decision or link): those an extractive
+// summary keeps first, acknowledgements and repeats aside. Benchmarks
+// use it to measure how many of them a summary keeps.
+func FactSentences(msgs []Message) [][]string {
+	out := make([][]string, len(msgs))
+	for _, s := range analyse(msgs) {
+		if s.candidate() && s.feat.must() {
+			out[s.msg] = append(out[s.msg], s.text)
+		}
+	}
+	return out
+}

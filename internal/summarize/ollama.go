@@ -194,6 +194,14 @@ func (o *Ollama) generate(ctx context.Context, msgs []Message) (Summary, error) 
 	return Summary{Text: text, Method: o.Name()}, nil
 }
 
+// Ping reports whether Ollama answers at the configured URL (nil: it does).
+func (o *Ollama) Ping(ctx context.Context) error {
+	if o.urlErr != nil {
+		return o.urlErr
+	}
+	return o.probe(ctx)
+}
+
 // probe checks quickly that Ollama answers, so a machine without it falls
 // back at once instead of waiting for the generation timeout.
 func (o *Ollama) probe(ctx context.Context) error {

@@ -13,13 +13,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/infmem/infmem/internal/clip"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/internal/timephrase"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
 )
 
-//go:embed static/index.html static/app.js static/app.css
+//go:embed static/index.html static/app.js static/app.css static/favicon.svg
 var static embed.FS
 
 type sessionKey struct{}
@@ -39,6 +40,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /{$}", asset("static/index.html", "text/html; charset=utf-8"))
 	mux.HandleFunc("GET /app.js", asset("static/app.js", "text/javascript; charset=utf-8"))
 	mux.HandleFunc("GET /app.css", asset("static/app.css", "text/css; charset=utf-8"))
+	// The icon, also at the path browsers ask for by themselves.
+	mux.HandleFunc("GET /favicon.svg", asset("static/favicon.svg", "image/svg+xml"))
+	mux.HandleFunc("GET /favicon.ico", asset("static/favicon.svg", "image/svg+xml"))
 
 	mux.HandleFunc("GET /api/session", s.getSession)
 	mux.Handle("GET /api/stats", s.api(s.stats))
@@ -152,7 +156,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {
-	b, _ := json.Marshal(map[string]string{"error": msg})
+	b, _ := json.Marshal(map[string]string{"error": clip.Text(msg)})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	w.Write(b)
@@ -196,6 +200,8 @@ type memoryOut struct {
 	History        []revisionOut `json:"history,omitempty"`
 	Confidence     *float64      `json:"confidence,omitempty"`
 	Weak           bool          `json:"weak,omitempty"`
+	// Folded counts the look-alike copies a search showed as this one.
+	Folded int `json:"folded,omitempty"`
 	// SupersededBy, Supersedes and Contradicts: knowledge updates (the
 	// memory engine's supersede.go).
 	SupersededBy *linkOut  `json:"superseded_by,omitempty"`
@@ -289,8 +295,14 @@ func (s *Server) stats(ctx context.Context, eng *memory.Engine, r *http.Request)
 	if err != nil {
 		return nil, err
 	}
+	// time_zone is the zone the page shows times in (the user's, as the
+	// tools read it); empty: the browser's own.
+	zone := userLocation(ctx, eng).String()
+	if zone == "Local" {
+		zone = ""
+	}
 	return map[string]any{"total": c.Live, "forgotten": c.Forgotten, "archived": c.Archived,
-		"summaries": c.Summaries, "scopes": c.Scopes, "index_ready": eng.Ready()}, nil
+		"summaries": c.Summaries, "scopes": c.Scopes, "index_ready": eng.Ready(), "time_zone": zone}, nil
 }
 
 // filters are the query parameters search and browse share.
@@ -395,7 +407,7 @@ func (s *Server) search(ctx context.Context, eng *memory.Engine, r *http.Request
 	for _, m := range res.Results {
 		o := toOut(m, false)
 		c := m.Confidence
-		o.Confidence, o.Weak = &c, m.Weak
+		o.Confidence, o.Weak, o.Folded = &c, m.Weak, m.Folded
 		out.Results = append(out.Results, o)
 	}
 	return out, nil
@@ -484,7 +496,7 @@ func (s *Server) update(ctx context.Context, eng *memory.Engine, r *http.Request
 	if res.Changed == nil {
 		res.Changed = []string{}
 	}
-	return map[string]any{"id": res.ID, "changed": res.Changed, "scope": res.Scope, "duplicate_of": res.DuplicateOf}, nil
+	return map[string]any{"id": res.ID, "changed": res.Changed, "scope": res.Scope, "merged_into": res.MergedInto}, nil
 }
 
 type forgetIn struct {

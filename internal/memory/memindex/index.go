@@ -120,6 +120,10 @@ type Index struct {
 	// sessionLocked).
 	convOrder map[uint32][]uint32
 	sessions  map[sessionKey][]uint32
+	// tally keeps the counts (tally.go); meta, by slot, what filters
+	// read of each item, packed (tally.go).
+	tally tally
+	meta  []slotMeta
 	// loc is the user's time zone, in which time references in a memory's
 	// text are read.
 	loc *time.Location
@@ -197,6 +201,7 @@ func (ix *Index) Put(d Doc) {
 	slot, ok := ix.byID[d.ID]
 	if ok {
 		ix.dropDedupLocked(slot)
+		ix.countLocked(slot, -1)
 	} else if n := len(ix.free); n > 0 {
 		slot = ix.free[n-1]
 		ix.free = ix.free[:n-1]
@@ -230,6 +235,7 @@ func (ix *Index) Put(d Doc) {
 	}
 	it.hasVec = keep
 	ix.items[slot] = it
+	ix.countLocked(slot, 1)
 	ix.byID[d.ID] = slot
 	if d.Links != nil {
 		ix.setLinksLocked(slot, *d.Links)
@@ -437,6 +443,7 @@ func (ix *Index) Remove(id bson.ObjectID) {
 	ix.setVecLocked(slot, nil)
 	ix.unorderLocked(slot)
 	ix.dropLinksLocked(slot)
+	ix.countLocked(slot, -1)
 	delete(ix.byID, id)
 	ix.items[slot] = item{}
 	ix.free = append(ix.free, slot)
@@ -453,6 +460,8 @@ func (ix *Index) SetForgotten(id bson.ObjectID, forgotten bool, at time.Time, te
 		return
 	}
 	it := &ix.items[slot]
+	ix.countLocked(slot, -1)
+	defer ix.countLocked(slot, 1)
 	if forgotten {
 		it.flags |= FlagForgotten
 		it.forgottenAt = at.UnixMilli()
@@ -473,11 +482,14 @@ func (ix *Index) SetFlag(id bson.ObjectID, flag Flag, on bool) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if slot, ok := ix.byID[id]; ok {
+		it := &ix.items[slot]
+		ix.countLocked(slot, -1)
 		if on {
-			ix.items[slot].flags |= flag
+			it.flags |= flag
 		} else {
-			ix.items[slot].flags &^= flag
+			it.flags &^= flag
 		}
+		ix.countLocked(slot, 1)
 	}
 }
 
@@ -584,6 +596,10 @@ func (ix *Index) HasVectors() bool { return ix.vecs != nil }
 
 // Analyze reads a text as the keyword index does.
 func (ix *Index) Analyze(text string) textindex.Query { return ix.text.Analyze(text) }
+
+// Fuzzy gives the query's terms that no memory holds (typos) the close
+// terms memories do hold as alternatives (textindex.Index.Fuzzy).
+func (ix *Index) Fuzzy(q textindex.Query) textindex.Query { return ix.text.Fuzzy(q) }
 
 // Overlap is the share of distinct keyword terms two memories have in
 // common (0 when either is unknown).

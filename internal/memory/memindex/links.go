@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/binio"
+	"github.com/infmem/infmem/internal/textindex"
 )
 
 // Links tie a memory to others: the newer memory that supersedes it (an
@@ -187,13 +188,17 @@ func (ix *Index) linkedLocked(pos map[uint32]int32, admit func(*item) bool) {
 
 // setCandidateLinks sets each candidate's successor and contradicting
 // memory among the pool's positions, when its links concern the question
-// (words: the question's analysed words).
-func (ix *Index) setCandidateLinks(pool []Candidate, pos map[uint32]int32, words map[string]bool) {
+// (terms: the question's keyword terms).
+func (ix *Index) setCandidateLinks(pool []Candidate, pos map[uint32]int32, terms textindex.Query) {
 	for i := range pool {
 		pool[i].Successor, pool[i].Contradicts = -1, -1
 	}
 	if len(ix.links) == 0 {
 		return
+	}
+	words := map[string]bool{}
+	for _, t := range terms.Terms() {
+		words[t] = true
 	}
 	for i := range pool {
 		cd := &pool[i]

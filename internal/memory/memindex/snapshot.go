@@ -168,6 +168,7 @@ func ReadFile(path string, h Header, loc *time.Location) (*Index, error) {
 		return nil, errors.New("snapshot checksum mismatch")
 	}
 	ix.orderThreadsLocked()
+	ix.recountLocked()
 	return ix, nil
 }
 
