@@ -39,6 +39,10 @@ func TestMain(m *testing.M) {
 		foreignDial(path)
 		return
 	}
+	if path := os.Getenv("INFMEM_TEST_FOREIGN_MONGO"); path != "" {
+		foreignMongo(path)
+		return
+	}
 	// mcp-go's client transport logs a closed connection through the
 	// default logger; the tests close many on purpose.
 	slog.SetDefault(slog.New(slog.DiscardHandler))

@@ -9,12 +9,14 @@ import (
 
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/embed"
+	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/mongostore"
 )
 
 // ReadStoreStatus describes an open database: engine, schema version,
-// documents per collection and size. `infmem status` uses it on a store it
-// opened itself when no daemon runs.
+// documents per collection and size, none of it by reading documents
+// (Store.CountDocuments, Store.DataSize). `infmem status` uses it on a
+// store it opened itself when no daemon runs.
 func ReadStoreStatus(ctx context.Context, store *mongostore.Store, database string) (*control.StoreStatus, error) {
 	s := &control.StoreStatus{Engine: store.Engine, EngineReason: store.Reason, URI: store.RedactedURI(),
 		Database: database, Collections: map[string]int64{}}
@@ -23,13 +25,13 @@ func ReadStoreStatus(ctx context.Context, store *mongostore.Store, database stri
 		return nil, err
 	}
 	for _, name := range mongostore.CollectionNames {
-		n, err := store.Database().Collection(name).EstimatedDocumentCount(ctx)
+		n, err := store.CountDocuments(ctx, name)
 		if err != nil {
 			return nil, fmt.Errorf("cannot count %s: %w", name, err)
 		}
 		s.Collections[name] = n
 	}
-	if s.DataSizeBytes, _, err = store.DBStats(ctx); err != nil {
+	if s.DataSizeBytes, err = store.DataSize(ctx); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -59,11 +61,28 @@ func (r *Runtime) Status(ctx context.Context) *control.Status {
 	eng := stack.Memory
 	loaded, expected := eng.LoadProgress()
 	st.Index = &control.IndexStatus{Ready: eng.Ready(), Loaded: loaded, Expected: expected}
+	if err := eng.LoadErr(); err != nil {
+		st.Index.Error = r.redact(err.Error())
+	}
+	others, _ := eng.OtherWriters()
+	for _, o := range others {
+		st.Index.OtherWriters = append(st.Index.OtherWriters, r.redact(o))
+	}
+	var skipped []memory.SkippedDoc
+	st.Index.Skipped, skipped = eng.Skipped()
+	for _, d := range skipped[max(0, len(skipped)-5):] {
+		st.Index.SkippedRecent = append(st.Index.SkippedRecent, r.redact(d.Collection+" "+d.ID+": "+d.Reason))
+	}
 	if eng.Ready() {
 		if ms, err := eng.Stats(ctx); err == nil {
 			st.Index.Source = ms.IndexSource
 			st.Memories = &control.MemoryCounts{Total: ms.TotalMemories, Conversations: ms.ConversationCount,
 				Summaries: ms.Summaries, Files: ms.Files, Forgotten: ms.Forgotten, Archived: ms.Archived, Scopes: ms.Scopes}
+			if st.Store != nil {
+				// The index holds every memory and summary document.
+				st.Store.Collections[mongostore.ConversationHistory] = int64(ms.Documents)
+				st.Store.Collections[mongostore.Summaries] = int64(ms.SummaryDocuments)
+			}
 		}
 	}
 	if ss := eng.SyncStatus(ctx); ss != nil {

@@ -22,6 +22,9 @@ var ErrDuplicate = errors.New("duplicate key")
 // index; anything else scans the collection and belongs in an in-memory index.
 type Collection[T any] struct {
 	c *mongo.Collection
+	// raw, on the embedded engine, reads whole collections and counts
+	// straight from SQLite (rawscan.go).
+	raw *sqliteFiles
 }
 
 // Name is the collection's name.
@@ -52,15 +55,81 @@ func (c Collection[T]) InsertMany(ctx context.Context, docs []*T) error {
 
 // Get reads the document with this _id.
 func (c Collection[T]) Get(ctx context.Context, id any) (*T, error) {
+	if oid, ok := id.(bson.ObjectID); ok && c.raw != nil {
+		var found *T
+		err := c.raw.get(ctx, c.Name(), []bson.ObjectID{oid}, func(raw bson.Raw) error {
+			found = new(T)
+			if err := bson.Unmarshal(raw, found); err != nil {
+				return fmt.Errorf("%w: %v", ErrUndecodable, err)
+			}
+			return nil
+		})
+		switch {
+		case errors.Is(err, ErrUndecodable):
+			return nil, fmt.Errorf("%s %v: %w", c.Name(), id, err)
+		case err == nil && found == nil:
+			return nil, fmt.Errorf("%s %v: %w", c.Name(), id, ErrNotFound)
+		case err == nil:
+			return found, nil
+		case !errors.Is(err, errNoRawTable):
+			return nil, c.wrap("read from", err)
+		}
+	}
 	var doc T
 	err := c.c.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&doc)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return nil, fmt.Errorf("%s %v: %w", c.Name(), id, ErrNotFound)
 	}
 	if err != nil {
+		if isDecodeError(err) {
+			return nil, fmt.Errorf("%s %v: %w: %v", c.Name(), id, ErrUndecodable, err)
+		}
 		return nil, c.wrap("read from", err)
 	}
 	return &doc, nil
+}
+
+// ErrUndecodable is returned for a document whose fields do not fit the
+// collection's type (a number where text belongs): written by something
+// other than infmem, or damaged. Get wraps it; IterateSkipping hands such
+// documents to its skip function.
+var ErrUndecodable = errors.New("does not decode")
+
+// isDecodeError tells a document that did not decode from a failed read.
+func isDecodeError(err error) bool {
+	var de *bson.DecodeError
+	return errors.As(err, &de)
+}
+
+// GetMany reads the documents with these _ids; those not found, and those
+// that do not decode (ErrUndecodable), are left out of the map.
+func (c Collection[T]) GetMany(ctx context.Context, ids []bson.ObjectID) (map[bson.ObjectID]*T, error) {
+	out := make(map[bson.ObjectID]*T, len(ids))
+	if c.raw != nil {
+		err := c.raw.get(ctx, c.Name(), ids, func(raw bson.Raw) error {
+			doc := new(T)
+			if err := bson.Unmarshal(raw, doc); err != nil {
+				return nil // left out, as Get would refuse it
+			}
+			out[raw.Lookup("_id").ObjectID()] = doc
+			return nil
+		})
+		if !errors.Is(err, errNoRawTable) {
+			return out, c.wrap("read from", err)
+		}
+		clear(out)
+	}
+	for _, id := range ids {
+		doc, err := c.Get(ctx, id)
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrUndecodable) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[id] = doc
+	}
+	return out, nil
 }
 
 // Replace overwrites the document with this _id.
@@ -120,18 +189,70 @@ func (c Collection[T]) Delete(ctx context.Context, id any) (bool, error) {
 	return res.DeletedCount == 1, nil
 }
 
-// EstimatedCount counts documents from collection metadata, without a scan.
+// EstimatedCount counts documents without reading them: from collection
+// metadata on mongod, from SQLite's _id index on the embedded engine
+// (FerretDB's own count reads every document).
 func (c Collection[T]) EstimatedCount(ctx context.Context) (int64, error) {
+	if c.raw != nil {
+		n, err := c.raw.count(ctx, c.Name())
+		if !errors.Is(err, errNoRawTable) {
+			return n, c.wrap("count", err)
+		}
+	}
 	n, err := c.c.EstimatedDocumentCount(ctx)
 	return n, c.wrap("count", err)
+}
+
+// iterateRaw is Iterate on the embedded engine, reading SQLite directly.
+func (c Collection[T]) iterateRaw(ctx context.Context, batch int, fn func([]T) error, skip func(id bson.RawValue, err error)) error {
+	buf := make([]T, 0, batch)
+	err := c.raw.iterate(ctx, c.Name(), func(raw bson.Raw) error {
+		var doc T
+		if err := bson.Unmarshal(raw, &doc); err != nil {
+			if skip != nil {
+				skip(raw.Lookup("_id"), fmt.Errorf("%w: %v", ErrUndecodable, err))
+				return nil
+			}
+			return c.wrap("decode from", err)
+		}
+		buf = append(buf, doc)
+		if len(buf) == batch {
+			if err := fn(buf); err != nil {
+				return err
+			}
+			clear(buf)
+			buf = buf[:0]
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(buf) > 0 {
+		return fn(buf)
+	}
+	return nil
 }
 
 // Iterate reads every document in batches of up to batch documents and calls
 // fn with each batch; the slice is reused, so fn must copy what it keeps.
 // This is the one full scan the product makes: loading in-memory indexes.
 func (c Collection[T]) Iterate(ctx context.Context, batch int, fn func([]T) error) error {
+	return c.IterateSkipping(ctx, batch, fn, nil)
+}
+
+// IterateSkipping is Iterate, except that a document that does not decode
+// into T is handed to skip (its _id, the error wrapping ErrUndecodable)
+// and the scan goes on; with skip nil it ends the scan, as Iterate does.
+func (c Collection[T]) IterateSkipping(ctx context.Context, batch int, fn func([]T) error, skip func(id bson.RawValue, err error)) error {
 	if batch <= 0 {
 		batch = 1000
+	}
+	if c.raw != nil {
+		err := c.iterateRaw(ctx, batch, fn, skip)
+		if !errors.Is(err, errNoRawTable) {
+			return err
+		}
 	}
 	cur, err := c.c.Find(ctx, bson.D{}, options.Find().SetBatchSize(int32(batch)))
 	if err != nil {
@@ -142,7 +263,11 @@ func (c Collection[T]) Iterate(ctx context.Context, batch int, fn func([]T) erro
 	for cur.Next(ctx) {
 		var doc T
 		if err := cur.Decode(&doc); err != nil {
-			return c.wrap("decode from", err)
+			if skip == nil {
+				return c.wrap("decode from", err)
+			}
+			skip(cur.Current.Lookup("_id"), fmt.Errorf("%w: %v", ErrUndecodable, err))
+			continue
 		}
 		buf = append(buf, doc)
 		if len(buf) == batch {

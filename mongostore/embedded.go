@@ -20,10 +20,13 @@ import (
 const embeddedLockFile = "infmem-embedded.lock"
 
 // embedded is FerretDB with its SQLite backend, inside this process,
-// listening on a unix socket in run/.
+// listening on a unix socket in run/ (engine.sock; mongo.sock for other
+// processes, see embedded_guard.go).
 type embedded struct {
 	dataDir string
 	sock    string
+	inner   string
+	guard   *guardedSocket
 	lock    *flock.Lock
 	f       *ferretdb.FerretDB
 	cancel  context.CancelFunc
@@ -50,13 +53,18 @@ func startEmbedded(ctx context.Context, opts Options) (*embedded, error) {
 		lock.Release()
 		return nil, err
 	}
-	// We hold the lock, so a socket file left here is a crashed run's.
-	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
+	inner, err := innerSocketPath(opts.Root.RunDir())
+	if err != nil {
 		lock.Release()
-		return nil, fmt.Errorf("cannot remove stale socket %s: %w", sock, err)
+		return nil, err
+	}
+	// We hold the lock, so a socket file left here is a crashed run's.
+	if err := os.Remove(inner); err != nil && !errors.Is(err, os.ErrNotExist) {
+		lock.Release()
+		return nil, fmt.Errorf("cannot remove stale socket %s: %w", inner, err)
 	}
 	f, err := ferretdb.New(&ferretdb.Config{
-		Listener: ferretdb.ListenerConfig{Unix: sock},
+		Listener: ferretdb.ListenerConfig{Unix: inner},
 		Handler:  "sqlite",
 		// synchronous(full): a write is acknowledged only once it is in the
 		// WAL on disk, so no acknowledged write is lost to a crash.
@@ -68,11 +76,23 @@ func startEmbedded(ctx context.Context, opts Options) (*embedded, error) {
 		return nil, fmt.Errorf("cannot start the embedded database in %s: %w", dataDir, err)
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	e := &embedded{dataDir: dataDir, sock: sock, lock: lock, f: f, cancel: cancel, done: make(chan struct{})}
+	e := &embedded{dataDir: dataDir, sock: sock, inner: inner, lock: lock, f: f, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(e.done)
 		_ = f.Run(rctx)
 	}()
+	// FerretDB made its socket with the umask's mode: owner-only now,
+	// before anything uses it (embedded_guard.go).
+	if err == nil {
+		err = privateSocket(inner)
+	}
+	if err == nil {
+		e.guard, err = listenGuarded(sock, inner, opts.Logger)
+	}
+	if err != nil {
+		e.stop(context.WithoutCancel(ctx))
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -125,13 +145,16 @@ func secureDataFiles(dataDir, database string) error {
 func (e *embedded) stop(ctx context.Context) error {
 	var err error
 	e.once.Do(func() {
+		if e.guard != nil {
+			e.guard.close()
+		}
 		e.cancel()
 		select {
 		case <-e.done:
 		case <-ctx.Done():
 			err = fmt.Errorf("embedded database did not stop: %w", ctx.Err())
 		}
-		_ = os.Remove(e.sock)
+		_ = os.Remove(e.inner)
 		if rerr := e.lock.Release(); err == nil {
 			err = rerr
 		}

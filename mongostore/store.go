@@ -2,8 +2,10 @@ package mongostore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -72,7 +74,10 @@ type Store struct {
 	Index     Collection[IndexEntry]
 	Scopes    ScopeCollection
 
-	eng    engine
+	eng engine
+	// raw reads the embedded engine's SQLite file directly (rawscan.go);
+	// nil on the other engines.
+	raw    *sqliteFiles
 	client *mongo.Client
 	db     *mongo.Database
 	log    *slog.Logger
@@ -145,14 +150,19 @@ func connect(ctx context.Context, eng engine, mode, reason string, opts Options)
 		return nil, fmt.Errorf("cannot reach MongoDB at %s: %s\nhint: %s", eng.redactedURI(), redactErr(err, eng.uri()), hint)
 	}
 	db := client.Database(opts.Database)
+	var raw *sqliteFiles
+	if e, ok := eng.(*embedded); ok {
+		raw = newSQLiteFiles(e.dataDir, opts.Database)
+	}
 	s := &Store{
 		Engine:    mode,
 		Reason:    reason,
-		Memories:  Collection[Memory]{db.Collection(ConversationHistory)},
-		Summaries: Collection[Summary]{db.Collection(Summaries)},
-		Profiles:  Collection[Profile]{db.Collection(UserProfile)},
-		Index:     Collection[IndexEntry]{db.Collection(MemoryIndex)},
-		Scopes:    ScopeCollection{Collection[Scope]{db.Collection(Metadata)}},
+		Memories:  Collection[Memory]{db.Collection(ConversationHistory), raw},
+		Summaries: Collection[Summary]{db.Collection(Summaries), raw},
+		Profiles:  Collection[Profile]{db.Collection(UserProfile), raw},
+		Index:     Collection[IndexEntry]{db.Collection(MemoryIndex), raw},
+		Scopes:    ScopeCollection{Collection[Scope]{db.Collection(Metadata), raw}},
+		raw:       raw,
 		eng:       eng,
 		client:    client,
 		db:        db,
@@ -185,6 +195,9 @@ func connect(ctx context.Context, eng engine, mode, reason string, opts Options)
 
 // Close disconnects and stops the engine if this process started it.
 func (s *Store) Close(ctx context.Context) error {
+	if s.raw != nil {
+		s.raw.close()
+	}
 	err := s.client.Disconnect(ctx)
 	if serr := s.eng.stop(ctx); err == nil {
 		err = serr
@@ -213,6 +226,36 @@ func (s *Store) Prepare(ctx context.Context, database string) error {
 
 // Ping checks that the engine answers.
 func (s *Store) Ping(ctx context.Context) error { return s.client.Ping(ctx, nil) }
+
+// CountDocuments counts the documents of the named collection without
+// reading them (see Collection.EstimatedCount).
+func (s *Store) CountDocuments(ctx context.Context, collection string) (int64, error) {
+	return Collection[bson.Raw]{s.db.Collection(collection), s.raw}.EstimatedCount(ctx)
+}
+
+// DataSize is how many bytes the database takes. On the embedded engine it
+// is the size of its SQLite files (database and write-ahead log), read
+// from the file system: asking SQLite (dbStats) reads every page, about a
+// second at 100k memories. On mongod it is dbStats' data size, which
+// mongod keeps.
+func (s *Store) DataSize(ctx context.Context) (int64, error) {
+	if s.raw != nil {
+		var n int64
+		for _, f := range []string{s.raw.file, s.raw.file + "-wal"} {
+			fi, err := os.Stat(f)
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return 0, fmt.Errorf("cannot read the database size: %w", err)
+			}
+			n += fi.Size()
+		}
+		return n, nil
+	}
+	data, _, err := s.DBStats(ctx)
+	return data, err
+}
 
 // DBStats returns the dataSize and storageSize of the database in bytes.
 func (s *Store) DBStats(ctx context.Context) (dataSize, storageSize int64, err error) {

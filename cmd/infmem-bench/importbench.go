@@ -228,24 +228,6 @@ func cpuModel() string {
 
 func mb(b int64) float64 { return float64(b) / (1 << 20) }
 
-// procRSS reads a process's resident and peak memory (Linux).
-func procRSS(pid int) (rss, peak int64) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		var kb int64
-		if n, _ := fmt.Sscanf(line, "VmRSS: %d kB", &kb); n == 1 {
-			rss = kb << 10
-		}
-		if n, _ := fmt.Sscanf(line, "VmHWM: %d kB", &kb); n == 1 {
-			peak = kb << 10
-		}
-	}
-	return rss, peak
-}
-
 // writeChatGPTExport writes a ChatGPT conversations.json of n messages,
 // perConv to a conversation, alternating user and assistant, in the shape
 // of the real export (a root node, then one node per message), and

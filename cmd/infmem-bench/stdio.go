@@ -25,6 +25,7 @@ func runStdio(ctx context.Context, args []string) error {
 	bin := fs.String("bin", "infmem", "infmem binary")
 	calls := fs.Int("calls", 500, "calls per measured tool")
 	extra := fs.String("args", "", "extra arguments for infmem mcp, space-separated")
+	statsCalls := fs.Int("stats-calls", 20, "calls of get_memory_stats measured (at most --calls)")
 	crashAfter := fs.Int("crash-after", 0, "instead of measuring, store this many new memories, then kill the server (SIGKILL) to leave a crash behind")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -94,8 +95,12 @@ func runStdio(ctx context.Context, args []string) error {
 		return storeThenKill(ctx, c, gen, *crashAfter)
 	}
 	measure := func(name string, args func(i int) map[string]any) error {
-		lat := make([]time.Duration, 0, *calls)
-		for i := 0; i < *calls; i++ {
+		n := *calls
+		if name == "get_memory_stats" {
+			n = min(n, *statsCalls)
+		}
+		lat := make([]time.Duration, 0, n)
+		for i := 0; i < n; i++ {
 			res, d, err := callTool(ctx, c, name, args(i))
 			if err != nil {
 				return err
@@ -126,10 +131,38 @@ func runStdio(ctx context.Context, args []string) error {
 	}); err != nil {
 		return err
 	}
+	if err := measure("get_memory_stats", func(i int) map[string]any { return map[string]any{} }); err != nil {
+		return err
+	}
 	if rss, peak := childRSS(c); rss > 0 {
 		fmt.Printf("server RSS %d MB (peak %d MB)\n", rss>>20, peak>>20)
 	}
+	// Through the bridge the server is the daemon it reached or started.
+	if pid := daemonPID(abs); pid > 0 {
+		if rss, peak := procRSS(pid); rss > 0 {
+			fmt.Printf("daemon (pid %d) RSS %d MB (peak %d MB)\n", pid, rss>>20, peak>>20)
+		}
+	}
 	return nil
+}
+
+// daemonPID is the pid daemon.json names in the data root, if that
+// process runs.
+func daemonPID(root string) int {
+	data, err := os.ReadFile(filepath.Join(root, "run", "daemon.json"))
+	if err != nil {
+		return 0
+	}
+	var info struct {
+		PID int `json:"pid"`
+	}
+	if json.Unmarshal(data, &info) != nil || info.PID <= 0 {
+		return 0
+	}
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", info.PID)); err != nil {
+		return 0
+	}
+	return info.PID
 }
 
 func callTool(ctx context.Context, c *client.Client, name string, args map[string]any) (*mcp.CallToolResult, time.Duration, error) {
@@ -156,10 +189,14 @@ func childRSS(c *client.Client) (rss, peak int64) {
 	if runtime.GOOS != "linux" {
 		return 0, 0
 	}
-	pid := serverPID()
-	if pid == 0 {
-		return 0, 0
+	if pid := serverPID(); pid > 0 {
+		return procRSS(pid)
 	}
+	return 0, 0
+}
+
+// procRSS reads a process's resident and peak memory (Linux).
+func procRSS(pid int) (rss, peak int64) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, 0

@@ -26,6 +26,7 @@ import (
 	"github.com/infmem/infmem/internal/diskfree"
 	"github.com/infmem/infmem/internal/embed"
 	"github.com/infmem/infmem/internal/logging"
+	"github.com/infmem/infmem/internal/sockdir"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -321,8 +322,44 @@ func (d *doctor) checkListeners() {
 	case mode == mongostore.ModeExternal:
 		d.add("listeners", checkPass, where+"; the database is the one at mongo.uri, which infmem does not run", "")
 	default:
+		socks := []string{ep.MCP, ep.Control}
+		if mode == mongostore.ModeEmbedded {
+			for _, name := range []string{"mongo.sock", "engine.sock"} {
+				if p, err := sockdir.Path(d.root.RunDir(), name); err == nil {
+					socks = append(socks, p)
+				}
+			}
+		}
+		// What the files say, not what they should be.
+		if loose := looseSockets(socks); len(loose) > 0 {
+			d.add("listeners", checkWarn, where+"; the "+mode+" engine too; but "+strings.Join(loose, ", ")+": other users reach them as far as the peer check (which refuses them on Linux and macOS)",
+				"chmod 700 the folders and 600 the sockets, or restart the daemon ('infmem restart'), which makes them so")
+			return
+		}
 		d.add("listeners", checkPass, where+"; the "+mode+" engine too", "")
 	}
+}
+
+// looseSockets names each socket that exists among paths and that other
+// users could open (its mode, or its folder's, lets them).
+func looseSockets(paths []string) []string {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	var out []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if m := fi.Mode().Perm(); m&0o077 != 0 {
+			out = append(out, fmt.Sprintf("%s is mode %04o", p, m))
+		}
+		if di, err := os.Stat(filepath.Dir(p)); err == nil && di.Mode().Perm()&0o077 != 0 {
+			out = append(out, fmt.Sprintf("its folder %s is mode %04o", filepath.Dir(p), di.Mode().Perm()))
+		}
+	}
+	return slices.Compact(out)
 }
 
 func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
@@ -403,6 +440,9 @@ func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
 		d.add("engine", checkFail, "the daemon cannot open the database: "+msg, hint)
 	case st.State != control.StateReady:
 		d.add("engine", checkWarn, "the daemon's memory is "+st.State, "wait a few seconds and check again")
+	case st.Index != nil && st.Index.Error != "":
+		d.add("engine", checkFail, "the engine answers, but the memory index failed to load: "+st.Index.Error,
+			"infmem tries again by itself; if this stays, see "+ep.LogFile())
 	case st.Index != nil && !st.Index.Ready:
 		d.add("engine", checkPass, fmt.Sprintf("%s engine answers; index loading (%d of about %d)", st.Store.Engine, st.Index.Loaded, st.Index.Expected), "")
 	default:
@@ -411,6 +451,18 @@ func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
 			engine = st.Store.Engine
 		}
 		d.add("engine", checkPass, engine+" engine answers; index ready", "")
+	}
+	if err == nil && st.Index != nil && len(st.Index.OtherWriters) > 0 {
+		d.add("sync", checkWarn, "sync is off, but other devices write to this database ("+strings.Join(st.Index.OtherWriters, "; ")+"): this daemon's index misses their changes, and they miss this daemon's",
+			`set "sync": {"enabled": true} in config.json (and "device" if this host's name is taken) and run 'infmem restart'; see docs/SYNC.md`)
+	}
+	if err == nil && st.Index != nil && st.Index.Skipped > 0 {
+		latest := ""
+		if n := len(st.Index.SkippedRecent); n > 0 {
+			latest = "; latest: " + st.Index.SkippedRecent[n-1]
+		}
+		d.add("documents", checkWarn, fmt.Sprintf("the index left out %d document(s) of the database that break the rules for a memory or do not decode%s", st.Index.Skipped, latest),
+			"something other than infmem wrote them (another program, or a damaged or hostile database): remove them, or restore a backup; infmem status lists the latest")
 	}
 }
 
@@ -619,9 +671,12 @@ func (d *doctor) checkLoginService(ctx context.Context) {
 	case errors.Is(err, installer.ErrNoServiceManager):
 		hint := "none needed: Claude starts the daemon through 'infmem mcp'"
 		if !claudeRegistered(d.env) {
-			hint = "'infmem install' registers infmem with Claude Desktop, which then starts the daemon through 'infmem mcp'; 'infmem start' starts it now"
+			hint = "'infmem install' registers infmem with Claude Desktop, which then starts the daemon through 'infmem mcp'"
+			if !d.readOnly {
+				hint += "; 'infmem start' starts it now"
+			}
 		}
-		d.add("login service", checkWarn, "unavailable: "+firstLineOf(err.Error()), hint)
+		d.add("login service", checkWarn, "unavailable: "+firstLineOf(strings.TrimPrefix(err.Error(), "login service: ")), hint)
 	case err != nil:
 		d.add("login service", checkWarn, "cannot inspect: "+err.Error(), "")
 	case !ls.Installed():

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/infmem/infmem/internal/clip"
 	"github.com/infmem/infmem/internal/peercred"
 	"log/slog"
 	"net"
@@ -260,7 +261,7 @@ func (s *Server) run(conn net.Conn, br *bufio.Reader, w *bufio.Writer, req Reque
 func (s *Server) reply(w *bufio.Writer, result any, err error) bool {
 	resp := Response{OK: err == nil}
 	if err != nil {
-		resp.Error = err.Error()
+		resp.Error = clip.Text(err.Error()) // it may quote an argument of any size
 	} else if result != nil {
 		b, merr := json.Marshal(result)
 		if merr != nil {

@@ -319,52 +319,55 @@ func Run(ctx context.Context, t Target, in *Input, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// embedBatch is how many texts an import embeds in one model call.
+// embedBatch is how many texts an import embeds in one model call, and
+// stores in one StoreMany.
 const embedBatch = 32
 
-// storeAll stores units with o.Workers stores at a time, calling done for
-// each stored one, in the caller's goroutine. It stops at the first
+// storeAll stores units, calling done for each stored one, in the caller's
+// goroutine. o.Workers goroutines each take a batch of units (of any
+// conversations) and embed its texts in one model call (most of an
+// import's time is embedding: a batch of 32 short messages costs about a
+// third less per message, and the workers keep every core busy); this
+// goroutine stores each embedded batch with one StoreMany (one write per
+// collection, one journal sync, one index update). It stops at the first
 // failure and returns how many were stored.
 func storeAll(ctx context.Context, eng *memory.Engine, todo []*unit, o Options, progress *throttle, done func(*unit, memory.StoreResult) error) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type result struct {
-		u   *unit
-		res memory.StoreResult
-		err error
+	type batch struct {
+		units []*unit
+		reqs  []memory.StoreRequest
 	}
-	// Each worker takes a batch of units and embeds their texts in one
-	// model call (most of an import's time is embedding: a batch of 32
-	// short messages costs about a third less per message), then stores
-	// them one by one with their vectors.
 	jobs := make(chan []*unit)
-	results := make(chan result, o.Workers*embedBatch)
+	ready := make(chan batch, o.Workers)
 	var wg sync.WaitGroup
 	for range o.Workers {
 		wg.Go(func() {
-			for batch := range jobs {
-				texts := make([]string, 0, len(batch))
-				for _, u := range batch {
-					if u.item.Path == "" {
-						texts = append(texts, u.text)
-					}
-				}
-				var vecs [][]float32
-				if len(texts) == len(batch) {
-					vecs = eng.EmbedBatch(ctx, texts)
-				}
-				for i, u := range batch {
+			for units := range jobs {
+				b := batch{units: units, reqs: make([]memory.StoreRequest, len(units))}
+				var texts []string
+				for i, u := range units {
 					it := u.item
-					req := memory.StoreRequest{
+					b.reqs[i] = memory.StoreRequest{
 						Content: u.text, Scope: u.scope, Tags: u.tags, Source: it.Source, Timestamp: it.Timestamp,
 						ConversationID: it.ConversationID, Speaker: it.Speaker, Importance: it.Importance, Category: it.Category,
 						Path: it.Path,
 					}
-					if vecs != nil {
-						req.Vector = vecs[i]
+					if it.Path == "" {
+						texts = append(texts, u.text)
 					}
-					res, err := eng.Store(ctx, req)
-					results <- result{u, res, err}
+				}
+				if len(texts) == len(units) {
+					if vecs := eng.EmbedBatch(ctx, texts); vecs != nil {
+						for i := range b.reqs {
+							b.reqs[i].Vector = vecs[i]
+						}
+					}
+				}
+				select {
+				case ready <- b:
+				case <-ctx.Done():
+					return
 				}
 			}
 		})
@@ -381,29 +384,43 @@ func storeAll(ctx context.Context, eng *memory.Engine, todo []*unit, o Options, 
 	}()
 	go func() {
 		wg.Wait()
-		close(results)
+		close(ready)
 	}()
 	stored := 0
 	var first error
-	for r := range results {
+	for b := range ready {
 		if first != nil {
 			continue
 		}
-		if r.err != nil {
-			first = r.err
-			if memory.IsInputError(r.err) {
-				first = &InputError{Where: r.u.item.Where, Msg: r.err.Error()}
-			}
-			cancel()
-			continue
-		}
-		stored++
-		if err := done(r.u, r.res); err != nil {
+		res, errs, err := eng.StoreMany(ctx, b.reqs)
+		if err != nil {
 			first = err
 			cancel()
 			continue
 		}
-		progress.report(Progress{Step: "storing", Done: stored, Total: len(todo)}, false)
+		// Every stored unit of the batch is recorded, also those after
+		// one that was refused.
+		for i, u := range b.units {
+			if errs[i] != nil {
+				if first == nil {
+					first = errs[i]
+					if memory.IsInputError(errs[i]) {
+						first = &InputError{Where: u.item.Where, Msg: errs[i].Error()}
+					}
+					cancel()
+				}
+				continue
+			}
+			stored++
+			if err := done(u, res[i]); err != nil {
+				if first == nil {
+					first = err
+					cancel()
+				}
+				break
+			}
+			progress.report(Progress{Step: "storing", Done: stored, Total: len(todo)}, false)
+		}
 	}
 	if first == nil && stored < len(todo) {
 		first = ctx.Err()

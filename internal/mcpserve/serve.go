@@ -14,6 +14,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/infmem/infmem/internal/clip"
 )
 
 // Options tunes a served stream.
@@ -237,6 +239,15 @@ func dispatch(ctx context.Context, srv *server.MCPServer, out *lineWriter, msg j
 	}()
 	if resp == nil {
 		return
+	}
+	// A protocol error may quote what it was sent (a resource URI of a
+	// megabyte): bounded, as every error infmem sends.
+	if e, ok := resp.(mcp.JSONRPCError); ok {
+		e.Error.Message = clip.Text(e.Error.Message)
+		if s, ok := e.Error.Data.(string); ok {
+			e.Error.Data = clip.Text(s)
+		}
+		resp = e
 	}
 	if err := out.send(resp); err != nil {
 		log.Debug("cannot send response", "err", err)

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/infmem/infmem/internal/clip"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/internal/timephrase"
 )
@@ -86,7 +87,7 @@ func typed[In any](d Deps, name string, fn func(ctx context.Context, c call, in 
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in In
 		if err := decodeArgs(req.GetRawArguments(), &in); err != nil {
-			return mcp.NewToolResultError(fmt.Sprintf("%s: %v", name, err)), nil
+			return mcp.NewToolResultError(clip.Text(fmt.Sprintf("%s: %v", name, err))), nil
 		}
 		eng, release, err := d.Memory(ctx)
 		var out any
@@ -98,12 +99,14 @@ func typed[In any](d Deps, name string, fn func(ctx context.Context, c call, in 
 		}
 		switch {
 		case err == nil:
+		// Every error text is clipped (package clip): it may quote an
+		// argument of any size.
 		case memory.IsInputError(err), errors.Is(err, memory.ErrLoading), errors.Is(err, errInput):
-			return mcp.NewToolResultError(fmt.Sprintf("%s: %s", name, err.Error())), nil
+			return mcp.NewToolResultError(clip.Text(fmt.Sprintf("%s: %s", name, err.Error()))), nil
 		case errors.As(err, new(refusal)):
-			return mcp.NewToolResultError(fmt.Sprintf("%s: %s", name, d.Redact(err.Error()))), nil
+			return mcp.NewToolResultError(clip.Text(fmt.Sprintf("%s: %s", name, d.Redact(err.Error())))), nil
 		default:
-			msg := d.Redact(err.Error())
+			msg := clip.Text(d.Redact(err.Error()))
 			d.Logger.Error("tool failed", "tool", name, "err", msg)
 			// Still a tool result, so the model can tell the user what
 			// went wrong (a protocol error would reach nobody).
@@ -113,9 +116,19 @@ func typed[In any](d Deps, name string, fn func(ctx context.Context, c call, in 
 		if err != nil {
 			return nil, fmt.Errorf("%s: cannot encode result: %w", name, err)
 		}
+		if len(b) > MaxResultBytes {
+			// Whatever the database holds (memories as long as another
+			// device allows, many of them), one answer stays readable.
+			return mcp.NewToolResultError(fmt.Sprintf("%s: the result would be %d bytes, over the limit of %d bytes (%d MiB) for one tool result: ask for fewer results (a smaller top_k or limit) or a narrower query",
+				name, len(b), MaxResultBytes, MaxResultBytes>>20)), nil
+		}
 		return mcp.NewToolResultStructured(json.RawMessage(b), string(b)), nil
 	}
 }
+
+// MaxResultBytes bounds one tool result's JSON: twice the longest memory
+// any configuration allows (memory.max_content_bytes' ceiling, 1 MiB).
+const MaxResultBytes = 2 << 20
 
 var errInput = errors.New("invalid input")
 

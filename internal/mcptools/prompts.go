@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/infmem/infmem/internal/clip"
 	"github.com/infmem/infmem/internal/memory"
 )
 
@@ -100,7 +102,7 @@ func rememberDecisionsPrompt(d Deps) server.ServerPrompt {
 	return server.ServerPrompt{Prompt: p, Handler: func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		args, err := promptArgs(p, req.Params.Arguments)
 		if err != nil {
-			return nil, err
+			return nil, errors.New(clip.Text(err.Error()))
 		}
 		where := ""
 		switch scope, active := args["scope"], sessionScope(ctx, d.fallback).ActiveScope(); {
@@ -199,7 +201,7 @@ func promptHandler(d Deps, p mcp.Prompt, fn func(ctx context.Context, c call, ar
 	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		args, err := promptArgs(p, req.Params.Arguments)
 		if err != nil {
-			return nil, err
+			return nil, errors.New(clip.Text(err.Error()))
 		}
 		var text string
 		err = withCall(ctx, d, func(c call) (err error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/infmem/infmem/internal/clip"
 	"github.com/infmem/infmem/internal/memory"
 )
 
@@ -117,13 +118,14 @@ func withCall(ctx context.Context, d Deps, fn func(c call) error) error {
 // the client: the user's mistake or a wait as it is, anything else as a
 // failure, logged.
 func describeFailure(d Deps, what string, err error) error {
+	what = clip.Text(what) // a resource's URI may carry any name
 	switch {
 	case memory.IsInputError(err), errors.Is(err, memory.ErrLoading), errors.Is(err, errInput):
-		return fmt.Errorf("%s: %s", what, err.Error())
+		return errors.New(clip.Text(fmt.Sprintf("%s: %s", what, err.Error())))
 	case errors.As(err, new(refusal)):
-		return fmt.Errorf("%s: %s", what, d.Redact(err.Error()))
+		return errors.New(clip.Text(fmt.Sprintf("%s: %s", what, d.Redact(err.Error()))))
 	}
-	msg := d.Redact(err.Error())
+	msg := clip.Text(d.Redact(err.Error()))
 	d.Logger.Error("reading a resource or prompt failed", "what", what, "err", msg)
 	return errors.New(failureText(what, msg))
 }

@@ -12,7 +12,13 @@ import (
 )
 
 // accessTracker records use_count and last_accessed of retrieved memories
-// off the response path, coalescing repeated hits on the same memory.
+// off the response path, coalescing repeated hits on the same memory. The
+// index counts a use at once (Index.Touch); the database hears of it once
+// retrievals pause (accessQuiet), or after accessMaxDelay, or when
+// accessMaxPending memories wait: each is a write of its own (the engine
+// journals them together), and written between the retrievals of a burst
+// they would slow them down. A crash loses the uses of the last few
+// seconds, never a memory.
 type accessTracker struct {
 	log *slog.Logger
 	now func() time.Time
@@ -25,13 +31,18 @@ type accessTracker struct {
 	// engine write to the same memory (a merge, an edit) could undo it.
 	write func(ctx context.Context, id bson.ObjectID, k memindex.Kind, update bson.D) error
 
-	// mu guards pending, closed and busy, and every send on or close of wake.
+	// mu guards pending, closed, busy, last and urgent, and every send on
+	// or close of wake.
 	mu      sync.Mutex
 	pending map[bson.ObjectID]accessMark
 	closed  bool
 	busy    bool
-	wake    chan struct{}
-	done    chan struct{}
+	// last is when the latest use was recorded; urgent asks for the
+	// pending uses to be written without waiting for a pause (settle).
+	last   time.Time
+	urgent bool
+	wake   chan struct{}
+	done   chan struct{}
 }
 
 type accessMark struct {
@@ -64,8 +75,16 @@ func (a *accessTracker) record(hits []hit) {
 		m.at = at
 		a.pending[h.id] = m
 	}
+	a.last = time.Now()
 	a.signalLocked()
 }
+
+// When the database hears of uses (see accessTracker).
+var (
+	accessQuiet      = 300 * time.Millisecond
+	accessMaxDelay   = 5 * time.Second
+	accessMaxPending = 2000
+)
 
 func (a *accessTracker) signalLocked() {
 	select {
@@ -77,9 +96,38 @@ func (a *accessTracker) signalLocked() {
 func (a *accessTracker) run() {
 	defer close(a.done)
 	for range a.wake {
+		a.waitForPause()
 		a.flush()
 	}
 	a.flush()
+}
+
+// waitForPause returns once retrievals have paused for accessQuiet, or
+// accessMaxDelay after it was called, or as soon as accessMaxPending uses
+// wait, settle asks, or the tracker closes.
+func (a *accessTracker) waitForPause() {
+	deadline := time.Now().Add(accessMaxDelay)
+	for {
+		a.mu.Lock()
+		quiet := accessQuiet - time.Since(a.last)
+		stop := a.urgent || a.closed || len(a.pending) >= accessMaxPending
+		a.urgent = false
+		a.mu.Unlock()
+		left := time.Until(deadline)
+		if stop || quiet <= 0 || left <= 0 {
+			return
+		}
+		t := time.NewTimer(min(quiet, left))
+		select {
+		case <-t.C:
+		case _, ok := <-a.wake:
+			if !ok {
+				t.Stop()
+				return
+			}
+		}
+		t.Stop()
+	}
 }
 
 func (a *accessTracker) flush() {
@@ -125,6 +173,7 @@ func (a *accessTracker) settle() {
 		a.mu.Lock()
 		idle := len(a.pending) == 0 && !a.busy
 		if !idle && !a.closed {
+			a.urgent = true
 			a.signalLocked()
 		}
 		a.mu.Unlock()

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/testenv"
 )
@@ -47,5 +50,34 @@ func TestAccessRecordsDoNotUndoWrites(t *testing.T) {
 	}
 	if got.UseCount != rounds {
 		t.Fatalf("use count %d after %d recalls", got.UseCount, rounds)
+	}
+}
+
+// TestAccessWaitsForAPause: uses reach the database once retrievals pause
+// (or when asked, as settle and Close do), not between the retrievals of a
+// burst; the index counts them at once.
+func TestAccessWaitsForAPause(t *testing.T) {
+	defer func(q, d time.Duration) { accessQuiet, accessMaxDelay = q, d }(accessQuiet, accessMaxDelay)
+	accessQuiet, accessMaxDelay = time.Hour, time.Hour
+	e, store, _ := newEngine(t)
+	ctx := testenv.Context(t)
+	m := mustStore(t, e, StoreRequest{Content: "The harbour master is called Ines"})
+	for range 3 {
+		if res, err := e.Search(ctx, SearchRequest{Query: "harbour master", Mode: ModeKeyword}); err != nil || len(res.Results) != 1 {
+			t.Fatal(res, err)
+		}
+	}
+	oid, _ := bson.ObjectIDFromHex(m.ID)
+	if it, _ := e.index().Lookup(oid); it.UseCount != 3 {
+		t.Fatalf("the index counted %d uses, want 3", it.UseCount)
+	}
+	time.Sleep(50 * time.Millisecond) // would be plenty for a write that did not wait
+	doc, err := store.Memories.Get(ctx, oid)
+	if err != nil || doc.UseCount != 0 {
+		t.Fatalf("uses written during the burst: use_count %d, %v", doc.UseCount, err)
+	}
+	e.access.settle()
+	if doc, err = store.Memories.Get(ctx, oid); err != nil || doc.UseCount != 3 || doc.LastAccessed == nil {
+		t.Fatalf("after settle: use_count %d, last_accessed %v, %v", doc.UseCount, doc.LastAccessed, err)
 	}
 }

@@ -614,7 +614,7 @@ func (e *Engine) writeFile(ctx context.Context, p, text string, vec []float32, e
 			doc.Vec, doc.KeepVec = nil, true
 		}
 	} else {
-		c.id = bson.NewObjectID()
+		c.id = e.newID()
 		c.insert = &mongostore.Memory{ID: c.id, Timestamp: ts, Text: text, Scope: scopes.Global, Tags: []string{}, Source: sourceFile,
 			Path: p, Importance: 0.5, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now}
 	}
@@ -795,9 +795,7 @@ func (e *Engine) renameFiles(ctx context.Context, oldPath, newPath string) (File
 
 // FileCount is how many files /memories holds, from the index.
 func (e *Engine) FileCount() int {
-	return len(e.index().Select(func(it *memindex.Entry) bool {
-		return it.Kind == memindex.KindMemory && it.Live() && it.Source == sourceFile
-	}))
+	return e.index().Count().PerSource[sourceFile]
 }
 
 // storeFile stores an imported file (Store with source file and a path):

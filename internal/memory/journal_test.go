@@ -20,9 +20,19 @@ import (
 )
 
 // crash stops an engine without its clean shutdown (no final snapshot),
-// after its access updates reached the database.
+// after its access updates and new embeddings reached the database
+// (crashUnsettled leaves them out).
 func crash(store *mongostore.Store, e *Engine) {
 	e.access.settle()
+	e.writeMu.Lock()
+	e.flushVectors(context.Background())
+	e.writeMu.Unlock()
+	crashUnsettled(store, e)
+}
+
+// crashUnsettled stops an engine as a crash would, with whatever was still
+// to be written lost.
+func crashUnsettled(store *mongostore.Store, e *Engine) {
 	e.stop()
 	store.Close(context.Background())
 }
@@ -298,5 +308,61 @@ func TestJournalNamesUnwrittenID(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(env.root.MongoDataDir(), SnapshotFile+".journal")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNewIDsJournaledAhead: new memories take ids the journal already
+// names, reserveIDs of them synced at once; after a crash the unused ones
+// cost nothing but a read, and the snapshot plus the journal still give
+// what the database holds.
+func TestNewIDsJournaledAhead(t *testing.T) {
+	env := snapEnv{t: t, root: testenv.Root(t), emb: embed.NewHash(512)}
+	store, e := env.open()
+	mustStore(t, e, StoreRequest{Content: "before the snapshot"})
+	env.close(store, e)
+
+	store, e = env.open()
+	jpath := journalPath(env.root.Path(dataroot.MongoData, SnapshotFile))
+	var stored []string
+	for i := range 3 {
+		stored = append(stored, mustStore(t, e, StoreRequest{Content: fmt.Sprintf("stored after the snapshot, number %d", i)}).ID)
+	}
+	token := store.SnapshotToken()
+	ids, _, err := readJournal(jpath, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != reserveIDs {
+		t.Fatalf("the journal names %d ids, want one reservation of %d", len(ids), reserveIDs)
+	}
+	data, _ := os.ReadFile(jpath)
+	if want := len(journalHeader(token)) + 4 + 12*reserveIDs + 4; len(data) != want {
+		t.Fatalf("journal of %d bytes, want %d: one record for three stores", len(data), want)
+	}
+	prev := ""
+	for _, s := range stored {
+		id, _ := bson.ObjectIDFromHex(s)
+		if _, ok := ids[id]; !ok {
+			t.Fatalf("stored id %s not journaled", s)
+		}
+		if s <= prev {
+			t.Fatalf("ids do not grow with insertion: %s after %s", s, prev)
+		}
+		prev = s
+	}
+	before := indexDigest(e)
+	crash(store, e)
+
+	store, e = env.open()
+	if source(t, e) != "snapshot" {
+		t.Fatal("snapshot not used after the crash")
+	}
+	if d := diff(before, indexDigest(e)); d != "" {
+		t.Fatalf("index differs after the crash:\n%s", d)
+	}
+	now := indexDigest(e)
+	crash(store, e)
+	if d := diff(fullLoadDigest(t, env.root, env.emb), now); d != "" {
+		t.Fatalf("snapshot + journal differs from the database:\n%s", d)
 	}
 }

@@ -71,7 +71,7 @@ func (e *Engine) AddSummary(ctx context.Context, in SummaryInput) (string, error
 	vec := e.embedText(ctx, text)
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	id := bson.NewObjectID()
+	id := e.newID()
 	now := e.now()
 	key := contentKey(text)
 	ts := in.To.UTC().Truncate(time.Millisecond)

@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -45,6 +44,18 @@ type Memory struct {
 	// Folded is how many other copies of the same fact this result stands
 	// for (searches with a query only; see curated).
 	Folded int
+	// SupersededBy is the newer memory that updates this one; Supersedes
+	// the older ones it updates; Contradicts those that contradict it
+	// (supersede.go). Only live memories are named.
+	SupersededBy *Link
+	Supersedes   []Link
+	Contradicts  []Link
+}
+
+// Link names a related memory.
+type Link struct {
+	ID   string
+	Text string
 }
 
 func fromMemory(m *mongostore.Memory) Memory {
@@ -95,44 +106,49 @@ func asHits(found []memindex.Hit) []hit {
 	return out
 }
 
-// fetchConcurrency bounds parallel reads when fetching results by _id.
-const fetchConcurrency = 8
-
-// fetch reads the documents of hits by _id, in order. A document deleted
-// since the index was read is left out.
+// fetch reads the documents of hits by _id, in order: one read of each
+// collection for all of them. A document deleted since the index was read
+// is left out.
 func (e *Engine) fetch(ctx context.Context, hits []hit) ([]Memory, error) {
-	out := make([]Memory, len(hits))
-	found := make([]bool, len(hits))
-	errs := make([]error, len(hits))
-	sem := make(chan struct{}, fetchConcurrency)
-	var wg sync.WaitGroup
-	for i, h := range hits {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			m, err := e.get(ctx, h.id, h.kind)
-			if errIsNotFound(err) {
-				return
-			}
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			m.Confidence, m.Weak, m.Evidence = h.score, h.weak, h.ev
-			out[i], found[i] = m, true
-		}()
+	var mids, sids []bson.ObjectID
+	for _, h := range hits {
+		if h.kind == memindex.KindSummary {
+			sids = append(sids, h.id)
+		} else {
+			mids = append(mids, h.id)
+		}
 	}
-	wg.Wait()
-	res := out[:0]
-	for i := range out {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("cannot read memory %s: %w", hits[i].id.Hex(), errs[i])
+	var ms map[bson.ObjectID]*mongostore.Memory
+	var ss map[bson.ObjectID]*mongostore.Summary
+	var err error
+	if len(mids) > 0 {
+		if ms, err = e.store.Memories.GetMany(ctx, mids); err != nil {
+			return nil, fmt.Errorf("cannot read memories: %w", err)
 		}
-		if found[i] {
-			res = append(res, out[i])
+	}
+	if len(sids) > 0 {
+		if ss, err = e.store.Summaries.GetMany(ctx, sids); err != nil {
+			return nil, fmt.Errorf("cannot read summaries: %w", err)
 		}
+	}
+	res := make([]Memory, 0, len(hits))
+	for _, h := range hits {
+		var m Memory
+		if h.kind == memindex.KindSummary {
+			s := ss[h.id]
+			if s == nil {
+				continue
+			}
+			m = fromSummary(s)
+		} else {
+			d := ms[h.id]
+			if d == nil {
+				continue
+			}
+			m = fromMemory(d)
+		}
+		m.Confidence, m.Weak, m.Evidence = h.score, h.weak, h.ev
+		res = append(res, m)
 	}
 	return res, nil
 }
@@ -168,6 +184,11 @@ func (e *Engine) Get(ctx context.Context, id string) (Memory, error) {
 	m, err := e.get(ctx, oid, it.Kind)
 	if errIsNotFound(err) {
 		return Memory{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err == nil {
+		ms := []Memory{m}
+		e.withRelated(ctx, ms)
+		m = ms[0]
 	}
 	return m, err
 }

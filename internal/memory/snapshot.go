@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/mongostore"
 )
 
 // This file holds the rule by which the engine trusts its index snapshot,
@@ -38,9 +39,13 @@ import (
 //   - The journal of ids written since (journal.go). Before the engine
 //     changes a memory in the database, markDirty appends its id to the
 //     journal and syncs it; apply (write.go) does this first for every
-//     write. After a crash the next start loads the snapshot and re-reads
-//     only the journaled memories by _id (refresh). A torn last record is
-//     a write that never reached the database.
+//     write. A new memory's id is journaled before it is handed out:
+//     newID journals a few ids at a time (one sync for the lot), so a
+//     store finds its id already journaled; an id journaled but never
+//     used costs a start one read that finds nothing. After a crash the
+//     next start loads the snapshot and re-reads only the journaled
+//     memories by _id (refresh). A torn last record is a write that never
+//     reached the database.
 //   - The cut-off. Re-reading a journaled memory costs about 1 ms at 100k,
 //     and a start must stay well under 5 s, so the journal names at most
 //     JournalLimit distinct memories (DefaultJournalLimit, 2,000). A write
@@ -92,8 +97,10 @@ type snapshotState struct {
 	// valid: the record names a snapshot file that, with the ids in jr,
 	// describes the database. With valid set and jr nil, the first write
 	// must drop the record.
-	valid     bool
-	jr        *journal
+	valid bool
+	jr    *journal
+	// reserved are new ids already in jr, for newID to hand out in order.
+	reserved  []bson.ObjectID
 	lastWrite time.Time // last change to the database
 	lastSnap  time.Time
 }
@@ -121,9 +128,39 @@ func (e *Engine) markDirty(ctx context.Context, ids ...bson.ObjectID) {
 	e.dropSnapshotLocked(ctx)
 }
 
+// reserveIDs is how many new ids newID journals at once.
+const reserveIDs = 32
+
+// newID returns the id for a new memory, already in the change journal
+// when there is one (see above): ids are journaled reserveIDs at a time,
+// one sync for them all, and handed out in the order they were made, so
+// ids still grow with insertion. Callers hold writeMu.
+func (e *Engine) newID() bson.ObjectID {
+	e.snapMu.Lock()
+	defer e.snapMu.Unlock()
+	if len(e.snap.reserved) == 0 && e.snap.valid && e.snap.jr != nil {
+		ids := make([]bson.ObjectID, reserveIDs)
+		for i := range ids {
+			ids[i] = bson.NewObjectID()
+		}
+		// Past the journal's limit (or on a failure) nothing is reserved:
+		// the write itself then drops the snapshot, as any other would.
+		if ok, err := e.snap.jr.add(ids); err == nil && ok {
+			e.snap.reserved = ids
+		}
+	}
+	if len(e.snap.reserved) > 0 {
+		id := e.snap.reserved[0]
+		e.snap.reserved = e.snap.reserved[1:]
+		return id
+	}
+	return bson.NewObjectID()
+}
+
 // dropSnapshotLocked stops the recorded snapshot from vouching for the
 // database. Callers hold snapMu.
 func (e *Engine) dropSnapshotLocked(ctx context.Context) {
+	e.snap.reserved = nil
 	if e.snap.jr != nil {
 		e.snap.jr.close()
 		e.snap.jr = nil
@@ -148,6 +185,8 @@ func (e *Engine) Snapshot(ctx context.Context) error {
 	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
+	// The snapshot's vectors are all in the database before it is taken.
+	e.flushVectors(ctx)
 	e.snapMu.Lock()
 	defer e.snapMu.Unlock()
 	if e.snap.valid && e.snap.jr != nil && e.snap.jr.count() == 0 {
@@ -159,6 +198,7 @@ func (e *Engine) Snapshot(ctx context.Context) error {
 	}
 	token := hex.EncodeToString(b)
 	start := time.Now()
+	e.snap.reserved = nil
 	if e.snap.jr != nil {
 		// Until the new token is recorded the old record still holds; no
 		// write can happen meanwhile, and any failure below leaves valid
@@ -279,17 +319,32 @@ func (e *Engine) loadSnapshot(ctx context.Context) bool {
 // refresh makes the index's entry for id match the database.
 func (e *Engine) refresh(ctx context.Context, id bson.ObjectID) error {
 	_, err := e.refreshDoc(ctx, id)
+	if errors.Is(err, errSkipped) {
+		return nil // recorded and left out of the index
+	}
 	return err
 }
 
 // refreshDoc is refresh, returning what the index now holds of id (a zero
 // Doc when the memory no longer exists).
 func (e *Engine) refreshDoc(ctx context.Context, id bson.ObjectID) (memindex.Doc, error) {
+	e.flushVectorOf(ctx, id)
 	var d memindex.Doc
+	// A document that breaks the rules leaves the index (baddocs.go).
+	leaveOut := func(coll string, err error) (memindex.Doc, error) {
+		e.index().Remove(id)
+		e.skipDoc(coll, id, err)
+		return memindex.Doc{}, fmt.Errorf("%s %s: %w: %v", coll, id.Hex(), errSkipped, err)
+	}
 	m, err := e.store.Memories.Get(ctx, id)
 	switch {
 	case err == nil:
+		if err := e.checkRead(m); err != nil {
+			return leaveOut(mongostore.ConversationHistory, err)
+		}
 		d = docFromMemory(m)
+	case errors.Is(err, mongostore.ErrUndecodable):
+		return leaveOut(mongostore.ConversationHistory, err)
 	case errIsNotFound(err):
 		s, err := e.store.Summaries.Get(ctx, id)
 		if errIsNotFound(err) {
@@ -297,8 +352,14 @@ func (e *Engine) refreshDoc(ctx context.Context, id bson.ObjectID) (memindex.Doc
 			// A hard delete that crashed between its two writes.
 			return memindex.Doc{}, e.apply(ctx, &change{op: opDropEmbedding, id: id})
 		}
+		if errors.Is(err, mongostore.ErrUndecodable) {
+			return leaveOut(mongostore.Summaries, err)
+		}
 		if err != nil {
 			return d, err
+		}
+		if err := CheckStoredSummary(s, maxReadText); err != nil {
+			return leaveOut(mongostore.Summaries, err)
 		}
 		d = docFromSummary(s)
 	default:
@@ -354,6 +415,7 @@ func (e *Engine) dropSnapshot(ctx context.Context) { e.markDirty(ctx) }
 func (e *Engine) closeJournal() {
 	e.snapMu.Lock()
 	defer e.snapMu.Unlock()
+	e.snap.reserved = nil
 	if e.snap.jr != nil {
 		e.snap.jr.close()
 		e.snap.jr = nil

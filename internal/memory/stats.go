@@ -15,9 +15,15 @@ type Stats struct {
 	Scopes    map[string]int
 	Summaries int
 	// Files counts the memory tool's files (files.go).
-	Files      int
-	Forgotten  int
-	Archived   int
+	Files     int
+	Forgotten int
+	Archived  int
+	// Documents and SummaryDocuments count every memory and summary the
+	// index holds, forgotten and archived included (the documents of
+	// ConversationHistory and Summaries).
+	Documents, SummaryDocuments int
+	// DBSizeMB is the database's size (Store.DataSize: its files on the
+	// embedded engine).
 	DBSizeMB   float64
 	IndexReady bool
 	// IndexLoaded and IndexExpected report load progress.
@@ -39,7 +45,9 @@ type EmbeddingStats struct {
 	Pending int
 }
 
-// Stats counts what the memory holds, from the index, and the database size.
+// Stats counts what the memory holds, from the counts the index keeps, and
+// the database's size from a cheap source (Store.DataSize): it reads no
+// document.
 func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 	if err := e.wait(ctx); err != nil {
 		return Stats{}, err
@@ -47,7 +55,8 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 	c := e.index().Count()
 	st := Stats{
 		TotalMemories: c.Live, ConversationCount: c.Conversations, Scopes: map[string]int{}, Summaries: c.Summaries,
-		Files: e.FileCount(), Forgotten: c.Forgotten, Archived: c.Archived, IndexReady: e.Ready(), Engine: e.store.Engine, Generated: e.now(),
+		Files: c.PerSource[sourceFile], Forgotten: c.Forgotten, Archived: c.Archived,
+		Documents: c.Memories, SummaryDocuments: c.SummaryDocs, IndexReady: e.Ready(), Engine: e.store.Engine, Generated: e.now(),
 	}
 	st.IndexLoaded, st.IndexExpected = e.LoadProgress()
 	st.IndexSource = "database"
@@ -59,10 +68,23 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 		st.Scopes[name] = 0
 	}
 	maps.Copy(st.Scopes, c.PerScope)
-	size, _, err := e.store.DBStats(ctx)
+	size, err := e.store.DataSize(ctx)
 	if err != nil {
 		return Stats{}, err
 	}
 	st.DBSizeMB = float64(size*10/(1<<20)) / 10
 	return st, nil
+}
+
+// DataSizeMB is the size of the data the database holds, asked of the
+// engine (dbStats), which on the embedded engine reads every page: about a
+// second at 100k memories. The size limits use it, since the files that
+// Stats measures include the write-ahead log and free pages, which come
+// and go with checkpoints and would make the limits archive too much.
+func (e *Engine) DataSizeMB(ctx context.Context) (float64, error) {
+	data, _, err := e.store.DBStats(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return float64(data*10/(1<<20)) / 10, nil
 }

@@ -53,6 +53,14 @@ type StoreResult struct {
 	// (cosine at least SimilarCosine), so the client can update one of
 	// them instead of keeping both.
 	Similar []Similar
+	// Updates lists the earlier memories the new one replaces: the same
+	// subject with a changed value (supersede.go). Each is kept, marked
+	// superseded by the new one. SupersededBy is set instead when the new
+	// memory happened before a stored one that replaces it; Contradicts
+	// lists memories it contradicts.
+	Updates      []Update
+	SupersededBy *Update
+	Contradicts  []Update
 }
 
 // Similar is a stored memory that reads like a new one.
@@ -68,6 +76,9 @@ type Similar struct {
 	// DiffersIn lists the kinds of detail that differ ("date", "amount",
 	// …): a different fact, or an update of the old one.
 	DiffersIn []string
+	// Spellings holds a name the two spell nearly alike ("Patel",
+	// "Patil"): this memory's spelling, then the new one's.
+	Spellings []string
 }
 
 // Thresholds for reporting similar memories. Cosine alone cannot tell a
@@ -105,40 +116,12 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		}
 		return e.storeFile(ctx, req)
 	}
-	text := normalizeContent(req.Content)
-	if text == "" {
-		return StoreResult{}, inputErrorf("content is empty; send the text to remember, e.g. \"The Apollo deadline is June 5\"")
-	}
-	if len(text) > e.opts.MaxContentBytes {
-		return StoreResult{}, inputErrorf("content is %d bytes; the limit is %d bytes (%d KiB): store a shorter summary, or split it into several memories", len(text), e.opts.MaxContentBytes, e.opts.MaxContentBytes>>10)
-	}
-	tags, err := normalizeTags(req.Tags)
+	in, err := e.checkStore(ctx, req)
 	if err != nil {
 		return StoreResult{}, err
 	}
-	source, err := checkSource(req.Source)
-	if err != nil {
-		return StoreResult{}, err
-	}
-	importance, err := checkImportance(req.Importance)
-	if err != nil {
-		return StoreResult{}, err
-	}
-	speaker, conv, category, err := checkSmallFields(req.Speaker, req.ConversationID, req.Category)
-	if err != nil {
-		return StoreResult{}, err
-	}
-	now := e.now()
-	ts := now
-	if !req.Timestamp.IsZero() {
-		if ts, err = checkTimestamp(req.Timestamp, now); err != nil {
-			return StoreResult{}, err
-		}
-	}
-	scope, created, err := e.storeScope(ctx, req.Scope, req.ActiveScope)
-	if err != nil {
-		return StoreResult{}, err
-	}
+	text, tags, source, importance, now, ts, scope, created := in.text, in.tags, in.source, in.importance, in.now, in.ts, in.scope, in.created
+	speaker, conv, category := in.speaker, in.conv, in.category
 	key := contentKey(text)
 	// Embed before taking the write lock: it is the slow part of a store.
 	var vec []float32
@@ -156,7 +139,7 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		it, _ := e.index().Lookup(id)
 		return StoreResult{ID: id.Hex(), Scope: scope, DuplicateOf: id.Hex(), ScopeCreated: created, Collection: e.collection(it.Kind).Name()}, nil
 	}
-	id := bson.NewObjectID()
+	id := e.newID()
 	c := change{op: opInsert, id: id, doc: memindex.Doc{Text: text, Source: source, Scope: scope, Conv: conv, Speaker: speaker,
 		Tags: tags, TS: ts, Created: now, Importance: importance, Key: key, Vec: vec}}
 	if source == sourceSummary {
@@ -178,6 +161,13 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		return StoreResult{}, fmt.Errorf("cannot store memory: %w", err)
 	}
 	res := StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: e.collection(c.kind).Name()}
+	if c.kind == memindex.KindMemory {
+		rel, err := e.relate(ctx, &c.doc)
+		if err != nil {
+			e.log.Warn("cannot compare the new memory with earlier ones", "memory_id", id.Hex(), "err", err)
+		}
+		res.Updates, res.SupersededBy, res.Contradicts = rel.updates, rel.supersededBy, rel.contradicts
+	}
 	// Below SimilarCosine only a memory sharing most of the words can be
 	// the same fact; the others are not worth reading.
 	close := similar[:0]
@@ -192,8 +182,63 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 			e.log.Warn("cannot read similar memories", "err", err)
 		}
 		res.Similar = compareSimilar(text, ms)
+		// What updates already lists is not repeated.
+		res.Similar = slices.DeleteFunc(res.Similar, func(s Similar) bool {
+			return slices.ContainsFunc(res.Updates, func(u Update) bool { return u.ID == s.ID })
+		})
 	}
 	return res, nil
+}
+
+// storeInput is a StoreRequest checked and put in the form it is stored in.
+type storeInput struct {
+	text, source, scope, speaker, conv, category string
+	tags                                         []string
+	importance                                   float64
+	now, ts                                      time.Time
+	// created: the scope did not exist and was created.
+	created bool
+}
+
+// checkStore checks and normalises what Store and StoreMany are asked to
+// store, and finds (or creates) its scope.
+func (e *Engine) checkStore(ctx context.Context, req StoreRequest) (storeInput, error) {
+	text := normalizeContent(req.Content)
+	if text == "" {
+		return storeInput{}, inputErrorf("content is empty; send the text to remember, e.g. \"The Apollo deadline is June 5\"")
+	}
+	if len(text) > e.opts.MaxContentBytes {
+		return storeInput{}, inputErrorf("content is %d bytes; the limit is %d bytes (%d KiB): store a shorter summary, or split it into several memories", len(text), e.opts.MaxContentBytes, e.opts.MaxContentBytes>>10)
+	}
+	tags, err := normalizeTags(req.Tags)
+	if err != nil {
+		return storeInput{}, err
+	}
+	source, err := checkSource(req.Source)
+	if err != nil {
+		return storeInput{}, err
+	}
+	importance, err := checkImportance(req.Importance)
+	if err != nil {
+		return storeInput{}, err
+	}
+	speaker, conv, category, err := checkSmallFields(req.Speaker, req.ConversationID, req.Category)
+	if err != nil {
+		return storeInput{}, err
+	}
+	now := e.now()
+	ts := now
+	if !req.Timestamp.IsZero() {
+		if ts, err = checkTimestamp(req.Timestamp, now); err != nil {
+			return storeInput{}, err
+		}
+	}
+	scope, created, err := e.storeScope(ctx, req.Scope, req.ActiveScope)
+	if err != nil {
+		return storeInput{}, err
+	}
+	return storeInput{text: text, source: source, scope: scope, speaker: speaker, conv: conv, category: category,
+		tags: tags, importance: importance, now: now, ts: ts, created: created}, nil
 }
 
 // compareSimilar keeps, of the memories close to text in meaning (and in
@@ -203,13 +248,20 @@ func compareSimilar(text string, ms []Memory) []Similar {
 	var out []Similar
 	mine := facts.Extract(text)
 	for _, m := range ms {
-		diffs := facts.Compare(mine, facts.Extract(m.Text))
+		theirs := facts.Extract(m.Text)
+		diffs := facts.Compare(mine, theirs)
 		cos := m.Confidence
 		s := Similar{ID: m.ID, Text: snippet(m.Text, 200), Similarity: cos}
+		// A name spelled nearly alike (a typo, or two people easily
+		// confused) is worth saying under the cosine bar too.
+		near := facts.NearNames(theirs, mine)
+		for _, p := range near {
+			s.Spellings = append(s.Spellings, p[0], p[1])
+		}
 		switch {
 		case len(diffs) == 0:
 			s.SameFact = true
-		case len(diffs) > 0 && cos >= SimilarCosine:
+		case len(diffs) > 0 && (cos >= SimilarCosine || len(near) > 0):
 			for _, k := range diffs {
 				s.DiffersIn = append(s.DiffersIn, string(k))
 			}

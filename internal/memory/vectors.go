@@ -65,16 +65,20 @@ func (e *Engine) writeVector(ctx context.Context, d memindex.Doc) error {
 	if d.Vec == nil {
 		return nil
 	}
-	entry := &mongostore.IndexEntry{
+	if err := e.store.Index.Upsert(ctx, d.ID, e.vectorEntry(d)); err != nil {
+		return fmt.Errorf("cannot store the embedding of %s: %w", d.ID.Hex(), err)
+	}
+	return nil
+}
+
+// vectorEntry is the MemoryIndex document of d's embedding (d.Vec).
+func (e *Engine) vectorEntry(d memindex.Doc) *mongostore.IndexEntry {
+	return &mongostore.IndexEntry{
 		ID: d.ID, SourceCollection: e.collection(d.Kind).Name(), SourceID: d.ID, Scope: d.Scope,
 		Model: e.modelID, Dim: len(d.Vec), Embedding: f16.Append(make([]byte, 0, 2*len(d.Vec)), d.Vec),
 		Encoding: vectorEncoding, Metadata: mongostore.IndexMeta{Timestamp: d.TS, Tags: nonNil(d.Tags)},
 		CreatedAt: e.now(),
 	}
-	if err := e.store.Index.Upsert(ctx, d.ID, entry); err != nil {
-		return fmt.Errorf("cannot store the embedding of %s: %w", d.ID.Hex(), err)
-	}
-	return nil
 }
 
 // readVector loads a memory's stored embedding if it is of the current model.

@@ -195,7 +195,9 @@ func New(cfg Config) (*Supervisor, error) {
 		killCh:   make(chan struct{}),
 		done:     make(chan struct{}),
 	}
-	s.sockDir, s.unixSocket = s.chooseSocketDir()
+	if s.sockDir, s.unixSocket, err = s.chooseSocketDir(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -204,21 +206,23 @@ func New(cfg Config) (*Supervisor, error) {
 // driver splits a URI host at ':' even when it is percent-encoded, so a
 // socket path with a colon cannot be named in a URI; then, and on Windows
 // (mongod has no unix sockets there), mongod listens on 127.0.0.1 and
-// unixSocket is false.
-func (s *Supervisor) chooseSocketDir() (dir string, unixSocket bool) {
+// unixSocket is false. A private folder that cannot be had (another user
+// made it first, to push mongod onto TCP where they can reach it) is an
+// error, never a reason to listen on TCP (issue 22).
+func (s *Supervisor) chooseSocketDir() (dir string, unixSocket bool, err error) {
 	if !unixSocketsSupported {
-		return s.runDir, false
+		return s.runDir, false, nil
 	}
 	p, err := sockdir.Path(s.runDir, s.socketName(65535))
 	switch {
 	case err != nil:
-		s.log.Warn("no private folder for mongod's unix socket; mongod will listen on 127.0.0.1 only", "data_root", s.cfg.DataRoot, "err", err)
+		return "", false, fmt.Errorf("mongod supervisor: no private folder for mongod's socket: %w", err)
 	case strings.Contains(p, ":"):
 		s.log.Warn("the data root path contains ':', which a MongoDB URI cannot name in a socket path; mongod will listen on 127.0.0.1 only", "data_root", s.cfg.DataRoot)
 	default:
-		return filepath.Dir(p), true
+		return filepath.Dir(p), true, nil
 	}
-	return s.runDir, false
+	return s.runDir, false, nil
 }
 
 // socketName is the name mongod gives its socket for a port.

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
+
+	"github.com/infmem/infmem/internal/sockdir"
 )
 
 func TestPasswordNeverPrints(t *testing.T) {
@@ -270,3 +272,48 @@ func TestRecordCrashCountsWithinTheWindow(t *testing.T) {
 		}
 	}
 }
+
+// Issue 22, item 7: with a data root long enough that mongod's socket
+// needs the fallback folder (/tmp/infmem-UID-HASH), another local user
+// who made that folder first pushed mongod onto 127.0.0.1, where they
+// could reach it. Now the supervisor refuses, naming the folder, and
+// never listens on TCP.
+func TestSocketFolderTakeoverRefused(t *testing.T) {
+	if !unixSocketsSupported {
+		t.Skip("mongod has no unix socket here")
+	}
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	root := filepath.Join(t.TempDir(), strings.Repeat("a-long-folder-name/", 6))
+	run := filepath.Join(root, "run")
+	p, err := sockdirPath(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(p)
+	if filepath.Dir(dir) != filepath.Clean(os.TempDir()) {
+		t.Fatalf("the root is not long enough to need the fallback folder: %s", p)
+	}
+	os.RemoveAll(dir)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	// The neighbour's folder: theirs when the test runs as root (nobody
+	// owns it), else open to everyone.
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getuid() == 0 {
+		if err := os.Chown(dir, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(t.TempDir(), "mongod")
+	os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755)
+	s, err := New(Config{Binary: bin, DataRoot: root})
+	if err == nil {
+		t.Fatalf("the supervisor accepted another user's socket folder; mongod args: %q", s.args(4242))
+	}
+	if !strings.Contains(err.Error(), "refusing socket directory "+dir) {
+		t.Fatalf("error %q does not name the folder", err)
+	}
+}
+
+func sockdirPath(run string) (string, error) { return sockdir.Path(run, "mongodb-65535.sock") }

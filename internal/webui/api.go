@@ -13,13 +13,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/infmem/infmem/internal/clip"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/internal/timephrase"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
 )
 
-//go:embed static/index.html static/app.js static/app.css
+//go:embed static/index.html static/app.js static/app.css static/favicon.svg
 var static embed.FS
 
 type sessionKey struct{}
@@ -39,6 +40,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /{$}", asset("static/index.html", "text/html; charset=utf-8"))
 	mux.HandleFunc("GET /app.js", asset("static/app.js", "text/javascript; charset=utf-8"))
 	mux.HandleFunc("GET /app.css", asset("static/app.css", "text/css; charset=utf-8"))
+	// The icon, also at the path browsers ask for by themselves.
+	mux.HandleFunc("GET /favicon.svg", asset("static/favicon.svg", "image/svg+xml"))
+	mux.HandleFunc("GET /favicon.ico", asset("static/favicon.svg", "image/svg+xml"))
 
 	mux.HandleFunc("GET /api/session", s.getSession)
 	mux.Handle("GET /api/stats", s.api(s.stats))
@@ -152,7 +156,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {
-	b, _ := json.Marshal(map[string]string{"error": msg})
+	b, _ := json.Marshal(map[string]string{"error": clip.Text(msg)})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	w.Write(b)
@@ -196,8 +200,30 @@ type memoryOut struct {
 	History        []revisionOut `json:"history,omitempty"`
 	Confidence     *float64      `json:"confidence,omitempty"`
 	Weak           bool          `json:"weak,omitempty"`
+	// Folded counts the look-alike copies a search showed as this one.
+	Folded int `json:"folded,omitempty"`
+	// SupersededBy, Supersedes and Contradicts: knowledge updates (the
+	// memory engine's supersede.go).
+	SupersededBy *linkOut  `json:"superseded_by,omitempty"`
+	Supersedes   []linkOut `json:"supersedes,omitempty"`
+	Contradicts  []linkOut `json:"contradicts,omitempty"`
 	// Related is set on one memory's page only (get).
 	Related *relatedOut `json:"related,omitempty"`
+}
+
+// linkOut names a memory another one updates, is updated by or
+// contradicts.
+type linkOut struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+func linksOut(ls []memory.Link) []linkOut {
+	var out []linkOut
+	for _, l := range ls {
+		out = append(out, linkOut{ID: l.ID, Text: l.Text})
+	}
+	return out
 }
 
 // relatedOut is how a memory stands to others (Engine.Relations).
@@ -238,7 +264,10 @@ func toOut(m memory.Memory, history bool) memoryOut {
 	o := memoryOut{ID: m.ID, Text: m.Text, Source: m.Source, Path: m.Path, Scope: m.Scope, Tags: m.Tags, Importance: m.Importance,
 		Category: m.Category, ConversationID: m.ConversationID, Speaker: m.Speaker, Timestamp: m.Timestamp, CreatedAt: m.CreatedAt,
 		UpdatedAt: m.UpdatedAt, UseCount: m.UseCount, LastAccessed: m.LastAccessed, ForgottenAt: m.ForgottenAt, Archived: m.Archived,
-		Pinned: m.Pinned, MergedInto: m.MergedInto}
+		Pinned: m.Pinned, MergedInto: m.MergedInto, Supersedes: linksOut(m.Supersedes), Contradicts: linksOut(m.Contradicts)}
+	if m.SupersededBy != nil {
+		o.SupersededBy = &linkOut{ID: m.SupersededBy.ID, Text: m.SupersededBy.Text}
+	}
 	if o.Tags == nil {
 		o.Tags = []string{}
 	}
@@ -266,8 +295,14 @@ func (s *Server) stats(ctx context.Context, eng *memory.Engine, r *http.Request)
 	if err != nil {
 		return nil, err
 	}
+	// time_zone is the zone the page shows times in (the user's, as the
+	// tools read it); empty: the browser's own.
+	zone := userLocation(ctx, eng).String()
+	if zone == "Local" {
+		zone = ""
+	}
 	return map[string]any{"total": c.Live, "forgotten": c.Forgotten, "archived": c.Archived,
-		"summaries": c.Summaries, "scopes": c.Scopes, "index_ready": eng.Ready()}, nil
+		"summaries": c.Summaries, "scopes": c.Scopes, "index_ready": eng.Ready(), "time_zone": zone}, nil
 }
 
 // filters are the query parameters search and browse share.
@@ -372,7 +407,7 @@ func (s *Server) search(ctx context.Context, eng *memory.Engine, r *http.Request
 	for _, m := range res.Results {
 		o := toOut(m, false)
 		c := m.Confidence
-		o.Confidence, o.Weak = &c, m.Weak
+		o.Confidence, o.Weak, o.Folded = &c, m.Weak, m.Folded
 		out.Results = append(out.Results, o)
 	}
 	return out, nil
@@ -443,6 +478,8 @@ type updateIn struct {
 	Category   *string   `json:"category,omitempty"`
 	Scope      *string   `json:"scope,omitempty"`
 	Pinned     *bool     `json:"pinned,omitempty"`
+	// SupersededBy "" makes a superseded memory current again.
+	SupersededBy *string `json:"superseded_by,omitempty"`
 }
 
 // update edits a memory through Engine.Update, as update_memory does.
@@ -452,7 +489,7 @@ func (s *Server) update(ctx context.Context, eng *memory.Engine, r *http.Request
 		return nil, err
 	}
 	res, err := eng.Update(ctx, memory.UpdateRequest{ID: r.PathValue("id"), Content: in.Text, Tags: in.Tags,
-		Importance: in.Importance, Category: in.Category, Scope: in.Scope, Pinned: in.Pinned})
+		Importance: in.Importance, Category: in.Category, Scope: in.Scope, Pinned: in.Pinned, SupersededBy: in.SupersededBy})
 	if err != nil {
 		return nil, err
 	}

@@ -302,7 +302,7 @@ func TestNoThirdPartyAssets(t *testing.T) {
 		t.Error("index.html has inline script, style or handlers")
 	}
 	for _, ref := range regexp.MustCompile(`(?:src|href)="([^"#]+)"`).FindAllSubmatch(html, -1) {
-		if r := string(ref[1]); r != "/app.js" && r != "/app.css" {
+		if r := string(ref[1]); r != "/app.js" && r != "/app.css" && r != "/favicon.svg" {
 			t.Errorf("index.html loads %s", r)
 		}
 	}
@@ -460,6 +460,32 @@ func TestOnlyTheSessionKeepsThePageOpen(t *testing.T) {
 			}
 			nb := launch(t, link)
 			*b = *nb
+		}
+	}
+}
+
+// Issue 22, item 11: an error quoting what it was sent stays small (the
+// body may be up to 1 MiB).
+func TestErrorsNeverEchoHugeInput(t *testing.T) {
+	s, _ := uiServer(t, engine(t), Options{})
+	link, err := s.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := launch(t, link)
+	big := strings.Repeat("Ｗ", 300_000)
+	for _, tc := range []struct {
+		path string
+		body any
+	}{
+		{"/api/scopes", map[string]any{"name": big}},
+		{"/api/scopes", map[string]any{"name": "Ok", "parent": big}},
+		{"/api/profile", map[string]any{big: 1}},
+		{"/api/unforget", map[string]any{"id": big}},
+	} {
+		code, body := b.do(http.MethodPost, tc.path, tc.body, nil)
+		if code < 400 || len(body) > 2048 {
+			t.Errorf("POST %s: %d, a %d-byte answer: %.200s", tc.path, code, len(body), body)
 		}
 	}
 }

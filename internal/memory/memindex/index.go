@@ -120,9 +120,17 @@ type Index struct {
 	// sessionLocked).
 	convOrder map[uint32][]uint32
 	sessions  map[sessionKey][]uint32
+	// tally keeps the counts (tally.go); meta, by slot, what filters
+	// read of each item, packed (tally.go).
+	tally tally
+	meta  []slotMeta
 	// loc is the user's time zone, in which time references in a memory's
 	// text are read.
 	loc *time.Location
+	// links holds the links of the slots that have any (links.go);
+	// supersedes maps a memory to the slots it supersedes.
+	links      map[uint32]*Links
+	supersedes map[bson.ObjectID][]uint32
 }
 
 // New returns an empty index for embeddings of dim dimensions (0: none),
@@ -165,6 +173,9 @@ type Doc struct {
 	// KeepVec keeps the embedding the memory already has (an edit that
 	// did not change the text).
 	KeepVec bool
+	// Links, when set, replace the memory's links; nil keeps those the
+	// index holds (none for a new memory).
+	Links *Links
 }
 
 // FoldTag is the form in which tags match: case-folded, without '#' and
@@ -190,6 +201,7 @@ func (ix *Index) Put(d Doc) {
 	slot, ok := ix.byID[d.ID]
 	if ok {
 		ix.dropDedupLocked(slot)
+		ix.countLocked(slot, -1)
 	} else if n := len(ix.free); n > 0 {
 		slot = ix.free[n-1]
 		ix.free = ix.free[:n-1]
@@ -223,7 +235,11 @@ func (ix *Index) Put(d Doc) {
 	}
 	it.hasVec = keep
 	ix.items[slot] = it
+	ix.countLocked(slot, 1)
 	ix.byID[d.ID] = slot
+	if d.Links != nil {
+		ix.setLinksLocked(slot, *d.Links)
+	}
 	ix.orderLocked(slot)
 	if it.live() {
 		ix.dedup[dedupKey{it.scope, it.key}] = slot
@@ -426,6 +442,8 @@ func (ix *Index) Remove(id bson.ObjectID) {
 	ix.text.Remove(slot)
 	ix.setVecLocked(slot, nil)
 	ix.unorderLocked(slot)
+	ix.dropLinksLocked(slot)
+	ix.countLocked(slot, -1)
 	delete(ix.byID, id)
 	ix.items[slot] = item{}
 	ix.free = append(ix.free, slot)
@@ -442,6 +460,8 @@ func (ix *Index) SetForgotten(id bson.ObjectID, forgotten bool, at time.Time, te
 		return
 	}
 	it := &ix.items[slot]
+	ix.countLocked(slot, -1)
+	defer ix.countLocked(slot, 1)
 	if forgotten {
 		it.flags |= FlagForgotten
 		it.forgottenAt = at.UnixMilli()
@@ -462,11 +482,14 @@ func (ix *Index) SetFlag(id bson.ObjectID, flag Flag, on bool) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if slot, ok := ix.byID[id]; ok {
+		it := &ix.items[slot]
+		ix.countLocked(slot, -1)
 		if on {
-			ix.items[slot].flags |= flag
+			it.flags |= flag
 		} else {
-			ix.items[slot].flags &^= flag
+			it.flags &^= flag
 		}
+		ix.countLocked(slot, 1)
 	}
 }
 
@@ -574,6 +597,10 @@ func (ix *Index) HasVectors() bool { return ix.vecs != nil }
 // Analyze reads a text as the keyword index does.
 func (ix *Index) Analyze(text string) textindex.Query { return ix.text.Analyze(text) }
 
+// Fuzzy gives the query's terms that no memory holds (typos) the close
+// terms memories do hold as alternatives (textindex.Index.Fuzzy).
+func (ix *Index) Fuzzy(q textindex.Query) textindex.Query { return ix.text.Fuzzy(q) }
+
 // Overlap is the share of distinct keyword terms two memories have in
 // common (0 when either is unknown).
 func (ix *Index) Overlap(a, b bson.ObjectID) float64 {
@@ -600,7 +627,11 @@ func (ix *Index) Dump() []string {
 			tags = append(tags, ix.tags.names[t])
 		}
 		slices.Sort(tags)
-		out = append(out, fmt.Sprintf("%s kind=%d scope=%s conv=%s src=%s speaker=%s tags=%v ts=%d created=%d ref=%d-%d imp=%.3f use=%d key=%x flags=%d forgot=%d vec=%v text=%v",
+		line := ""
+		if l := ix.links[slot]; l != nil {
+			line = fmt.Sprintf(" supersededBy=%s contradicts=%v about=%v", l.SupersededBy.Hex(), l.Contradicts, l.About)
+		}
+		out = append(out, line+fmt.Sprintf("%s kind=%d scope=%s conv=%s src=%s speaker=%s tags=%v ts=%d created=%d ref=%d-%d imp=%.3f use=%d key=%x flags=%d forgot=%d vec=%v text=%v",
 			id.Hex(), it.kind, ix.scopes.names[it.scope], ix.convs.names[it.conv], ix.sources.names[it.source], ix.speakers.names[it.speaker], tags,
 			it.ts, it.created, it.refFrom, it.refTo, it.importance, it.useCount, it.key, it.flags, it.forgottenAt, it.hasVec, ix.text.Has(slot)))
 	}

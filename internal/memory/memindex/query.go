@@ -97,6 +97,28 @@ func (c *compiled) match(it *item) bool {
 	return true
 }
 
+// metaOnly reports whether c reads nothing of an item but its slotMeta
+// (no tags, no sources).
+func (c *compiled) metaOnly() bool { return len(c.tags) == 0 && c.sources == nil }
+
+// matchMeta is match for a filter that is metaOnly.
+func (c *compiled) matchMeta(m *slotMeta) bool {
+	if !m.used || c.impossible {
+		return false
+	}
+	forgotten := m.flags&FlagForgotten != 0
+	if c.f.OnlyForgotten && !forgotten || forgotten && !c.f.IncludeForgotten && !c.f.OnlyForgotten {
+		return false
+	}
+	if m.flags&FlagArchived != 0 && !c.f.IncludeArchived {
+		return false
+	}
+	if c.scopes != nil && (int(m.scope) >= len(c.scopes) || !c.scopes[m.scope]) {
+		return false
+	}
+	return m.ts >= c.from && m.ts < c.to
+}
+
 // Hit is a memory a query found.
 type Hit struct {
 	ID   bson.ObjectID
@@ -185,43 +207,28 @@ type Counts struct {
 	Live, Forgotten, Archived, Summaries int
 	PerScope                             map[string]int // live memories
 	Conversations                        int
-}
-
-// Count tallies the memories the index holds.
-func (ix *Index) Count() Counts {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	c := Counts{PerScope: map[string]int{}}
-	convs := map[uint32]bool{}
-	for i := range ix.items {
-		it := &ix.items[i]
-		if !it.used {
-			continue
-		}
-		switch {
-		case it.flags&FlagForgotten != 0:
-			c.Forgotten++
-		case it.flags&FlagArchived != 0:
-			c.Archived++
-		default:
-			c.Live++
-			c.PerScope[ix.scopes.names[it.scope]]++
-			if it.kind == KindSummary {
-				c.Summaries++
-			}
-			if it.conv != 0 {
-				convs[it.conv] = true
-			}
-		}
-	}
-	c.Conversations = len(convs)
-	return c
+	// Memories and SummaryDocs count every item of each kind, forgotten
+	// and archived included: the documents of ConversationHistory and
+	// Summaries.
+	Memories, SummaryDocs int
+	// PerSource counts memories (not summaries) not forgotten, archived
+	// included, by source.
+	PerSource map[string]int
 }
 
 // allowedLocked is the set of slots c admits, and its size.
 func (ix *Index) allowedLocked(c *compiled) (*vecindex.Filter, int) {
 	f := vecindex.NewFilter(len(ix.items))
 	n := 0
+	if c.metaOnly() && len(ix.meta) == len(ix.items) {
+		for i := range ix.meta {
+			if c.matchMeta(&ix.meta[i]) {
+				f.Add(uint32(i))
+				n++
+			}
+		}
+		return f, n
+	}
 	for i := range ix.items {
 		if c.match(&ix.items[i]) {
 			f.Add(uint32(i))

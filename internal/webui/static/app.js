@@ -3,7 +3,7 @@
 // is always inserted as text (textContent), never as HTML.
 "use strict";
 
-const state = { csrf: "", scopes: null };
+const state = { csrf: "", scopes: null, tz: "" };
 const PAGE = 50;
 
 // el builds an element: el("a", {href: "#"}, "text", child…).
@@ -52,11 +52,21 @@ async function api(path, body) {
   return data;
 }
 
+// fmtDate shows a time in the user's zone (the profile's, as Claude's
+// tools read it), named, else in the browser's.
 function fmtDate(s) {
   if (!s) return "";
   const d = new Date(s);
-  return isNaN(d) ? s : d.toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  if (isNaN(d)) return s;
+  const o = { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" };
+  if (state.tz) {
+    try { return d.toLocaleString(undefined, { ...o, timeZone: state.tz, timeZoneName: "short" }); } catch (e) { /* a zone this browser does not know */ }
+  }
+  return d.toLocaleString(undefined, o);
 }
+
+// plural is "1 memory", "2 memories".
+function plural(n, one, many) { return n === 1 ? "1 " + one : n + " " + many; }
 
 function fmtDay(s) {
   const d = new Date(s);
@@ -119,6 +129,7 @@ function card(m) {
     top.append(el("span", { class: "conf" + (m.weak ? " weak" : ""), title: "confidence " + m.confidence.toFixed(3) + (m.weak ? " (weak: under the relevance bar)" : "") },
       el("meter", { min: 0, max: 1, value: m.confidence }), " ", pct + "%", m.weak ? " weak" : ""));
   }
+  if (m.folded) meta.append(" · ", el("span", { class: "folded", title: "Look-alike copies of this memory that the search shows as this one" }, "stands for " + plural(m.folded + 1, "copy", "copies")));
   return el("li", { class: "card" + (m.forgotten_at ? " forgotten" : "") }, top, meta, m.tags.length ? tagList(m.tags) : null);
 }
 
@@ -141,17 +152,31 @@ async function viewSearch(main, p) {
   main.append(el("h2", {}, "Search"), form);
   input.focus();
   if (!q.trim()) {
+    // Before a search: the newest memories, so the page opens on something.
+    const params = new URLSearchParams({ limit: 10 });
+    for (const k of ["scope", "tag", "source"]) if (p.get(k)) params.set(k, p.get(k));
+    const res = await api("/api/memories?" + params);
     main.append(el("p", { class: "muted" }, "Results are ranked as Claude's retrieve_memory ranks them, with the same confidence. Browse lists everything."));
+    if (!res.memories.length) { main.append(el("p", { class: "muted", id: "recent-none" }, "Nothing is remembered yet.")); return; }
+    main.append(el("h3", {}, "Recent memories"), el("ol", { class: "results", id: "recent" }, res.memories.map(card)));
+    if (res.total > res.memories.length) main.append(el("p", {}, el("a", { href: "#/browse" }, "Browse all " + plural(res.total, "memory", "memories"))));
     return;
   }
   const limit = Math.min(parseInt(p.get("limit") || "20", 10), 100);
   const params = new URLSearchParams({ q, limit });
   for (const k of ["scope", "tag", "source"]) if (p.get(k)) params.set(k, p.get(k));
   const res = await api("/api/search?" + params);
-  const info = el("p", { class: "muted", id: "result-info" }, res.results.length + " result" + (res.results.length === 1 ? "" : "s"),
-    res.nothing_relevant ? " — nothing clears the relevance bar" : "", res.note ? " (" + res.note + ")" : "");
-  const list = el("ol", { class: "results", id: "results" }, res.results.map(card));
-  main.append(info, list);
+  // The clear matches are shown; the weak ones (under the relevance bar)
+  // are folded away, as loose matches padding the list.
+  const clear = res.results.filter((m) => !m.weak), weak = res.results.filter((m) => m.weak);
+  const info = el("p", { class: "muted", id: "result-info" }, clear.length ? plural(clear.length, "clear match", "clear matches") : "No clear match",
+    res.nothing_relevant ? " — nothing clears the relevance bar" : "", res.note && !res.nothing_relevant ? " (" + res.note + ")" : "");
+  main.append(info, el("ol", { class: "results", id: "results" }, clear.map(card)));
+  if (weak.length) {
+    main.append(el("details", { class: "weaker", id: "weaker", open: !clear.length && weak.length <= 3 },
+      el("summary", {}, plural(weak.length, "weaker match", "weaker matches"), " (under the relevance bar)"),
+      el("ol", { class: "results", id: "weak-results", start: clear.length + 1 }, weak.map(card))));
+  }
   if (res.results.length >= limit && limit < res.max_limit) {
     main.append(el("button", { id: "more", onclick: () => go("/search", { ...Object.fromEntries(p), limit: Math.min(limit + 20, res.max_limit) }) }, "More results"));
   }
@@ -247,6 +272,13 @@ async function viewMemory(main, id) {
   const kept = m.related && m.related.merged_into;
   row("Merged into", m.merged_into ? el("a", { href: "#/memory/" + m.merged_into, id: "merged-into", "data-id": m.merged_into }, kept ? short(kept.text, 200) : m.merged_into) : "");
   row("Archived", m.archived ? (m.related && m.related.summaries.length ? "yes (condensed into a summary, below)" : "yes (kept, out of recall)") : "");
+  if (m.superseded_by) {
+    row("Superseded by", el("span", {},
+      el("a", { href: "#/memory/" + m.superseded_by.id, id: "superseded-by", "data-id": m.superseded_by.id }, short(m.superseded_by.text, 200)),
+      " ", el("button", { type: "button", id: "current-again", onclick: async () => {
+        try { await api("/api/memories/" + m.id + "/update", { superseded_by: "" }); say("Marked as current again."); render(); } catch (e) { say(e.message, true); }
+      } }, "Mark as current")));
+  }
   row("Id", el("code", {}, m.id));
 
   const text = el("textarea", { id: "edit-text", name: "text", rows: 6, "aria-label": "Text" });
@@ -303,6 +335,15 @@ async function viewMemory(main, id) {
     main.append(el("ol", { class: "history", id: "history", reversed: true }, m.history.slice().reverse().map((h) =>
       el("li", {}, el("div", { class: "meta" }, "until " + fmtDate(h.changed_at) + " · " + h.scope + " · importance " + h.importance + (h.tags.length ? " · #" + h.tags.join(" #") : "")), el("p", {}, h.text)))));
   }
+  if (m.supersedes && m.supersedes.length) {
+    main.append(el("h3", {}, "Replaces"),
+      el("p", { class: "muted" }, "Older memories this one updates: they are kept, and recalled below it."),
+      el("ul", { class: "mems", id: "supersedes" }, m.supersedes.map((l) => el("li", {}, el("a", { href: "#/memory/" + l.id }, short(l.text, 200))))));
+  }
+  if (m.contradicts && m.contradicts.length) {
+    main.append(el("h3", {}, "Contradicted by"),
+      el("ul", { class: "mems", id: "contradicts" }, m.contradicts.map((l) => el("li", {}, el("a", { href: "#/memory/" + l.id }, short(l.text, 200))))));
+  }
   if (m.related) related(main, m);
 }
 
@@ -314,13 +355,13 @@ function related(main, m) {
     main.append(el("h3", {}, "Merged into this memory"),
       el("p", { class: "muted" }, "Duplicates maintenance folded into this one; they are forgotten, and Unforget on one (or Undo in Maintenance) brings it back on its own."),
       el("ol", { class: "results", id: "merged" }, r.merged.map(card)));
-    if (r.merged_unchecked) main.append(el("p", { class: "muted" }, r.merged_unchecked + " older forgotten memories of this scope were not checked."));
+    if (r.merged_unchecked) main.append(el("p", { class: "muted" }, plural(r.merged_unchecked, "older forgotten memory of this scope was", "older forgotten memories of this scope were") + " not checked."));
   }
   if (m.source === "summary") {
     main.append(el("h3", {}, "Made from these messages"));
     if (!r.sources_total) main.append(el("p", { class: "muted", id: "no-sources" }, "This summary names no messages."));
     else {
-      main.append(el("p", { class: "muted", id: "sources-info" }, r.sources_total + " message" + (r.sources_total === 1 ? "" : "s") +
+      main.append(el("p", { class: "muted", id: "sources-info" }, plural(r.sources_total, "message", "messages") +
         (r.sources.length < r.sources_total - r.sources_gone ? ", the first " + r.sources.length + " shown" : "") +
         (r.sources_gone ? "; " + r.sources_gone + " deleted for good since" : "") + ". Archived messages are kept, out of recall, since the summary stands for them."),
       el("ol", { class: "results", id: "sources" }, r.sources.map(card)));
@@ -524,19 +565,36 @@ async function viewMaintenance(main, p) {
     return;
   }
   const trail = el("div", { id: "trail" });
-  let last = "";
+  let last = "", group = null;
   for (const r of runs) {
     const label = dayLabel(new Date(r.started));
-    if (label !== last) { trail.append(el("h3", {}, label)); last = label; }
-    trail.append(runCard(r));
+    if (label !== last) { trail.append(el("h3", {}, label)); last = label; group = null; }
+    // Dry runs that found the same as the one before are one card.
+    const key = r.dry_run ? runKey(r) : "";
+    if (key && group && group.key === key) {
+      group.runs.push(r);
+      const times = group.runs.map((x) => x.started).sort();
+      group.card.querySelector(".repeat").textContent = " · " + group.runs.length + " identical dry runs, from " + fmtDate(times[0]) + " to " + fmtDate(times[times.length - 1]);
+      group.card.dataset.runs = group.runs.length;
+      continue;
+    }
+    const c = runCard(r);
+    trail.append(c);
+    group = key ? { key, runs: [r], card: c } : null;
   }
   main.append(trail);
+}
+
+// runKey is what a dry run found, to tell repeats of it.
+function runKey(r) {
+  return JSON.stringify([r.job, r.outcome, r.error || "", r.operations, r.warnings || [],
+    r.items.map((it) => [it.kind, it.title, it.kept ? it.kept.id : "", it.memories.map((m) => m.id), it.count])]);
 }
 
 function runCard(r) {
   const head = el("div", { class: "meta" },
     el("strong", {}, r.job === "maintenance" ? "Nightly pass" : r.job), " · ", r.trigger === "schedule" ? "scheduled" : "run by hand",
-    r.dry_run ? " · dry run" : "", " · ", el("time", { datetime: r.started }, fmtDate(r.started)), " · ", secs(r.duration_ms),
+    r.dry_run ? " · dry run" : "", " · ", el("time", { datetime: r.started }, fmtDate(r.started)), " · ", secs(r.duration_ms), el("span", { class: "repeat" }),
     r.outcome !== "ok" ? el("span", { class: "bad" }, " · " + r.outcome + (r.error ? ": " + r.error : "")) : "");
   const list = el("ul", { class: "items" });
   for (const it of r.items) list.append(itemRow(r, it));
@@ -558,7 +616,7 @@ function itemRow(r, it) {
       b.disabled = true;
       try {
         const res = await api("/api/maintenance/undo", { run: r.id, item: it.key });
-        say("Undone: " + res.restored.length + " memor" + (res.restored.length === 1 ? "y" : "ies") + " back" + (res.pinned ? " and pinned" : "") +
+        say("Undone: " + plural(res.restored.length, "memory", "memories") + " back" + (res.pinned ? " and pinned" : "") +
           (res.kept_changed && res.kept_changed.length ? "; the kept one got its " + res.kept_changed.join(" and ") + " back" : "") + ".");
         const msg = document.getElementById("status").textContent;
         await render();
@@ -584,7 +642,7 @@ async function viewBackups(main) {
     row("Encryption", "Encrypted to the key in ", el("code", { id: "identity-path" }, data.identity.path), data.identity.exists ? "" : " (made with the first backup)",
       el("br"), el("strong", {}, "Keep a copy of that file away from this machine: a backup cannot be restored without it."));
   } else if (data.encryption === "recipients") {
-    row("Encryption", "Encrypted to " + data.recipients + " age key" + (data.recipients === 1 ? "" : "s") + " named in the config (backup.recipients); restoring needs the matching identity file.");
+    row("Encryption", "Encrypted to " + plural(data.recipients, "age key", "age keys") + " named in the config (backup.recipients); restoring needs the matching identity file.");
   } else {
     row("Encryption", el("span", { class: "weak" }, "Not encrypted (backup.encryption is off)."));
   }
@@ -607,9 +665,9 @@ async function viewBackups(main) {
         kids.push("Backing up… " + (p.Step || "starting") + " " + secs(t.elapsed_ms) + " ");
         const max = p.TotalDocs || 0;
         kids.push(el("progress", { id: "backup-progress", max: max || 1, value: max ? Math.min(p.Docs || 0, max) : 0 }),
-          max ? " " + (p.Docs || 0) + " of " + max + " documents" : (p.Bytes ? " " + fmtBytes(p.Bytes) : ""));
+          max ? " " + (p.Docs || 0) + " of " + plural(max, "document", "documents") : (p.Bytes ? " " + fmtBytes(p.Bytes) : ""));
       } else if (t.state === "done") {
-        kids.push(el("span", { class: "good" }, "Backed up " + t.result.documents + " documents to " + t.result.file + " (" + fmtBytes(t.result.size) + ", " + t.result.encryption + ") in " + secs(t.elapsed_ms) + "."));
+        kids.push(el("span", { class: "good" }, "Backed up " + plural(t.result.documents, "document", "documents") + " to " + t.result.file + " (" + fmtBytes(t.result.size) + ", " + t.result.encryption + ") in " + secs(t.elapsed_ms) + "."));
       } else kids.push(el("span", { class: "bad" }, "The backup failed: " + (t.error || "")));
       box.replaceChildren(...kids);
       box.dataset.state = t.state;
@@ -628,7 +686,7 @@ async function viewBackups(main) {
   for (const b of data.backups) {
     const v = b.verify;
     const check = el("td", { class: "check" });
-    if (v) check.append(el("span", { class: v.status === "verified" || v.status === "intact" ? "good" : "bad", title: v.problem || "" }, v.status + (v.documents ? " (" + v.documents + " documents)" : "")), " ");
+    if (v) check.append(el("span", { class: v.status === "verified" || v.status === "intact" ? "good" : "bad", title: v.problem || "" }, v.status + (v.documents ? " (" + plural(v.documents, "document", "documents") + ")" : "")), " ");
     const vb = el("button", { class: "small verify", onclick: async () => {
       vb.disabled = true;
       try {
@@ -689,7 +747,8 @@ async function render() {
 async function refreshStats() {
   try {
     const s = await api("/api/stats");
-    document.getElementById("stats").textContent = s.total + " memories in " + s.scopes + " scopes · " + s.forgotten + " forgotten · " + s.archived + " archived";
+    state.tz = s.time_zone || "";
+    document.getElementById("stats").textContent = plural(s.total, "memory", "memories") + " in " + plural(s.scopes, "scope", "scopes") + " · " + s.forgotten + " forgotten · " + s.archived + " archived";
   } catch (e) { /* the view says what is wrong */ }
 }
 
@@ -701,6 +760,7 @@ async function start() {
     document.getElementById("main").textContent = e.message;
     return;
   }
+  await refreshStats(); // the user's time zone, before any date is shown
   window.addEventListener("hashchange", () => { say(""); render(); });
   // "/" focuses the search box from anywhere, as on many sites.
   document.addEventListener("keydown", (e) => {

@@ -1,0 +1,183 @@
+package mongostore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// The embedded engine's whole-collection reads (Iterate: loading the
+// in-memory index) and document counts go straight to FerretDB's SQLite
+// file instead of through FerretDB: a read-only query per collection, the
+// documents converted from FerretDB's storage text to BSON here
+// (sjson.go). At 100k memories FerretDB takes about 24 s to hand over a
+// collection and, having no count, as long to count one; SQLite itself
+// counts from the _id index (ensureIDIndexes) in milliseconds.
+//
+// What this relies on, all of FerretDB v1.24 with SQLite (go.mod pins it;
+// TestRawScanMatchesDriver checks every document type infmem stores
+// against the driver's reading): one file per database, DATABASE.sqlite
+// in the data directory; the catalog table _ferretdb_collections (name,
+// table_name); each collection a table whose _ferretdb_sjson column holds
+// a document. Anything else (no file, no catalog, no table) falls back to
+// the driver; a document that does not convert is an error, as it would
+// be for FerretDB.
+
+// sqliteFiles opens (once) a connection pool of its own on an embedded
+// database file.
+type sqliteFiles struct {
+	file string
+	once sync.Once
+	db   *sql.DB
+	err  error
+}
+
+func newSQLiteFiles(dataDir, database string) *sqliteFiles {
+	return &sqliteFiles{file: filepath.Join(dataDir, database+".sqlite")}
+}
+
+func (f *sqliteFiles) open() (*sql.DB, error) {
+	f.once.Do(func() {
+		f.db, f.err = sql.Open("sqlite", "file:"+filepath.ToSlash(f.file)+"?_pragma=busy_timeout(10000)&_pragma=query_only(true)")
+		if f.err == nil {
+			f.db.SetMaxOpenConns(4)
+			f.db.SetMaxIdleConns(1)
+		}
+	})
+	return f.db, f.err
+}
+
+func (f *sqliteFiles) close() error {
+	if f.db != nil {
+		return f.db.Close()
+	}
+	return nil
+}
+
+// errNoRawTable means the collection cannot be read from SQLite here: the
+// caller asks FerretDB.
+var errNoRawTable = errors.New("no SQLite table for this collection")
+
+// table is the SQLite table that holds collection now (not cached: a
+// restore swaps tables under the same name).
+func (f *sqliteFiles) table(ctx context.Context, collection string) (string, error) {
+	db, err := f.open()
+	if err != nil {
+		return "", errNoRawTable
+	}
+	var t string
+	err = db.QueryRowContext(ctx, `SELECT table_name FROM _ferretdb_collections WHERE name = ?`, collection).Scan(&t)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		// No catalog yet, or no such collection: FerretDB answers (an
+		// empty collection).
+		return "", errNoRawTable
+	}
+	return t, nil
+}
+
+// iterate calls fn with each document of collection as BSON (the slice is
+// reused).
+func (f *sqliteFiles) iterate(ctx context.Context, collection string, fn func(bson.Raw) error) error {
+	t, err := f.table(ctx, collection)
+	if err != nil {
+		return err
+	}
+	db, _ := f.open()
+	rows, err := db.QueryContext(ctx, fmt.Sprintf(`SELECT _ferretdb_sjson FROM %q`, t))
+	if err != nil {
+		return errNoRawTable
+	}
+	defer rows.Close()
+	var dec sjsonDecoder
+	var text sql.RawBytes
+	var doc []byte
+	for rows.Next() {
+		if err := rows.Scan(&text); err != nil {
+			return err
+		}
+		if doc, err = dec.appendDoc(doc[:0], text); err != nil {
+			return fmt.Errorf("%s: %w", collection, err)
+		}
+		if err := fn(doc); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// count counts collection's documents (SQLite counts from the smallest
+// index, the _id one).
+func (f *sqliteFiles) count(ctx context.Context, collection string) (int64, error) {
+	t, err := f.table(ctx, collection)
+	if err != nil {
+		return 0, err
+	}
+	db, _ := f.open()
+	var n int64
+	if err := db.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(*) FROM %q`, t)).Scan(&n); err != nil {
+		return 0, errNoRawTable
+	}
+	return n, nil
+}
+
+// get reads the documents of collection with these ObjectID _ids, by the
+// _id index (ensureIDIndexes), calling fn with each found one as BSON (the
+// slice is reused) in no particular order.
+func (f *sqliteFiles) get(ctx context.Context, collection string, ids []bson.ObjectID, fn func(bson.Raw) error) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	t, err := f.table(ctx, collection)
+	if err != nil {
+		return err
+	}
+	db, _ := f.open()
+	// The _id as FerretDB's index expression gives it: its JSON text.
+	args := make([]any, len(ids))
+	q := make([]byte, 0, 64+3*len(ids))
+	q = fmt.Appendf(q, `SELECT _ferretdb_sjson FROM %q WHERE _ferretdb_sjson->'$._id' IN (`, t)
+	for i, id := range ids {
+		if i > 0 {
+			q = append(q, ',')
+		}
+		q = append(q, '?')
+		args[i] = `"` + id.Hex() + `"`
+	}
+	q = append(q, ')')
+	rows, err := db.QueryContext(ctx, string(q), args...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return errNoRawTable
+	}
+	defer rows.Close()
+	var dec sjsonDecoder
+	var text sql.RawBytes
+	var doc []byte
+	for rows.Next() {
+		if err := rows.Scan(&text); err != nil {
+			return err
+		}
+		if doc, err = dec.appendDoc(doc[:0], text); err != nil {
+			return fmt.Errorf("%s: %w", collection, err)
+		}
+		// A string _id of the same 24 characters matches the same text:
+		// only ObjectIDs were asked for.
+		if v, err := bson.Raw(doc).LookupErr("_id"); err != nil || v.Type != bson.TypeObjectID {
+			continue
+		}
+		if err := fn(doc); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

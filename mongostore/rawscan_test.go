@@ -1,0 +1,248 @@
+package mongostore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// rawDocs reads every document of collection through the raw SQLite path.
+func rawDocs(t *testing.T, s *Store, collection string) map[string]bson.Raw {
+	t.Helper()
+	out := map[string]bson.Raw{}
+	err := s.raw.iterate(ctxT(t), collection, func(doc bson.Raw) error {
+		out[doc.Lookup("_id").String()] = bytes.Clone(doc)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("raw read of %s: %v", collection, err)
+	}
+	return out
+}
+
+// driverDocs reads every document of collection through FerretDB.
+func driverDocs(t *testing.T, s *Store, collection string) map[string]bson.Raw {
+	t.Helper()
+	cur, err := s.db.Collection(collection).Find(ctxT(t), bson.D{}, options.Find())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bson.Raw{}
+	for cur.Next(ctxT(t)) {
+		out[cur.Current.Lookup("_id").String()] = bytes.Clone(cur.Current)
+	}
+	if err := cur.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestRawScanMatchesDriver stores documents with every value type FerretDB
+// keeps (and infmem's own documents) and checks that reading SQLite
+// directly gives, byte for byte, the BSON the driver gets from FerretDB.
+func TestRawScanMatchesDriver(t *testing.T) {
+	s := openTestStore(t, Options{Mode: ModeEmbedded})
+	ctx := ctxT(t)
+	when := time.Date(2025, 3, 4, 5, 6, 7, 891_000_000, time.UTC)
+	odd := []string{"", "plain", `quote " backslash \ slash /`, "tab\tnewline\nreturn\r", "\x01\x1f control",
+		"<html> & 'amp'", "é ü 中文 🎉 \u2028\u2029", strings.Repeat("long ", 3000), "\ufffd replacement"}
+	coll := "rawscan_types"
+	var docs []any
+	for i, str := range odd {
+		docs = append(docs, bson.D{
+			{Key: "_id", Value: bson.NewObjectID()},
+			{Key: "s", Value: str},
+			{Key: "i32", Value: int32(-i * 1000)},
+			{Key: "i64", Value: int64(math.MaxInt64 - int64(i))},
+			{Key: "f", Value: []float64{0.1, -2.5e-300, 1e300, 0, 123456789.125, math.Copysign(0, -1), float64(i) / 3}[i%7]},
+			{Key: "b", Value: i%2 == 0},
+			{Key: "t", Value: when.Add(time.Duration(i) * time.Hour)},
+			{Key: "old", Value: time.Date(1901, 1, 1, 0, 0, 0, 0, time.UTC)},
+			{Key: "n", Value: nil},
+			{Key: "bin", Value: bson.Binary{Subtype: 0, Data: bytes.Repeat([]byte{byte(i), 0xff, 0}, i*100)}},
+			{Key: "uuid", Value: bson.Binary{Subtype: 4, Data: bytes.Repeat([]byte{7}, 16)}},
+			{Key: "oid", Value: bson.NewObjectID()},
+			{Key: "ts", Value: bson.Timestamp{T: uint32(1700000000 + i), I: uint32(i)}},
+			{Key: "re", Value: bson.Regex{Pattern: `^a\.b` + str[:min(len(str), 5)], Options: "i"}},
+			{Key: "arr", Value: bson.A{"x", int32(1), 2.5, nil, bson.D{{Key: "k", Value: "v"}, {Key: "inner", Value: bson.A{true, "y"}}}}},
+			{Key: "empty", Value: bson.A{}},
+			{Key: "obj", Value: bson.D{{Key: "a", Value: bson.D{{Key: "deep", Value: bson.A{bson.D{}}}}}, {Key: "odd key é", Value: str}}},
+			{Key: "eobj", Value: bson.D{}},
+		})
+	}
+	docs = append(docs, bson.D{{Key: "_id", Value: "a string id"}})
+	docs = append(docs, bson.D{{Key: "_id", Value: int32(7)}, {Key: "only", Value: "field"}})
+	if _, err := s.db.Collection(coll).InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	// And infmem's own documents, as the engine writes them.
+	for i := range 50 {
+		m := newMemory(fmt.Sprintf("memory %d: \"quoted\" <b> é", i), "work/sub", "tag", "b")
+		m.Speaker, m.ConversationID = "user", "c1"
+		if i%3 == 0 {
+			at := ms(time.Now())
+			m.ForgottenAt, m.Archived, m.Pinned = &at, true, true
+		}
+		if err := s.Memories.Insert(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Index.Upsert(ctx, m.ID, &IndexEntry{ID: m.ID, SourceID: m.ID, SourceCollection: ConversationHistory, Scope: m.Scope,
+			Model: "m", Dim: 4, Embedding: []byte{1, 2, 3, 4, 5, 6, 7, byte(i)}, Encoding: "f16", CreatedAt: m.CreatedAt,
+			Metadata: IndexMeta{Timestamp: m.Timestamp, Tags: m.Tags}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []string{coll, ConversationHistory, MemoryIndex, Metadata} {
+		want, got := driverDocs(t, s, c), rawDocs(t, s, c)
+		if len(want) == 0 || len(got) != len(want) {
+			t.Fatalf("%s: raw read %d documents, the driver %d", c, len(got), len(want))
+		}
+		for id, w := range want {
+			if g := got[id]; !bytes.Equal(g, w) {
+				t.Errorf("%s %s:\nraw    %s\ndriver %s", c, id, g, w)
+			}
+		}
+	}
+
+	// Iterate and EstimatedCount take the raw path and agree with the driver.
+	var n int
+	err := s.Memories.Iterate(ctx, 7, func(batch []Memory) error {
+		n += len(batch)
+		return nil
+	})
+	if err != nil || n != 50 {
+		t.Fatalf("Iterate: %d memories, %v", n, err)
+	}
+	if c, err := s.Memories.EstimatedCount(ctx); err != nil || c != 50 {
+		t.Fatalf("EstimatedCount: %d, %v", c, err)
+	}
+	if c, err := s.Summaries.EstimatedCount(ctx); err != nil || c != 0 {
+		t.Fatalf("EstimatedCount of an empty collection: %d, %v", c, err)
+	}
+}
+
+// TestRawScanRejectsDamage: a document that does not convert stops the read
+// with an error naming the collection, as FerretDB's own read would.
+func TestSJSONRejectsDamage(t *testing.T) {
+	var d sjsonDecoder
+	good := `{"$s":{"p":{"_id":{"t":"objectId"},"a":{"t":"string"},"n":{"t":"array","i":[{"t":"int"}]}},"$k":["_id","a","n"]},"_id":"0123456789abcdef01234567","a":"x\u00e9\ud83c\udf89","n":[5]}`
+	raw, err := d.appendDoc(nil, []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bson.Raw(raw).Lookup("a").StringValue(); got != "xé🎉" {
+		t.Fatalf("string %q", got)
+	}
+	for _, bad := range []string{
+		``, `[]`, `{"a":1}`, `{"$s":{"p":{},"$k":[]},"x":1}`,
+		strings.Replace(good, `"_id":"0123`, `"_id":"zz23`, 1),
+		strings.Replace(good, `"a":"x`, `"b":"x`, 1),
+		strings.Replace(good, `[5]`, `[5,6]`, 1),
+		strings.Replace(good, `[5]`, `[]`, 1),
+		strings.Replace(good, `"n":[5]}`, `"n":[5]`, 1),
+		strings.Replace(good, `"t":"int"`, `"t":"decimal"`, 1),
+		strings.Replace(good, `"n":[5]`, `"n":["5"]`, 1),
+		good[:len(good)-20],
+	} {
+		if _, err := d.appendDoc(nil, []byte(bad)); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+}
+
+func TestRawScanOtherEngineFallsBack(t *testing.T) {
+	// A store without the raw reader (mongod) reads through the driver; the
+	// embedded one without a catalog yet (nothing stored) does too.
+	s := openTestStore(t, Options{Mode: ModeEmbedded})
+	ctx := ctxT(t)
+	if err := s.raw.iterate(ctx, "no_such_collection", func(bson.Raw) error { return nil }); err != errNoRawTable {
+		t.Fatalf("unknown collection: %v", err)
+	}
+	var ids []bson.ObjectID
+	for i := range 3 {
+		m := newMemory(fmt.Sprint("m", i), "Global")
+		ids = append(ids, m.ID)
+		if err := s.Memories.Insert(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	driverOnly := s.Memories
+	driverOnly.raw = nil
+	var got []bson.ObjectID
+	if err := driverOnly.Iterate(ctx, 2, func(b []Memory) error {
+		for _, m := range b {
+			got = append(got, m.ID)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(got, func(a, b bson.ObjectID) int { return bytes.Compare(a[:], b[:]) })
+	if !slices.Equal(got, ids) {
+		t.Fatalf("driver read %v, want %v", got, ids)
+	}
+	_ = context.Background
+}
+
+// TestRawGetMatchesDriver: Get and GetMany by ObjectID read SQLite's _id
+// index directly and give what the driver gives; a string _id spelled like
+// an ObjectID is not mistaken for one; a missing id is ErrNotFound.
+func TestRawGetMatchesDriver(t *testing.T) {
+	s := openTestStore(t, Options{Mode: ModeEmbedded})
+	ctx := ctxT(t)
+	var ids []bson.ObjectID
+	for i := range 20 {
+		m := newMemory(fmt.Sprintf("memory %d \"q\" é", i), "s", "t")
+		m.Speaker = "user"
+		if err := s.Memories.Insert(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+	}
+	impostor := bson.NewObjectID()
+	if _, err := s.db.Collection(ConversationHistory).InsertOne(ctx, bson.D{{Key: "_id", Value: impostor.Hex()}, {Key: "text", Value: "string id"}}); err != nil {
+		t.Fatal(err)
+	}
+	driver := s.Memories
+	driver.raw = nil
+	for _, id := range ids {
+		got, err := s.Memories.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := driver.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("raw %+v\ndriver %+v", got, want)
+		}
+	}
+	for _, c := range []Collection[Memory]{s.Memories, driver} {
+		if _, err := c.Get(ctx, impostor); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("an ObjectID matching a string _id: %v", err)
+		}
+	}
+	ask := append([]bson.ObjectID{impostor, bson.NewObjectID()}, ids[3:9]...)
+	for _, c := range []Collection[Memory]{s.Memories, driver} {
+		got, err := c.GetMany(ctx, ask)
+		if err != nil || len(got) != 6 {
+			t.Fatalf("GetMany: %d found, %v", len(got), err)
+		}
+		for _, id := range ids[3:9] {
+			if got[id] == nil || got[id].ID != id {
+				t.Fatalf("GetMany lacks %s", id.Hex())
+			}
+		}
+	}
+}
