@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	iofs "io/fs"
 	"log/slog"
 	"maps"
 	"math"
@@ -188,6 +190,7 @@ func (c agedConfig) json() string {
 // time and, for each question asked mid-replay, where its search ends.
 type agedSet struct {
 	*benchSet
+	now    time.Time
 	shift  time.Duration
 	before []time.Time // by question; zero: open
 }
@@ -198,7 +201,7 @@ type agedSet struct {
 // share a timestamp are spread a millisecond apart in replay order, and
 // each such question searches up to its replay point.
 func age(s *benchSet, now time.Time, days int) *agedSet {
-	a := &agedSet{benchSet: s, before: make([]time.Time, len(s.Questions))}
+	a := &agedSet{benchSet: s, now: now, before: make([]time.Time, len(s.Questions))}
 	var newest time.Time
 	for _, m := range s.Messages {
 		if m.TS.After(newest) {
@@ -400,13 +403,25 @@ func runAged(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		// Aged from the start of today, so a kept root (--keep) is asked
-		// again with the same timestamps all day.
-		set := age(s, time.Now().UTC().Truncate(24*time.Hour), cfg.ageDays)
 		root := filepath.Join(tmp, fmt.Sprintf("root%d", i))
+		now := time.Now()
 		if *keep != "" && *bin == "" {
 			root = filepath.Join(*keep, s.Name)
+			// A kept root is asked again with the timestamps it was
+			// stored with.
+			st, err := readAgedState(root)
+			switch {
+			case err == nil:
+				now = st.Now
+			case !errors.Is(err, iofs.ErrNotExist):
+				return err
+			default:
+				if _, err := os.Stat(root); err == nil {
+					return fmt.Errorf("%s holds a run that did not finish: remove it", root)
+				}
+			}
 		}
+		set := age(s, now, cfg.ageDays)
 		b, a, quotes, err := agedSetRun(ctx, set, cfg, *bin, root, *verbose)
 		if err != nil {
 			return err
@@ -480,14 +495,14 @@ func agedSetRun(ctx context.Context, set *agedSet, cfg agedConfig, bin, dir stri
 	}
 	// A kept data root (--keep) holds the set after the pass and what the
 	// run saw before it: asking again skips storing and the pass.
-	statePath := filepath.Join(dir, "aged-state.json")
-	var state agedState
-	if raw, err := os.ReadFile(statePath); err == nil && stack != nil {
-		if err := json.Unmarshal(raw, &state); err != nil {
-			return before, after, "", fmt.Errorf("%s: %w", statePath, err)
-		}
+	statePath := filepath.Join(dir, agedStateFile)
+	state, err := readAgedState(dir)
+	if err != nil && !errors.Is(err, iofs.ErrNotExist) {
+		return before, after, "", err
+	}
+	if err == nil && stack != nil {
 		if len(state.Before) != len(set.Questions) || state.Shift != set.shift {
-			return before, after, "", fmt.Errorf("%s holds another run (another set, or aged on another day): remove it", statePath)
+			return before, after, "", fmt.Errorf("%s holds another run (another set, or other --age-days): remove it", statePath)
 		}
 		run.owners = state.Owners
 		fmt.Fprintf(os.Stderr, "%s: the stored set after the pass, from %s\n", set.Name, dir)
@@ -527,7 +542,7 @@ func agedSetRun(ctx context.Context, set *agedSet, cfg agedConfig, bin, dir stri
 		for _, w := range warnings {
 			fmt.Fprintln(os.Stderr, "  warning:", w)
 		}
-		state.Owners, state.Shift = run.owners, set.shift
+		state.Owners, state.Shift, state.Now = run.owners, set.shift, set.now
 		if counting != nil {
 			state.Methods = counting.methods
 		}
@@ -555,10 +570,28 @@ func agedSetRun(ctx context.Context, set *agedSet, cfg agedConfig, bin, dir stri
 
 // agedState is what a kept data root (--keep) remembers of its run.
 type agedState struct {
+	// Now is the time the set was aged from; Shift how far it moved.
+	Now     time.Time
 	Shift   time.Duration
 	Owners  map[string][]string
 	Before  []agedAnswer
 	Methods map[string]int
+}
+
+// agedStateFile is the file in a kept data root that holds its agedState.
+const agedStateFile = "aged-state.json"
+
+// readAgedState reads a kept data root's agedState.
+func readAgedState(dir string) (agedState, error) {
+	var st agedState
+	raw, err := os.ReadFile(filepath.Join(dir, agedStateFile))
+	if err != nil {
+		return st, err
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return st, fmt.Errorf("%s: %w", filepath.Join(dir, agedStateFile), err)
+	}
+	return st, nil
 }
 
 // ollamaAnswers checks that an Ollama endpoint answers at url.
