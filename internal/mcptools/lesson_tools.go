@@ -18,7 +18,9 @@ import (
 const proposedNote = "Stored as a proposed lesson: it is not applied in later sessions until the user confirms it. Tell the user what you proposed; if they want to keep it, call update_memory with its memory_id and confirm_lesson true."
 
 // isLesson reports whether a store asks for source lesson.
-func isLesson(source string) bool { return strings.EqualFold(strings.TrimSpace(source), memory.SourceLesson) }
+func isLesson(source string) bool {
+	return strings.EqualFold(strings.TrimSpace(source), memory.SourceLesson)
+}
 
 // lessonOrigin says where a proposal came from: the MCP client that
 // stored it (as the client names itself).
@@ -43,4 +45,3 @@ func shortenTo(s string, n int) string {
 	}
 	return s[:min(n, len(s))]
 }
-
