@@ -28,6 +28,9 @@ import (
 var everydaySet []byte
 
 type everyday struct {
+	Profile struct {
+		Contacts []mongostore.Contact `json:"contacts"`
+	} `json:"profile"`
 	Memories []struct {
 		ID      string `json:"id"`
 		Text    string `json:"text"`

@@ -122,6 +122,8 @@ type retrieved struct {
 	ids             []string // memory ids, best first
 	confidences     []float64
 	nothingRelevant bool
+	// evidence of each result (engine only), for calibration
+	evidence []*memory.Evidence
 }
 
 // retriever asks for the top k memories of scope for a question.
@@ -144,6 +146,7 @@ func (r engineRetriever) retrieve(ctx context.Context, scope, question string, k
 	for _, m := range res.Results {
 		out.ids = append(out.ids, m.ID)
 		out.confidences = append(out.confidences, m.Confidence)
+		out.evidence = append(out.evidence, m.Evidence)
 	}
 	return out, nil
 }

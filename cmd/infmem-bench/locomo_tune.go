@@ -11,7 +11,7 @@ import (
 )
 
 // gridSpec is the ranking grid --cross-validate searches.
-var gridSpec = "kw=1,1.5;vw=1,1.25;ns=0.6,0.8;spk=1.3,1.7;time=0.3,0.5;dated=0.2,0.3"
+var gridSpec = "kw=1,1.5;vw=1,1.25;ns=0.6,0.8;spk=0.3,0.6;time=0.3,0.5;dated=0.2,0.3"
 
 // rankGrid expands a grid spec into ranking options around base.
 func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []string, error) {
@@ -45,8 +45,14 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.TimeWeight = v
 				case "dated":
 					o.DatedWeight = v
+				case "nlen":
+					o.NeighborLength = v
+				case "typos":
+					o.NoTypos = v == 0
+				case "rtime":
+					o.RecentTimeWeight = v
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, dated)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, rtime, dated, nlen, typos)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

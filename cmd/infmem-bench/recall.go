@@ -11,17 +11,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
+
 	"github.com/infmem/infmem/internal/memory"
+	"github.com/infmem/infmem/mongostore"
 )
 
 // answer is one question's answer as the recall bench scores it.
 type answer struct {
 	// msgs are the returned memories, best first, each as the set's
 	// message ids it stands for (a memory stored twice stands for both).
-	msgs    [][]string
-	conf    []float64
-	nothing bool
-	asked   bool
+	msgs     [][]string
+	conf     []float64
+	nothing  bool
+	asked    bool
+	evidence []*memory.Evidence
 }
 
 // setRun is one set stored and asked.
@@ -60,13 +64,18 @@ func runRecall(ctx context.Context, args []string) error {
 	setList := fs.String("sets", "locomo,messy,beam,realmem,everyday", "comma-separated sets (name or name=path): "+strings.Join(recallSetOrder, ", "))
 	modes := fs.String("modes", "hybrid", "comma-separated ranking modes (engine only): keyword, vector, hybrid")
 	bm25 := fs.Bool("bm25", true, "also score plain BM25 (k1 1.2, b 0.75, no stemming) on every set")
-	crossValidate := fs.Bool("cross-validate", false, "engine: ask every point of --grid too and report leave-one-conversation-out and leave-one-dataset-out")
+	fs.BoolVar(&bm25Global, "bm25-global", false, "plain BM25 with document frequencies over every scope of the set, not per scope")
+	crossValidate := fs.Bool("cross-validate", false, "engine: ask every point of --grid too (in the first of --modes) and report leave-one-conversation-out and leave-one-dataset-out")
 	fs.StringVar(&gridSpec, "grid", gridSpec, "ranking grid for --cross-validate: semicolon-separated name=v1,v2 lists over kw, vw, ns, spk, time, dated")
 	fs.StringVar(&datasetsDir, "datasets", datasetsDir, "folder of the shared datasets")
 	fs.StringVar(&benchModel, "embedding", benchModel, "embedding model (engine only): use-lite, hash or none")
 	cache := fs.String("embed-cache", "default", "engine: file of embeddings by text hash kept between runs (\"default\": in the user cache folder; \"none\": off)")
 	fs.Uint64Var(&messySeed, "messy-seed", messySeed, "seed of the messy set's perturbation")
 	kinds := fs.Bool("kinds", false, "also print every set's rows per question kind")
+	misses := fs.Int("misses", 0, "print up to N questions per set where plain BM25 found more in the top 5 than the first mode")
+	sample := fs.Int("scopes", 0, "keep only the first N scopes (conversations, people) of each set, to iterate faster")
+	calibrate := fs.Bool("calibrate", false, "engine: fit each mode's confidence on every set at once and report its calibration per set")
+	bars := fs.Bool("bars", false, "also print, per set, what other relevance bars would say (from the best confidence of each answer)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -100,6 +109,9 @@ func runRecall(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
+		if *sample > 0 {
+			s.keepScopes(*sample)
+		}
 		sets = append(sets, s)
 	}
 	tmp, err := os.MkdirTemp("", "infmem-recall")
@@ -122,6 +134,8 @@ func runRecall(ctx context.Context, args []string) error {
 		}
 		run, err := recallSet(ctx, s, cfg)
 		if err != nil {
+			// Report the sets that were measured before failing.
+			printRecallTable(runs, cfg)
 			return err
 		}
 		runs = append(runs, run)
@@ -129,6 +143,17 @@ func runRecall(ctx context.Context, args []string) error {
 		os.RemoveAll(cfg.dataDir)
 	}
 	printRecallTable(runs, cfg)
+	if *misses > 0 && len(cfg.modes) > 0 {
+		printMisses(runs, cfg.modes[0], *misses)
+	}
+	if *bars {
+		printBars(runs)
+	}
+	if *calibrate {
+		for _, m := range cfg.modes {
+			printCalibration(runs, m)
+		}
+	}
 	if *crossValidate {
 		printCrossValidation(runs, cfg)
 	}
@@ -150,12 +175,14 @@ func recallSet(ctx context.Context, s *benchSet, cfg recallConfig) (*setRun, err
 	}
 	var askers []asker
 	var eng *memory.Engine
+	var mcpc *client.Client
 	if cfg.bin != "" {
 		c, done, err := startMCP(ctx, cfg.dataDir, cfg.bin)
 		if err != nil {
 			return nil, err
 		}
 		defer done()
+		mcpc = c
 		st = mcpStorer{c}
 		askers = append(askers, asker{name: "mcp", r: mcpRetriever{c}})
 	} else {
@@ -170,8 +197,17 @@ func recallSet(ctx context.Context, s *benchSet, cfg recallConfig) (*setRun, err
 		for _, m := range cfg.modes {
 			askers = append(askers, asker{name: m, opts: &def, r: engineRetriever{eng: eng, mode: m}})
 		}
+		gridMode := memory.ModeHybrid
+		if len(cfg.modes) > 0 {
+			gridMode = cfg.modes[0]
+		}
 		for i := range cfg.grid {
-			askers = append(askers, asker{name: gridAsker(i), opts: &cfg.grid[i], r: engineRetriever{eng: eng, mode: memory.ModeHybrid}, answerableOnly: true})
+			askers = append(askers, asker{name: gridAsker(i), opts: &cfg.grid[i], r: engineRetriever{eng: eng, mode: gridMode}, answerableOnly: true})
+		}
+	}
+	if len(s.Contacts) > 0 {
+		if err := setContacts(ctx, eng, mcpc, s.Contacts); err != nil {
+			return nil, fmt.Errorf("%s: profile: %w", s.Name, err)
 		}
 	}
 	for _, a := range askers {
@@ -199,7 +235,7 @@ func recallSet(ctx context.Context, s *benchSet, cfg recallConfig) (*setRun, err
 				if err != nil {
 					return fmt.Errorf("%s %s: %w", s.Name, q.ID, err)
 				}
-				ans := answer{conf: res.confidences, nothing: res.nothingRelevant, asked: true}
+				ans := answer{conf: res.confidences, nothing: res.nothingRelevant, asked: true, evidence: res.evidence}
 				for _, id := range res.ids {
 					ans.msgs = append(ans.msgs, owners[id])
 				}
@@ -244,6 +280,33 @@ func recallSet(ctx context.Context, s *benchSet, cfg recallConfig) (*setRun, err
 	return run, nil
 }
 
+// setContacts gives the user profile its contacts, through the engine or
+// with update_user_profile.
+func setContacts(ctx context.Context, eng *memory.Engine, c *client.Client, contacts []mongostore.Contact) error {
+	if c == nil {
+		_, _, err := eng.UpdateProfile(ctx, memory.ProfileUpdate{AddContacts: contacts})
+		return err
+	}
+	list := make([]any, len(contacts))
+	for i, ct := range contacts {
+		list[i] = map[string]any{"name": ct.Name, "relation": ct.Relation}
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		res, _, err := callTool(ctx, c, "update_user_profile", map[string]any{"add_contacts": list})
+		if err != nil {
+			return err
+		}
+		if !res.IsError {
+			return nil
+		}
+		if !strings.Contains(text(res), "still loading") || time.Now().After(deadline) {
+			return fmt.Errorf("update_user_profile: %s", text(res))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func gridAsker(i int) string { return fmt.Sprintf("grid#%d", i) }
 
 // recallKs are the k of the scores: R@1, R@3 (the everyday set's hit@3),
@@ -266,7 +329,7 @@ type setScore struct {
 	updates, newerFirst, olderAbove int
 }
 
-func (sc *setScore) rk(i int) float64 { return 100 * sc.r[i] / float64(max(sc.n, 1)) }
+func (sc setScore) rk(i int) float64 { return 100 * sc.r[i] / float64(max(sc.n, 1)) }
 
 // ece is the expected calibration error over the scored results: the
 // mean gap between confidence and observed precision, weighted by bin.
@@ -485,6 +548,20 @@ func printCrossValidation(runs []*setRun, cfg recallConfig) {
 		}
 		return r, n
 	}
+	// Every point on every set: R@5 / R@10.
+	fmt.Printf("\ngrid points, R@5 / R@10 per set\n%-40s", "point")
+	for _, run := range runs {
+		fmt.Printf(" %13s", run.set.Name)
+	}
+	fmt.Println()
+	for g := range cfg.grid {
+		fmt.Printf("%-40s", orDefault(cfg.gridNames[g]))
+		for si := range runs {
+			r, _ := mean(per[si][g], nil)
+			fmt.Printf("   %5.1f/%5.1f", r[2], r[3])
+		}
+		fmt.Println()
+	}
 	fmt.Printf("\ncross-validation over %d grid points (%s), chosen by R@5 + R@10\n", len(cfg.grid), gridSpec)
 	fmt.Printf("%-10s | %-20s | %-20s | %-20s %s\n", "set", "defaults R@1/5/10", "leave-one-conv-out", "leave-one-set-out", "(set-out choice)")
 	for si, run := range runs {
@@ -538,4 +615,90 @@ func orDefault(s string) string {
 		return "defaults"
 	}
 	return s
+}
+
+// printBars reports, per set and asker, how often answerable and
+// abstention questions would be told nothing_relevant if the bar were
+// elsewhere: an answer says nothing relevant when its best confidence is
+// under the bar.
+func printBars(runs []*setRun) {
+	barList := []float64{0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6}
+	fmt.Printf("\nother bars: answerable told nothing_relevant / abstaining told nothing_relevant\n%-10s %-8s", "set", "mode")
+	for _, b := range barList {
+		fmt.Printf(" %11.2f", b)
+	}
+	fmt.Println()
+	for _, run := range runs {
+		for _, a := range run.askers {
+			if strings.HasPrefix(a, "grid#") {
+				continue
+			}
+			fmt.Printf("%-10s %-8s", run.set.Name, a)
+			for _, b := range barList {
+				var ans, ansNR, abst, abstNR int
+				for qi, q := range run.set.Questions {
+					ansr := run.answers[a][qi]
+					if !ansr.asked {
+						continue
+					}
+					top := 0.0
+					if len(ansr.conf) > 0 {
+						top = ansr.conf[0]
+					}
+					if q.Abstain {
+						abst++
+						if top < b {
+							abstNR++
+						}
+					} else {
+						ans++
+						if top < b {
+							ansNR++
+						}
+					}
+				}
+				fmt.Printf(" %5.1f/%5.1f", share100(ansNR, ans), share100(abstNR, abst))
+			}
+			fmt.Println()
+		}
+	}
+}
+
+// printMisses shows questions where plain BM25 does better than asker.
+func printMisses(runs []*setRun, asker string, n int) {
+	for _, run := range runs {
+		text := map[string]string{}
+		for _, m := range run.set.Messages {
+			text[m.ID] = m.Content
+		}
+		shown := 0
+		for qi := range run.set.Questions {
+			q := &run.set.Questions[qi]
+			a, b := run.answers[asker][qi], run.bm25[qi]
+			if q.Abstain || !a.asked || q.recallAtAliases(b.msgs, 5, run.sessionOf) <= q.recallAtAliases(a.msgs, 5, run.sessionOf) {
+				continue
+			}
+			if shown++; shown > n {
+				break
+			}
+			fmt.Printf("\n[%s %s] %q\n", run.set.Name, q.ID, clip(q.Text, 300))
+			show := func(who string, msgs [][]string, conf []float64) {
+				for j, list := range msgs[:min(5, len(msgs))] {
+					mark := " "
+					for _, id := range list {
+						if q.relevant(id, run.sessionOf) {
+							mark = "*"
+						}
+					}
+					c := ""
+					if j < len(conf) {
+						c = fmt.Sprintf("%.2f", conf[j])
+					}
+					fmt.Printf("  %s %s%d %s %q\n", who, mark, j+1, c, clip(text[list[0]], 160))
+				}
+			}
+			show("engine", a.msgs, a.conf)
+			show("bm25  ", b.msgs, nil)
+		}
+	}
 }

@@ -13,6 +13,10 @@ import (
 // bench's own, independent of the engine's keyword index.
 type plainBM25 struct {
 	scopes map[string]*bm25Scope
+	// global: document frequencies and lengths over every scope (as the
+	// engine's one index has them), for comparison; default per scope.
+	global bool
+	all    *bm25Scope
 }
 
 type bm25Scope struct {
@@ -47,7 +51,12 @@ func bm25Tokens(s string) []string {
 	return out
 }
 
-func newPlainBM25() *plainBM25 { return &plainBM25{scopes: map[string]*bm25Scope{}} }
+func newPlainBM25() *plainBM25 {
+	return &plainBM25{scopes: map[string]*bm25Scope{}, global: bm25Global, all: &bm25Scope{postings: map[string][]bm25Posting{}}}
+}
+
+// bm25Global switches the baseline to statistics over every scope.
+var bm25Global bool
 
 func (b *plainBM25) add(scope, id, text string) {
 	sc := b.scopes[scope]
@@ -67,6 +76,11 @@ func (b *plainBM25) add(scope, id, text string) {
 	for t, n := range tf {
 		sc.postings[t] = append(sc.postings[t], bm25Posting{doc: doc, tf: n})
 	}
+	b.all.ids = append(b.all.ids, id)
+	b.all.total += len(toks)
+	for t := range tf {
+		b.all.postings[t] = append(b.all.postings[t], bm25Posting{})
+	}
 }
 
 // search returns the ids of the k best documents of scope for q.
@@ -78,6 +92,9 @@ func (b *plainBM25) search(scope, q string, k int) []string {
 	const k1, bb = 1.2, 0.75
 	n := float64(len(sc.ids))
 	avg := float64(sc.total) / n
+	if b.global {
+		n, avg = float64(len(b.all.ids)), float64(b.all.total)/float64(len(b.all.ids))
+	}
 	scores := map[int32]float64{}
 	seen := map[string]bool{}
 	for _, t := range bm25Tokens(q) {
@@ -89,7 +106,11 @@ func (b *plainBM25) search(scope, q string, k int) []string {
 		if len(ps) == 0 {
 			continue
 		}
-		idf := math.Log(1 + (n-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+		df := float64(len(ps))
+		if b.global {
+			df = float64(len(b.all.postings[t]))
+		}
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range ps {
 			tf := float64(p.tf)
 			scores[p.doc] += idf * tf * (k1 + 1) / (tf + k1*(1-bb+bb*float64(sc.lens[p.doc])/avg))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -63,5 +64,39 @@ func TestRecallSetReplay(t *testing.T) {
 	}
 	if bm := scoreSet(run, run.bm25, nil); bm.rk(0) != 100 {
 		t.Errorf("BM25 R@1 %.1f, want 100", bm.rk(0))
+	}
+}
+
+// TestFusionNotBelowParts: on a real conversation (the first of LoCoMo's
+// dev split, as stored plainly and as messy chat), the default hybrid
+// ranking finds at least as much in its first 5 and 10 as keywords alone
+// and as meaning alone.
+func TestFusionNotBelowParts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stores two conversations with embeddings")
+	}
+	if _, err := os.Stat(datasetsDir + "/locomo/locomo-dev.json"); err != nil {
+		t.Skip("no LoCoMo split at", datasetsDir)
+	}
+	for _, name := range []string{"locomo", "messy"} {
+		s, err := loadSet(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.keepScopes(1)
+		run, err := recallSet(context.Background(), s, recallConfig{modes: []string{"hybrid", "keyword", "vector"}, dataDir: filepath.Join(t.TempDir(), "root")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := map[string]setScore{}
+		for _, m := range run.askers {
+			sc[m] = scoreSet(run, run.answers[m], nil)
+			t.Logf("%s %s: %d questions, R@1 %.1f R@5 %.1f R@10 %.1f", name, m, sc[m].n, sc[m].rk(0), sc[m].rk(2), sc[m].rk(3))
+		}
+		for _, k := range []int{2, 3} {
+			if h := sc["hybrid"].rk(k); h < sc["keyword"].rk(k) || h < sc["vector"].rk(k) {
+				t.Errorf("%s: hybrid R@%d %.1f is below keyword %.1f or vector %.1f", name, recallKs[k], h, sc["keyword"].rk(k), sc["vector"].rk(k))
+			}
+		}
 	}
 }

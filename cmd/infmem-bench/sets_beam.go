@@ -82,7 +82,7 @@ func loadBeamSet(dir string) (*benchSet, error) {
 						return nil, fmt.Errorf("%s: %w", path, err)
 					}
 					s.Messages = append(s.Messages, benchMessage{ID: scope + "/" + id, Scope: scope, Session: session, Conv: session,
-						Speaker: m.Role, Source: "conversation", Content: clip(beamMarker.ReplaceAllString(m.Content, ""), maxBenchContent), TS: ts})
+						Speaker: m.Role, Source: "conversation", Content: beamMarker.ReplaceAllString(m.Content, ""), TS: ts})
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/infmem/infmem/mongostore"
 	"sort"
 	"strings"
 	"time"
@@ -60,6 +61,9 @@ type benchSet struct {
 	Questions []benchQuestion
 	// TopK is the top_k the set's protocol asks with (default 10).
 	TopK int
+	// Contacts are given to the user profile before anything is stored
+	// (who "my sister" is).
+	Contacts []mongostore.Contact
 }
 
 // setLoader reads a set; path is the dataset's file or folder ("" is the
@@ -114,9 +118,29 @@ func loadSet(spec string) (*benchSet, error) {
 // dataset's malformed ids) and questions left without gold, and
 // validates the order.
 func (s *benchSet) check() error {
+	// A client stores no empty message (RealMem has a few): drop them,
+	// keeping every question at its point of the replay.
+	newAt := make([]int, len(s.Messages)+1)
+	msgs := s.Messages[:0]
+	for i, m := range s.Messages {
+		newAt[i] = len(msgs)
+		if strings.TrimSpace(m.Content) != "" {
+			msgs = append(msgs, m)
+		}
+	}
+	newAt[len(s.Messages)] = len(msgs)
+	for i := range s.Questions {
+		if at := s.Questions[i].At; at >= 0 && at < len(newAt) {
+			s.Questions[i].At = newAt[at]
+		}
+	}
+	s.Messages = msgs
 	stored := map[string]int{}
 	session := map[string]int{} // session -> index of its first message
-	for i, m := range s.Messages {
+	for i := range s.Messages {
+		// A client cannot store more than the size limit in one memory.
+		s.Messages[i].Content = clip(s.Messages[i].Content, maxBenchContent)
+		m := s.Messages[i]
 		if _, dup := stored[m.ID]; dup {
 			return fmt.Errorf("message id %q twice", m.ID)
 		}
@@ -226,4 +250,33 @@ func otherScopeNegatives(s *benchSet) {
 		s.Questions = append(s.Questions, benchQuestion{ID: q.ID + "/other", Scope: next[q.Scope], Text: q.Text,
 			Kind: "other-scope", Abstain: true, At: len(s.Messages)})
 	}
+}
+
+// keepScopes keeps the messages and questions of the first n scopes (in
+// store order) only.
+func (s *benchSet) keepScopes(n int) {
+	keep := map[string]bool{}
+	for _, m := range s.Messages {
+		if len(keep) == n && !keep[m.Scope] {
+			continue
+		}
+		keep[m.Scope] = true
+	}
+	newAt := make([]int, len(s.Messages)+1)
+	msgs := s.Messages[:0]
+	for i, m := range s.Messages {
+		newAt[i] = len(msgs)
+		if keep[m.Scope] {
+			msgs = append(msgs, m)
+		}
+	}
+	newAt[len(s.Messages)] = len(msgs)
+	qs := s.Questions[:0]
+	for _, q := range s.Questions {
+		if keep[q.Scope] {
+			q.At = newAt[min(q.At, len(s.Messages))]
+			qs = append(qs, q)
+		}
+	}
+	s.Messages, s.Questions = msgs, qs
 }

@@ -13,7 +13,7 @@ func init() {
 }
 
 // loadEverydaySet reads the everyday set (the built-in one, or path): its
-// memories stored in the default scope, each dated days_ago before now;
+// profile's contacts given first, its memories stored in the default scope, each dated days_ago before now;
 // its questions asked with top_k 5, a hit being any of its answers; its
 // never-stored questions expecting nothing_relevant.
 func loadEverydaySet(path string) (*benchSet, error) {
@@ -29,7 +29,7 @@ func loadEverydaySet(path string) (*benchSet, error) {
 		return nil, fmt.Errorf("cannot read the everyday set: %w", err)
 	}
 	now := time.Now()
-	s := &benchSet{Name: "everyday", TopK: 5}
+	s := &benchSet{Name: "everyday", TopK: 5, Contacts: set.Profile.Contacts}
 	for _, m := range set.Memories {
 		s.Messages = append(s.Messages, benchMessage{ID: m.ID, Source: m.Source, Content: m.Text, TS: now.AddDate(0, 0, -m.DaysAgo)})
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"regexp"
@@ -19,7 +20,9 @@ var messySeed uint64 = 23
 
 // loadMessySet is LoCoMo as people really chat, standing in for real chat
 // logs we do not have: a seeded, reproducible perturbation of every turn
-// and question (same protocol and gold as locomo). Turns: mostly
+// and question (same protocol and gold as locomo, gold counted by turn).
+// Most turns of several sentences are sent as several short messages.
+// Messages: mostly
 // lowercase, apostrophes dropped ("dont", "im"), chat shorthand ("u",
 // "bc"), a typo in some words, emoji, final punctuation dropped, and most
 // relative time words removed, so that "when did X…" is answered by the
@@ -42,14 +45,38 @@ func loadMessySet(path string) (*benchSet, error) {
 	for n := range names {
 		variant[n] = messyName(n)
 	}
-	for i := range s.Messages {
-		m := &s.Messages[i]
+	// People send a thought as several short messages: most turns of two
+	// sentences or more become one message per sentence or two, each
+	// counting for the turn (gold is the turn: a hit is any of its
+	// messages).
+	var msgs []benchMessage
+	for _, m := range s.Messages {
 		r := messyRand(m.ID)
 		v := variant[m.Speaker]
 		text := strings.TrimPrefix(m.Content, m.Speaker+": ")
 		text = replaceNames(text, variant, false)
-		m.Content = v.chat + ": " + messyText(r, text, true)
-		m.Speaker = v.chat
+		parts := []string{text}
+		if r.Float64() < 0.7 {
+			parts = splitSentences(r, text)
+		}
+		for k, p := range parts {
+			p = messyText(r, p, true)
+			if strings.TrimSpace(p) == "" {
+				continue
+			}
+			f := m
+			f.ID, f.Session = fmt.Sprintf("%s#%d", m.ID, k), m.ID
+			f.Content, f.Speaker = v.chat+": "+p, v.chat
+			msgs = append(msgs, f)
+		}
+	}
+	s.Messages = msgs
+	for i := range s.Questions {
+		q := &s.Questions[i]
+		if q.Gold != nil {
+			q.GoldSessions, q.Gold = q.Gold, nil
+		}
+		q.At = len(msgs)
 	}
 	for i := range s.Questions {
 		q := &s.Questions[i]
@@ -217,4 +244,27 @@ func typoWord(r *rand.Rand, w string) string {
 		rs = append(rs[:i+1], rs[i:]...)
 	}
 	return string(rs)
+}
+
+var sentenceEnd = regexp.MustCompile(`[.!?]+\s+`)
+
+// splitSentences cuts text after sentence ends into parts of one or two
+// sentences.
+func splitSentences(r *rand.Rand, text string) []string {
+	var sentences []string
+	last := 0
+	for _, loc := range sentenceEnd.FindAllStringIndex(text, -1) {
+		sentences = append(sentences, text[last:loc[1]])
+		last = loc[1]
+	}
+	if last < len(text) {
+		sentences = append(sentences, text[last:])
+	}
+	var parts []string
+	for i := 0; i < len(sentences); {
+		n := 1 + r.IntN(2)
+		parts = append(parts, strings.TrimSpace(strings.Join(sentences[i:min(i+n, len(sentences))], "")))
+		i += n
+	}
+	return parts
 }

@@ -136,7 +136,8 @@ func TestUninstallSaysWhatStays(t *testing.T) {
 		!strings.Contains(out, "  its config: "+envValue(env, "INFMEM_CONFIG")+"\n") || !strings.Contains(out, "  the backup key: "+key+" (") {
 		t.Fatalf("uninstall: %d\n%s\n%s", code, out, errs)
 	}
-	if _, out, _ := runBin(t, env, "status"); strings.Contains(out, "Claude starts it") || !strings.Contains(out, "'infmem install' registers infmem with Claude Desktop") {
+	if _, out, _ := runBin(t, env, "status"); strings.Contains(out, "Claude starts it") || !strings.Contains(out, "'infmem install' registers infmem with Claude Desktop") ||
+		strings.Contains(out, "unavailable: login service:") {
 		t.Fatalf("status after uninstall:\n%s", out)
 	}
 	if _, out, _ := runBin(t, env, "doctor"); strings.Contains(out, "Claude also starts it") {

@@ -116,8 +116,12 @@ func runInstall(ctx context.Context, opts installOptions, env *cliEnv, uninstall
 	// mcp' starts one too whenever Claude needs it).
 	fellBack := false
 	if errors.Is(err, installer.ErrNoServiceManager) && !opts.noService {
-		fmt.Fprintf(env.stdout, "Skipping the login service: %s.\nGoing on with Claude Desktop's entry only (as with --no-service); 'infmem mcp' starts the daemon whenever Claude needs it.\n",
-			strings.TrimPrefix(err.Error(), "login service: "))
+		then := "; 'infmem mcp' starts the daemon whenever Claude needs it"
+		if uninstall {
+			then = ""
+		}
+		fmt.Fprintf(env.stdout, "Skipping the login service: %s.\nGoing on with Claude Desktop's entry only (as with --no-service)%s.\n",
+			strings.TrimPrefix(err.Error(), "login service: "), then)
 		target.NoService, fellBack = true, true
 		err = apply()
 	}

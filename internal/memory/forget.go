@@ -190,7 +190,7 @@ func forgetNote(hard bool, res ForgetResult) string {
 	}
 	switch {
 	case res.Count == 0 && len(res.Profile) > 0 && res.Everything:
-		return "no memory matched."
+		return "No memory matched."
 	case res.Count == 0:
 		return "nothing matched, so nothing was forgotten"
 	case res.ScopeDeleted:

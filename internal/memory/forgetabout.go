@@ -163,10 +163,11 @@ func (e *Engine) removeFromProfile(ctx context.Context, ms []ProfileMatch) error
 // aboutNote says what a forget by query reaches beyond the words: left
 // out (listed, and how to include it) or included.
 func aboutNote(req ForgetRequest, a about, done bool) string {
+	x := snippet(req.Query, 60)
 	var parts []string
 	for _, s := range a.scopes {
 		if s.Memories > 0 {
-			parts = append(parts, fmt.Sprintf("%s of scope %q", plural(s.Memories, "memory", "memories"), s.Name))
+			parts = append(parts, fmt.Sprintf("%s of scope %q (named after %q) without the word", plural(s.Memories, "memory", "memories"), s.Name, x))
 		}
 	}
 	if len(a.profile) > 0 {
@@ -180,16 +181,15 @@ func aboutNote(req ForgetRequest, a about, done bool) string {
 		return ""
 	}
 	what := strings.Join(parts, "; ")
-	x := snippet(req.Query, 60)
 	switch {
 	case !req.Everything && done:
-		return fmt.Sprintf(" Left alone (listed in scopes and profile): %s, which name %q without containing it; to forget them too, repeat the request with everything: true.", what, x)
+		return fmt.Sprintf(" Left alone: %s; to forget them too, repeat the request with everything: true (they are listed in scopes and profile).", what)
 	case !req.Everything:
-		return fmt.Sprintf(" Not included (listed in scopes and profile): %s, which name %q without containing it; everything: true includes them.", what, x)
+		return fmt.Sprintf(" Not included: %s; everything: true includes them (they are listed in scopes and profile).", what)
 	case done:
 		return fmt.Sprintf(" Included: %s; the profile entries were removed for good (update_user_profile can add them back).", what)
 	}
-	return fmt.Sprintf(" Included (everything): %s; the profile entries would be removed for good.", what)
+	return fmt.Sprintf(" Included: %s; the profile entries would be removed for good.", what)
 }
 
 func profileField(f string) string {

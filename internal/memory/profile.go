@@ -153,6 +153,7 @@ func (e *Engine) UpdateProfile(ctx context.Context, u ProfileUpdate) (Profile, [
 	if err := e.store.Profiles.Replace(ctx, mongostore.DefaultUserID, doc); err != nil {
 		return Profile{}, nil, fmt.Errorf("cannot update the user profile: %w", err)
 	}
+	e.people.drop()
 	return p, changed, nil
 }
 

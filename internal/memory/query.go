@@ -14,14 +14,19 @@ import (
 type query struct {
 	// terms are the keyword terms, without conversational filler.
 	terms textindex.Query
-	// words holds every analysed term of the query, filler included, to
-	// match speakers' names.
-	words map[string]bool
+	// names holds the query's words unstemmed, filler included, to match
+	// speakers' names.
+	names []string
 	// when: the query asks when something happened.
 	when bool
 	// from and to (unix ms) bound a period the query names.
 	from, to  int64
 	hasPeriod bool
+	// recent: the period ended within the last year.
+	recent bool
+	// onlyTime: the query asks for a period and nothing else ("what did
+	// we talk about yesterday?"): its results are the period's memories.
+	onlyTime bool
 }
 
 // whenQuestion recognises questions about when something happened.
@@ -34,6 +39,22 @@ var fillerWords = []string{
 	"say", "said", "says", "tell", "told", "remind", "reminded", "remember", "remembered",
 	"recall", "know", "knew", "mention", "mentioned", "talk", "talked", "discuss", "discussed",
 	"ask", "asked", "anything", "something", "thing", "things", "stuff", "please", "again",
+	"chat", "chatted", "conversation", "conversations", "happen", "happened", "new", "news", "latest", "update", "updates",
+}
+
+// timeWords are the words of time phrases ("last week", "on Monday", "in
+// March", "two days ago"). When a query names a period, the period selects
+// the memories and these words are not looked for in their text.
+var timeWords = []string{
+	"yesterday", "today", "tonight", "tomorrow", "morning", "afternoon", "evening", "night",
+	"last", "past", "previous", "next", "ago", "earlier", "recently", "lately", "since", "day", "days",
+	"week", "weeks", "weekend", "month", "months", "year", "years", "fortnight", "hour", "hours",
+	"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+	"mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun",
+	"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
+	"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+	"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "couple", "few",
+	"first", "second", "third", "1st", "2nd", "3rd", "th", "st", "nd", "rd", "beginning", "end", "middle", "early", "late",
 }
 
 // analyzer reads text as the keyword index does.
@@ -46,14 +67,42 @@ type analyzer interface {
 // it names, read in loc at now.
 func readQuery(text analyzer, s string, now time.Time, loc *time.Location) query {
 	all := text.Analyze(s)
-	q := query{terms: keywords(text, all), words: map[string]bool{}, when: whenQuestion.MatchString(s)}
-	for _, t := range all.Terms() {
-		q.words[t] = true
-	}
+	q := query{terms: keywords(text, all), names: textindex.Words(s), when: whenQuestion.MatchString(s)}
 	if r, ok := timephrase.Scan(s, now, loc); ok {
 		q.from, q.to, q.hasPeriod = r.From.UnixMilli(), r.To.UnixMilli(), true
+		q.recent = r.To.After(now.AddDate(-1, 0, 0))
+		// The period is looked for by date, not by its words in the text;
+		// a query left with no other words asks for the period alone.
+		times, filler := timeTerms(text), fillerTerms(text)
+		rest := all.Without(func(t string) bool { return times[t] || filler[t] || isNumber(t) })
+		if rest.Empty() {
+			q.onlyTime = true
+		} else {
+			q.terms = keywords(text, all.Without(func(t string) bool { return times[t] || isNumber(t) }))
+		}
 	}
 	return q
+}
+
+// isNumber reports whether an analysed term is a number ("2023", "8").
+func isNumber(t string) bool {
+	for _, c := range t {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return t != ""
+}
+
+// timeTerms is timeWords as the index analyses them.
+func timeTerms(text analyzer) map[string]bool {
+	timeOnce.Do(func() {
+		timeSet = map[string]bool{}
+		for _, t := range text.Analyze(strings.Join(timeWords, " ")).Terms() {
+			timeSet[t] = true
+		}
+	})
+	return timeSet
 }
 
 // keywords is an analysed query without its filler, unless nothing else
@@ -78,6 +127,24 @@ func fillerTerms(text analyzer) map[string]bool {
 }
 
 var (
-	fillerOnce sync.Once
-	fillerSet  map[string]bool
+	fillerOnce, timeOnce sync.Once
+	fillerSet, timeSet   map[string]bool
 )
+
+// addPeople adds the names of the people a query names by relation as
+// other words for the relation ("sister" or "lena"), and to the names a
+// speaker is recognised by.
+func (q *query) addPeople(text analyzer, refs []personRef) {
+	for _, r := range refs {
+		word := text.Analyze(r.word).Terms()
+		for _, n := range r.names {
+			alts := text.Analyze(n)
+			if len(word) == 1 {
+				q.terms = q.terms.WithAlternatives(word[0], alts)
+			} else {
+				q.terms = q.terms.WithAlternatives("", alts)
+			}
+			q.names = append(q.names, textindex.Words(n)...)
+		}
+	}
+}

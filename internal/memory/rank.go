@@ -28,7 +28,10 @@ type RankOptions struct {
 	// matches the question.
 	NeighborShare float64
 	// SpeakerWeight is added when the query names who said the memory
-	// ("What did Caroline paint?" and a turn of Caroline's).
+	// ("What did Caroline paint?" and a turn of Caroline's). It counts for
+	// that turn alone: the turns next to it borrow its evidence on what
+	// is asked, not on who said it (shared, it lifted every turn of a
+	// speaker who sends several messages in a row above the answer).
 	SpeakerWeight float64
 	// TimeWeight is added when the query names a period ("in May 2023",
 	// "last week") that the memory happened in or refers to.
@@ -49,6 +52,19 @@ type RankOptions struct {
 	// but marked weak, and a search whose results are all weak says that
 	// nothing relevant is remembered.
 	MinConfidence float64
+	// NeighborLength scales the neighbour share down for a turn longer
+	// than this many keyword terms (share × NeighborLength / length): a
+	// long turn holds its own context, and lifting it by its neighbour's
+	// evidence fills the results with one conversation. 0: no scaling.
+	NeighborLength float64
+	// NoTypos turns off looking for the words closest to a query word no
+	// memory holds (textindex.Index.Fuzzy: "meetng" finds "meeting").
+	NoTypos bool
+	// RecentTimeWeight replaces TimeWeight when the period the query names
+	// ended within the last year ("yesterday", "last week", "on Monday",
+	// "in March"): the user asks what happened then, and those memories
+	// come first.
+	RecentTimeWeight float64
 	// LessonWeight is added to a lesson (source "lesson": what was learned
 	// about helping this user) that clears the relevance bar on its own
 	// evidence, so that it sorts before ordinary memories of similar
@@ -67,8 +83,10 @@ func (o RankOptions) withDefaults() RankOptions {
 	def(&o.KeywordWeight, 1)
 	def(&o.VectorWeight, 1)
 	def(&o.NeighborShare, 0.8)
-	def(&o.SpeakerWeight, 1.7)
+	def(&o.SpeakerWeight, 0.6)
 	def(&o.TimeWeight, 0.5)
+	def(&o.RecentTimeWeight, 1.5)
+	def(&o.NeighborLength, 30)
 	def(&o.DatedWeight, 0.3)
 	def(&o.RecencyWeight, 0.02)
 	def(&o.ImportanceWeight, 0.02)
@@ -79,7 +97,7 @@ func (o RankOptions) withDefaults() RankOptions {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength} {
 		if *v < 0 {
 			*v = 0
 		}
@@ -97,12 +115,25 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 		loc = e.opts.Location
 	}
 	q := readQuery(ix, query, e.opts.Now(), loc)
+	// "my sister" also looks for the sister's name, from the profile.
+	refs := e.peopleIn(ctx, query)
+	q.addPeople(ix, refs)
+	if !ro.NoTypos {
+		q.terms = ix.Fuzzy(q.terms)
+	}
+	if q.onlyTime {
+		// "What did we talk about yesterday?": the period's memories,
+		// newest first, are the answer.
+		if hits := periodHits(ix, f, &q, k); len(hits) > 0 {
+			return hits, nil
+		}
+	}
 	useVec := mode != ModeKeyword && ix.HasVectors() && e.opts.Embedder != nil
 	useKW := mode != ModeVector
-	rq := memindex.RankQuery{Filter: f, Words: q.words, From: q.from, To: q.to, Period: q.hasPeriod,
+	rq := memindex.RankQuery{Filter: f, Names: q.names, From: q.from, To: q.to, Period: q.hasPeriod, PeriodCandidates: ro.Candidates,
 		Candidates: ro.Candidates, Neighbors: ro.NeighborShare > 0, K: k, DuplicateOverlap: ro.DuplicateOverlap}
 	if useVec {
-		v, err := e.queryVector(ctx, query)
+		v, err := e.queryVector(ctx, withNames(query, refs))
 		if err != nil {
 			// Semantic recall is unavailable for now; keywords still work.
 			e.log.Warn("cannot embed the query; keyword search only", "err", err)
@@ -135,6 +166,21 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 	return out, nil
 }
 
+// periodConfidence is the confidence of a memory of the period a query
+// asks for and nothing else: it is what was asked for.
+const periodConfidence = 0.9
+
+// periodHits lists the newest memories f admits that happened in, or
+// refer to, the period the query names.
+func periodHits(ix *memindex.Index, f memindex.Filter, q *query, k int) []hit {
+	out := asHits(ix.During(f, q.from, q.to, k))
+	for i := range out {
+		out[i].score = periodConfidence
+		out[i].ev = &Evidence{During: true}
+	}
+	return out
+}
+
 // evidence is what a candidate's confidence rests on.
 func evidence(cd *memindex.Candidate) *Evidence {
 	return &Evidence{Cosine: cd.Cos, Coverage: cd.Coverage, NeighborCosine: cd.NeighborCos, NeighborCoverage: cd.NeighborCoverage, During: cd.During, Score: cd.Score}
@@ -147,8 +193,9 @@ func evidence(cd *memindex.Candidate) *Evidence {
 // does, as the results' confidences will).
 func score(pool []memindex.Candidate, q *query, ro *RankOptions, cal calibration) {
 	// own is a candidate's score on what the query asks: keywords, meaning
-	// and time, and the speaker it names.
+	// and time; speaker is the prior for a turn of the speaker it names.
 	own := make([]float64, len(pool))
+	speaker := make([]float64, len(pool))
 	newest, oldest := int64(math.MinInt64), int64(math.MaxInt64)
 	for i := range pool {
 		cd := &pool[i]
@@ -159,12 +206,16 @@ func score(pool []memindex.Candidate, q *query, ro *RankOptions, cal calibration
 			prior = ro.SpeakerWeight
 		}
 		if cd.During {
-			base += ro.TimeWeight
+			if q.recent {
+				base += ro.RecentTimeWeight
+			} else {
+				base += ro.TimeWeight
+			}
 		}
 		if q.when && cd.Dated {
 			base += ro.DatedWeight
 		}
-		own[i] = base + prior
+		own[i], speaker[i] = base, prior
 	}
 	for i := range pool {
 		cd := &pool[i]
@@ -182,7 +233,11 @@ func score(pool []memindex.Candidate, q *query, ro *RankOptions, cal calibration
 		if newest > oldest {
 			recency = float64(cd.TS-oldest) / float64(newest-oldest)
 		}
-		cd.Score = own[i] + ro.NeighborShare*best + ro.RecencyWeight*recency + ro.ImportanceWeight*cd.Importance
+		share := ro.NeighborShare
+		if ro.NeighborLength > 0 && !cd.Alone && float64(cd.Length) > ro.NeighborLength {
+			share *= ro.NeighborLength / float64(cd.Length)
+		}
+		cd.Score = own[i] + speaker[i] + share*best + ro.RecencyWeight*recency + ro.ImportanceWeight*cd.Importance
 		if ro.LessonWeight > 0 && cd.Source == sourceLesson && cal.confidence(evidence(cd)) >= ro.MinConfidence {
 			cd.Score += ro.LessonWeight
 		}

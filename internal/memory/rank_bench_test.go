@@ -82,6 +82,36 @@ func bench100k(b *testing.B) (*Engine, []string) {
 // figure is the ranking's own.
 func BenchmarkRank100k(b *testing.B) {
 	e, queries := bench100k(b)
+	benchRank(b, e, queries)
+}
+
+// BenchmarkRank100kTypo: each query has one word no memory holds, a
+// letter of it dropped (the typo alternatives' scan).
+func BenchmarkRank100kTypo(b *testing.B) {
+	e, queries := bench100k(b)
+	for i, q := range queries {
+		w := strings.Fields(q)
+		if len(w[0]) > 4 {
+			w[0] = w[0][:2] + w[0][3:]
+		} else {
+			w[0] += "x"
+		}
+		queries[i] = strings.Join(w, " ")
+	}
+	benchRank(b, e, queries)
+}
+
+// BenchmarkRank100kPeriod: each query names a period ("in March 2024"),
+// whose memories join the candidates.
+func BenchmarkRank100kPeriod(b *testing.B) {
+	e, queries := bench100k(b)
+	for i := range queries {
+		queries[i] += " in March 2024"
+	}
+	benchRank(b, e, queries)
+}
+
+func benchRank(b *testing.B, e *Engine, queries []string) {
 	ctx := context.Background()
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()

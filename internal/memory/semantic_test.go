@@ -164,6 +164,7 @@ func TestVectorsFollowEveryWrite(t *testing.T) {
 	e := semanticEngine(t, store, useLite(t))
 	ctx := testenv.Context(t)
 	a := mustStore(t, e, StoreRequest{Content: "Our cabin is by Lake Tahoe", Tags: []string{"travel"}})
+	settleVectors(e)
 	oid, _ := bson.ObjectIDFromHex(a.ID)
 	entry, err := store.Index.Get(ctx, oid)
 	if err != nil {
@@ -255,6 +256,7 @@ func TestLoadVectorsBeforeTheirMemories(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		mustStore(t, e1, StoreRequest{Content: fmt.Sprintf("memory number %d about sailing boats", i)})
 	}
+	settleVectors(e1)
 	ghost := bson.NewObjectID()
 	if err := store.Index.Insert(ctx, &mongostore.IndexEntry{ID: ghost, SourceID: ghost, SourceCollection: mongostore.ConversationHistory,
 		Scope: "Global", Model: emb.ModelID(), Dim: 512, Embedding: make([]byte, 1024), Encoding: "f16"}); err != nil {

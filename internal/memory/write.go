@@ -78,8 +78,9 @@ type change struct {
 //     database hears of the change, so that the index snapshot stays
 //     usable after a crash (snapshot.go);
 //  2. the database, in the collection the memory's kind lives in;
-//  3. its embedding in MemoryIndex: written, deleted, or its scope, time
-//     and tags updated;
+//  3. its embedding in MemoryIndex: written (a new memory's after the
+//     store is acknowledged, by the vector writer: vecwrite.go), deleted,
+//     or its scope, time and tags updated;
 //  4. the in-memory index;
 //  5. the background embedder's queue, when the memory's text has no
 //     embedding yet.
@@ -100,6 +101,8 @@ func (e *Engine) apply(ctx context.Context, c *change) error {
 	if e.touchesFile(c) {
 		defer e.files.invalidate()
 	}
+	// An embedding still waiting to be written goes first (vecwrite.go).
+	e.flushVectorOf(ctx, c.id)
 	e.markDirty(ctx, c.id)
 
 	var err error
@@ -143,6 +146,9 @@ func (e *Engine) apply(ctx context.Context, c *change) error {
 		}
 	case c.op == opUnforget:
 		c.doc.Vec = e.readVector(ctx, c.id)
+	case c.doc.Vec != nil && c.op == opInsert && e.vecw.on:
+		// Written after the store is acknowledged (vecwrite.go).
+		e.vecw.add(c.doc)
 	case c.doc.Vec != nil:
 		if err := e.writeVector(ctx, c.doc); err != nil {
 			e.log.Warn("embedding not stored; queued for the background embedder", "memory_id", c.id.Hex(), "err", err)

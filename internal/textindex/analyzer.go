@@ -41,6 +41,13 @@ func Tokens(text string) []string {
 	return defaultAnalyzer.tokens(text)
 }
 
+// Words returns the words of text as Tokens does but without stemming:
+// folded, stop words removed. Names compare better unstemmed ("Muhammad" and
+// "Muhhamed" are two letters apart; their stems are three).
+func Words(text string) []string {
+	return analyzer{stopWords: true}.tokens(text)
+}
+
 func (a analyzer) tokens(text string) []string {
 	tl := getTokenList()
 	defer putTokenList(tl)

@@ -84,6 +84,9 @@ type Index struct {
 	asideDF  map[uint32]uint32
 
 	bufs chan *searchBuf // bounded free list of scoring buffers
+
+	// byShape lists term IDs by first byte and length, for Fuzzy.
+	byShape map[uint16][]uint32
 }
 
 type termInfo struct {
@@ -183,6 +186,7 @@ func (ix *Index) termIDLocked(tok []byte) uint32 {
 		ix.terms = append(ix.terms, termInfo{name: name})
 	}
 	ix.dict[name] = id
+	ix.shapeAddLocked(id, name)
 	return id
 }
 
@@ -307,6 +311,7 @@ func (ix *Index) removePosting(termID uint32, id DocID) {
 	}
 	switch {
 	case len(p) == 0:
+		ix.shapeRemoveLocked(termID, t.name)
 		delete(ix.dict, t.name)
 		*t = termInfo{}
 		ix.freeTerms = append(ix.freeTerms, termID)
@@ -325,19 +330,62 @@ func (ix *Index) removePosting(termID uint32, id DocID) {
 type Query struct {
 	terms  []string
 	counts []int
+	// alt marks terms added as alternatives of another (WithAlternatives):
+	// alt[i] is 1 + the position of the term they stand in for, 0 for the
+	// query's own terms. nil: none.
+	alt []int
 }
 
 // Terms returns the distinct analysed terms of the query.
 func (q Query) Terms() []string { return slices.Clone(q.terms) }
 
-// Without returns the query without the terms drop reports.
+// Without returns the query without the terms drop reports (and without
+// the alternatives of a dropped term).
 func (q Query) Without(drop func(term string) bool) Query {
 	var out Query
+	pos := make([]int, len(q.terms)) // new position + 1, 0: dropped
 	for i, t := range q.terms {
-		if !drop(t) {
-			out.terms = append(out.terms, t)
-			out.counts = append(out.counts, q.counts[i])
+		of := -1
+		if q.alt != nil && q.alt[i] > 0 {
+			if of = pos[q.alt[i]-1] - 1; of < 0 {
+				continue
+			}
 		}
+		if drop(t) {
+			continue
+		}
+		pos[i] = len(out.terms) + 1
+		out.terms = append(out.terms, t)
+		out.counts = append(out.counts, q.counts[i])
+		if of >= 0 || out.alt != nil {
+			if out.alt == nil {
+				out.alt = make([]int, len(out.terms)-1, len(q.terms))
+			}
+			out.alt = append(out.alt, of+1)
+		}
+	}
+	return out
+}
+
+// WithAlternatives returns the query with the terms of alts added as other
+// words for its term of: a document matching either matches what the
+// query asks ("sister" or her name "lena"). Scores count every term
+// matched; IdealScore counts the best of a term and its alternatives
+// once. Terms the query has already are not added; when of is not among
+// its terms, alts are added as terms of their own.
+func (q Query) WithAlternatives(of string, alts Query) Query {
+	at := slices.Index(q.terms, of)
+	out := Query{terms: slices.Clone(q.terms), counts: slices.Clone(q.counts), alt: slices.Clone(q.alt)}
+	for _, t := range alts.terms {
+		if slices.Contains(out.terms, t) {
+			continue
+		}
+		if out.alt == nil {
+			out.alt = make([]int, len(out.terms))
+		}
+		out.terms = append(out.terms, t)
+		out.counts = append(out.counts, 1)
+		out.alt = append(out.alt, at+1)
 	}
 	return out
 }
@@ -420,13 +468,24 @@ func (ix *Index) IdealScore(q Query) float64 {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	n, _, counted := ix.collectionLocked()
-	var sum float64
+	w := make([]float64, len(q.terms))
 	for i, t := range q.terms {
 		df := 0.0
 		if id, ok := ix.dict[t]; ok {
 			df = ix.dfLocked(id, counted)
 		}
-		sum += float64(q.counts[i]) * math.Log(1+(n-df+0.5)/(df+0.5))
+		w[i] = float64(q.counts[i]) * math.Log(1+(n-df+0.5)/(df+0.5))
+	}
+	// An alternative counts instead of its term when it weighs more.
+	for i := range w {
+		if q.alt != nil && q.alt[i] > 0 {
+			of := q.alt[i] - 1
+			w[of], w[i] = max(w[of], w[i]), 0
+		}
+	}
+	var sum float64
+	for _, x := range w {
+		sum += x
 	}
 	return sum
 }
@@ -647,6 +706,20 @@ func (ix *Index) ScoreQuery(q Query, ids []DocID) []float64 {
 			sum += sc.contribution(sc.weights[j], uint32(min(hi-lo, maxTF)), dl)
 		}
 		out[i] = sum
+	}
+	return out
+}
+
+// Lengths returns the number of terms of each document in ids (0 for
+// one not in the index).
+func (ix *Index) Lengths(ids []DocID) []int {
+	out := make([]int, len(ids))
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	for i, id := range ids {
+		if ix.isLive(id) {
+			out[i] = int(ix.docLen[id])
+		}
 	}
 	return out
 }

@@ -150,6 +150,9 @@ func ReadBounded(r io.Reader, opts Options, docs DocID) (*Index, error) {
 			ix.terms[i] = termInfo{}
 			ix.freeTerms = append(ix.freeTerms, uint32(i))
 		}
+		if ix.terms[i].name != "" {
+			ix.shapeAddLocked(uint32(i), ix.terms[i].name)
+		}
 	}
 	return ix, nil
 }

@@ -28,13 +28,20 @@ var stopWords = makeSet(
 	"am", "is", "are", "was", "were", "be", "been", "being", "have", "has",
 	"had", "having", "do", "does", "did", "doing", "will", "would", "shall",
 	"should", "can", "could", "may", "might", "must", "cannot",
-	// contractions (with and without the apostrophe)
-	"i'm", "im", "i've", "ive", "i'd", "i'll", "you're", "you've", "you'd",
-	"you'll", "he'd", "he'll", "she'd", "she'll", "we're", "we've", "we'd",
-	"we'll", "they're", "they've", "they'd", "they'll", "isn't", "aren't",
-	"wasn't", "weren't", "hasn't", "haven't", "hadn't", "doesn't", "don't",
-	"dont", "didn't", "didnt", "won't", "wouldn't", "shouldn't",
-	"can't", "cant", "couldn't",
+	// contractions with the apostrophe, and without it where that is not
+	// another word ("we'll" but not "well"), as people type them; "'s" is
+	// already gone ("that's" is "that"). A memory indexed before a word
+	// joined the list keeps it as a term, which no query asks for.
+	"i'm", "im", "i've", "ive", "i'd", "i'll", "you're", "youre", "you've",
+	"youve", "you'd", "youd", "you'll", "youll", "he'd", "he'll", "hes",
+	"she'd", "she'll", "shes", "we're", "we've", "weve", "we'd", "we'll",
+	"they're", "theyre", "they've", "theyve", "they'd", "theyd", "they'll",
+	"theyll", "isn't", "isnt", "aren't", "arent", "wasn't", "wasnt",
+	"weren't", "werent", "hasn't", "hasnt", "haven't", "havent", "hadn't",
+	"hadnt", "doesn't", "doesnt", "don't", "dont", "didn't", "didnt",
+	"won't", "wont", "wouldn't", "wouldnt", "shouldn't", "shouldnt",
+	"can't", "cant", "couldn't", "couldnt", "thats", "whats", "theres",
+	"heres", "wheres", "whos", "hows", "it'll", "itll", "aint",
 	// conversational fillers
 	"oh", "ok", "okay", "yeah", "yes", "hey", "hi",
 )

@@ -586,6 +586,10 @@ func (ix *Index) HasVectors() bool { return ix.vecs != nil }
 // Analyze reads a text as the keyword index does.
 func (ix *Index) Analyze(text string) textindex.Query { return ix.text.Analyze(text) }
 
+// Fuzzy gives the query's terms that no memory holds (typos) the close
+// terms memories do hold as alternatives (textindex.Index.Fuzzy).
+func (ix *Index) Fuzzy(q textindex.Query) textindex.Query { return ix.text.Fuzzy(q) }
+
 // Overlap is the share of distinct keyword terms two memories have in
 // common (0 when either is unknown).
 func (ix *Index) Overlap(a, b bson.ObjectID) float64 {

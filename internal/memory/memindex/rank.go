@@ -23,12 +23,17 @@ type RankQuery struct {
 	Terms textindex.Query
 	// Vector is the query's embedding; nil: no vector candidates or scores.
 	Vector []float32
-	// Words holds every analysed word of the query, to tell whether it
-	// names a memory's speaker.
-	Words map[string]bool
+	// Names holds the query's words unstemmed (textindex.Words), to tell
+	// whether it names a memory's speaker.
+	Names []string
 	// From and To bound the period the query names (unix ms), if Period.
 	From, To int64
 	Period   bool
+	// PeriodCandidates draws up to this many of the newest memories that
+	// happened in (or refer to) the period too: "what did Sam say last
+	// week" must see last week's memories even when other weeks' match its
+	// words better.
+	PeriodCandidates int
 	// Candidates is how many keyword and how many vector hits are drawn.
 	Candidates int
 	// Neighbors draws the turns next to each hit too.
@@ -53,6 +58,8 @@ type Candidate struct {
 	Importance                    float64
 	// Source is what kind of memory it is (note, conversation, lesson…).
 	Source string
+	// Length is how many keyword terms it has.
+	Length int
 	// Cos is the cosine to the query (0 without vectors); Coverage the
 	// share of the query's ideal BM25 score (an average memory holding
 	// every query word) it reaches.
@@ -105,6 +112,11 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 			add(h.ID)
 		}
 	}
+	if q.Period && q.PeriodCandidates > 0 {
+		for _, slot := range ix.periodLocked(&c, q.From, q.To, q.PeriodCandidates) {
+			add(slot)
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -132,6 +144,9 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 		it := &ix.items[s]
 		pool[i] = Candidate{ID: it.id, Kind: it.kind, TS: it.ts, Importance: float64(it.importance), Source: ix.sources.names[it.source], Dated: it.refFrom != 0, slot: s}
 	}
+	for i, n := range ix.text.Lengths(slots) {
+		pool[i].Length = n
+	}
 	if useKW {
 		if ideal := ix.text.IdealScore(q.Terms); ideal > 0 {
 			for i, bm25 := range ix.text.ScoreQuery(q.Terms, slots) {
@@ -142,7 +157,7 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 	if useVec {
 		ix.cosinesLocked(q.Vector, pool)
 	}
-	speakers := speakerMatcher{ix: ix, words: q.Words}
+	speakers := speakerMatcher{ix: ix, words: q.Names}
 	for i := range pool {
 		cd := &pool[i]
 		it := &ix.items[cd.slot]
@@ -201,6 +216,39 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 	return out, nil
 }
 
+// During returns up to n of the newest memories f admits that happened in
+// [from, to) (unix ms) or whose text refers to a time overlapping it.
+func (ix *Index) During(f Filter, from, to int64, n int) []Hit {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	c := ix.compileLocked(f)
+	slots := ix.periodLocked(&c, from, to, n)
+	slices.SortFunc(slots, func(a, b uint32) int { return cmp.Compare(ix.items[b].ts, ix.items[a].ts) })
+	out := make([]Hit, len(slots))
+	for i, s := range slots {
+		it := &ix.items[s]
+		out[i] = Hit{ID: it.id, Kind: it.kind, TS: it.ts}
+	}
+	return out
+}
+
+// periodLocked returns up to n of the newest items c admits that happened
+// in [from, to) or refer to a time overlapping it.
+func (ix *Index) periodLocked(c *compiled, from, to int64, n int) []uint32 {
+	var in []uint32
+	for i := range ix.items {
+		it := &ix.items[i]
+		if it.used && it.during(from, to) && c.match(it) {
+			in = append(in, uint32(i))
+		}
+	}
+	if len(in) > n {
+		slices.SortFunc(in, func(a, b uint32) int { return cmp.Compare(ix.items[b].ts, ix.items[a].ts) })
+		in = in[:n]
+	}
+	return in
+}
+
 // cosinesLocked sets the cosine of every candidate that has an embedding.
 func (ix *Index) cosinesLocked(qv []float32, pool []Candidate) {
 	with := make([]uint32, 0, len(pool))
@@ -231,17 +279,19 @@ func (ix *Index) nearDuplicateLocked(slot uint32, kept []uint32, threshold float
 	return -1
 }
 
-// speakerMatcher reports whether a query names a memory's speaker: every
-// word of the speaker's name is among the query's words. Answers are
-// cached per query, since a conversation has few speakers.
+// speakerMatcher reports whether a query names a memory's speaker: a word
+// of the query matches the speaker's first name, or another word of the
+// name of four letters or more, closely enough (nameWordsMatch: "Muhammad"
+// names "Muhhamed", "Fahim Khan" names "Fahim" and "Fahim" "Fahim Khan").
+// Answers are cached per query, since a conversation has few speakers.
 type speakerMatcher struct {
 	ix    *Index
-	words map[string]bool
+	words []string
 	seen  map[uint32]bool
 }
 
 func (m *speakerMatcher) named(speaker uint32) bool {
-	if speaker == 0 || int(speaker) >= len(m.ix.speakers.names) {
+	if speaker == 0 || int(speaker) >= len(m.ix.speakers.names) || len(m.words) == 0 {
 		return false
 	}
 	if v, ok := m.seen[speaker]; ok {
@@ -250,10 +300,14 @@ func (m *speakerMatcher) named(speaker uint32) bool {
 	if m.seen == nil {
 		m.seen = map[uint32]bool{}
 	}
-	words := m.ix.text.Analyze(m.ix.speakers.names[speaker]).Terms()
-	named := len(words) > 0
-	for _, w := range words {
-		named = named && m.words[w]
+	named := false
+	for i, n := range nameWords(m.ix.speakers.names[speaker]) {
+		if i > 0 && len(n) < 4 {
+			continue
+		}
+		for _, w := range m.words {
+			named = named || nameWordsMatch(w, n)
+		}
 	}
 	m.seen[speaker] = named
 	return named

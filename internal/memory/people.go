@@ -1,0 +1,180 @@
+package memory
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/infmem/infmem/mongostore"
+)
+
+// The profile's people: "my sister", "my manager", "mom" in a query stand
+// for the names the profile's contacts give them ("Lena", relation
+// "sister"), so a search also looks for memories naming them.
+
+// relationWords groups the words people use for one relation; a query
+// word of a group matches a contact whose relation has a word of it.
+var relationWords = [][]string{
+	{"mother", "mom", "mum", "mommy", "mummy", "mama", "mam", "ma"},
+	{"father", "dad", "daddy", "papa", "pa"},
+	{"sister", "sis"},
+	{"brother", "bro"},
+	{"wife", "spouse", "partner"},
+	{"husband", "spouse", "partner"},
+	{"partner", "spouse", "wife", "husband", "girlfriend", "boyfriend", "fiance", "fiancee"},
+	{"girlfriend", "gf", "partner"},
+	{"boyfriend", "bf", "partner"},
+	{"manager", "boss", "supervisor", "lead"},
+	{"son", "kid", "child", "boy"},
+	{"daughter", "kid", "child", "girl"},
+	{"grandmother", "grandma", "granny", "gran", "nan", "nana"},
+	{"grandfather", "grandpa", "grandad", "granddad", "gramps"},
+	{"aunt", "auntie", "aunty"},
+	{"colleague", "coworker", "co-worker"},
+	{"neighbour", "neighbor"},
+	{"roommate", "flatmate", "housemate"},
+	{"friend", "bff", "mate"},
+	{"doctor", "gp", "physician"},
+}
+
+// kinWords are relation words that name a person without "my" ("mom
+// said…", "how is dad?").
+var kinWords = regexp.MustCompile(`(?i)\b(?:mom|mum|mommy|mummy|mama|dad|daddy|papa|grandma|grandpa|granny|grandad|nana)\b`)
+
+// possessed finds "my X" / "our X" (and "my best X"): the X a query may
+// name a contact by.
+var possessed = regexp.MustCompile(`(?i)\b(?:my|our)\s+(?:best\s+|older\s+|younger\s+|big\s+|little\s+|new\s+|old\s+)?([\p{L}-]+)`)
+
+// relationTerms returns the words that may name a contact's relation in
+// a query, each mapped to the query's word it comes from ("mom" gives
+// mother, mom, mum… all from "mom"); nil when there is none.
+func relationTerms(q string) map[string]string {
+	var words []string
+	for _, m := range possessed.FindAllStringSubmatch(q, -1) {
+		words = append(words, strings.ToLower(m[1]))
+	}
+	for _, m := range kinWords.FindAllString(q, -1) {
+		words = append(words, strings.ToLower(m))
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, w := range words {
+		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+		if w == "" {
+			continue
+		}
+		out[w] = w
+		if s := strings.TrimSuffix(w, "s"); s != w && len(s) > 2 {
+			out[s] = w // "my kids", "my parents"
+		}
+		for _, g := range relationWords {
+			if slices.Contains(g, w) {
+				for _, y := range g {
+					if _, ok := out[y]; !ok {
+						out[y] = w
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// personRef is a word of a query that names people of the profile by
+// their relation: "sister" for Lena.
+type personRef struct {
+	word  string
+	names []string
+}
+
+// contactsFor returns the query's words that name contacts by relation,
+// with their names; a contact the query names itself is left out.
+func contactsFor(q string, contacts []mongostore.Contact) []personRef {
+	if len(contacts) == 0 {
+		return nil
+	}
+	rel := relationTerms(q)
+	if rel == nil {
+		return nil
+	}
+	var refs []personRef
+	lower := strings.ToLower(q)
+	for _, c := range contacts {
+		if c.Name == "" || strings.Contains(lower, strings.ToLower(c.Name)) {
+			continue
+		}
+		for _, w := range strings.FieldsFunc(strings.ToLower(c.Relation), func(r rune) bool { return r == ' ' || r == ',' || r == '/' || r == ';' }) {
+			word, ok := rel[w]
+			if !ok {
+				continue
+			}
+			i := slices.IndexFunc(refs, func(r personRef) bool { return r.word == word })
+			if i < 0 {
+				refs = append(refs, personRef{word: word})
+				i = len(refs) - 1
+			}
+			refs[i].names = append(refs[i].names, c.Name)
+			break
+		}
+	}
+	return refs
+}
+
+// peopleTTL is how long the engine keeps the profile's contacts before
+// reading them again (another device may have changed them); this
+// engine's own profile updates drop them at once.
+const peopleTTL = 10 * time.Second
+
+type peopleCache struct {
+	mu       sync.Mutex
+	contacts []mongostore.Contact
+	at       time.Time
+	valid    bool
+}
+
+func (c *peopleCache) drop() {
+	c.mu.Lock()
+	c.valid = false
+	c.mu.Unlock()
+}
+
+// peopleIn returns the words of q that name people of the profile by
+// relation ("what did I say about my sister?": sister, Lena). The profile
+// is read only for a query that names a relation.
+func (e *Engine) peopleIn(ctx context.Context, q string) []personRef {
+	if relationTerms(q) == nil {
+		return nil
+	}
+	c := &e.people
+	c.mu.Lock()
+	if !c.valid || time.Since(c.at) > peopleTTL {
+		p, err := e.store.Profiles.Get(ctx, mongostore.DefaultUserID)
+		if err != nil {
+			c.mu.Unlock()
+			e.log.Warn("cannot read the profile's contacts for a search", "err", err)
+			return nil
+		}
+		c.contacts, c.at, c.valid = p.Contacts, time.Now(), true
+	}
+	contacts := c.contacts
+	c.mu.Unlock()
+	return contactsFor(q, contacts)
+}
+
+// withNames is the query text with the names of the people it names by
+// relation, for its embedding: "what did I say about my sister? (Lena)".
+func withNames(q string, refs []personRef) string {
+	var names []string
+	for _, r := range refs {
+		names = append(names, r.names...)
+	}
+	if len(names) == 0 {
+		return q
+	}
+	return q + " (" + strings.Join(names, ", ") + ")"
+}

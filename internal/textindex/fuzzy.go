@@ -1,0 +1,157 @@
+package textindex
+
+import (
+	"cmp"
+	"slices"
+	"unicode/utf8"
+)
+
+// Typos: a query word no document holds ("meetng", "therapuetic") finds
+// the words one or two letters away that documents do hold.
+
+// fuzzyMax is how many alternatives an unknown query term gets.
+const fuzzyMax = 3
+
+// Fuzzy returns q with, for each of its terms that no document holds and
+// that is long enough to be a misspelt word (five letters or more, not a
+// number), up to three terms of the index as its alternatives
+// (WithAlternatives): those one edit away (two from eight letters; a swap
+// of neighbouring letters is one), or of which it is the stem with at
+// most two more letters ("meetng" and "meet"). Closest first, then the
+// most frequent. The first letter must agree: people rarely mistype it,
+// and it keeps the scan short.
+func (ix *Index) Fuzzy(q Query) Query {
+	type cand struct {
+		term string
+		dist int
+		df   int
+	}
+	out := q
+	for i, t := range q.terms {
+		if q.alt != nil && q.alt[i] > 0 {
+			continue
+		}
+		n := utf8.RuneCountInString(t)
+		if n < 5 || isDigits(t) {
+			continue
+		}
+		limit := 1
+		if n >= 8 {
+			limit = 2
+		}
+		ix.mu.RLock()
+		if _, ok := ix.dict[t]; ok {
+			ix.mu.RUnlock()
+			continue
+		}
+		var found []cand
+		for d := -3; d <= limit; d++ {
+			if len(t)+d <= 0 {
+				continue
+			}
+			for _, id := range ix.byShape[shape(t[0], len(t)+d)] {
+				s := ix.terms[id].name
+				dist := editDistance(t, s, limit)
+				if dist > limit && d < 0 && len(s) >= max(4, 2-d) && t[:len(s)] == s {
+					dist = limit // "meetng" holds the stem "meet", "adoptoin" "adopt"
+				}
+				if dist <= limit {
+					found = append(found, cand{s, dist, len(ix.terms[id].postings)})
+				}
+			}
+		}
+		ix.mu.RUnlock()
+		if len(found) == 0 {
+			continue
+		}
+		slices.SortFunc(found, func(a, b cand) int {
+			if c := cmp.Compare(a.dist, b.dist); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(b.df, a.df); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.term, b.term)
+		})
+		var alts Query
+		for _, c := range found[:min(len(found), fuzzyMax)] {
+			alts.terms = append(alts.terms, c.term)
+			alts.counts = append(alts.counts, 1)
+		}
+		out = out.WithAlternatives(t, alts)
+	}
+	return out
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// editDistance is the optimal-string-alignment distance of a and b by
+// bytes (an adjacent swap counts one), or limit+1 once it must exceed
+// limit.
+func editDistance(a, b string, limit int) int {
+	if abs(len(a)-len(b)) > limit {
+		return limit + 1
+	}
+	var buf [3][40]int
+	if len(b)+1 > len(buf[0]) {
+		return limit + 1
+	}
+	prev2, prev, cur := buf[0][:len(b)+1], buf[1][:len(b)+1], buf[2][:len(b)+1]
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		best := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+			best = min(best, cur[j])
+		}
+		if best > limit {
+			return limit + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// shape is a term's bucket in byShape: its first byte and its length.
+func shape(first byte, n int) uint16 { return uint16(first)<<8 | uint16(min(n, 255)) }
+
+func (ix *Index) shapeAddLocked(id uint32, name string) {
+	if ix.byShape == nil {
+		ix.byShape = map[uint16][]uint32{}
+	}
+	k := shape(name[0], len(name))
+	ix.byShape[k] = append(ix.byShape[k], id)
+}
+
+func (ix *Index) shapeRemoveLocked(id uint32, name string) {
+	k := shape(name[0], len(name))
+	list := ix.byShape[k]
+	if i := slices.Index(list, id); i >= 0 {
+		list[i] = list[len(list)-1]
+		ix.byShape[k] = list[:len(list)-1]
+	}
+}
