@@ -124,6 +124,8 @@ type Engine struct {
 
 	// files maps the memory tool's paths to their memories (files.go).
 	files fileTable
+	// parsed keeps memories read for update detection (supersede.go).
+	parsed statementCache
 
 	// skipped records the documents read from the database that the
 	// index left out (baddocs.go).
