@@ -508,7 +508,6 @@ type forgetIn struct {
 	Confirm string `json:"confirm,omitempty"`
 }
 
-// forget forgets one memory through Engine.Forget, as delete_memory does.
 // confirmLesson makes a proposed lesson one (memory.Engine.ConfirmLesson):
 // the user confirms it on the page.
 func (s *Server) confirmLesson(ctx context.Context, eng *memory.Engine, r *http.Request) (any, error) {
@@ -523,6 +522,7 @@ func (s *Server) confirmLesson(ctx context.Context, eng *memory.Engine, r *http.
 	return map[string]any{"id": m.ID, "confirmed": confirmed}, nil
 }
 
+// forget forgets one memory through Engine.Forget, as delete_memory does.
 func (s *Server) forget(ctx context.Context, eng *memory.Engine, r *http.Request) (any, error) {
 	var in forgetIn
 	if err := decode(r, &in); err != nil {
