@@ -186,6 +186,22 @@ func aboutNote(req ForgetRequest, a about, done bool) string {
 	}
 	what := strings.Join(parts, "; ")
 	listed := strings.Join(lists, " and ")
+	if req.Everything && len(a.scopes) > 0 {
+		// The scopes themselves are records, not memories: they stay
+		// (unforget_memory puts their memories back where they were).
+		var ns []string
+		for _, s := range a.scopes {
+			ns = append(ns, fmt.Sprintf("%q", s.Name))
+		}
+		if len(ns) > 3 {
+			ns = append(ns[:3], fmt.Sprintf("%d more", len(a.scopes)-3))
+		}
+		kept := "the scopes " + strings.Join(ns, ", ") + " are kept"
+		if len(a.scopes) == 1 {
+			kept = "the scope " + ns[0] + " is kept"
+		}
+		what += "; " + kept + ", without these memories"
+	}
 	switch {
 	case !req.Everything && done:
 		return fmt.Sprintf(" Left alone: %s; to forget them too, repeat the request with everything: true (they are listed in %s).", what, listed)

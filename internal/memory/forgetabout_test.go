@@ -105,7 +105,8 @@ func TestForgetAboutNoteNamesWhatItReached(t *testing.T) {
 		t.Fatalf("scope-only preview: %q %v", preview.Note, err)
 	}
 	res, err := e.Forget(ctx, ForgetRequest{Query: "Apollo", Everything: true})
-	if err != nil || res.Count != 2 || strings.Contains(res.Note, "profile") {
+	if err != nil || res.Count != 2 || strings.Contains(res.Note, "profile") ||
+		!strings.Contains(res.Note, `the scope "Work/Apollo" is kept, without these memories`) {
 		t.Fatalf("scope-only forget: %q %v", res.Note, err)
 	}
 	preview, err = e.Forget(ctx, ForgetRequest{Query: "Lena", DryRun: true})
