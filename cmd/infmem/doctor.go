@@ -671,7 +671,10 @@ func (d *doctor) checkLoginService(ctx context.Context) {
 	case errors.Is(err, installer.ErrNoServiceManager):
 		hint := "none needed: Claude starts the daemon through 'infmem mcp'"
 		if !claudeRegistered(d.env) {
-			hint = "'infmem install' registers infmem with Claude Desktop, which then starts the daemon through 'infmem mcp'; 'infmem start' starts it now"
+			hint = "'infmem install' registers infmem with Claude Desktop, which then starts the daemon through 'infmem mcp'"
+			if !d.readOnly {
+				hint += "; 'infmem start' starts it now"
+			}
 		}
 		d.add("login service", checkWarn, "unavailable: "+firstLineOf(strings.TrimPrefix(err.Error(), "login service: ")), hint)
 	case err != nil:

@@ -27,7 +27,7 @@ const (
 )
 
 // Sources lists the valid values of a memory's source.
-var Sources = []string{sourceConversation, sourceNote, sourceUserProfile, sourceSummary, sourceLesson, sourceFile}
+var Sources = []string{sourceConversation, sourceNote, sourceUserProfile, sourceSummary, sourceLesson, sourceFile, SourceProposedLesson}
 
 // Options configures the engine.
 type Options struct {
@@ -122,6 +122,8 @@ type Engine struct {
 	// extensions keeps the state of packages built over the engine
 	// (Extension).
 	extensions
+	// parsed keeps memories read for update detection (supersede.go).
+	parsed statementCache
 
 	// skipped records the documents read from the database that the
 	// index left out (baddocs.go).

@@ -51,6 +51,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /api/memories/{id}", s.api(s.get))
 	mux.Handle("POST /api/memories/{id}/update", s.api(s.update))
 	mux.Handle("POST /api/memories/{id}/forget", s.api(s.forget))
+	mux.Handle("POST /api/memories/{id}/confirm-lesson", s.api(s.confirmLesson))
 	mux.Handle("POST /api/unforget", s.api(s.unforget))
 	mux.Handle("GET /api/scopes", s.api(s.scopes))
 	mux.Handle("POST /api/scopes", s.api(s.createScope))
@@ -202,8 +203,28 @@ type memoryOut struct {
 	Weak           bool          `json:"weak,omitempty"`
 	// Folded counts the look-alike copies a search showed as this one.
 	Folded int `json:"folded,omitempty"`
+	// SupersededBy, Supersedes and Contradicts: knowledge updates (the
+	// memory engine's supersede.go).
+	SupersededBy *linkOut  `json:"superseded_by,omitempty"`
+	Supersedes   []linkOut `json:"supersedes,omitempty"`
+	Contradicts  []linkOut `json:"contradicts,omitempty"`
 	// Related is set on one memory's page only (get).
 	Related *relatedOut `json:"related,omitempty"`
+}
+
+// linkOut names a memory another one updates, is updated by or
+// contradicts.
+type linkOut struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+func linksOut(ls []memory.Link) []linkOut {
+	var out []linkOut
+	for _, l := range ls {
+		out = append(out, linkOut{ID: l.ID, Text: l.Text})
+	}
+	return out
 }
 
 // relatedOut is how a memory stands to others (Engine.Relations).
@@ -244,7 +265,10 @@ func toOut(m memory.Memory, history bool) memoryOut {
 	o := memoryOut{ID: m.ID, Text: m.Text, Source: m.Source, Path: m.Path, Scope: m.Scope, Tags: m.Tags, Importance: m.Importance,
 		Category: m.Category, ConversationID: m.ConversationID, Speaker: m.Speaker, Timestamp: m.Timestamp, CreatedAt: m.CreatedAt,
 		UpdatedAt: m.UpdatedAt, UseCount: m.UseCount, LastAccessed: m.LastAccessed, ForgottenAt: m.ForgottenAt, Archived: m.Archived,
-		Pinned: m.Pinned, MergedInto: m.MergedInto}
+		Pinned: m.Pinned, MergedInto: m.MergedInto, Supersedes: linksOut(m.Supersedes), Contradicts: linksOut(m.Contradicts)}
+	if m.SupersededBy != nil {
+		o.SupersededBy = &linkOut{ID: m.SupersededBy.ID, Text: m.SupersededBy.Text}
+	}
 	if o.Tags == nil {
 		o.Tags = []string{}
 	}
@@ -455,6 +479,8 @@ type updateIn struct {
 	Category   *string   `json:"category,omitempty"`
 	Scope      *string   `json:"scope,omitempty"`
 	Pinned     *bool     `json:"pinned,omitempty"`
+	// SupersededBy "" makes a superseded memory current again.
+	SupersededBy *string `json:"superseded_by,omitempty"`
 }
 
 // update edits a memory through Engine.Update, as update_memory does.
@@ -464,7 +490,7 @@ func (s *Server) update(ctx context.Context, eng *memory.Engine, r *http.Request
 		return nil, err
 	}
 	res, err := eng.Update(ctx, memory.UpdateRequest{ID: r.PathValue("id"), Content: in.Text, Tags: in.Tags,
-		Importance: in.Importance, Category: in.Category, Scope: in.Scope, Pinned: in.Pinned})
+		Importance: in.Importance, Category: in.Category, Scope: in.Scope, Pinned: in.Pinned, SupersededBy: in.SupersededBy})
 	if err != nil {
 		return nil, err
 	}
@@ -480,6 +506,20 @@ type forgetIn struct {
 	// Confirm must repeat the memory's id for a hard delete: the page
 	// sends it only after the user confirmed.
 	Confirm string `json:"confirm,omitempty"`
+}
+
+// confirmLesson makes a proposed lesson one (memory.Engine.ConfirmLesson):
+// the user confirms it on the page.
+func (s *Server) confirmLesson(ctx context.Context, eng *memory.Engine, r *http.Request) (any, error) {
+	var in struct{}
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	m, confirmed, err := eng.ConfirmLesson(ctx, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"id": m.ID, "confirmed": confirmed}, nil
 }
 
 // forget forgets one memory through Engine.Forget, as delete_memory does.

@@ -268,10 +268,19 @@ async function viewMemory(main, id) {
   row("Recalled", m.use_count + " time" + (m.use_count === 1 ? "" : "s") + (m.last_accessed ? ", last " + fmtDate(m.last_accessed) : ""));
   row("Category", m.category);
   row("Conversation", m.conversation_id ? m.conversation_id + (m.speaker ? " (" + m.speaker + ")" : "") : "");
+  // A lesson a model proposed: where it came from, until the user confirms it.
+  row("Proposed lesson", m.source === "proposed_lesson" ? (m.speaker || "proposed") + "; not applied until you confirm it" : "");
   row("Forgotten", m.forgotten_at ? fmtDate(m.forgotten_at) : "");
   const kept = m.related && m.related.merged_into;
   row("Merged into", m.merged_into ? el("a", { href: "#/memory/" + m.merged_into, id: "merged-into", "data-id": m.merged_into }, kept ? short(kept.text, 200) : m.merged_into) : "");
   row("Archived", m.archived ? (m.related && m.related.summaries.length ? "yes (condensed into a summary, below)" : "yes (kept, out of recall)") : "");
+  if (m.superseded_by) {
+    row("Superseded by", el("span", {},
+      el("a", { href: "#/memory/" + m.superseded_by.id, id: "superseded-by", "data-id": m.superseded_by.id }, short(m.superseded_by.text, 200)),
+      " ", el("button", { type: "button", id: "current-again", onclick: async () => {
+        try { await api("/api/memories/" + m.id + "/update", { superseded_by: "" }); say("Marked as current again."); render(); } catch (e) { say(e.message, true); }
+      } }, "Mark as current")));
+  }
   row("Id", el("code", {}, m.id));
 
   const text = el("textarea", { id: "edit-text", name: "text", rows: 6, "aria-label": "Text" });
@@ -305,6 +314,11 @@ async function viewMemory(main, id) {
   main.append(form, dl);
 
   const actions = el("div", { class: "row actions" });
+  if (live && m.source === "proposed_lesson") {
+    actions.append(el("button", { id: "confirm-lesson", onclick: async () => {
+      try { await api("/api/memories/" + m.id + "/confirm-lesson", {}); say("Confirmed: later sessions apply this lesson."); render(); } catch (e) { say(e.message, true); }
+    } }, "Confirm lesson"));
+  }
   if (live) {
     actions.append(el("button", { id: "forget", onclick: async () => {
       try { await api("/api/memories/" + m.id + "/forget", { mode: "soft" }); say("Forgotten. Unforget brings it back."); render(); } catch (e) { say(e.message, true); }
@@ -327,6 +341,15 @@ async function viewMemory(main, id) {
     main.append(el("h3", {}, "Earlier versions"));
     main.append(el("ol", { class: "history", id: "history", reversed: true }, m.history.slice().reverse().map((h) =>
       el("li", {}, el("div", { class: "meta" }, "until " + fmtDate(h.changed_at) + " · " + h.scope + " · importance " + h.importance + (h.tags.length ? " · #" + h.tags.join(" #") : "")), el("p", {}, h.text)))));
+  }
+  if (m.supersedes && m.supersedes.length) {
+    main.append(el("h3", {}, "Replaces"),
+      el("p", { class: "muted" }, "Older memories this one updates: they are kept, and recalled below it."),
+      el("ul", { class: "mems", id: "supersedes" }, m.supersedes.map((l) => el("li", {}, el("a", { href: "#/memory/" + l.id }, short(l.text, 200))))));
+  }
+  if (m.contradicts && m.contradicts.length) {
+    main.append(el("h3", {}, "Contradicted by"),
+      el("ul", { class: "mems", id: "contradicts" }, m.contradicts.map((l) => el("li", {}, el("a", { href: "#/memory/" + l.id }, short(l.text, 200))))));
   }
   if (m.related) related(main, m);
 }
