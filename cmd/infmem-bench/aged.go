@@ -358,6 +358,7 @@ func runAged(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.ollamaURL, "ollama-url", summarize.DefaultOllamaURL, "maintenance.ollama_url")
 	fs.StringVar(&cfg.ollamaModel, "ollama-model", "", "maintenance.ollama_model")
 	verbose := fs.Bool("v", false, "print the questions whose nothing_relevant changed, and the summaries")
+	changed := fs.Bool("changed", false, "print the questions whose R@10 changed with the pass, with both answers (confidence, summary, messages it stands for, text)")
 	keep := fs.String("keep", "", "engine: keep each set's data root in this folder (DIR/SET) after the pass; a kept root is asked again without storing or a new pass")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -422,7 +423,7 @@ func runAged(ctx context.Context, args []string) error {
 			}
 		}
 		set := age(s, now, cfg.ageDays)
-		b, a, quotes, err := agedSetRun(ctx, set, cfg, *bin, root, *verbose)
+		b, a, quotes, err := agedSetRun(ctx, set, cfg, *bin, root, *verbose, *changed)
 		if err != nil {
 			return err
 		}
@@ -446,7 +447,7 @@ func runAged(ctx context.Context, args []string) error {
 
 // agedSetRun stores one aged set in a fresh data root, asks, runs the
 // pass, asks again, and measures its summaries.
-func agedSetRun(ctx context.Context, set *agedSet, cfg agedConfig, bin, dir string, verbose bool) (before, after agedScore, quotes string, err error) {
+func agedSetRun(ctx context.Context, set *agedSet, cfg agedConfig, bin, dir string, verbose, changed bool) (before, after agedScore, quotes string, err error) {
 	var st storer
 	var r agedAsker
 	var m agedMaintainer
@@ -559,6 +560,31 @@ func agedSetRun(ctx context.Context, set *agedSet, cfg agedConfig, bin, dir stri
 		return before, after, "", err
 	}
 	before, after = run.score(state.Before), run.score(afterAns)
+	if changed {
+		// The questions whose R@10 changed, with both answers.
+		so := set.sessionOf()
+		for qi := range set.Questions {
+			q := &set.Questions[qi]
+			bm, am := run.standsFor(state.Before[qi], q.Scope), run.standsFor(afterAns[qi], q.Scope)
+			rb, ra := q.recallAtAliases(bm, 10, so), q.recallAtAliases(am, 10, so)
+			if rb == ra {
+				continue
+			}
+			fmt.Printf("\nQ %q R@10 %.2f -> %.2f\n", q.Text, rb, ra)
+			for j := range max(len(state.Before[qi].IDs), len(afterAns[qi].IDs)) {
+				line := ""
+				if j < len(state.Before[qi].IDs) {
+					b := state.Before[qi]
+					line = fmt.Sprintf("%.3f %v %v %.60q", b.Confidences[j], b.Summary[j], bm[j], b.Texts[j])
+				}
+				fmt.Printf("  B %s\n", line)
+				if j < len(afterAns[qi].IDs) {
+					a := afterAns[qi]
+					fmt.Printf("  A %.3f %v %v %.60q\n", a.Confidences[j], a.Summary[j], am[j], a.Texts[j])
+				}
+			}
+		}
+	}
 	if verbose {
 		run.flips(state.Before, afterAns)
 	}
