@@ -149,7 +149,7 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 		return nil, nil
 	}
 	cal := calibrationFor(useKW, useVec)
-	best, err := ix.Rank(ctx, rq, func(pool []memindex.Candidate) { score(pool, &q, &ro, cal) })
+	best, err := ix.Rank(ctx, rq, func(pool []memindex.Candidate) { score(pool, &q, &ro, cal); supersede(pool) })
 	if err != nil {
 		return nil, err
 	}

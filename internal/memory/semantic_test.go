@@ -134,6 +134,10 @@ func TestStoreReportsSimilarMemories(t *testing.T) {
 		{"The Apollo deadline is December 19", "The Apollo project deadline moved to December 19", true, nil},
 		{"Dentist appointment on December 2 at 9:30.", "Dentist appointment on January 14 at 11:00.", false, []string{"date", "time"}},
 		{"Paid the electricity bill of 84 euros in October.", "Paid the electricity bill of 97 euros in November.", false, []string{"amount", "date"}},
+		// Issue 26: ISO dates are dates; near-identical names are flagged
+		// (with both spellings, below) even under the cosine bar.
+		{"Release of the mobile app on 2026-12-01.", "Release of the mobile app on 2026-12-10.", false, []string{"date"}},
+		{"Appointment with Dr. Patel on Monday at 10:00.", "Appointment with Dr. Patil on Monday at 10:00.", false, []string{"name"}},
 	}
 	for i, c := range cases {
 		scope := fmt.Sprintf("pair%d", i)
@@ -141,6 +145,9 @@ func TestStoreReportsSimilarMemories(t *testing.T) {
 		got := mustStore(t, e, StoreRequest{Content: c.new, Scope: scope})
 		if len(got.Similar) != 1 || got.Similar[0].ID != old.ID || got.Similar[0].SameFact != c.sameFact || !slices.Equal(got.Similar[0].DiffersIn, c.differsIn) {
 			t.Errorf("%q after %q: similar %+v, want same fact %v, differing in %v", c.new, c.old, got.Similar, c.sameFact, c.differsIn)
+		}
+		if strings.Contains(c.old, "Patel") && (len(got.Similar) != 1 || !slices.Equal(got.Similar[0].Spellings, []string{"Patel", "Patil"})) {
+			t.Errorf("Patel / Patil: spellings %+v", got.Similar)
 		}
 	}
 }

@@ -44,6 +44,9 @@ const (
 	opDelete
 	// opDropEmbedding deletes an embedding whose memory no longer exists.
 	opDropEmbedding
+	// opLink sets a memory's links (doc.Links: the memory that supersedes
+	// it, those that contradict it) by change.update; supersede.go.
+	opLink
 )
 
 // change is one write to one memory.
@@ -123,7 +126,7 @@ func (e *Engine) apply(ctx context.Context, c *change) error {
 			break
 		}
 		fallthrough
-	case opEdit, opUnforget, opFlag, opUse:
+	case opEdit, opUnforget, opFlag, opUse, opLink:
 		if e.sync != nil && c.op == opEdit {
 			err = e.collection(c.kind).UpdateIf(ctx, c.id, editCondition(c.update), c.update)
 			if errors.Is(err, mongostore.ErrConflict) {
@@ -170,6 +173,8 @@ func (e *Engine) apply(ctx context.Context, c *change) error {
 		ix.SetForgotten(c.id, false, time.Time{}, c.doc.Text, c.doc.Vec)
 	case opFlag:
 		ix.SetFlag(c.id, c.flag, c.on)
+	case opLink:
+		ix.SetLinks(c.id, *c.doc.Links)
 	case opEmbed:
 		if c.doc.Vec != nil {
 			ix.SetVec(c.id, c.doc.Vec)
@@ -260,6 +265,7 @@ func docFromMemory(m *mongostore.Memory) memindex.Doc {
 		ID: m.ID, Kind: memindex.KindMemory, Text: m.Text, Source: m.Source, Scope: m.Scope, Conv: m.ConversationID, Speaker: m.Speaker,
 		Tags: m.Tags, TS: m.Timestamp, Created: m.CreatedAt, Importance: m.Importance, UseCount: m.UseCount,
 		Key: contentKey(m.Text), Forgotten: m.ForgottenAt != nil, ForgottenAt: timeOr(m.ForgottenAt), Archived: m.Archived, Pinned: m.Pinned,
+		Links: storedLinks(m),
 	}
 }
 
