@@ -193,9 +193,9 @@ var (
 	// aggregateWords ask to count or compare what several memories say
 	// ("how many different tools", the days between two dates).
 	aggregateWords = setOf(`between different distinct unique across all compare compared`)
-	dateWords   = setOf(`date deadline due scheduled schedule`)
-	amountWords = setOf(`budget cost costs price fee fees salary rent pay spend spent much`)
-	countWords  = setOf(`number count percentage percent rate total score many`)
+	dateWords      = setOf(`date deadline due scheduled schedule`)
+	amountWords    = setOf(`budget cost costs price fee fees salary rent pay spend spent much`)
+	countWords     = setOf(`number count percentage percent rate total score many`)
 	// askWords ask; they say nothing about the subject.
 	askWords = setOf(`many much long often far old number count total amount plan aim aiming scheduled schedule
 		current currently now latest recent recently`)
