@@ -196,9 +196,10 @@ var (
 	dateWords      = setOf(`date deadline due scheduled schedule`)
 	amountWords    = setOf(`budget cost costs price fee fees salary rent pay spend spent much`)
 	countWords     = setOf(`number count percentage percent rate total score many`)
-	// askWords ask; they say nothing about the subject.
+	// askWords ask; they say nothing about the subject. "user" is whom
+	// every memory Claude writes is about ("User's dentist check-up…").
 	askWords = setOf(`many much long often far old number count total amount plan aim aiming scheduled schedule
-		current currently now latest recent recently`)
+		current currently now latest recent recently user`)
 )
 
 func init() {
