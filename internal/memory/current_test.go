@@ -26,6 +26,10 @@ func TestCurrentFirst(t *testing.T) {
 		deadQ  = "When is the deadline for submitting my application for the senior producer role?"
 		pastQ  = "When was the original deadline for my senior producer application?"
 		budget = "What is my monthly grocery budget?"
+		// Claude writes about "the user": the word names no subject.
+		userOld = "User's piano recital is on March 3."
+		userNew = "The piano recital moved to March 10."
+		userQ   = "When is the user's piano recital?"
 	)
 	results := func(ts ...any) []Memory {
 		var out []Memory
@@ -55,6 +59,7 @@ func TestCurrentFirst(t *testing.T) {
 		{"newer already first", deadQ, results(newer, day(2), older, day(0)), []string{newer, older}},
 		{"stored in one batch: the later stored", deadQ, results(older, day(0), newer, day(0)), []string{newer, older}},
 		{"not asked about", budget, results(older, day(0), newer, day(2)), []string{older, newer}},
+		{"the user is no subject word", userQ, results(userOld, day(0), userNew, day(5)), []string{userNew, userOld}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			confs := make([]float64, len(c.res))
