@@ -148,20 +148,26 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 	if !useVec && rq.Terms.Empty() {
 		return nil, nil
 	}
-	cal := calibrationFor(useKW, useVec)
-	best, err := ix.Rank(ctx, rq, func(pool []memindex.Candidate) { score(pool, &q, &ro, cal) })
+	cal, bar := calibrationFor(useKW, useVec), barFor(useKW, useVec)
+	best, err := ix.Rank(ctx, rq, func(pool []memindex.Candidate) { score(pool, &q, &ro, bar) })
 	if err != nil {
 		return nil, err
 	}
 	out := make([]hit, len(best))
+	clears := make([]hit, len(best))
 	for i := range best {
 		cd := &best[i]
 		ev := evidence(cd)
 		out[i] = hit{id: cd.ID, kind: cd.Kind, score: cal.confidence(ev), ts: cd.TS, ev: ev, folded: cd.Folded}
+		clears[i].score = bar.confidence(ev)
 	}
+	// Confidence: how likely this result is one the question asks for.
+	// Weak: on its evidence, the question may have no answer stored at
+	// all. Both fall with rank.
 	monotone(out)
+	monotone(clears)
 	for i := range out {
-		out[i].weak = out[i].score < ro.MinConfidence
+		out[i].weak = clears[i].score < ro.MinConfidence
 	}
 	return out, nil
 }
@@ -183,7 +189,7 @@ func periodHits(ix *memindex.Index, f memindex.Filter, q *query, k int) []hit {
 
 // evidence is what a candidate's confidence rests on.
 func evidence(cd *memindex.Candidate) *Evidence {
-	return &Evidence{Cosine: cd.Cos, Coverage: cd.Coverage, NeighborCosine: cd.NeighborCos, NeighborCoverage: cd.NeighborCoverage, During: cd.During, Score: cd.Score}
+	return &Evidence{Cosine: cd.Cos, Coverage: cd.Coverage, NeighborCosine: cd.NeighborCos, NeighborCoverage: cd.NeighborCoverage, During: cd.During, Speaker: cd.Speaker, Score: cd.Score}
 }
 
 // score sets the ranking score of every candidate: its own evidence
@@ -191,7 +197,7 @@ func evidence(cd *memindex.Candidate) *Evidence {
 // neighbouring turn's share of the same, the tie-breakers, and the lesson
 // boost for a lesson that clears the relevance bar (cal says whether it
 // does, as the results' confidences will).
-func score(pool []memindex.Candidate, q *query, ro *RankOptions, cal calibration) {
+func score(pool []memindex.Candidate, q *query, ro *RankOptions, bar calibration) {
 	// own is a candidate's score on what the query asks: keywords, meaning
 	// and time; speaker is the prior for a turn of the speaker it names.
 	own := make([]float64, len(pool))
@@ -238,7 +244,7 @@ func score(pool []memindex.Candidate, q *query, ro *RankOptions, cal calibration
 			share *= ro.NeighborLength / float64(cd.Length)
 		}
 		cd.Score = own[i] + speaker[i] + share*best + ro.RecencyWeight*recency + ro.ImportanceWeight*cd.Importance
-		if ro.LessonWeight > 0 && cd.Source == sourceLesson && cal.confidence(evidence(cd)) >= ro.MinConfidence {
+		if ro.LessonWeight > 0 && cd.Source == sourceLesson && bar.confidence(evidence(cd)) >= ro.MinConfidence {
 			cd.Score += ro.LessonWeight
 		}
 	}
@@ -284,6 +290,8 @@ type Evidence struct {
 	NeighborCosine, NeighborCoverage float64
 	// During: the memory falls in, or refers to, the period the query names.
 	During bool
+	// Speaker: the query names who said it.
+	Speaker bool
 	// Score is the ranking score.
 	Score float64
 }
@@ -305,6 +313,18 @@ func (ev *Evidence) Features(useKW, useVec bool) []float64 {
 	return []float64{ev.Coverage, ev.NeighborCoverage, during}
 }
 
+// AnswerFeatures are the evidence the relevance bar reads, in the order of
+// its weights: Features and whether the query names who said it (a
+// question about someone this memory holds turns of is about this
+// memory's conversation, however its words are spelt).
+func (ev *Evidence) AnswerFeatures(useKW, useVec bool) []float64 {
+	speaker := 0.0
+	if ev.Speaker {
+		speaker = 1
+	}
+	return append(ev.Features(useKW, useVec), speaker)
+}
+
 // calibration turns evidence into a 0–1 relevance estimate,
 // P(relevant) = 1 / (1 + exp(-(Bias + Weights·features))). Fitted per mode
 // on the LoCoMo development split by `infmem-bench locomo --calibrate`
@@ -316,13 +336,19 @@ func (ev *Evidence) Features(useKW, useVec bool) []float64 {
 // estimate.
 type calibration struct {
 	useKW, useVec bool
-	Bias          float64
-	Weights       []float64
+	// answer: the weights are for AnswerFeatures.
+	answer  bool
+	Bias    float64
+	Weights []float64
 }
 
 func (c calibration) confidence(ev *Evidence) float64 {
 	z := c.Bias
-	for i, x := range ev.Features(c.useKW, c.useVec) {
+	x := ev.Features(c.useKW, c.useVec)
+	if c.answer {
+		x = ev.AnswerFeatures(c.useKW, c.useVec)
+	}
+	for i, x := range x {
 		z += c.Weights[i] * x
 	}
 	p := 1 / (1 + math.Exp(-z))
@@ -337,6 +363,25 @@ var (
 	calKeyword = calibration{useKW: true, Bias: -3.757, Weights: []float64{6.145, 3.267, 3.300}}
 	calVector  = calibration{useVec: true, Bias: -7.965, Weights: []float64{8.560, 8.271, 2.314}}
 )
+
+// The relevance bar's models per mode: the probability that a question
+// whose best result has this evidence has an answer stored at all.
+var (
+	barHybrid  = calibration{useKW: true, useVec: true, answer: true, Bias: -8.317, Weights: []float64{5.814, 5.521, 8.647, 0.681, 3.151, 0}}
+	barKeyword = calibration{useKW: true, answer: true, Bias: -3.757, Weights: []float64{6.145, 3.267, 3.300, 0}}
+	barVector  = calibration{useVec: true, answer: true, Bias: -7.965, Weights: []float64{8.560, 8.271, 2.314, 0}}
+)
+
+// barFor is the relevance bar's model for a mode.
+func barFor(useKW, useVec bool) calibration {
+	switch {
+	case useKW && useVec:
+		return barHybrid
+	case useVec:
+		return barVector
+	}
+	return barKeyword
+}
 
 func calibrationFor(useKW, useVec bool) calibration {
 	switch {
