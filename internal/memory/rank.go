@@ -148,6 +148,9 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 	if !useVec && rq.Terms.Empty() {
 		return nil, nil
 	}
+	if useKW {
+		q.unknown = ix.Unknown(q.terms)
+	}
 	cal, bar := calibrationFor(useKW, useVec), barFor(useKW, useVec)
 	best, err := ix.Rank(ctx, rq, func(pool []memindex.Candidate) { score(pool, &q, &ro, bar) })
 	if err != nil {
@@ -158,6 +161,7 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 	for i := range best {
 		cd := &best[i]
 		ev := evidence(cd)
+		ev.Unknown = q.unknown
 		out[i] = hit{id: cd.ID, kind: cd.Kind, score: cal.confidence(ev), ts: cd.TS, ev: ev, folded: cd.Folded}
 		clears[i].score = bar.confidence(ev)
 	}
@@ -185,6 +189,13 @@ func periodHits(ix *memindex.Index, f memindex.Filter, q *query, k int) []hit {
 		out[i].ev = &Evidence{During: true}
 	}
 	return out
+}
+
+// evidenceFor is a candidate's evidence for query q.
+func evidenceFor(cd *memindex.Candidate, q *query) *Evidence {
+	ev := evidence(cd)
+	ev.Unknown = q.unknown
+	return ev
 }
 
 // evidence is what a candidate's confidence rests on.
@@ -244,7 +255,7 @@ func score(pool []memindex.Candidate, q *query, ro *RankOptions, bar calibration
 			share *= ro.NeighborLength / float64(cd.Length)
 		}
 		cd.Score = own[i] + speaker[i] + share*best + ro.RecencyWeight*recency + ro.ImportanceWeight*cd.Importance
-		if ro.LessonWeight > 0 && cd.Source == sourceLesson && bar.confidence(evidence(cd)) >= ro.MinConfidence {
+		if ro.LessonWeight > 0 && cd.Source == sourceLesson && bar.confidence(evidenceFor(cd, q)) >= ro.MinConfidence {
 			cd.Score += ro.LessonWeight
 		}
 	}
@@ -292,6 +303,9 @@ type Evidence struct {
 	During bool
 	// Speaker: the query names who said it.
 	Speaker bool
+	// Unknown is the share of the query's keyword weight in words no
+	// memory holds (the same for every result of a search).
+	Unknown float64
 	// Score is the ranking score.
 	Score float64
 }
@@ -314,15 +328,17 @@ func (ev *Evidence) Features(useKW, useVec bool) []float64 {
 }
 
 // AnswerFeatures are the evidence the relevance bar reads, in the order of
-// its weights: Features and whether the query names who said it (a
+// its weights: Features, whether the query names who said it (a
 // question about someone this memory holds turns of is about this
-// memory's conversation, however its words are spelt).
+// memory's conversation, however its words are spelt), and the share of
+// the query in words no memory holds (a question about what was never
+// stored often names it).
 func (ev *Evidence) AnswerFeatures(useKW, useVec bool) []float64 {
 	speaker := 0.0
 	if ev.Speaker {
 		speaker = 1
 	}
-	return append(ev.Features(useKW, useVec), speaker)
+	return append(ev.Features(useKW, useVec), speaker, ev.Unknown)
 }
 
 // calibration turns evidence into a 0–1 relevance estimate,
@@ -367,9 +383,9 @@ var (
 // The relevance bar's models per mode: the probability that a question
 // whose best result has this evidence has an answer stored at all.
 var (
-	barHybrid  = calibration{useKW: true, useVec: true, answer: true, Bias: -8.317, Weights: []float64{5.814, 5.521, 8.647, 0.681, 3.151, 0}}
-	barKeyword = calibration{useKW: true, answer: true, Bias: -3.757, Weights: []float64{6.145, 3.267, 3.300, 0}}
-	barVector  = calibration{useVec: true, answer: true, Bias: -7.965, Weights: []float64{8.560, 8.271, 2.314, 0}}
+	barHybrid  = calibration{useKW: true, useVec: true, answer: true, Bias: -8.317, Weights: []float64{5.814, 5.521, 8.647, 0.681, 3.151, 0, 0}}
+	barKeyword = calibration{useKW: true, answer: true, Bias: -3.757, Weights: []float64{6.145, 3.267, 3.300, 0, 0}}
+	barVector  = calibration{useVec: true, answer: true, Bias: -7.965, Weights: []float64{8.560, 8.271, 2.314, 0, 0}}
 )
 
 // barFor is the relevance bar's model for a mode.
