@@ -45,8 +45,6 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.TimeWeight = v
 				case "dated":
 					o.DatedWeight = v
-				case "perconv":
-					o.PerConversation = int(v)
 				case "nlen":
 					o.NeighborLength = v
 				case "typos":
@@ -54,7 +52,7 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 				case "rtime":
 					o.RecentTimeWeight = v
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, rtime, dated, nlen, perconv, typos)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, rtime, dated, nlen, typos)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

@@ -57,9 +57,6 @@ type RankOptions struct {
 	// long turn holds its own context, and lifting it by its neighbour's
 	// evidence fills the results with one conversation. 0: no scaling.
 	NeighborLength float64
-	// PerConversation lets at most this many turns of one conversation
-	// into the results ahead of other conversations' (0: no limit).
-	PerConversation int
 	// NoTypos turns off looking for the words closest to a query word no
 	// memory holds (textindex.Index.Fuzzy: "meetng" finds "meeting").
 	NoTypos bool
@@ -134,7 +131,7 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 	useVec := mode != ModeKeyword && ix.HasVectors() && e.opts.Embedder != nil
 	useKW := mode != ModeVector
 	rq := memindex.RankQuery{Filter: f, Names: q.names, From: q.from, To: q.to, Period: q.hasPeriod, PeriodCandidates: ro.Candidates,
-		Candidates: ro.Candidates, Neighbors: ro.NeighborShare > 0, K: k, DuplicateOverlap: ro.DuplicateOverlap, PerConversation: ro.PerConversation}
+		Candidates: ro.Candidates, Neighbors: ro.NeighborShare > 0, K: k, DuplicateOverlap: ro.DuplicateOverlap}
 	if useVec {
 		v, err := e.queryVector(ctx, withNames(query, refs))
 		if err != nil {

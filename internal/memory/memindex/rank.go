@@ -43,11 +43,6 @@ type RankQuery struct {
 	// more: none is dropped).
 	K                int
 	DuplicateOverlap float64
-	// PerConversation, when above 0, lets at most this many turns of one
-	// conversation into the results before turns of others that scored
-	// lower (they fill the results only when nothing else is left): one
-	// long conversation that matches must not crowd out the others.
-	PerConversation int
 }
 
 // Candidate is one memory being ranked: the evidence the index holds for
@@ -206,8 +201,6 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 	})
 	out := make([]Candidate, 0, q.K)
 	var kept []uint32
-	perConv := map[uint32]int{}
-	var held []*Candidate
 	for _, cd := range ordered {
 		// Past the K-th result the pool is read only for the copies of
 		// the results, so that each says how many it stands for.
@@ -216,22 +209,6 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 			continue
 		}
 		if len(out) < q.K {
-			if conv := ix.items[cd.slot].conv; q.PerConversation > 0 && conv != 0 {
-				if perConv[conv] >= q.PerConversation {
-					held = append(held, cd)
-					continue
-				}
-				perConv[conv]++
-			}
-			kept = append(kept, cd.slot)
-			out = append(out, *cd)
-		}
-	}
-	for _, cd := range held {
-		if len(out) == q.K {
-			break
-		}
-		if ix.nearDuplicateLocked(cd.slot, kept, q.DuplicateOverlap) < 0 {
 			kept = append(kept, cd.slot)
 			out = append(out, *cd)
 		}
