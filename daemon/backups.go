@@ -196,6 +196,12 @@ func (b *backupService) exportJob(ctx context.Context, s *Stack, raw json.RawMes
 // userLocation is the zone an export gives local times in: the engine's
 // reading of the user's zone (the profile's, else the configured one).
 func userLocation(ctx context.Context, st *Stack, log *slog.Logger) *time.Location {
+	if st.Memory == nil {
+		// No engine (a stack with the database only): the profile's zone,
+		// else the system's.
+		loc, _ := memory.StoreLocation(ctx, st.Store, time.Local)
+		return loc
+	}
 	loc, err := st.Memory.UserLocation(ctx)
 	if err != nil {
 		log.Warn("cannot use the user profile's time zone; using the configured one", "err", err)

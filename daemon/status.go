@@ -9,6 +9,7 @@ import (
 
 	"github.com/infmem/infmem/internal/control"
 	"github.com/infmem/infmem/internal/embed"
+	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -60,6 +61,18 @@ func (r *Runtime) Status(ctx context.Context) *control.Status {
 	eng := stack.Memory
 	loaded, expected := eng.LoadProgress()
 	st.Index = &control.IndexStatus{Ready: eng.Ready(), Loaded: loaded, Expected: expected}
+	if err := eng.LoadErr(); err != nil {
+		st.Index.Error = r.redact(err.Error())
+	}
+	others, _ := eng.OtherWriters()
+	for _, o := range others {
+		st.Index.OtherWriters = append(st.Index.OtherWriters, r.redact(o))
+	}
+	var skipped []memory.SkippedDoc
+	st.Index.Skipped, skipped = eng.Skipped()
+	for _, d := range skipped[max(0, len(skipped)-5):] {
+		st.Index.SkippedRecent = append(st.Index.SkippedRecent, r.redact(d.Collection+" "+d.ID+": "+d.Reason))
+	}
 	if eng.Ready() {
 		if ms, err := eng.Stats(ctx); err == nil {
 			st.Index.Source = ms.IndexSource

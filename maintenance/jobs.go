@@ -385,6 +385,11 @@ func (env *Env) Size(ctx context.Context, dryRun bool) (*Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	// The data's own size, not the files' (Stats: they include the
+	// write-ahead log and free pages).
+	if st.DBSizeMB, err = env.Engine.DataSizeMB(ctx); err != nil {
+		return rep, err
+	}
 	limit, limitMB := env.Config.MaxMemoryItems, float64(env.Config.MaxMemorySizeMB)
 	excess := 0
 	if st.TotalMemories > limit {

@@ -59,9 +59,14 @@ func (c Collection[T]) Get(ctx context.Context, id any) (*T, error) {
 		var found *T
 		err := c.raw.get(ctx, c.Name(), []bson.ObjectID{oid}, func(raw bson.Raw) error {
 			found = new(T)
-			return bson.Unmarshal(raw, found)
+			if err := bson.Unmarshal(raw, found); err != nil {
+				return fmt.Errorf("%w: %v", ErrUndecodable, err)
+			}
+			return nil
 		})
 		switch {
+		case errors.Is(err, ErrUndecodable):
+			return nil, fmt.Errorf("%s %v: %w", c.Name(), id, err)
 		case err == nil && found == nil:
 			return nil, fmt.Errorf("%s %v: %w", c.Name(), id, ErrNotFound)
 		case err == nil:
@@ -76,20 +81,35 @@ func (c Collection[T]) Get(ctx context.Context, id any) (*T, error) {
 		return nil, fmt.Errorf("%s %v: %w", c.Name(), id, ErrNotFound)
 	}
 	if err != nil {
+		if isDecodeError(err) {
+			return nil, fmt.Errorf("%s %v: %w: %v", c.Name(), id, ErrUndecodable, err)
+		}
 		return nil, c.wrap("read from", err)
 	}
 	return &doc, nil
 }
 
-// GetMany reads the documents with these _ids; those not found are left
-// out of the map.
+// ErrUndecodable is returned for a document whose fields do not fit the
+// collection's type (a number where text belongs): written by something
+// other than infmem, or damaged. Get wraps it; IterateSkipping hands such
+// documents to its skip function.
+var ErrUndecodable = errors.New("does not decode")
+
+// isDecodeError tells a document that did not decode from a failed read.
+func isDecodeError(err error) bool {
+	var de *bson.DecodeError
+	return errors.As(err, &de)
+}
+
+// GetMany reads the documents with these _ids; those not found, and those
+// that do not decode (ErrUndecodable), are left out of the map.
 func (c Collection[T]) GetMany(ctx context.Context, ids []bson.ObjectID) (map[bson.ObjectID]*T, error) {
 	out := make(map[bson.ObjectID]*T, len(ids))
 	if c.raw != nil {
 		err := c.raw.get(ctx, c.Name(), ids, func(raw bson.Raw) error {
 			doc := new(T)
 			if err := bson.Unmarshal(raw, doc); err != nil {
-				return err
+				return nil // left out, as Get would refuse it
 			}
 			out[raw.Lookup("_id").ObjectID()] = doc
 			return nil
@@ -101,7 +121,7 @@ func (c Collection[T]) GetMany(ctx context.Context, ids []bson.ObjectID) (map[bs
 	}
 	for _, id := range ids {
 		doc, err := c.Get(ctx, id)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrUndecodable) {
 			continue
 		}
 		if err != nil {
@@ -184,11 +204,15 @@ func (c Collection[T]) EstimatedCount(ctx context.Context) (int64, error) {
 }
 
 // iterateRaw is Iterate on the embedded engine, reading SQLite directly.
-func (c Collection[T]) iterateRaw(ctx context.Context, batch int, fn func([]T) error) error {
+func (c Collection[T]) iterateRaw(ctx context.Context, batch int, fn func([]T) error, skip func(id bson.RawValue, err error)) error {
 	buf := make([]T, 0, batch)
 	err := c.raw.iterate(ctx, c.Name(), func(raw bson.Raw) error {
 		var doc T
 		if err := bson.Unmarshal(raw, &doc); err != nil {
+			if skip != nil {
+				skip(raw.Lookup("_id"), fmt.Errorf("%w: %v", ErrUndecodable, err))
+				return nil
+			}
 			return c.wrap("decode from", err)
 		}
 		buf = append(buf, doc)
@@ -214,11 +238,18 @@ func (c Collection[T]) iterateRaw(ctx context.Context, batch int, fn func([]T) e
 // fn with each batch; the slice is reused, so fn must copy what it keeps.
 // This is the one full scan the product makes: loading in-memory indexes.
 func (c Collection[T]) Iterate(ctx context.Context, batch int, fn func([]T) error) error {
+	return c.IterateSkipping(ctx, batch, fn, nil)
+}
+
+// IterateSkipping is Iterate, except that a document that does not decode
+// into T is handed to skip (its _id, the error wrapping ErrUndecodable)
+// and the scan goes on; with skip nil it ends the scan, as Iterate does.
+func (c Collection[T]) IterateSkipping(ctx context.Context, batch int, fn func([]T) error, skip func(id bson.RawValue, err error)) error {
 	if batch <= 0 {
 		batch = 1000
 	}
 	if c.raw != nil {
-		err := c.iterateRaw(ctx, batch, fn)
+		err := c.iterateRaw(ctx, batch, fn, skip)
 		if !errors.Is(err, errNoRawTable) {
 			return err
 		}
@@ -232,7 +263,11 @@ func (c Collection[T]) Iterate(ctx context.Context, batch int, fn func([]T) erro
 	for cur.Next(ctx) {
 		var doc T
 		if err := cur.Decode(&doc); err != nil {
-			return c.wrap("decode from", err)
+			if skip == nil {
+				return c.wrap("decode from", err)
+			}
+			skip(cur.Current.Lookup("_id"), fmt.Errorf("%w: %v", ErrUndecodable, err))
+			continue
 		}
 		buf = append(buf, doc)
 		if len(buf) == batch {

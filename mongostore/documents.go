@@ -56,6 +56,15 @@ type Memory struct {
 	Pinned bool `bson:"pinned,omitempty"`
 	// History keeps earlier versions, oldest first, when a memory is edited.
 	History []Revision `bson:"history,omitempty"`
+	// SupersededBy names the newer memory that updates this one (the same
+	// fact with a changed value); it counts while that memory is live.
+	SupersededBy string `bson:"superseded_by,omitempty"`
+	// Contradicts names memories that contradict this one (each names it
+	// back).
+	Contradicts []string `bson:"contradicts,omitempty"`
+	// LinksAbout, when set, limits both to questions that name one of
+	// these words (a long message updated in one of its details).
+	LinksAbout []string `bson:"links_about,omitempty"`
 	// Device is the sync device that made the last change (set only with
 	// sync enabled).
 	Device string `bson:"device,omitempty"`

@@ -151,14 +151,24 @@ func (f Feed) Count(ctx context.Context) (int64, error) {
 }
 
 // Devices reads every device record. Metadata stays small, so this
-// filter's scan is cheap.
+// filter's scan is cheap. A record that does not decode (written by
+// something other than infmem) names no device anyone can follow: it is
+// left out rather than hiding every other device.
 func (f Feed) Devices(ctx context.Context) ([]DeviceRecord, error) {
 	cur, err := f.meta.Find(ctx, bson.D{{Key: "type", Value: DeviceType}})
 	if err != nil {
 		return nil, fmt.Errorf("cannot list sync devices: %w", err)
 	}
+	defer cur.Close(ctx)
 	var out []DeviceRecord
-	if err := cur.All(ctx, &out); err != nil {
+	for cur.Next(ctx) {
+		var r DeviceRecord
+		if err := cur.Decode(&r); err != nil || r.Device == "" {
+			continue
+		}
+		out = append(out, r)
+	}
+	if err := cur.Err(); err != nil {
 		return nil, fmt.Errorf("cannot list sync devices: %w", err)
 	}
 	return out, nil

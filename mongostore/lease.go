@@ -88,3 +88,23 @@ func (s *Store) ReadLease(ctx context.Context, name string) (*Lease, error) {
 	}
 	return &l, nil
 }
+
+// Leases reads every lease record; one that does not decode is left out.
+func (s *Store) Leases(ctx context.Context) ([]Lease, error) {
+	cur, err := s.db.Collection(Metadata).Find(ctx, bson.D{{Key: "type", Value: LeaseType}})
+	if err != nil {
+		return nil, fmt.Errorf("cannot list leases: %w", err)
+	}
+	defer cur.Close(ctx)
+	var out []Lease
+	for cur.Next(ctx) {
+		var l Lease
+		if cur.Decode(&l) == nil {
+			out = append(out, l)
+		}
+	}
+	if err := cur.Err(); err != nil {
+		return nil, fmt.Errorf("cannot list leases: %w", err)
+	}
+	return out, nil
+}

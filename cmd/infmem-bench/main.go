@@ -25,6 +25,8 @@ const usage = `usage: infmem-bench <command> [flags]
                                      every recall set (locomo, messy, beam, realmem, everyday) stored
                                      and asked as its protocol says; one table with plain BM25 beside
   everyday [--mcp BIN] [-v] [FILE]   the everyday set: hit@1, hit@3 and the never-stored rate
+  updates [--mcp BIN] [-v] [FILE]    knowledge updates: the newer fact first, the older above the
+                                     newer, the store result naming the older; look-alikes
   aged [--sets locomo,beam,realmem,everyday] [--mcp BIN] [--retention keep] [--max-items N]
                                      recall before and after the nightly maintenance pass, each set
                                      stored with its timestamps aged past keep_full_days
@@ -56,6 +58,8 @@ func main() {
 		err = runRecall(ctx, os.Args[2:])
 	case "everyday":
 		err = runEveryday(ctx, os.Args[2:])
+	case "updates":
+		err = runUpdates(ctx, os.Args[2:])
 	case "maintain":
 		err = runMaintainBench(ctx, os.Args[2:])
 	case "aged":

@@ -440,6 +440,9 @@ func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
 		d.add("engine", checkFail, "the daemon cannot open the database: "+msg, hint)
 	case st.State != control.StateReady:
 		d.add("engine", checkWarn, "the daemon's memory is "+st.State, "wait a few seconds and check again")
+	case st.Index != nil && st.Index.Error != "":
+		d.add("engine", checkFail, "the engine answers, but the memory index failed to load: "+st.Index.Error,
+			"infmem tries again by itself; if this stays, see "+ep.LogFile())
 	case st.Index != nil && !st.Index.Ready:
 		d.add("engine", checkPass, fmt.Sprintf("%s engine answers; index loading (%d of about %d)", st.Store.Engine, st.Index.Loaded, st.Index.Expected), "")
 	default:
@@ -448,6 +451,18 @@ func (d *doctor) checkDaemonAndEngine(ctx context.Context) {
 			engine = st.Store.Engine
 		}
 		d.add("engine", checkPass, engine+" engine answers; index ready", "")
+	}
+	if err == nil && st.Index != nil && len(st.Index.OtherWriters) > 0 {
+		d.add("sync", checkWarn, "sync is off, but other devices write to this database ("+strings.Join(st.Index.OtherWriters, "; ")+"): this daemon's index misses their changes, and they miss this daemon's",
+			`set "sync": {"enabled": true} in config.json (and "device" if this host's name is taken) and run 'infmem restart'; see docs/SYNC.md`)
+	}
+	if err == nil && st.Index != nil && st.Index.Skipped > 0 {
+		latest := ""
+		if n := len(st.Index.SkippedRecent); n > 0 {
+			latest = "; latest: " + st.Index.SkippedRecent[n-1]
+		}
+		d.add("documents", checkWarn, fmt.Sprintf("the index left out %d document(s) of the database that break the rules for a memory or do not decode%s", st.Index.Skipped, latest),
+			"something other than infmem wrote them (another program, or a damaged or hostile database): remove them, or restore a backup; infmem status lists the latest")
 	}
 }
 
@@ -656,7 +671,10 @@ func (d *doctor) checkLoginService(ctx context.Context) {
 	case errors.Is(err, installer.ErrNoServiceManager):
 		hint := "none needed: Claude starts the daemon through 'infmem mcp'"
 		if !claudeRegistered(d.env) {
-			hint = "'infmem install' registers infmem with Claude Desktop, which then starts the daemon through 'infmem mcp'; 'infmem start' starts it now"
+			hint = "'infmem install' registers infmem with Claude Desktop, which then starts the daemon through 'infmem mcp'"
+			if !d.readOnly {
+				hint += "; 'infmem start' starts it now"
+			}
 		}
 		d.add("login service", checkWarn, "unavailable: "+firstLineOf(strings.TrimPrefix(err.Error(), "login service: ")), hint)
 	case err != nil:

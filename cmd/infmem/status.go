@@ -435,8 +435,19 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 			fmt.Fprintf(w, "index\tready (loaded from the %s)\n", ix.Source)
 		case ix.Ready:
 			fmt.Fprintf(w, "index\tready\n")
+		case ix.Error != "":
+			fmt.Fprintf(w, "index\tFAILED to load (trying again by itself): %s\n", ix.Error)
 		default:
 			fmt.Fprintf(w, "index\tloading, %d of about %d\n", ix.Loaded, ix.Expected)
+		}
+		if len(ix.OtherWriters) > 0 {
+			fmt.Fprintf(w, "\tMISSES CHANGES: sync is off, but other devices write to this database: %s; set \"sync\": {\"enabled\": true} in config.json and restart (docs/SYNC.md)\n", strings.Join(ix.OtherWriters, "; "))
+		}
+		if ix.Skipped > 0 {
+			fmt.Fprintf(w, "\tleft out %s of the database that break the rules for a memory; latest:\n", plural(int(ix.Skipped), "document", "documents"))
+			for _, s := range ix.SkippedRecent {
+				fmt.Fprintf(w, "\t  %s\n", s)
+			}
 		}
 	}
 	if sy := rep.Sync; sy != nil {

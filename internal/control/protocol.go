@@ -221,6 +221,18 @@ type IndexStatus struct {
 	// Source is where a ready index came from: snapshot (the file in
 	// mongo_data/, with its change journal) or database (read in full).
 	Source string `json:"source,omitempty"`
+	// Error is why the index has not loaded (the daemon tries again by
+	// itself); empty while it loads or once loaded.
+	Error string `json:"error,omitempty"`
+	// Skipped counts the documents in the database the index left out
+	// because they break the rules for a memory (or do not decode);
+	// SkippedRecent names the latest few: "collection id: reason".
+	Skipped       int64    `json:"skipped,omitempty"`
+	SkippedRecent []string `json:"skipped_recent,omitempty"`
+	// OtherWriters names, when this daemon's sync is off, the devices with
+	// sync on found writing to its database: its index misses their
+	// changes.
+	OtherWriters []string `json:"other_writers,omitempty"`
 }
 
 // Embedding model states.

@@ -25,8 +25,15 @@ const (
 	Date     Kind = "date"
 	Time     Kind = "time"
 	Name     Kind = "name"
+	Place    Kind = "place"
 	Negation Kind = "negation"
+	// State is a changed word that is none of the above ("vegetarian" →
+	// "vegan", "broken" → "works"); only Relate reports it.
+	State Kind = "state"
 )
+
+// compared lists the kinds Compare looks at, in the order it reports them.
+var compared = []Kind{Number, Amount, Date, Time, Name, Place, Negation}
 
 // Details are the checkable details of one text.
 type Details struct {
@@ -39,6 +46,11 @@ type Details struct {
 	maybeNames []string
 	// words holds every word of the text in lower case.
 	words map[string]bool
+	// plain holds the words that state no detail and are not capitalised
+	// as names are.
+	plain map[string]bool
+	// spelled maps a lower-case name or place to its spelling in the text.
+	spelled map[string]string
 }
 
 // Of returns the values of one kind, sorted.
@@ -53,10 +65,13 @@ func Differences(a, b string) []Kind {
 // Compare lists the kinds in which x and y differ.
 func Compare(x, y Details) []Kind {
 	var out []Kind
-	for _, k := range []Kind{Number, Amount, Date, Time, Name, Negation} {
+	for _, k := range compared {
 		same := slices.Equal(x.byKind[k], y.byKind[k])
-		if k == Name {
+		switch k {
+		case Name:
 			same = sameNames(x, y)
+		case Place:
+			same = sameWords(x.byKind[k], y.byKind[k], x, y)
 		}
 		if !same {
 			out = append(out, k)
@@ -65,21 +80,115 @@ func Compare(x, y Details) []Kind {
 	return out
 }
 
-// sameNames compares the names of x and y as multisets; a name left over
-// that may not be one (it starts a sentence) is forgiven when the other
-// text has the word anyway ("Kitchen quote…" and "the kitchen quote").
+// sameNames compares the names of x and y as multisets. A name left over
+// is forgiven when the other text has the word as a plain word: a capital
+// alone ("in Room 204" and "in room 204") states no other fact. So is a
+// word that may not be a name (it starts a sentence) when the other text
+// has it anyway ("Kitchen quote…" and "the kitchen quote").
 func sameNames(x, y Details) bool {
-	xs, ys := x.names(), y.names()
+	return sameWords(x.names(), y.names(), x, y)
+}
+
+// sameWords compares sorted multisets of names or places as sameNames
+// does.
+func sameWords(xs, ys []string, x, y Details) bool {
 	onlyX, onlyY := minus(xs, ys), minus(ys, xs)
 	forgiven := func(left []string, d, other Details) bool {
 		for _, n := range left {
-			if !slices.Contains(d.maybeNames, n) || !other.words[n] {
+			if !other.plain[n] && !(slices.Contains(d.maybeNames, n) && other.words[n]) {
 				return false
 			}
 		}
 		return true
 	}
 	return forgiven(onlyX, x, y) && forgiven(onlyY, y, x)
+}
+
+// NearNames pairs the names of x and y that are spelled nearly alike
+// ("Patel" and "Patil", "Muhammad" and "Muhhamed"): the same person
+// written two ways, or two people easily confused. Each pair is x's
+// spelling, then y's.
+func NearNames(x, y Details) [][2]string {
+	xs, ys := x.names(), y.names()
+	xs, ys = append(xs, x.byKind[Place]...), append(ys, y.byKind[Place]...)
+	onlyX, onlyY := minus(sorted(xs), sorted(ys)), minus(sorted(ys), sorted(xs))
+	var out [][2]string
+	for _, a := range onlyX {
+		for _, b := range onlyY {
+			if nearlyAlike(a, b) {
+				out = append(out, [2]string{x.spelling(a), y.spelling(b)})
+			}
+		}
+	}
+	return out
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+func (d Details) spelling(n string) string {
+	if s, ok := d.spelled[n]; ok {
+		return s
+	}
+	return n
+}
+
+// nearlyAlike: names of at least four letters, starting alike, within one
+// edit (two for names of eight letters or more) once doubled letters are
+// read once ("Muhammad" and "Muhhamed").
+func nearlyAlike(a, b string) bool {
+	ra, rb := undoubled(a), undoubled(b)
+	if len(ra) < 4 || len(rb) < 4 || ra[0] != rb[0] {
+		return false
+	}
+	limit := 1
+	if min(len(ra), len(rb)) >= 8 {
+		limit = 2
+	}
+	return editDistance(ra, rb, limit) <= limit
+}
+
+func undoubled(s string) []rune {
+	var out []rune
+	for _, r := range s {
+		if len(out) == 0 || out[len(out)-1] != r {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance of a and b, or limit+1 once it
+// is known to exceed limit.
+func editDistance(a, b []rune, limit int) int {
+	if d := len(a) - len(b); d > limit || -d > limit {
+		return limit + 1
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		best := cur[0]
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+			best = min(best, cur[j])
+		}
+		if best > limit {
+			return limit + 1
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 func (d Details) names() []string {
@@ -109,50 +218,171 @@ func minus(a, b []string) []string {
 
 // Extract reads the details of text.
 func Extract(text string) Details {
-	d := Details{byKind: map[Kind][]string{}, words: map[string]bool{}}
-	add := func(k Kind, v string) { d.byKind[k] = append(d.byKind[k], v) }
+	return detailsOf(scan(text))
+}
+
+// token is one word of a text as the facts see it.
+type token struct {
+	word
+	// lower is the word in lower case, without a possessive 's.
+	lower string
+	// kind and value: the detail the word states (value normalised:
+	// "9:30", "84", "december", "lisbon"); kind is "" for other words.
+	kind  Kind
+	value string
+	// maybeName: a capitalised word starting a sentence that may be a name.
+	maybeName bool
+	// negation: "not", "never", "n't"…; never: "never" itself.
+	negation, never bool
+	// sentence counts the sentences before the word's.
+	sentence int
+}
+
+// scan reads every word of text and the detail it states.
+func scan(text string) []token {
 	words := split(text)
-	negations := 0
-	for i, w := range words {
+	out := make([]token, 0, len(words))
+	sentence := -1
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if w.sentenceStart {
+			sentence++
+		}
 		lower := strings.ToLower(w.text)
-		d.words[possessive(lower)] = true
+		t := token{word: w, lower: possessive(lower), sentence: max(sentence, 0)}
+		if n, ok := numericDate(words, i); ok {
+			// 2026-12-01, 01/12/2026: one date, whatever its order.
+			parts := make([]string, n)
+			for j := range parts {
+				parts[j] = words[i+j].text
+			}
+			t.kind, t.value = Date, strings.Join(parts, "-")
+			t.text = t.value
+			out = append(out, t)
+			i += n - 1
+			continue
+		}
 		switch {
 		case isTime(lower, words, i):
-			add(Time, clock(lower))
+			t.kind, t.value = Time, clock(lower)
 		case isNumber(lower):
 			n := normNumber(lower)
 			switch {
 			case amountNear(words, i):
-				add(Amount, n)
+				t.kind = Amount
 			case dateNear(words, i) || isYear(n):
-				add(Date, n)
+				t.kind = Date
 			default:
-				add(Number, n)
+				t.kind = Number
 			}
+			t.value = n
 		case numberWords[lower] != 0:
-			add(Number, strconv.Itoa(numberWords[lower]))
+			t.kind, t.value = Number, strconv.Itoa(numberWords[lower])
 		case calendarWord(w) != "":
-			add(Date, calendarWord(w))
+			t.kind, t.value = Date, calendarWord(w)
 		case negationWords[lower] || strings.HasSuffix(lower, "n't"):
-			negations++
+			t.negation, t.never = true, lower == "never"
 		default:
 			r, _ := utf8.DecodeRuneInString(w.text)
 			switch {
-			case !unicode.IsUpper(r) || lower == "i" || commonWords[lower]:
+			case !unicode.IsUpper(r) || lower == "i" || strings.HasPrefix(t.lower, "i'") || strings.HasPrefix(t.lower, "i’") || commonWords[lower]:
 			case !w.sentenceStart:
-				add(Name, possessive(lower))
-			case !commonStarters[lower]:
-				d.maybeNames = append(d.maybeNames, possessive(lower))
+				t.kind, t.value = Name, t.lower
+				if placeBefore(out) {
+					t.kind = Place
+				}
+			case !commonStarters[t.lower]:
+				t.maybeName = true
+			}
+		}
+		out = append(out, t)
+	}
+	// A name followed by a street word is a place, and so is the street
+	// word's own name ("Harbour Road").
+	for i := 1; i < len(out); i++ {
+		if streetWords[out[i].lower] && (out[i-1].kind == Name || out[i-1].maybeName) {
+			out[i-1].kind, out[i-1].value, out[i-1].maybeName = Place, out[i-1].lower, false
+			if out[i].kind == Name {
+				out[i].kind = Place
 			}
 		}
 	}
+	return out
+}
+
+func detailsOf(toks []token) Details {
+	d := Details{byKind: map[Kind][]string{}, words: map[string]bool{}, plain: map[string]bool{}, spelled: map[string]string{}}
+	negations := 0
+	for _, t := range toks {
+		d.words[t.lower] = true
+		if t.kind == "" && !t.maybeName {
+			d.plain[t.lower] = true
+		}
+		switch {
+		case t.kind != "":
+			d.byKind[t.kind] = append(d.byKind[t.kind], t.value)
+			if t.kind == Name || t.kind == Place {
+				d.spelled[t.value] = possessive(t.text)
+			}
+		case t.maybeName:
+			d.maybeNames = append(d.maybeNames, t.lower)
+			d.spelled[t.lower] = possessive(t.text)
+		case t.negation:
+			negations++
+		}
+	}
 	if negations%2 == 1 {
-		add(Negation, "not")
+		d.byKind[Negation] = append(d.byKind[Negation], "not")
 	}
 	for _, v := range d.byKind {
 		slices.Sort(v)
 	}
 	return d
+}
+
+// placeWords stand before a place: "in Lisbon", "at Greenway Vets", "to the
+// Crown".
+var placeWords = map[string]bool{"in": true, "at": true, "to": true, "from": true, "near": true, "into": true, "via": true}
+
+// streetWords follow the name of a street or a building.
+var streetWords = map[string]bool{"street": true, "st": true, "road": true, "rd": true, "lane": true, "avenue": true, "ave": true,
+	"drive": true, "way": true, "close": true, "square": true, "place": true, "park": true, "hall": true, "station": true, "airport": true}
+
+// placeBefore: the words just read end with a place word, maybe followed
+// by "the" or by another part of the same name ("in New York").
+func placeBefore(read []token) bool {
+	for j := len(read) - 1; j >= 0 && j >= len(read)-3; j-- {
+		switch t := read[j]; {
+		case placeWords[t.lower]:
+			return true
+		case t.lower == "the" || t.kind == Place:
+			continue
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// numericDate recognises a date written in digits at words[i]: 2026-12-01
+// (year, month, day) or 1/12/2026 (day and month either way), and says
+// how many words it spans.
+func numericDate(words []word, i int) (int, bool) {
+	digits := func(j, lo, hi int) bool {
+		if j >= len(words) {
+			return false
+		}
+		n, err := strconv.Atoi(words[j].text)
+		return err == nil && len(words[j].text) <= 4 && n >= lo && n <= hi
+	}
+	joined := func(j int, sep rune) bool { return j < len(words) && words[j].before == sep && words[j].glued }
+	switch {
+	case len(words[i].text) == 4 && digits(i, 1900, 2199) && joined(i+1, '-') && digits(i+1, 1, 12) && joined(i+2, '-') && digits(i+2, 1, 31):
+		return 3, true
+	case len(words[i].text) <= 2 && digits(i, 1, 31) && joined(i+1, '/') && digits(i+1, 1, 31) && joined(i+2, '/') && digits(i+2, 0, 2199):
+		return 3, true
+	}
+	return 0, false
 }
 
 func possessive(w string) string {
@@ -166,7 +396,10 @@ func calendarWord(w word) string {
 	lower := strings.ToLower(w.text)
 	full, ok := calendar[lower]
 	if !ok {
-		return ""
+		// "on Mondays" names the weekday too.
+		if full, ok = calendar[strings.TrimSuffix(lower, "s")]; !ok || isMonth[full] || len(lower) < 6 {
+			return ""
+		}
 	}
 	if weakCalendar[lower] {
 		if r, _ := utf8.DecodeRuneInString(w.text); !unicode.IsUpper(r) {
@@ -181,8 +414,13 @@ func calendarWord(w word) string {
 type word struct {
 	text          string
 	sentenceStart bool
-	// before is the non-space character just before the word ('£', '$').
+	// before is the non-space character just before the word ('£', '$');
+	// glued: that character touches the word and the word before it
+	// ("12" in "2026-12-01").
 	before rune
+	glued  bool
+	// asks: a question mark ends the sentence right after the word.
+	asks bool
 }
 
 func split(text string) []word {
@@ -191,11 +429,12 @@ func split(text string) []word {
 	var prev rune
 	var b strings.Builder
 	var before rune
+	glued := false
 	flush := func() {
 		if b.Len() > 0 {
 			t := strings.Trim(b.String(), ".,:'’")
 			if t != "" {
-				out = append(out, word{text: t, sentenceStart: start, before: before})
+				out = append(out, word{text: t, sentenceStart: start, before: before, glued: glued})
 				start = false
 			}
 			b.Reset()
@@ -208,6 +447,7 @@ func split(text string) []word {
 		if inWord {
 			if b.Len() == 0 {
 				before = lastNonSpace(text[:i])
+				glued = i >= 2 && (text[i-1] == '-' || text[i-1] == '/') && isDigitByte(text[i-2])
 			}
 			b.WriteRune(r)
 		} else {
@@ -216,12 +456,17 @@ func split(text string) []word {
 			if (r == '.' && !title) || r == '!' || r == '?' || r == ';' || r == '\n' {
 				start = true
 			}
+			if r == '?' && len(out) > 0 {
+				out[len(out)-1].asks = true
+			}
 		}
 		prev = r
 	}
 	flush()
 	return out
 }
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
 func nextIsDigit(s string, i int) bool {
 	r, _ := utf8.DecodeRuneInString(s[i+1:])
@@ -346,6 +591,7 @@ func init() {
 var numberWords = map[string]int{
 	"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
 	"ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "thirty": 30, "hundred": 100, "thousand": 1000,
+	"once": 1, "twice": 2,
 }
 
 var negationWords = map[string]bool{

@@ -27,12 +27,46 @@ func TestDifferences(t *testing.T) {
 		{"Meeting at 9am", "Meeting at 10am", []Kind{Time}},
 		{"My brother has two daughters", "My brother has three daughters", []Kind{Number}},
 		{"The password is hunter2", "The password is swordfish", nil}, // no detail to compare: the caller's overlap check decides
+		// Dates in digits are dates (issue 26).
+		{"The release is on 2026-12-01.", "The release is on 2026-12-10.", []Kind{Date}},
+		{"Invoice due 01/12/2026", "Invoice due 10/12/2026", []Kind{Date}},
+		// Case and punctuation alone state no other fact.
+		{"Room 204, on the 3rd floor.", "room 204 on the 3rd floor", nil},
+		{"The meeting is in Room 204, on the 3rd floor.", "the meeting is in room 204 on the 3rd floor", nil},
+		// Weekdays in the plural, once and twice.
+		{"Yoga on Mondays", "Yoga on Tuesdays", []Kind{Date}},
+		{"I swim once a week", "I swim twice a week", []Kind{Number}},
+		// Places.
+		{"Maya lives in Lisbon", "Maya lives in Porto", []Kind{Place}},
+		{"I live at 14 Elm Street", "I live at 14 Oak Street", []Kind{Place}},
 	}
 	for _, c := range cases {
 		got := Differences(c.a, c.b)
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%q vs %q: differ in %v, want %v (details %v / %v)", c.a, c.b, got, c.want, Extract(c.a).byKind, Extract(c.b).byKind)
 		}
+	}
+}
+
+func TestNearNames(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want [][2]string
+	}{
+		{"Appointment with Dr. Patel on Monday.", "Appointment with Dr. Patil on Monday.", [][2]string{{"Patel", "Patil"}}},
+		{"Muhammad sent the files", "Muhhamed sent the files", [][2]string{{"Muhammad", "Muhhamed"}}},
+		{"Alice's birthday is Jan 20", "Bob's birthday is Jan 20", nil},
+		{"Call Dan", "Call Don", nil}, // too short to tell a typo from another name
+		{"Dr. Patel", "Dr. Patel", nil},
+	}
+	for _, c := range cases {
+		got := NearNames(Extract(c.a), Extract(c.b))
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q vs %q: near names %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+	if d := Differences("Appointment with Dr. Patel", "Appointment with Dr. Patil"); !slices.Equal(d, []Kind{Name}) {
+		t.Errorf("Patel / Patil differ in %v, want name", d)
 	}
 }
 
@@ -99,6 +133,12 @@ func TestOneChangedDetailIsNeverTheSame(t *testing.T) {
 		b := fmt.Sprintf(tpl, changed...)
 		if len(Differences(a, b)) == 0 {
 			t.Fatalf("%q and %q reported the same", a, b)
+		}
+		// None of these says the older changed (events and bookings, no
+		// "moved to", "now"…): whatever slot changed, it is not an update.
+		// TestChangedDetailUpdatesOnlyItsSubject has statements that are.
+		if r := Relate(a, b); r.Kind == Updates {
+			t.Fatalf("%q then %q called an update (%v)", a, b, r.DiffersIn)
 		}
 	}
 }

@@ -116,9 +116,19 @@ func typed[In any](d Deps, name string, fn func(ctx context.Context, c call, in 
 		if err != nil {
 			return nil, fmt.Errorf("%s: cannot encode result: %w", name, err)
 		}
+		if len(b) > MaxResultBytes {
+			// Whatever the database holds (memories as long as another
+			// device allows, many of them), one answer stays readable.
+			return mcp.NewToolResultError(fmt.Sprintf("%s: the result would be %d bytes, over the limit of %d bytes (%d MiB) for one tool result: ask for fewer results (a smaller top_k or limit) or a narrower query",
+				name, len(b), MaxResultBytes, MaxResultBytes>>20)), nil
+		}
 		return mcp.NewToolResultStructured(json.RawMessage(b), string(b)), nil
 	}
 }
+
+// MaxResultBytes bounds one tool result's JSON: twice the longest memory
+// any configuration allows (memory.max_content_bytes' ceiling, 1 MiB).
+const MaxResultBytes = 2 << 20
 
 var errInput = errors.New("invalid input")
 

@@ -37,21 +37,50 @@ type storeOut struct {
 	// SimilarMemories lets the model update an existing memory instead of
 	// keeping two that say nearly the same.
 	SimilarMemories []similarOut `json:"similar_memories,omitempty" jsonschema_description:"Memories of the scope that read like the new one."`
-	Kind            string       `json:"kind,omitempty" jsonschema_description:"recalled_memory when it carries memory text."`
-	Notice          string       `json:"notice,omitempty"`
+	// Updates, SupersededBy and Contradicts: what the store found the new
+	// memory replaces, is replaced by, or disagrees with (kept, linked).
+	Updates      []changeOut `json:"updates,omitempty" jsonschema_description:"Older memories this one replaces: kept, now superseded_by it."`
+	SupersededBy string      `json:"superseded_by,omitempty" jsonschema_description:"Id of a memory dated later that replaces this one."`
+	Contradicts  []changeOut `json:"contradicts,omitempty" jsonschema_description:"Memories it contradicts: ask the user which holds."`
+	Kind         string      `json:"kind,omitempty" jsonschema_description:"recalled_memory when it carries memory text."`
+	Notice       string      `json:"notice,omitempty"`
+}
+
+// changeOut is a memory that a new one updates, is updated by or
+// contradicts.
+type changeOut struct {
+	MemoryID  string   `json:"memory_id"`
+	Text      string   `json:"text"`
+	DiffersIn []string `json:"differs_in" jsonschema_description:"date, time, amount, number, name, place, state or negation."`
+}
+
+func changesOut(us []memory.Update) []changeOut {
+	var out []changeOut
+	for _, u := range us {
+		out = append(out, changeOut{MemoryID: u.ID, Text: u.Text, DiffersIn: nonNilStrings(u.DiffersIn)})
+	}
+	return out
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 type similarOut struct {
 	MemoryID   string   `json:"memory_id"`
 	Text       string   `json:"text" jsonschema_description:"Shortened."`
 	Similarity float64  `json:"similarity" jsonschema_description:"Cosine similarity of meaning, 0 to 1."`
-	SameFact   bool     `json:"same_fact" jsonschema_description:"It states the same details (numbers, amounts, dates, times, names, negation) in mostly the same words."`
-	DiffersIn  []string `json:"differs_in,omitempty" jsonschema_description:"Details that differ: number, amount, date, time, name, negation."`
+	SameFact   bool     `json:"same_fact" jsonschema_description:"Same details, mostly the same words: a repeat."`
+	DiffersIn  []string `json:"differs_in,omitempty" jsonschema_description:"Kinds of detail that differ."`
+	Spellings  []string `json:"spellings,omitempty" jsonschema_description:"A name spelled two ways: here, then in the new one."`
 }
 
 func storeMemory(d Deps) server.ServerTool {
 	tool := mcp.NewTool("store_memory",
-		mcp.WithDescription("Save what the user asks you to remember, or a lasting fact, preference, decision, plan or event worth recalling later: one self-contained sentence per call. Facts about the user themselves (name, birthday, likes, family) go to update_user_profile. An identical memory is not stored twice. similar_memories lists look-alikes: keep only one of a same_fact pair (update_memory the old or delete_memory the new); if the new one replaces an old one that differs_in a detail, update or forget the old."),
+		mcp.WithDescription("Save what the user asks you to remember, or a lasting fact, preference, decision, plan or event worth recalling later: one self-contained sentence per call. Facts about the user themselves (name, birthday, likes, family) go to update_user_profile. An identical memory is not stored twice. updates lists older memories the new one replaces (same subject, changed value): they are kept, marked superseded_by it, and recalled below it; if one is no update, update_memory it with superseded_by \"\". similar_memories lists other look-alikes: keep only one of a same_fact pair."),
 		mcp.WithInputSchema[storeIn](),
 		mcp.WithOutputSchema[storeOut](),
 		annotate("Remember", false, false, true),
@@ -74,9 +103,13 @@ func storeMemory(d Deps) server.ServerTool {
 		}
 		out := storeOut{Status: "OK", MemoryID: res.ID, Scope: res.Scope, DuplicateOf: res.DuplicateOf, ScopeCreated: res.ScopeCreated}
 		for _, sm := range res.Similar {
-			out.SimilarMemories = append(out.SimilarMemories, similarOut{MemoryID: sm.ID, Text: sm.Text, Similarity: sm.Similarity, SameFact: sm.SameFact, DiffersIn: sm.DiffersIn})
+			out.SimilarMemories = append(out.SimilarMemories, similarOut{MemoryID: sm.ID, Text: sm.Text, Similarity: sm.Similarity, SameFact: sm.SameFact, DiffersIn: sm.DiffersIn, Spellings: sm.Spellings})
 		}
-		out.Kind, out.Notice = labelled(len(out.SimilarMemories) > 0)
+		out.Updates, out.Contradicts = changesOut(res.Updates), changesOut(res.Contradicts)
+		if res.SupersededBy != nil {
+			out.SupersededBy = res.SupersededBy.ID
+		}
+		out.Kind, out.Notice = labelled(len(out.SimilarMemories)+len(out.Updates)+len(out.Contradicts) > 0)
 		return out, nil
 	})}
 }
@@ -95,7 +128,7 @@ type retrieveIn struct {
 
 func retrieveMemory(d Deps) server.ServerTool {
 	tool := mcp.NewTool("retrieve_memory",
-		mcp.WithDescription("Recall memories relevant to a question. Call it before answering anything that depends on the past: earlier conversations, the user's plans, projects, people, preferences, \"do you remember…\". Results come best first, up to top_k, with a confidence (0 to 1) that never rises down the list; loose matches are marked weak. When nothing_relevant is true, say you do not remember rather than guess, unless a weak result plainly answers."),
+		mcp.WithDescription("Recall memories relevant to a question. Call it before answering anything that depends on the past: earlier conversations, the user's plans, projects, people, preferences, \"do you remember…\". Results come best first, up to top_k, with a confidence (0 to 1) that never rises down the list; loose matches are marked weak. When nothing_relevant is true, say you do not remember rather than guess, unless a weak result plainly answers. A result superseded_by a newer one is out of date: answer with the newer and say what changed (\"December 19, moved from December 12\"); results that contradict each other: ask which holds."),
 		mcp.WithInputSchema[retrieveIn](),
 		mcp.WithOutputSchema[recallOut](),
 		annotate("Recall", true, false, true),
@@ -338,6 +371,8 @@ type updateIn struct {
 	Category   *string   `json:"category,omitempty" jsonschema_description:"New category; empty clears it."`
 	Scope      *string   `json:"scope,omitempty" jsonschema_description:"Move it to this scope."`
 	Pinned     *bool     `json:"pinned,omitempty" jsonschema_description:"true: maintenance never archives or prunes it (what the user wants kept as is); false: unpin."`
+	// SupersededBy undoes (or makes) a knowledge-update link.
+	SupersededBy *string `json:"superseded_by,omitempty" jsonschema_description:"Id of the newer memory that replaces this one; \"\": it is current again."`
 }
 
 type updateOut struct {
@@ -362,7 +397,8 @@ func updateMemory(d Deps) server.ServerTool {
 	return server.ServerTool{Tool: tool, Handler: typed(d, "update_memory", func(ctx context.Context, c call, in updateIn) (any, error) {
 		res, err := c.eng.Update(ctx, memory.UpdateRequest{
 			ID: in.MemoryID, Content: in.Content, Tags: in.Tags, AddTags: in.AddTags, RemoveTags: in.RemoveTags,
-			Importance: in.Importance, Category: in.Category, Scope: in.Scope, Pinned: in.Pinned, ActiveScope: c.sess.ActiveScope(),
+			Importance: in.Importance, Category: in.Category, Scope: in.Scope, Pinned: in.Pinned, SupersededBy: in.SupersededBy,
+			ActiveScope: c.sess.ActiveScope(),
 		})
 		if err != nil {
 			return nil, err

@@ -25,20 +25,51 @@ func labelled(has bool) (kind, notice string) {
 // memoryItem is one memory in a result, with the field names of the spec.
 type memoryItem struct {
 	Text           string   `json:"text"`
-	Source         string   `json:"source" jsonschema_description:"note, conversation, user_profile, summary, lesson or file."`
+	Source         string   `json:"source" jsonschema_description:"note, conversation, summary, lesson…"`
 	Path           string   `json:"path,omitempty" jsonschema_description:"A file's path (memory tool)."`
 	Timestamp      string   `json:"timestamp" jsonschema_description:"When it happened (UTC)."`
 	LocalTime      string   `json:"local_time,omitempty" jsonschema_description:"In the user's time zone."`
 	Scope          string   `json:"scope"`
 	Tags           []string `json:"tags"`
-	Confidence     float64  `json:"confidence,omitempty" jsonschema_description:"Relevance to the query, 0 to 1 (queries only)."`
-	Weak           bool     `json:"weak,omitempty" jsonschema_description:"Under the relevance bar: a loose match."`
+	Confidence     float64  `json:"confidence,omitempty" jsonschema_description:"Relevance, 0 to 1."`
+	Weak           bool     `json:"weak,omitempty" jsonschema_description:"A loose match."`
 	MemoryID       string   `json:"memory_id"`
 	Importance     float64  `json:"importance" jsonschema_description:"0 to 1."`
 	Speaker        string   `json:"speaker,omitempty"`
 	ConversationID string   `json:"conversation_id,omitempty"`
 	Category       string   `json:"category,omitempty"`
-	Folded         int      `json:"folded,omitempty" jsonschema_description:"Look-alike copies folded into it."`
+	// SupersededBy: a knowledge update replaced it (memory's supersede.go).
+	SupersededBy string `json:"superseded_by,omitempty" jsonschema_description:"Out of date: replaced by this newer memory."`
+	Folded       int    `json:"folded,omitempty" jsonschema_description:"Look-alike copies folded into it."`
+}
+
+// rankedItem is a search result: a memory with the memories it replaces
+// and those that contradict it.
+type rankedItem struct {
+	memoryItem
+	Supersedes  []linkOut `json:"supersedes,omitempty" jsonschema_description:"Older memories this one replaces."`
+	Contradicts []string  `json:"contradicts,omitempty" jsonschema_description:"Ids of results that contradict it."`
+}
+
+// linkOut names a related memory.
+type linkOut struct {
+	MemoryID string `json:"memory_id"`
+	Text     string `json:"text"`
+}
+
+func rankedItems(ms []memory.Memory, withConfidence bool, loc *time.Location) []rankedItem {
+	items := toItems(ms, withConfidence, loc)
+	out := make([]rankedItem, len(ms))
+	for i, m := range ms {
+		out[i].memoryItem = items[i]
+		for _, l := range m.Supersedes {
+			out[i].Supersedes = append(out[i].Supersedes, linkOut{MemoryID: l.ID, Text: l.Text})
+		}
+		for _, l := range m.Contradicts {
+			out[i].Contradicts = append(out[i].Contradicts, l.ID)
+		}
+	}
+	return out
 }
 
 // toItems renders memories, their times in UTC and in loc, the user's zone.
@@ -48,6 +79,9 @@ func toItems(ms []memory.Memory, withConfidence bool, loc *time.Location) []memo
 		out[i] = memoryItem{
 			Text: m.Text, Source: m.Source, Path: m.Path, Timestamp: iso(m.Timestamp), LocalTime: localTime(m.Timestamp, loc), Scope: m.Scope, Tags: m.Tags,
 			MemoryID: m.ID, Importance: m.Importance, Speaker: m.Speaker, ConversationID: m.ConversationID, Category: m.Category,
+		}
+		if m.SupersededBy != nil {
+			out[i].SupersededBy = m.SupersededBy.ID
 		}
 		if withConfidence {
 			out[i].Confidence, out[i].Weak, out[i].Folded = m.Confidence, m.Weak, m.Folded
@@ -60,7 +94,7 @@ func toItems(ms []memory.Memory, withConfidence bool, loc *time.Location) []memo
 type recallOut struct {
 	Kind    string       `json:"kind" jsonschema_description:"Always recalled_memory."`
 	Notice  string       `json:"notice"`
-	Results []memoryItem `json:"results" jsonschema_description:"Best first, up to top_k."`
+	Results []rankedItem `json:"results" jsonschema_description:"Best first, up to top_k."`
 	// NothingRelevant keeps the "I don't remember" signal now that weak
 	// results are returned rather than dropped.
 	NothingRelevant bool     `json:"nothing_relevant" jsonschema_description:"A query was given and no result clears the relevance bar."`
@@ -70,7 +104,7 @@ type recallOut struct {
 }
 
 func recall(res memory.SearchResult, withConfidence bool, loc *time.Location) recallOut {
-	out := recallOut{Kind: recalledKind, Notice: recalledNotice, Results: toItems(res.Results, withConfidence, loc),
+	out := recallOut{Kind: recalledKind, Notice: recalledNotice, Results: rankedItems(res.Results, withConfidence, loc),
 		NothingRelevant: withConfidence && res.NothingRelevant, ScopesSearched: res.Scopes, Note: res.Note}
 	if len(out.Results) > 0 {
 		out.TimeZone = zoneName(loc)

@@ -44,6 +44,13 @@ type Options struct {
 	Location *time.Location
 	// LoadWait bounds how long a request waits for the index to finish loading.
 	LoadWait time.Duration
+	// OtherWritersCheck is how often an engine with sync off looks for
+	// other devices writing to its database (default a minute;
+	// unsynced.go).
+	OtherWritersCheck time.Duration
+	// LoadRetry is the first wait before a failed index load is tried
+	// again (default 5 s; it doubles up to a minute).
+	LoadRetry time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Embedder turns text into vectors for semantic recall; nil means
@@ -82,8 +89,10 @@ type Engine struct {
 	// updates see each other's effects in order.
 	writeMu sync.Mutex
 
-	ready    chan struct{}
-	loadErr  error
+	ready chan struct{}
+	// loadErr is the last index load's error while it has not loaded
+	// (nil once loaded); set before ready closes.
+	loadErr  atomic.Pointer[error]
 	loaded   atomic.Int64
 	expected atomic.Int64
 
@@ -101,7 +110,9 @@ type Engine struct {
 	dim     int
 	queries *embed.Cached
 	embeds  *embedQueue
-	stop    context.CancelFunc
+	// vecw writes new memories' embeddings after their store (vecwrite.go).
+	vecw vectorWriter
+	stop context.CancelFunc
 
 	// snapMu guards snap; taken after writeMu when both are held.
 	snapMu       sync.Mutex
@@ -113,6 +124,15 @@ type Engine struct {
 
 	// files maps the memory tool's paths to their memories (files.go).
 	files fileTable
+	// parsed keeps memories read for update detection (supersede.go).
+	parsed statementCache
+
+	// skipped records the documents read from the database that the
+	// index left out (baddocs.go).
+	skipped skippedDocs
+	// others records, with sync off, the devices found writing to the
+	// same database (unsynced.go).
+	others otherWriters
 
 	// afterDedupSearch, when set (tests only), runs in DuplicateGroups
 	// between the unlocked neighbour searches and the grouping, where
@@ -137,6 +157,12 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	if opts.LoadWait <= 0 {
 		opts.LoadWait = 5 * time.Second
 	}
+	if opts.OtherWritersCheck <= 0 {
+		opts.OtherWritersCheck = time.Minute
+	}
+	if opts.LoadRetry <= 0 {
+		opts.LoadRetry = 5 * time.Second
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -157,7 +183,7 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	}
 	opts.Rank = opts.Rank.withDefaults()
 	e := &Engine{store: store, scopes: reg, opts: opts, log: opts.Logger, ready: make(chan struct{}),
-		modelID: opts.ModelID, dim: opts.Dim, embeds: newEmbedQueue()}
+		modelID: opts.ModelID, dim: opts.Dim, embeds: newEmbedQueue(), vecw: newVectorWriter(false)}
 	e.ixp.Store(memindex.New(opts.Dim, opts.Location))
 	if opts.Sync != nil {
 		e.sync = newSyncState(*opts.Sync, store.Feed())
@@ -185,17 +211,13 @@ func (e *Engine) Start(ctx context.Context) {
 	e.stop = stop
 	go func() {
 		start := time.Now()
-		var err error
-		if e.sync != nil {
-			err = e.startSync(bg)
+		if e.sync == nil {
+			// Before the index is ready, so that the first request can
+			// already be told (unsynced.go).
+			e.checkOtherWritersLogged(bg)
+			go e.watchOtherWriters(bg)
 		}
-		if err == nil {
-			err = e.load(bg, true)
-		}
-		e.loadErr = err
-		close(e.ready)
-		if err != nil {
-			e.log.Error("memory index load failed", "err", err)
+		if !e.loadRetrying(bg) {
 			close(e.embeds.done)
 			return
 		}
@@ -217,6 +239,70 @@ func (e *Engine) Start(ctx context.Context) {
 	}()
 }
 
+// loadRetrying loads the index, and after a failure says so (LoadErr,
+// Ready false, every request's error) and tries again, at growing
+// intervals, until it loads (true) or ctx ends (false). ready closes after
+// the first attempt either way.
+func (e *Engine) loadRetrying(ctx context.Context) bool {
+	wait := e.opts.LoadRetry
+	for attempt := 1; ; attempt++ {
+		var err error
+		if e.sync != nil {
+			err = e.startSync(ctx)
+		}
+		if err == nil {
+			err = e.load(ctx, attempt == 1)
+		}
+		if err == nil {
+			if e.opts.Embedder != nil && e.sync == nil && e.index().HasVectors() {
+				// Set before the index is ready: every write after the
+				// load sees it.
+				e.vecw.on = true
+				go e.runVectorWriter(ctx)
+			}
+			e.loadErr.Store(nil)
+		} else {
+			e.loadErr.Store(&err)
+		}
+		if attempt == 1 {
+			close(e.ready)
+		}
+		if err == nil {
+			if attempt > 1 {
+				e.log.Info("memory index loaded after failing", "attempts", attempt)
+			}
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		e.log.Error("memory index load failed; trying again", "err", err, "attempt", attempt, "retry_in", wait)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Minute)
+		// Start again from an empty index.
+		e.ixp.Store(memindex.New(e.dim, e.opts.Location))
+		e.loaded.Store(0)
+	}
+}
+
+// LoadErr is why the index has not loaded (nil while loading or once
+// loaded): it is tried again until it loads.
+func (e *Engine) LoadErr() error {
+	select {
+	case <-e.ready:
+	default:
+		return nil
+	}
+	if p := e.loadErr.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
 // Close flushes pending access updates.
 func (e *Engine) Close(ctx context.Context) error {
 	if !e.started.Load() || e.closed.Swap(true) {
@@ -228,6 +314,9 @@ func (e *Engine) Close(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	err := e.access.close(ctx)
+	e.writeMu.Lock()
+	e.flushVectors(ctx)
+	e.writeMu.Unlock()
 	if serr := e.Snapshot(ctx); serr != nil {
 		e.log.Warn("index snapshot at shutdown failed; the next start reloads from the database", "err", serr)
 	}
@@ -242,7 +331,7 @@ func (e *Engine) Loaded() <-chan struct{} { return e.ready }
 func (e *Engine) Ready() bool {
 	select {
 	case <-e.ready:
-		return e.loadErr == nil
+		return e.loadErr.Load() == nil
 	default:
 		return false
 	}
@@ -263,8 +352,8 @@ func (e *Engine) LoadProgress() (loaded, expected int64) {
 func (e *Engine) wait(ctx context.Context) error {
 	select {
 	case <-e.ready:
-		if e.loadErr != nil {
-			return fmt.Errorf("memory index failed to load: %w", e.loadErr)
+		if err := e.LoadErr(); err != nil {
+			return fmt.Errorf("memory index failed to load (infmem tries again by itself; `infmem doctor` says more): %w", err)
 		}
 		return nil
 	default:
@@ -273,8 +362,8 @@ func (e *Engine) wait(ctx context.Context) error {
 	defer t.Stop()
 	select {
 	case <-e.ready:
-		if e.loadErr != nil {
-			return fmt.Errorf("memory index failed to load: %w", e.loadErr)
+		if err := e.LoadErr(); err != nil {
+			return fmt.Errorf("memory index failed to load (infmem tries again by itself; `infmem doctor` says more): %w", err)
 		}
 		return nil
 	case <-t.C:
@@ -334,23 +423,33 @@ func (e *Engine) load(ctx context.Context, allowSnapshot bool) error {
 
 // loadSources reads every memory and summary into the index.
 func (e *Engine) loadSources(ctx context.Context) error {
-	err := e.store.Memories.Iterate(ctx, 1000, func(batch []mongostore.Memory) error {
+	skipMemory := func(id bson.RawValue, err error) { e.skipDoc(mongostore.ConversationHistory, id, err) }
+	err := e.store.Memories.IterateSkipping(ctx, 1000, func(batch []mongostore.Memory) error {
 		for i := range batch {
+			if err := e.checkRead(&batch[i]); err != nil {
+				e.skipDoc(mongostore.ConversationHistory, batch[i].ID, err)
+				continue
+			}
 			e.index().Put(docFromMemory(&batch[i]))
 		}
 		e.loaded.Add(int64(len(batch)))
 		return nil
-	})
+	}, skipMemory)
 	if err != nil {
 		return err
 	}
-	return e.store.Summaries.Iterate(ctx, 1000, func(batch []mongostore.Summary) error {
+	skipSummary := func(id bson.RawValue, err error) { e.skipDoc(mongostore.Summaries, id, err) }
+	return e.store.Summaries.IterateSkipping(ctx, 1000, func(batch []mongostore.Summary) error {
 		for i := range batch {
+			if err := CheckStoredSummary(&batch[i], maxReadText); err != nil {
+				e.skipDoc(mongostore.Summaries, batch[i].ID, err)
+				continue
+			}
 			e.index().Put(docFromSummary(&batch[i]))
 		}
 		e.loaded.Add(int64(len(batch)))
 		return nil
-	})
+	}, skipSummary)
 }
 
 // maxEarlyVectors bounds how many embeddings readVectors holds while their

@@ -138,7 +138,7 @@ func newSyncState(o SyncOptions, feed mongostore.Feed) *syncState {
 }
 
 var opNames = map[op]string{opInsert: "insert", opEdit: "edit", opForget: "forget", opUnforget: "unforget",
-	opFlag: "flag", opEmbed: "embed", opDelete: "delete"}
+	opFlag: "flag", opEmbed: "embed", opDelete: "delete", opLink: "link"}
 
 // announced reports whether other devices hear of changes of this op.
 func announced(o op) bool { _, ok := opNames[o]; return ok }

@@ -162,6 +162,10 @@ func (e *Engine) applyEntries(ctx context.Context, device string, p int64) (int,
 			return n, &restoreMark{device: device, seq: entry.Seq, at: entry.At}
 		}
 		d, err := e.refreshDoc(ctx, entry.MemoryID)
+		if errors.Is(err, errSkipped) {
+			// Recorded and left out of the index: the entry is applied.
+			err = nil
+		}
 		if err != nil {
 			return n, fmt.Errorf("cannot apply change feed entry %s: %w", entry.ID, err)
 		}

@@ -164,11 +164,14 @@ func (e *Engine) removeFromProfile(ctx context.Context, ms []ProfileMatch) error
 // out (listed, and how to include it) or included.
 func aboutNote(req ForgetRequest, a about, done bool) string {
 	x := snippet(req.Query, 60)
-	var parts []string
+	var parts, lists []string
 	for _, s := range a.scopes {
 		if s.Memories > 0 {
 			parts = append(parts, fmt.Sprintf("%s of scope %q (named after %q) without the word", plural(s.Memories, "memory", "memories"), s.Name, x))
 		}
+	}
+	if len(parts) > 0 {
+		lists = append(lists, "scopes")
 	}
 	if len(a.profile) > 0 {
 		var ps []string
@@ -176,16 +179,36 @@ func aboutNote(req ForgetRequest, a about, done bool) string {
 			ps = append(ps, fmt.Sprintf("%s %q", profileField(p.Field), snippet(p.Key, 40)))
 		}
 		parts = append(parts, "the profile's "+strings.Join(ps, ", "))
+		lists = append(lists, "profile")
 	}
 	if len(parts) == 0 {
 		return ""
 	}
 	what := strings.Join(parts, "; ")
+	listed := strings.Join(lists, " and ")
+	if req.Everything && len(a.scopes) > 0 {
+		// The scopes themselves are records, not memories: they stay
+		// (unforget_memory puts their memories back where they were).
+		var ns []string
+		for _, s := range a.scopes {
+			ns = append(ns, fmt.Sprintf("%q", s.Name))
+		}
+		if len(ns) > 3 {
+			ns = append(ns[:3], fmt.Sprintf("%d more", len(a.scopes)-3))
+		}
+		kept := "the scopes " + strings.Join(ns, ", ") + " are kept"
+		if len(a.scopes) == 1 {
+			kept = "the scope " + ns[0] + " is kept"
+		}
+		what += "; " + kept + ", without these memories"
+	}
 	switch {
 	case !req.Everything && done:
-		return fmt.Sprintf(" Left alone: %s; to forget them too, repeat the request with everything: true (they are listed in scopes and profile).", what)
+		return fmt.Sprintf(" Left alone: %s; to forget them too, repeat the request with everything: true (they are listed in %s).", what, listed)
 	case !req.Everything:
-		return fmt.Sprintf(" Not included: %s; everything: true includes them (they are listed in scopes and profile).", what)
+		return fmt.Sprintf(" Not included: %s; everything: true includes them (they are listed in %s).", what, listed)
+	case len(a.profile) == 0:
+		return fmt.Sprintf(" Included: %s.", what)
 	case done:
 		return fmt.Sprintf(" Included: %s; the profile entries were removed for good (update_user_profile can add them back).", what)
 	}

@@ -85,3 +85,36 @@ func TestForgetEverythingAbout(t *testing.T) {
 func idsContain(items []Forgotten, id string) bool {
 	return slices.ContainsFunc(items, func(f Forgotten) bool { return f.ID == id })
 }
+
+// The note names only what was reached: a forget that took a scope's
+// memories and no profile entry says nothing of profile entries, and a
+// preview points at the lists the result holds (issue 26.2, found walking
+// the newcomer path).
+func TestForgetAboutNoteNamesWhatItReached(t *testing.T) {
+	e, _, _ := newEngine(t)
+	ctx := testenv.Context(t)
+	mustStore(t, e, StoreRequest{Content: "Apollo ships in June", Scope: "Work/Apollo"})
+	mustStore(t, e, StoreRequest{Content: "The launch review is on Friday", Scope: "Work/Apollo"})
+	if _, _, err := e.UpdateProfile(ctx, ProfileUpdate{AddNotes: []string{"Lena prefers calls on Sundays"}}); err != nil {
+		t.Fatal(err)
+	}
+	mustStore(t, e, StoreRequest{Content: "Lena's birthday is March 3"})
+
+	preview, err := e.Forget(ctx, ForgetRequest{Query: "Apollo", DryRun: true})
+	if err != nil || !strings.Contains(preview.Note, "listed in scopes)") || strings.Contains(preview.Note, "profile") {
+		t.Fatalf("scope-only preview: %q %v", preview.Note, err)
+	}
+	res, err := e.Forget(ctx, ForgetRequest{Query: "Apollo", Everything: true})
+	if err != nil || res.Count != 2 || strings.Contains(res.Note, "profile") ||
+		!strings.Contains(res.Note, `the scope "Work/Apollo" is kept, without these memories`) {
+		t.Fatalf("scope-only forget: %q %v", res.Note, err)
+	}
+	preview, err = e.Forget(ctx, ForgetRequest{Query: "Lena", DryRun: true})
+	if err != nil || !strings.Contains(preview.Note, "listed in profile)") || strings.Contains(preview.Note, "scopes") {
+		t.Fatalf("profile-only preview: %q %v", preview.Note, err)
+	}
+	res, err = e.Forget(ctx, ForgetRequest{Query: "Lena", Everything: true})
+	if err != nil || !strings.Contains(res.Note, "removed for good") {
+		t.Fatalf("profile forget: %q %v", res.Note, err)
+	}
+}

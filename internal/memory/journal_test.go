@@ -20,9 +20,19 @@ import (
 )
 
 // crash stops an engine without its clean shutdown (no final snapshot),
-// after its access updates reached the database.
+// after its access updates and new embeddings reached the database
+// (crashUnsettled leaves them out).
 func crash(store *mongostore.Store, e *Engine) {
 	e.access.settle()
+	e.writeMu.Lock()
+	e.flushVectors(context.Background())
+	e.writeMu.Unlock()
+	crashUnsettled(store, e)
+}
+
+// crashUnsettled stops an engine as a crash would, with whatever was still
+// to be written lost.
+func crashUnsettled(store *mongostore.Store, e *Engine) {
 	e.stop()
 	store.Close(context.Background())
 }

@@ -152,7 +152,7 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 		q.unknown = ix.Unknown(q.terms)
 	}
 	cal, bar := calibrationFor(useKW, useVec), barsFor(useKW, useVec)
-	best, err := ix.Rank(ctx, rq, func(pool []memindex.Candidate) { score(pool, &q, &ro, bar) })
+	best, err := ix.Rank(ctx, rq, func(pool []memindex.Candidate) { score(pool, &q, &ro, bar); supersede(pool) })
 	if err != nil {
 		return nil, err
 	}

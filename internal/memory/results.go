@@ -44,6 +44,18 @@ type Memory struct {
 	// Folded is how many other copies of the same fact this result stands
 	// for (searches with a query only; see curated).
 	Folded int
+	// SupersededBy is the newer memory that updates this one; Supersedes
+	// the older ones it updates; Contradicts those that contradict it
+	// (supersede.go). Only live memories are named.
+	SupersededBy *Link
+	Supersedes   []Link
+	Contradicts  []Link
+}
+
+// Link names a related memory.
+type Link struct {
+	ID   string
+	Text string
 }
 
 func fromMemory(m *mongostore.Memory) Memory {
@@ -172,6 +184,11 @@ func (e *Engine) Get(ctx context.Context, id string) (Memory, error) {
 	m, err := e.get(ctx, oid, it.Kind)
 	if errIsNotFound(err) {
 		return Memory{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err == nil {
+		ms := []Memory{m}
+		e.withRelated(ctx, ms)
+		m = ms[0]
 	}
 	return m, err
 }

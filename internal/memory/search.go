@@ -135,6 +135,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		return SearchResult{}, err
 	}
 	e.curated(ctx, hits, res)
+	e.withRelated(ctx, res)
 	if !req.NoTouch {
 		e.recordAccess(hits)
 	}
@@ -296,6 +297,7 @@ func (e *Engine) ByTime(ctx context.Context, req TimeRequest) (TimeResult, error
 	if err != nil {
 		return TimeResult{}, err
 	}
+	e.withRelated(ctx, res)
 	e.recordAccess(hits)
 	return TimeResult{Results: res, From: from, To: to, Total: total, Scopes: set}, nil
 }
@@ -355,6 +357,7 @@ func (e *Engine) List(ctx context.Context, req ListRequest) (ListResult, error) 
 	if err != nil {
 		return ListResult{}, err
 	}
+	e.withRelated(ctx, res)
 	next := 0
 	if req.Offset+len(found) < total {
 		next = req.Offset + len(found)

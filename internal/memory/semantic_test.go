@@ -134,6 +134,10 @@ func TestStoreReportsSimilarMemories(t *testing.T) {
 		{"The Apollo deadline is December 19", "The Apollo project deadline moved to December 19", true, nil},
 		{"Dentist appointment on December 2 at 9:30.", "Dentist appointment on January 14 at 11:00.", false, []string{"date", "time"}},
 		{"Paid the electricity bill of 84 euros in October.", "Paid the electricity bill of 97 euros in November.", false, []string{"amount", "date"}},
+		// Issue 26: ISO dates are dates; near-identical names are flagged
+		// (with both spellings, below) even under the cosine bar.
+		{"Release of the mobile app on 2026-12-01.", "Release of the mobile app on 2026-12-10.", false, []string{"date"}},
+		{"Appointment with Dr. Patel on Monday at 10:00.", "Appointment with Dr. Patil on Monday at 10:00.", false, []string{"name"}},
 	}
 	for i, c := range cases {
 		scope := fmt.Sprintf("pair%d", i)
@@ -141,6 +145,9 @@ func TestStoreReportsSimilarMemories(t *testing.T) {
 		got := mustStore(t, e, StoreRequest{Content: c.new, Scope: scope})
 		if len(got.Similar) != 1 || got.Similar[0].ID != old.ID || got.Similar[0].SameFact != c.sameFact || !slices.Equal(got.Similar[0].DiffersIn, c.differsIn) {
 			t.Errorf("%q after %q: similar %+v, want same fact %v, differing in %v", c.new, c.old, got.Similar, c.sameFact, c.differsIn)
+		}
+		if strings.Contains(c.old, "Patel") && (len(got.Similar) != 1 || !slices.Equal(got.Similar[0].Spellings, []string{"Patel", "Patil"})) {
+			t.Errorf("Patel / Patil: spellings %+v", got.Similar)
 		}
 	}
 }
@@ -164,6 +171,7 @@ func TestVectorsFollowEveryWrite(t *testing.T) {
 	e := semanticEngine(t, store, useLite(t))
 	ctx := testenv.Context(t)
 	a := mustStore(t, e, StoreRequest{Content: "Our cabin is by Lake Tahoe", Tags: []string{"travel"}})
+	settleVectors(e)
 	oid, _ := bson.ObjectIDFromHex(a.ID)
 	entry, err := store.Index.Get(ctx, oid)
 	if err != nil {
@@ -255,6 +263,7 @@ func TestLoadVectorsBeforeTheirMemories(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		mustStore(t, e1, StoreRequest{Content: fmt.Sprintf("memory number %d about sailing boats", i)})
 	}
+	settleVectors(e1)
 	ghost := bson.NewObjectID()
 	if err := store.Index.Insert(ctx, &mongostore.IndexEntry{ID: ghost, SourceID: ghost, SourceCollection: mongostore.ConversationHistory,
 		Scope: "Global", Model: emb.ModelID(), Dim: 512, Embedding: make([]byte, 1024), Encoding: "f16"}); err != nil {

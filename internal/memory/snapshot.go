@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/mongostore"
 )
 
 // This file holds the rule by which the engine trusts its index snapshot,
@@ -184,6 +185,8 @@ func (e *Engine) Snapshot(ctx context.Context) error {
 	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
+	// The snapshot's vectors are all in the database before it is taken.
+	e.flushVectors(ctx)
 	e.snapMu.Lock()
 	defer e.snapMu.Unlock()
 	if e.snap.valid && e.snap.jr != nil && e.snap.jr.count() == 0 {
@@ -316,17 +319,32 @@ func (e *Engine) loadSnapshot(ctx context.Context) bool {
 // refresh makes the index's entry for id match the database.
 func (e *Engine) refresh(ctx context.Context, id bson.ObjectID) error {
 	_, err := e.refreshDoc(ctx, id)
+	if errors.Is(err, errSkipped) {
+		return nil // recorded and left out of the index
+	}
 	return err
 }
 
 // refreshDoc is refresh, returning what the index now holds of id (a zero
 // Doc when the memory no longer exists).
 func (e *Engine) refreshDoc(ctx context.Context, id bson.ObjectID) (memindex.Doc, error) {
+	e.flushVectorOf(ctx, id)
 	var d memindex.Doc
+	// A document that breaks the rules leaves the index (baddocs.go).
+	leaveOut := func(coll string, err error) (memindex.Doc, error) {
+		e.index().Remove(id)
+		e.skipDoc(coll, id, err)
+		return memindex.Doc{}, fmt.Errorf("%s %s: %w: %v", coll, id.Hex(), errSkipped, err)
+	}
 	m, err := e.store.Memories.Get(ctx, id)
 	switch {
 	case err == nil:
+		if err := e.checkRead(m); err != nil {
+			return leaveOut(mongostore.ConversationHistory, err)
+		}
 		d = docFromMemory(m)
+	case errors.Is(err, mongostore.ErrUndecodable):
+		return leaveOut(mongostore.ConversationHistory, err)
 	case errIsNotFound(err):
 		s, err := e.store.Summaries.Get(ctx, id)
 		if errIsNotFound(err) {
@@ -334,8 +352,14 @@ func (e *Engine) refreshDoc(ctx context.Context, id bson.ObjectID) (memindex.Doc
 			// A hard delete that crashed between its two writes.
 			return memindex.Doc{}, e.apply(ctx, &change{op: opDropEmbedding, id: id})
 		}
+		if errors.Is(err, mongostore.ErrUndecodable) {
+			return leaveOut(mongostore.Summaries, err)
+		}
 		if err != nil {
 			return d, err
+		}
+		if err := CheckStoredSummary(s, maxReadText); err != nil {
+			return leaveOut(mongostore.Summaries, err)
 		}
 		d = docFromSummary(s)
 	default:

@@ -53,6 +53,14 @@ type StoreResult struct {
 	// (cosine at least SimilarCosine), so the client can update one of
 	// them instead of keeping both.
 	Similar []Similar
+	// Updates lists the earlier memories the new one replaces: the same
+	// subject with a changed value (supersede.go). Each is kept, marked
+	// superseded by the new one. SupersededBy is set instead when the new
+	// memory happened before a stored one that replaces it; Contradicts
+	// lists memories it contradicts.
+	Updates      []Update
+	SupersededBy *Update
+	Contradicts  []Update
 }
 
 // Similar is a stored memory that reads like a new one.
@@ -68,6 +76,9 @@ type Similar struct {
 	// DiffersIn lists the kinds of detail that differ ("date", "amount",
 	// …): a different fact, or an update of the old one.
 	DiffersIn []string
+	// Spellings holds a name the two spell nearly alike ("Patel",
+	// "Patil"): this memory's spelling, then the new one's.
+	Spellings []string
 }
 
 // Thresholds for reporting similar memories. Cosine alone cannot tell a
@@ -150,6 +161,13 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		return StoreResult{}, fmt.Errorf("cannot store memory: %w", err)
 	}
 	res := StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: e.collection(c.kind).Name()}
+	if c.kind == memindex.KindMemory {
+		rel, err := e.relate(ctx, &c.doc)
+		if err != nil {
+			e.log.Warn("cannot compare the new memory with earlier ones", "memory_id", id.Hex(), "err", err)
+		}
+		res.Updates, res.SupersededBy, res.Contradicts = rel.updates, rel.supersededBy, rel.contradicts
+	}
 	// Below SimilarCosine only a memory sharing most of the words can be
 	// the same fact; the others are not worth reading.
 	close := similar[:0]
@@ -164,6 +182,10 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 			e.log.Warn("cannot read similar memories", "err", err)
 		}
 		res.Similar = compareSimilar(text, ms)
+		// What updates already lists is not repeated.
+		res.Similar = slices.DeleteFunc(res.Similar, func(s Similar) bool {
+			return slices.ContainsFunc(res.Updates, func(u Update) bool { return u.ID == s.ID })
+		})
 	}
 	return res, nil
 }
@@ -226,13 +248,20 @@ func compareSimilar(text string, ms []Memory) []Similar {
 	var out []Similar
 	mine := facts.Extract(text)
 	for _, m := range ms {
-		diffs := facts.Compare(mine, facts.Extract(m.Text))
+		theirs := facts.Extract(m.Text)
+		diffs := facts.Compare(mine, theirs)
 		cos := m.Confidence
 		s := Similar{ID: m.ID, Text: snippet(m.Text, 200), Similarity: cos}
+		// A name spelled nearly alike (a typo, or two people easily
+		// confused) is worth saying under the cosine bar too.
+		near := facts.NearNames(theirs, mine)
+		for _, p := range near {
+			s.Spellings = append(s.Spellings, p[0], p[1])
+		}
 		switch {
 		case len(diffs) == 0:
 			s.SameFact = true
-		case len(diffs) > 0 && cos >= SimilarCosine:
+		case len(diffs) > 0 && (cos >= SimilarCosine || len(near) > 0):
 			for _, k := range diffs {
 				s.DiffersIn = append(s.DiffersIn, string(k))
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -22,8 +23,11 @@ type UpdateRequest struct {
 	Category   *string
 	Scope      *string // moves the memory
 	// Pinned protects the memory from maintenance (archival, pruning).
-	Pinned      *bool
-	ActiveScope string
+	Pinned *bool
+	// SupersededBy marks the memory as replaced by a newer one (its id),
+	// or, "", as current again (supersede.go).
+	SupersededBy *string
+	ActiveScope  string
 }
 
 // UpdateResult says what changed.
@@ -48,8 +52,8 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 	if err != nil {
 		return UpdateResult{}, err
 	}
-	if req.Content == nil && req.Tags == nil && req.AddTags == nil && req.RemoveTags == nil && req.Importance == nil && req.Category == nil && req.Scope == nil && req.Pinned == nil {
-		return UpdateResult{}, inputErrorf("nothing to change: send content, tags, add_tags, remove_tags, importance, category, scope or pinned")
+	if req.Content == nil && req.Tags == nil && req.AddTags == nil && req.RemoveTags == nil && req.Importance == nil && req.Category == nil && req.Scope == nil && req.Pinned == nil && req.SupersededBy == nil {
+		return UpdateResult{}, inputErrorf("nothing to change: send content, tags, add_tags, remove_tags, importance, category, scope, pinned or superseded_by")
 	}
 	// Embed a new text before taking the write lock.
 	var newVec []float32
@@ -135,8 +139,24 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 		pinned = *req.Pinned
 		changed = append(changed, "pinned")
 	}
+	var links memindex.Links
+	relink := false
+	if req.SupersededBy != nil {
+		if it.Kind != memindex.KindMemory {
+			return UpdateResult{}, inputErrorf("a summary is never superseded; superseded_by is for memories")
+		}
+		if links, relink, err = e.supersededLinks(id, strings.TrimSpace(*req.SupersededBy)); err != nil {
+			return UpdateResult{}, err
+		}
+	}
 	res := UpdateResult{ID: req.ID, Changed: changed, Scope: next.Scope}
+	if relink {
+		res.Changed = append(res.Changed, "superseded_by")
+	}
 	if len(changed) == 0 {
+		if relink {
+			return res, e.applyLinks(ctx, id, links)
+		}
 		return res, nil
 	}
 	now := e.now()
@@ -165,6 +185,9 @@ func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, e
 	}
 	if err := e.apply(ctx, &c); err != nil {
 		return UpdateResult{}, fmt.Errorf("cannot update memory %s: %w", req.ID, err)
+	}
+	if relink {
+		return res, e.applyLinks(ctx, id, links)
 	}
 	return res, nil
 }

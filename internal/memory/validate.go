@@ -7,6 +7,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
 )
@@ -53,6 +56,32 @@ func CheckStoredMemory(m *mongostore.Memory, maxText int, now time.Time) error {
 	}
 	if _, err := checkTimestamp(m.Timestamp, now); err != nil {
 		return fmt.Errorf("its timestamp %s is not between 1900 and a year from now", m.Timestamp.UTC().Format(time.RFC3339))
+	}
+	return checkStoredLinks(m)
+}
+
+// checkStoredLinks: superseded_by and contradicts name memories by id.
+func checkStoredLinks(m *mongostore.Memory) error {
+	if m.SupersededBy != "" {
+		if _, err := bson.ObjectIDFromHex(m.SupersededBy); err != nil {
+			return fmt.Errorf("its superseded_by %q is not a memory id", snippet(m.SupersededBy, 40))
+		}
+	}
+	if len(m.Contradicts) > memindex.MaxContradicts {
+		return fmt.Errorf("it names %d contradicting memories; the limit is %d", len(m.Contradicts), memindex.MaxContradicts)
+	}
+	for _, c := range m.Contradicts {
+		if _, err := bson.ObjectIDFromHex(c); err != nil {
+			return fmt.Errorf("its contradicts names %q, not a memory id", snippet(c, 40))
+		}
+	}
+	if len(m.LinksAbout) > memindex.MaxAbout {
+		return fmt.Errorf("its links_about has %d words; the limit is %d", len(m.LinksAbout), memindex.MaxAbout)
+	}
+	for _, w := range m.LinksAbout {
+		if len(w) > 256 || !utf8.ValidString(w) {
+			return fmt.Errorf("its links_about has a word that is not short UTF-8 text")
+		}
 	}
 	return nil
 }

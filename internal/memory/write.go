@@ -44,6 +44,9 @@ const (
 	opDelete
 	// opDropEmbedding deletes an embedding whose memory no longer exists.
 	opDropEmbedding
+	// opLink sets a memory's links (doc.Links: the memory that supersedes
+	// it, those that contradict it) by change.update; supersede.go.
+	opLink
 )
 
 // change is one write to one memory.
@@ -78,8 +81,9 @@ type change struct {
 //     database hears of the change, so that the index snapshot stays
 //     usable after a crash (snapshot.go);
 //  2. the database, in the collection the memory's kind lives in;
-//  3. its embedding in MemoryIndex: written, deleted, or its scope, time
-//     and tags updated;
+//  3. its embedding in MemoryIndex: written (a new memory's after the
+//     store is acknowledged, by the vector writer: vecwrite.go), deleted,
+//     or its scope, time and tags updated;
 //  4. the in-memory index;
 //  5. the background embedder's queue, when the memory's text has no
 //     embedding yet.
@@ -100,6 +104,8 @@ func (e *Engine) apply(ctx context.Context, c *change) error {
 	if e.touchesFile(c) {
 		defer e.files.invalidate()
 	}
+	// An embedding still waiting to be written goes first (vecwrite.go).
+	e.flushVectorOf(ctx, c.id)
 	e.markDirty(ctx, c.id)
 
 	var err error
@@ -120,7 +126,7 @@ func (e *Engine) apply(ctx context.Context, c *change) error {
 			break
 		}
 		fallthrough
-	case opEdit, opUnforget, opFlag, opUse:
+	case opEdit, opUnforget, opFlag, opUse, opLink:
 		if e.sync != nil && c.op == opEdit {
 			err = e.collection(c.kind).UpdateIf(ctx, c.id, editCondition(c.update), c.update)
 			if errors.Is(err, mongostore.ErrConflict) {
@@ -143,6 +149,9 @@ func (e *Engine) apply(ctx context.Context, c *change) error {
 		}
 	case c.op == opUnforget:
 		c.doc.Vec = e.readVector(ctx, c.id)
+	case c.doc.Vec != nil && c.op == opInsert && e.vecw.on:
+		// Written after the store is acknowledged (vecwrite.go).
+		e.vecw.add(c.doc)
 	case c.doc.Vec != nil:
 		if err := e.writeVector(ctx, c.doc); err != nil {
 			e.log.Warn("embedding not stored; queued for the background embedder", "memory_id", c.id.Hex(), "err", err)
@@ -164,6 +173,8 @@ func (e *Engine) apply(ctx context.Context, c *change) error {
 		ix.SetForgotten(c.id, false, time.Time{}, c.doc.Text, c.doc.Vec)
 	case opFlag:
 		ix.SetFlag(c.id, c.flag, c.on)
+	case opLink:
+		ix.SetLinks(c.id, *c.doc.Links)
 	case opEmbed:
 		if c.doc.Vec != nil {
 			ix.SetVec(c.id, c.doc.Vec)
@@ -254,6 +265,7 @@ func docFromMemory(m *mongostore.Memory) memindex.Doc {
 		ID: m.ID, Kind: memindex.KindMemory, Text: m.Text, Source: m.Source, Scope: m.Scope, Conv: m.ConversationID, Speaker: m.Speaker,
 		Tags: m.Tags, TS: m.Timestamp, Created: m.CreatedAt, Importance: m.Importance, UseCount: m.UseCount,
 		Key: contentKey(m.Text), Forgotten: m.ForgottenAt != nil, ForgottenAt: timeOr(m.ForgottenAt), Archived: m.Archived, Pinned: m.Pinned,
+		Links: storedLinks(m),
 	}
 }
 

@@ -202,8 +202,28 @@ type memoryOut struct {
 	Weak           bool          `json:"weak,omitempty"`
 	// Folded counts the look-alike copies a search showed as this one.
 	Folded int `json:"folded,omitempty"`
+	// SupersededBy, Supersedes and Contradicts: knowledge updates (the
+	// memory engine's supersede.go).
+	SupersededBy *linkOut  `json:"superseded_by,omitempty"`
+	Supersedes   []linkOut `json:"supersedes,omitempty"`
+	Contradicts  []linkOut `json:"contradicts,omitempty"`
 	// Related is set on one memory's page only (get).
 	Related *relatedOut `json:"related,omitempty"`
+}
+
+// linkOut names a memory another one updates, is updated by or
+// contradicts.
+type linkOut struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+func linksOut(ls []memory.Link) []linkOut {
+	var out []linkOut
+	for _, l := range ls {
+		out = append(out, linkOut{ID: l.ID, Text: l.Text})
+	}
+	return out
 }
 
 // relatedOut is how a memory stands to others (Engine.Relations).
@@ -244,7 +264,10 @@ func toOut(m memory.Memory, history bool) memoryOut {
 	o := memoryOut{ID: m.ID, Text: m.Text, Source: m.Source, Path: m.Path, Scope: m.Scope, Tags: m.Tags, Importance: m.Importance,
 		Category: m.Category, ConversationID: m.ConversationID, Speaker: m.Speaker, Timestamp: m.Timestamp, CreatedAt: m.CreatedAt,
 		UpdatedAt: m.UpdatedAt, UseCount: m.UseCount, LastAccessed: m.LastAccessed, ForgottenAt: m.ForgottenAt, Archived: m.Archived,
-		Pinned: m.Pinned, MergedInto: m.MergedInto}
+		Pinned: m.Pinned, MergedInto: m.MergedInto, Supersedes: linksOut(m.Supersedes), Contradicts: linksOut(m.Contradicts)}
+	if m.SupersededBy != nil {
+		o.SupersededBy = &linkOut{ID: m.SupersededBy.ID, Text: m.SupersededBy.Text}
+	}
 	if o.Tags == nil {
 		o.Tags = []string{}
 	}
@@ -455,6 +478,8 @@ type updateIn struct {
 	Category   *string   `json:"category,omitempty"`
 	Scope      *string   `json:"scope,omitempty"`
 	Pinned     *bool     `json:"pinned,omitempty"`
+	// SupersededBy "" makes a superseded memory current again.
+	SupersededBy *string `json:"superseded_by,omitempty"`
 }
 
 // update edits a memory through Engine.Update, as update_memory does.
@@ -464,7 +489,7 @@ func (s *Server) update(ctx context.Context, eng *memory.Engine, r *http.Request
 		return nil, err
 	}
 	res, err := eng.Update(ctx, memory.UpdateRequest{ID: r.PathValue("id"), Content: in.Text, Tags: in.Tags,
-		Importance: in.Importance, Category: in.Category, Scope: in.Scope, Pinned: in.Pinned})
+		Importance: in.Importance, Category: in.Category, Scope: in.Scope, Pinned: in.Pinned, SupersededBy: in.SupersededBy})
 	if err != nil {
 		return nil, err
 	}

@@ -127,6 +127,10 @@ type Index struct {
 	// loc is the user's time zone, in which time references in a memory's
 	// text are read.
 	loc *time.Location
+	// links holds the links of the slots that have any (links.go);
+	// supersedes maps a memory to the slots it supersedes.
+	links      map[uint32]*Links
+	supersedes map[bson.ObjectID][]uint32
 }
 
 // New returns an empty index for embeddings of dim dimensions (0: none),
@@ -169,6 +173,9 @@ type Doc struct {
 	// KeepVec keeps the embedding the memory already has (an edit that
 	// did not change the text).
 	KeepVec bool
+	// Links, when set, replace the memory's links; nil keeps those the
+	// index holds (none for a new memory).
+	Links *Links
 }
 
 // FoldTag is the form in which tags match: case-folded, without '#' and
@@ -230,6 +237,9 @@ func (ix *Index) Put(d Doc) {
 	ix.items[slot] = it
 	ix.countLocked(slot, 1)
 	ix.byID[d.ID] = slot
+	if d.Links != nil {
+		ix.setLinksLocked(slot, *d.Links)
+	}
 	ix.orderLocked(slot)
 	if it.live() {
 		ix.dedup[dedupKey{it.scope, it.key}] = slot
@@ -432,6 +442,7 @@ func (ix *Index) Remove(id bson.ObjectID) {
 	ix.text.Remove(slot)
 	ix.setVecLocked(slot, nil)
 	ix.unorderLocked(slot)
+	ix.dropLinksLocked(slot)
 	ix.countLocked(slot, -1)
 	delete(ix.byID, id)
 	ix.items[slot] = item{}
@@ -620,7 +631,11 @@ func (ix *Index) Dump() []string {
 			tags = append(tags, ix.tags.names[t])
 		}
 		slices.Sort(tags)
-		out = append(out, fmt.Sprintf("%s kind=%d scope=%s conv=%s src=%s speaker=%s tags=%v ts=%d created=%d ref=%d-%d imp=%.3f use=%d key=%x flags=%d forgot=%d vec=%v text=%v",
+		line := ""
+		if l := ix.links[slot]; l != nil {
+			line = fmt.Sprintf(" supersededBy=%s contradicts=%v about=%v", l.SupersededBy.Hex(), l.Contradicts, l.About)
+		}
+		out = append(out, line+fmt.Sprintf("%s kind=%d scope=%s conv=%s src=%s speaker=%s tags=%v ts=%d created=%d ref=%d-%d imp=%.3f use=%d key=%x flags=%d forgot=%d vec=%v text=%v",
 			id.Hex(), it.kind, ix.scopes.names[it.scope], ix.convs.names[it.conv], ix.sources.names[it.source], ix.speakers.names[it.speaker], tags,
 			it.ts, it.created, it.refFrom, it.refTo, it.importance, it.useCount, it.key, it.flags, it.forgottenAt, it.hasVec, ix.text.Has(slot)))
 	}

@@ -72,6 +72,11 @@ type Candidate struct {
 	// Neighbors are the positions in the pool of the turns just before
 	// and just after it, when those are candidates too (-1: not).
 	Neighbors [2]int32
+	// Successor is the position of the live memory that supersedes it,
+	// and Contradicts of one that contradicts it (-1: none); Scoped: its
+	// links are about some words only (a conversation turn's); links.go.
+	Successor, Contradicts int32
+	Scoped                 bool
 	// Folded are the lower-ranked candidates that repeat it (see
 	// RankQuery.DuplicateOverlap), best first: the same fact stored again.
 	Folded []Hit
@@ -134,6 +139,8 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 			}
 		}
 	}
+	// So do the memories that supersede or contradict them.
+	ix.linkedLocked(pos, c.match)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -175,6 +182,7 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 			}
 		}
 	}
+	ix.setCandidateLinks(pool, pos, q.Terms)
 	for i := range pool {
 		cd := &pool[i]
 		if cd.Alone {

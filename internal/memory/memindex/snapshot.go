@@ -24,7 +24,8 @@ import (
 // strings (scopes, tags, conversations, sources, speakers); the items, one
 // a slot (a free slot is a single 0 byte); the keyword index and the
 // vector index (none without embeddings), each as a length-prefixed
-// section; a little-endian CRC-32C of everything before it.
+// section; the links (links.go), a section present only when some memory
+// has one; a little-endian CRC-32C of everything before it.
 var snapFormat = binio.Format{Magic: "INFMEMSN", Version: 3}
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
@@ -120,6 +121,12 @@ func (ix *Index) encodeLocked(w *binio.Writer, h Header) {
 	w.Section(func(out io.Writer) error { _, err := ix.text.WriteTo(out); return err })
 	if ix.vecs != nil {
 		w.Section(func(out io.Writer) error { _, err := ix.vecs.WriteTo(out); return err })
+	}
+	// The links (superseded, contradicted) follow when there are any: a
+	// snapshot without them reads as before, and a reader that predates
+	// them skips them.
+	if len(ix.links) > 0 {
+		w.Section(ix.writeLinks)
 	}
 }
 
@@ -255,6 +262,9 @@ func decode(r *binio.Reader, h Header, loc *time.Location) (*Index, error) {
 			ix.vecs = v
 			return err
 		})
+	}
+	if r.Err() == nil && r.Remaining() > 0 {
+		r.Section(ix.readLinks)
 	}
 	if r.Err() != nil {
 		return nil, fmt.Errorf("damaged snapshot: %w", r.Err())

@@ -88,6 +88,10 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		gone := bson.NewObjectID()
 		ix.Put(Doc{ID: gone, Text: "removed again", Scope: "Work", Key: key("removed again")})
 		ix.Remove(gone) // a free slot
+		older, newer := bson.NewObjectID(), bson.NewObjectID()
+		ix.Put(Doc{ID: newer, Text: "deadline moved to May 9", Scope: "Work", Key: key("deadline moved to May 9")})
+		ix.Put(Doc{ID: older, Text: "deadline is May 2", Scope: "Work", Key: key("deadline is May 2"),
+			Links: &Links{SupersededBy: newer, Contradicts: []bson.ObjectID{gone}}})
 		p := filepath.Join(t.TempDir(), "s.snap")
 		h := Header{Token: "t1", Model: "m", Dim: dim}
 		if err := ix.WriteFile(p, h); err != nil {
@@ -99,6 +103,9 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		}
 		if !slices.Equal(ix.Dump(), got.Dump()) || ix.VectorCount() != got.VectorCount() {
 			t.Fatalf("dim %d: read back differs:\n%v\n%v", dim, ix.Dump(), got.Dump())
+		}
+		if r := got.RelatedOf(newer); !slices.Equal(r.Supersedes, []bson.ObjectID{older}) {
+			t.Fatalf("dim %d: read back, %s supersedes %v", dim, newer.Hex(), r.Supersedes)
 		}
 		for _, other := range []Header{{Token: "t2", Model: "m", Dim: dim}, {Token: "t1", Model: "m2", Dim: dim}, {Token: "t1", Model: "m", Dim: dim + 1}} {
 			if _, err := ReadFile(p, other, time.UTC); err == nil {

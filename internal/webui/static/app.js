@@ -272,6 +272,13 @@ async function viewMemory(main, id) {
   const kept = m.related && m.related.merged_into;
   row("Merged into", m.merged_into ? el("a", { href: "#/memory/" + m.merged_into, id: "merged-into", "data-id": m.merged_into }, kept ? short(kept.text, 200) : m.merged_into) : "");
   row("Archived", m.archived ? (m.related && m.related.summaries.length ? "yes (condensed into a summary, below)" : "yes (kept, out of recall)") : "");
+  if (m.superseded_by) {
+    row("Superseded by", el("span", {},
+      el("a", { href: "#/memory/" + m.superseded_by.id, id: "superseded-by", "data-id": m.superseded_by.id }, short(m.superseded_by.text, 200)),
+      " ", el("button", { type: "button", id: "current-again", onclick: async () => {
+        try { await api("/api/memories/" + m.id + "/update", { superseded_by: "" }); say("Marked as current again."); render(); } catch (e) { say(e.message, true); }
+      } }, "Mark as current")));
+  }
   row("Id", el("code", {}, m.id));
 
   const text = el("textarea", { id: "edit-text", name: "text", rows: 6, "aria-label": "Text" });
@@ -327,6 +334,15 @@ async function viewMemory(main, id) {
     main.append(el("h3", {}, "Earlier versions"));
     main.append(el("ol", { class: "history", id: "history", reversed: true }, m.history.slice().reverse().map((h) =>
       el("li", {}, el("div", { class: "meta" }, "until " + fmtDate(h.changed_at) + " · " + h.scope + " · importance " + h.importance + (h.tags.length ? " · #" + h.tags.join(" #") : "")), el("p", {}, h.text)))));
+  }
+  if (m.supersedes && m.supersedes.length) {
+    main.append(el("h3", {}, "Replaces"),
+      el("p", { class: "muted" }, "Older memories this one updates: they are kept, and recalled below it."),
+      el("ul", { class: "mems", id: "supersedes" }, m.supersedes.map((l) => el("li", {}, el("a", { href: "#/memory/" + l.id }, short(l.text, 200))))));
+  }
+  if (m.contradicts && m.contradicts.length) {
+    main.append(el("h3", {}, "Contradicted by"),
+      el("ul", { class: "mems", id: "contradicts" }, m.contradicts.map((l) => el("li", {}, el("a", { href: "#/memory/" + l.id }, short(l.text, 200))))));
   }
   if (m.related) related(main, m);
 }

@@ -1,0 +1,129 @@
+package facts
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestRelate(t *testing.T) {
+	cases := []struct {
+		older, newer string
+		want         RelationKind
+		differsIn    []Kind
+	}{
+		// Updates: the same subject, a changed value, and the newer says so.
+		{"The Apollo launch deadline is December 12.", "The Apollo launch deadline moved to December 19.", Updates, []Kind{Date}},
+		{"Dan is my manager.", "After the reorg my new manager is Sofia.", Updates, []Kind{Name}},
+		{"My cousin Ana lives in Madrid.", "Ana has moved to Valencia.", Updates, []Kind{Place}},
+		{"Our rent is $1,850 a month.", "The landlord raised our rent to $1,975 a month.", Updates, []Kind{Amount}},
+		{"We're planning to spend the summer in Portugal.", "Change of plans: our summer will be in Croatia instead of Portugal.", Updates, []Kind{Place}},
+		{"My savings account is with Barclays.", "I moved my savings from Barclays to Marcus.", Updates, []Kind{Place}},
+		{"Leo is allergic to peanuts.", "The allergist confirmed Leo is not allergic to peanuts after all.", Updates, []Kind{Negation}},
+		{"The office printer is broken.", "The office printer works again since the repair.", Updates, []Kind{State}},
+		// Without a word saying so: the same statement with only its value
+		// changed.
+		{"The Apollo launch deadline is December 12.", "The Apollo launch deadline is December 19.", Updates, []Kind{Date}},
+		{"Yoga class is on Thursdays at 6:30 pm.", "Yoga class is on Thursdays at 7:15 pm.", Updates, []Kind{Time}},
+
+		// Contradictions: one says it never happened.
+		{"I wrote the Flask routes for the login page.", "I have never written any Flask routes for this project.", Contradicts, []Kind{Negation}},
+
+		// Not updates: another subject, an event, or the same fact.
+		{"Alice's birthday is January 20.", "Bob's birthday is March 2.", Unrelated, nil},
+		{"The kitchen tap is dripping.", "The bathroom tap is now fixed.", Unrelated, nil},
+		{"Alex's mother lives in York.", "Alex's father now lives in Leeds.", Unrelated, nil},
+		{"The Orion project deadline is May 2.", "The Hermes project deadline has moved to May 23.", Unrelated, nil},
+		{"Leo's teacher is Mrs. Clarke.", "Nora's new teacher is Mr. Bennett.", Unrelated, nil},
+		{"I'm reading Dune.", "Alex is now reading Piranesi.", Unrelated, nil},
+		{"Paid the electricity bill of 84 euros in October.", "Paid the electricity bill of 97 euros in November.", Unrelated, nil},
+		{"Dentist appointment on December 2 at 9:30.", "Dentist appointment on January 14 at 11:00.", Unrelated, nil},
+		{"Ran 5 km on Saturday morning.", "Ran 8 km on Sunday morning.", Unrelated, nil},
+		{"The Apollo deadline is December 19", "The Apollo project deadline moved to December 19", Unrelated, nil},
+		{"Dan is my manager.", "My manager now wants weekly reports.", Unrelated, nil},
+		{"I take my coffee with oat milk.", "I now drink my tea with just milk.", Unrelated, nil},
+	}
+	for _, c := range cases {
+		r := Relate(c.older, c.newer)
+		if r.Kind != c.want || !slices.Equal(r.DiffersIn, c.differsIn) {
+			t.Errorf("%q then %q: %v %v, want %v %v", c.older, c.newer, r.Kind, r.DiffersIn, c.want, c.differsIn)
+		}
+	}
+}
+
+// TestRelateLongText finds an update inside long messages, clause by
+// clause, as BEAM's turns state them.
+func TestRelateLongText(t *testing.T) {
+	older := "I'm trying to manage my Git repository for the budget tracker project, and I've already tagged a release v1.0.0 on April 20, which has been pushed to the GitHub repository with 150 commits and 12 branches merged. I want to make sure I'm using the best practices for version control."
+	newer := "I'm trying to implement a secure authentication system for my application, considering the recent growth of commits merged into the main branch, which has now reached 165, and I want to ensure that my authentication and authorization features follow the best practices."
+	if r := Relate(older, newer); r.Kind != Updates || !slices.Contains(r.DiffersIn, Number) {
+		t.Errorf("commit count: %v %v", r.Kind, r.DiffersIn)
+	}
+}
+
+// TestChangedDetailUpdatesOnlyItsSubject changes one slot of a statement
+// at a time, 2,000 times: a change of whose or which thing it is (the
+// subject) is never an update; a change of its value, said to be one, is.
+func TestChangedDetailUpdatesOnlyItsSubject(t *testing.T) {
+	type slot struct {
+		subject bool
+		values  []string
+	}
+	names := []string{"Hughes", "Fenwick", "Alvarez", "Okafor", "Jensen", "Priya", "Mensah", "Osei"}
+	projects := []string{"Apollo", "Orion", "Hermes", "Mercury", "Atlas", "Juno"}
+	places := []string{"Lisbon", "Leeds", "Toronto", "Bath", "Kyoto", "Porto"}
+	months := []string{"January", "March", "June", "October", "December"}
+	days := func() []string {
+		var d []string
+		for i := 1; i <= 28; i++ {
+			d = append(d, fmt.Sprint(i))
+		}
+		return d
+	}()
+	templates := []struct {
+		format string
+		slots  []slot
+	}{
+		{"The %s project deadline has moved to %s %s.", []slot{{true, projects}, {false, months}, {false, days}}},
+		{"%s's flight to %s now leaves at %s:30.", []slot{{true, names}, {true, places}, {false, []string{"7", "8", "9", "10", "11"}}}},
+		{"%s's rent went up to £%s a month.", []slot{{true, names}, {false, []string{"900", "1,100", "1,250", "1,400"}}}},
+		{"My new manager is %s.", []slot{{false, names}}},
+		{"The %s team sync is now on %s at %s:00.", []slot{{true, projects}, {false, []string{"Monday", "Tuesday", "Thursday"}}, {false, []string{"9", "10", "14", "16"}}}},
+	}
+	// The older statements of the same subject.
+	olders := []string{"The %s project deadline is %s %s.", "%s's flight to %s leaves at %s:30.", "%s's rent is £%s a month.", "My manager is %s.", "The %s team sync is on %s at %s:00."}
+	rng := rand.New(rand.NewPCG(3, 4))
+	updates, notUpdates := 0, 0
+	for i := 0; i < 2000; i++ {
+		k := i % len(templates)
+		tpl := templates[k]
+		args := make([]any, len(tpl.slots))
+		for j, s := range tpl.slots {
+			args[j] = s.values[rng.IntN(len(s.values))]
+		}
+		j := rng.IntN(len(tpl.slots))
+		changed := slices.Clone(args)
+		for changed[j] == args[j] {
+			changed[j] = tpl.slots[j].values[rng.IntN(len(tpl.slots[j].values))]
+		}
+		older, newer := fmt.Sprintf(olders[k], args...), fmt.Sprintf(tpl.format, changed...)
+		if len(Differences(older, newer)) == 0 {
+			t.Fatalf("%q and %q reported the same", older, newer)
+		}
+		r := Relate(older, newer)
+		switch {
+		case tpl.slots[j].subject && r.Kind != Unrelated:
+			t.Fatalf("%q then %q: another subject called %v %v", older, newer, r.Kind, r.DiffersIn)
+		case !tpl.slots[j].subject && r.Kind != Updates:
+			t.Fatalf("%q then %q: its value changed, yet %v", older, newer, r.Kind)
+		case tpl.slots[j].subject:
+			notUpdates++
+		default:
+			updates++
+		}
+	}
+	if updates == 0 || notUpdates == 0 {
+		t.Fatalf("updates %d, other subjects %d", updates, notUpdates)
+	}
+}
