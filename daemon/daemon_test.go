@@ -476,7 +476,7 @@ func TestJobsRunOnTheOpenMemory(t *testing.T) {
 	if err := ctl.Run(ctx, JobMaintain, MaintainJobArgs{Job: "compact", DryRun: true}, &rep); err != nil || rep.Job != "compact" || !rep.DryRun {
 		t.Fatalf("maintain: %+v %v", rep, err)
 	}
-	if err := ctl.Run(ctx, "nope", nil, nil); err == nil || !strings.Contains(err.Error(), "[backup export import maintain maintenance-log]") {
+	if err := ctl.Run(ctx, "nope", nil, nil); err == nil || !strings.Contains(err.Error(), "[backup export import lessons maintain maintenance-log]") {
 		t.Fatalf("unknown job: %v", err)
 	}
 	s, err := ctl.Status(ctx)

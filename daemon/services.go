@@ -63,6 +63,7 @@ func newServices(cfg config.Config, root dataroot.Root, oneShot bool, log *slog.
 			JobMaintain:       m.maintainJob,
 			JobMaintenanceLog: m.logJob,
 			JobImport:         importJob(cfg, log),
+			JobLessons:        lessonsJob,
 		},
 		tools:       limitTools(tools, newToolLimits(time.Now)),
 		reconfigure: []func(context.Context, config.Config) error{b.reconfigure, m.reconfigure},

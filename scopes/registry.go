@@ -12,6 +12,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/lookalike"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -83,7 +84,9 @@ func (r *Registry) Reload(ctx context.Context) error {
 	return nil
 }
 
-func fold(name string) string { return strings.ToLower(name) }
+// fold is the form in which two names are one scope: letter case and
+// look-alike spellings (fullwidth letters, NFD) aside.
+func fold(name string) string { return lookalike.Fold(name) }
 
 func toScope(d *mongostore.Scope) Scope {
 	return Scope{
@@ -135,6 +138,7 @@ func (r *Registry) Names() []string {
 // which is created first when missing (and so on up: "A/B/C" makes "A/B"
 // and "A").
 func (r *Registry) Create(ctx context.Context, s Scope) (Scope, error) {
+	s.Name, s.Parent = lookalike.NFC(s.Name), lookalike.NFC(s.Parent)
 	if err := ValidateName(s.Name); err != nil {
 		return Scope{}, err
 	}

@@ -37,6 +37,7 @@ func commands() map[string]command {
 		"restore":  restoreCommand,
 		"export":   exportCommand,
 		"import":   importCommand,
+		"lessons":  lessonsCommand,
 		"ui":       uiCommand,
 
 		"daemon":    daemonCommand,

@@ -72,7 +72,7 @@ const (
 )
 
 // Sources a memory of an export may have (the memory engine's).
-var exportSources = []string{"conversation", "note", "user_profile", "summary", "lesson", "file"}
+var exportSources = []string{"conversation", "note", "user_profile", "summary", "lesson", "proposed_lesson", "file"}
 
 func readInfmemJSON(path string) (*Input, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {

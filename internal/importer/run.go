@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/infmem/infmem/internal/lookalike"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/mongostore"
@@ -585,6 +586,19 @@ func checkItem(it *Item, now time.Time) ([]string, *InputError) {
 	seen := map[string]bool{}
 	for _, t := range it.Tags {
 		t = strings.TrimSpace(strings.TrimLeft(oneLine(t), "#"))
+		if r, ok := lookalike.FirstInvisible(t); ok {
+			// The engine refuses a tag with an invisible character (it
+			// looks like another); what other tools wrote is cleaned.
+			if it.Strict {
+				return nil, inputErr(it.Where, "tag %q contains an invisible or formatting character (%U)", snippet(t, 20), r)
+			}
+			t = strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+				if lookalike.Invisible(r) {
+					return ' '
+				}
+				return r
+			}, t)), " ")
+		}
 		switch {
 		case t == "" && it.Strict:
 			return nil, inputErr(it.Where, "an empty tag")

@@ -15,7 +15,7 @@ import (
 type storeMetaIn struct {
 	Scope          string   `json:"scope,omitempty" jsonschema_description:"Scope to store into, e.g. \"Project Alpha\"; created on first use (\"Work/Apollo\" goes under Work). Default: the active scope, else the default one."`
 	Tags           []string `json:"tags,omitempty" jsonschema_description:"Labels to find it by, e.g. [\"apollo\", \"deadline\"]; a leading # and letter case are ignored."`
-	Source         string   `json:"source,omitempty" jsonschema:"enum=note,enum=conversation,enum=user_profile,enum=summary,enum=lesson" jsonschema_description:"note (default), conversation (a dialogue turn), user_profile, summary, or lesson (learned about helping this user; ranked ahead when relevant)."`
+	Source         string   `json:"source,omitempty" jsonschema:"enum=note,enum=conversation,enum=user_profile,enum=summary,enum=lesson" jsonschema_description:"note (default), conversation (a dialogue turn), user_profile, summary, or lesson (learned about helping this user; a proposal until the user confirms it)."`
 	Timestamp      string   `json:"timestamp,omitempty" jsonschema_description:"When it happened, ISO 8601 (2024-03-05, 2024-03-05T14:30:00Z); default now."`
 	ConversationID string   `json:"conversation_id,omitempty" jsonschema_description:"Groups the turns of one conversation."`
 	Speaker        string   `json:"speaker,omitempty" jsonschema_description:"Who said it: user or assistant."`
@@ -44,6 +44,7 @@ type storeOut struct {
 	Contradicts  []changeOut `json:"contradicts,omitempty" jsonschema_description:"Memories it contradicts: ask the user which holds."`
 	Kind         string      `json:"kind,omitempty" jsonschema_description:"recalled_memory when it carries memory text."`
 	Notice       string      `json:"notice,omitempty"`
+	Note         string      `json:"note,omitempty"`
 }
 
 // changeOut is a memory that a new one updates, is updated by or
@@ -93,15 +94,24 @@ func storeMemory(d Deps) server.ServerTool {
 				return nil, err
 			}
 		}
-		res, err := c.eng.Store(ctx, memory.StoreRequest{
+		req := memory.StoreRequest{
 			Content: in.Content, Scope: in.Metadata.Scope, ActiveScope: c.sess.ActiveScope(), Tags: in.Metadata.Tags,
 			Source: in.Metadata.Source, Timestamp: ts, ConversationID: in.Metadata.ConversationID, Speaker: in.Metadata.Speaker,
 			Importance: in.Metadata.Importance, Category: in.Metadata.Category,
-		})
+		}
+		lesson := isLesson(req.Source)
+		if lesson {
+			// A proposal until the user confirms it (lesson_tools.go).
+			req.Source, req.Speaker = memory.SourceProposedLesson, lessonOrigin(ctx)
+		}
+		res, err := c.eng.Store(ctx, req)
 		if err != nil {
 			return nil, err
 		}
 		out := storeOut{Status: "OK", MemoryID: res.ID, Scope: res.Scope, DuplicateOf: res.DuplicateOf, ScopeCreated: res.ScopeCreated}
+		if lesson && res.DuplicateOf == "" {
+			out.Note = proposedNote
+		}
 		for _, sm := range res.Similar {
 			out.SimilarMemories = append(out.SimilarMemories, similarOut{MemoryID: sm.ID, Text: sm.Text, Similarity: sm.Similarity, SameFact: sm.SameFact, DiffersIn: sm.DiffersIn, Spellings: sm.Spellings})
 		}
@@ -297,7 +307,7 @@ func recallMemoryByTime(d Deps) server.ServerTool {
 type listIn struct {
 	Scope            string      `json:"scope,omitempty" jsonschema_description:"Scope to read (with its parents and Global) or \"ALL\"; default: the active scope, else all."`
 	Tags             []string    `json:"tags,omitempty" jsonschema_description:"Only memories with all of these tags."`
-	Source           string      `json:"source,omitempty" jsonschema:"enum=note,enum=conversation,enum=user_profile,enum=summary,enum=lesson,enum=file" jsonschema_description:"Only this kind of memory."`
+	Source           string      `json:"source,omitempty" jsonschema:"enum=note,enum=conversation,enum=user_profile,enum=summary,enum=lesson,enum=proposed_lesson,enum=file" jsonschema_description:"Only this kind of memory."`
 	TimeRange        timeRangeIn `json:"time_range,omitempty" jsonschema_description:"Only memories from this period."`
 	IncludeForgotten bool        `json:"include_forgotten,omitempty" jsonschema_description:"Also soft-forgotten memories."`
 	OnlyForgotten    bool        `json:"only_forgotten,omitempty" jsonschema_description:"Only soft-forgotten memories (ids for unforget_memory)."`
@@ -373,6 +383,8 @@ type updateIn struct {
 	Pinned     *bool     `json:"pinned,omitempty" jsonschema_description:"true: maintenance never archives or prunes it (what the user wants kept as is); false: unpin."`
 	// SupersededBy undoes (or makes) a knowledge-update link.
 	SupersededBy *string `json:"superseded_by,omitempty" jsonschema_description:"Id of the newer memory that replaces this one; \"\": it is current again."`
+	// ConfirmLesson is how a proposed lesson becomes one (lesson_tools.go).
+	ConfirmLesson bool `json:"confirm_lesson,omitempty" jsonschema_description:"true: the user said to keep this proposed_lesson."`
 }
 
 type updateOut struct {
@@ -395,6 +407,19 @@ func updateMemory(d Deps) server.ServerTool {
 		annotate("Update a memory", false, false, true),
 	)
 	return server.ServerTool{Tool: tool, Handler: typed(d, "update_memory", func(ctx context.Context, c call, in updateIn) (any, error) {
+		var confirmed []string
+		if in.ConfirmLesson {
+			m, changed, err := c.eng.ConfirmLesson(ctx, in.MemoryID)
+			if err != nil {
+				return nil, err
+			}
+			if changed {
+				confirmed = []string{"source"}
+			}
+			if in.Content == nil && in.Tags == nil && in.AddTags == nil && in.RemoveTags == nil && in.Importance == nil && in.Category == nil && in.Scope == nil && in.Pinned == nil {
+				return updateOut{Status: "OK", MemoryID: m.ID, Changed: append([]string{}, confirmed...), Scope: m.Scope}, nil
+			}
+		}
 		res, err := c.eng.Update(ctx, memory.UpdateRequest{
 			ID: in.MemoryID, Content: in.Content, Tags: in.Tags, AddTags: in.AddTags, RemoveTags: in.RemoveTags,
 			Importance: in.Importance, Category: in.Category, Scope: in.Scope, Pinned: in.Pinned, SupersededBy: in.SupersededBy,
@@ -403,6 +428,7 @@ func updateMemory(d Deps) server.ServerTool {
 		if err != nil {
 			return nil, err
 		}
+		res.Changed = append(confirmed, res.Changed...)
 		if res.Changed == nil {
 			res.Changed = []string{}
 		}

@@ -307,8 +307,11 @@ func TestLessonsPrompt(t *testing.T) {
 	if text := mustPrompt(t, c, "lessons", nil); !strings.Contains(text, "holds no lessons yet") || !strings.Contains(text, `metadata.source "lesson"`) {
 		t.Fatalf("lessons with none stored:\n%s", text)
 	}
-	h.ok(c, "store_memory", map[string]any{"content": "Before deploying the billing service, ask the user to pause the invoice export.", "metadata": map[string]any{"source": "lesson"}})
-	h.ok(c, "store_memory", map[string]any{"content": "The user prefers short answers with code first.", "metadata": map[string]any{"source": "lesson"}})
+	// Lessons the user confirmed (a stored lesson is a proposal until then).
+	for _, l := range []string{"Before deploying the billing service, ask the user to pause the invoice export.", "The user prefers short answers with code first."} {
+		out := h.ok(c, "store_memory", map[string]any{"content": l, "metadata": map[string]any{"source": "lesson"}})
+		h.ok(c, "update_memory", map[string]any{"memory_id": out["memory_id"], "confirm_lesson": true})
+	}
 	h.ok(c, "store_memory", map[string]any{"content": "Deploying the billing service takes ten minutes."})
 
 	text := mustPrompt(t, c, "lessons", map[string]string{"task": "deploy the billing service"})

@@ -307,6 +307,9 @@ func templateArg(req mcp.ReadResourceRequest, name string) (string, error) {
 // and id in brackets, then its text as a JSON string.
 func memoryLine(m memory.Memory, withConfidence bool) string {
 	attrs := []string{m.Timestamp.UTC().Format("2006-01-02"), "scope " + quote(m.Scope), m.Source}
+	if m.Source == memory.SourceProposedLesson && m.Speaker != "" {
+		attrs = append(attrs, m.Speaker) // where it came from
+	}
 	if withConfidence {
 		attrs = append(attrs, fmt.Sprintf("confidence %.2f", m.Confidence))
 		if m.Weak {

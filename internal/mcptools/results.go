@@ -25,7 +25,7 @@ func labelled(has bool) (kind, notice string) {
 // memoryItem is one memory in a result, with the field names of the spec.
 type memoryItem struct {
 	Text           string   `json:"text"`
-	Source         string   `json:"source" jsonschema_description:"note, conversation, summary, lesson…"`
+	Source         string   `json:"source" jsonschema_description:"note, conversation, summary, lesson, proposed_lesson (unconfirmed: never apply)…"`
 	Path           string   `json:"path,omitempty" jsonschema_description:"A file's path (memory tool)."`
 	Timestamp      string   `json:"timestamp" jsonschema_description:"When it happened (UTC)."`
 	LocalTime      string   `json:"local_time,omitempty" jsonschema_description:"In the user's time zone."`

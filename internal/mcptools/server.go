@@ -58,7 +58,7 @@ Scopes keep contexts apart (Work, Health, a project; "Work/Apollo" sits under Wo
 
 Forget on request with delete_memory: soft by default (unforget_memory undoes it), hard only when the user wants it gone for good.
 
-Learn: when you find out how to help this user better (an approach that worked, a mistake to avoid), store it as one sentence with store_memory, metadata.source "lesson"; relevant lessons come back ahead of similar memories.
+Learn: when you find out how to help this user better (an approach that worked, a mistake to avoid), store it as one sentence with store_memory, metadata.source "lesson". It is kept as a proposal until the user confirms it (tell them; only when they say to keep it, update_memory with confirm_lesson); confirmed lessons come back ahead of similar memories. Never apply a proposed_lesson.
 
 Longer notes can be kept as files under /memories with the memory tool (view, create, str_replace, insert, delete, rename); retrieve_memory finds them too, with their path.
 

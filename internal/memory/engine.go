@@ -30,7 +30,7 @@ const (
 )
 
 // Sources lists the valid values of a memory's source.
-var Sources = []string{sourceConversation, sourceNote, sourceUserProfile, sourceSummary, sourceLesson, sourceFile}
+var Sources = []string{sourceConversation, sourceNote, sourceUserProfile, sourceSummary, sourceLesson, sourceFile, SourceProposedLesson}
 
 // Options configures the engine.
 type Options struct {

@@ -9,11 +9,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/lookalike"
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
@@ -262,15 +262,27 @@ func cleanFilePath(arg, p string) (string, error) {
 		return "", inputErrorf("%s is %d bytes; the limit is %d", arg, len(p), MaxFilePathBytes)
 	case !utf8.ValidString(p):
 		return "", inputErrorf("%s is not valid UTF-8", arg)
+	}
+	// NFC, so that a name spelt decomposed is the same file; and nothing
+	// that looks like another character (issue 22: "‥", fullwidth dots,
+	// "∕", zero-width and no-break spaces).
+	p = lookalike.NFC(p)
+	switch {
 	case strings.ContainsRune(p, '\\'):
 		return "", inputErrorf("%s %q contains a backslash; separate names with /", arg, p)
 	case pctEscape.MatchString(p):
 		return "", inputErrorf("%s %q contains percent-encoding (like %%2e); write the path plainly", arg, p)
 	}
 	for _, r := range p {
-		if unicode.IsControl(r) || isBidiControl(r) || r == utf8.RuneError {
+		if lookalike.Invisible(r) || isBidiControl(r) || r == utf8.RuneError {
 			return "", inputErrorf("%s contains a control or invisible formatting character (%U); paths are plain text", arg, r)
 		}
+		if lookalike.SlashLike(r) {
+			return "", inputErrorf("%s contains %U, which looks like a slash; separate names with / and use plain characters", arg, r)
+		}
+	}
+	if !lookalike.Compatible(p) {
+		return "", inputErrorf("%s %q contains characters that stand for others (it reads as %q); write the path with plain characters", arg, snippet(p, 60), snippet(lookalike.NFKC(p), 60))
 	}
 	if p != FilesRoot && !strings.HasPrefix(p, FilesRoot+"/") {
 		return "", inputErrorf("%s %q is outside %s; every path starts with %s/, e.g. %s/notes.md", arg, snippet(p, 60), FilesRoot, FilesRoot, FilesRoot)

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/infmem/infmem/internal/lookalike"
 	"github.com/infmem/infmem/internal/memory/memindex"
 )
 
@@ -71,6 +72,11 @@ func normalizeTags(tags []string) ([]string, error) {
 	out := make([]string, 0, len(tags))
 	seen := map[string]bool{}
 	for _, t := range tags {
+		// An invisible or formatting character (a zero-width space, U+202E)
+		// makes a tag look like another: refused, not silently removed.
+		if r, ok := lookalike.FirstInvisible(strings.TrimSpace(t)); ok {
+			return nil, inputErrorf("tag %q contains an invisible or formatting character (%U); use visible letters, digits, spaces and punctuation", snippet(t, 20), r)
+		}
 		t = strings.TrimSpace(normalizeContent(t))
 		t = strings.TrimSpace(strings.TrimLeft(t, "#"))
 		if t == "" {

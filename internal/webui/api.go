@@ -51,6 +51,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /api/memories/{id}", s.api(s.get))
 	mux.Handle("POST /api/memories/{id}/update", s.api(s.update))
 	mux.Handle("POST /api/memories/{id}/forget", s.api(s.forget))
+	mux.Handle("POST /api/memories/{id}/confirm-lesson", s.api(s.confirmLesson))
 	mux.Handle("POST /api/unforget", s.api(s.unforget))
 	mux.Handle("GET /api/scopes", s.api(s.scopes))
 	mux.Handle("POST /api/scopes", s.api(s.createScope))
@@ -505,6 +506,20 @@ type forgetIn struct {
 	// Confirm must repeat the memory's id for a hard delete: the page
 	// sends it only after the user confirmed.
 	Confirm string `json:"confirm,omitempty"`
+}
+
+// confirmLesson makes a proposed lesson one (memory.Engine.ConfirmLesson):
+// the user confirms it on the page.
+func (s *Server) confirmLesson(ctx context.Context, eng *memory.Engine, r *http.Request) (any, error) {
+	var in struct{}
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	m, confirmed, err := eng.ConfirmLesson(ctx, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"id": m.ID, "confirmed": confirmed}, nil
 }
 
 // forget forgets one memory through Engine.Forget, as delete_memory does.

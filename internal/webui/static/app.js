@@ -268,6 +268,8 @@ async function viewMemory(main, id) {
   row("Recalled", m.use_count + " time" + (m.use_count === 1 ? "" : "s") + (m.last_accessed ? ", last " + fmtDate(m.last_accessed) : ""));
   row("Category", m.category);
   row("Conversation", m.conversation_id ? m.conversation_id + (m.speaker ? " (" + m.speaker + ")" : "") : "");
+  // A lesson a model proposed: where it came from, until the user confirms it.
+  row("Proposed lesson", m.source === "proposed_lesson" ? (m.speaker || "proposed") + "; not applied until you confirm it" : "");
   row("Forgotten", m.forgotten_at ? fmtDate(m.forgotten_at) : "");
   const kept = m.related && m.related.merged_into;
   row("Merged into", m.merged_into ? el("a", { href: "#/memory/" + m.merged_into, id: "merged-into", "data-id": m.merged_into }, kept ? short(kept.text, 200) : m.merged_into) : "");
@@ -312,6 +314,11 @@ async function viewMemory(main, id) {
   main.append(form, dl);
 
   const actions = el("div", { class: "row actions" });
+  if (live && m.source === "proposed_lesson") {
+    actions.append(el("button", { id: "confirm-lesson", onclick: async () => {
+      try { await api("/api/memories/" + m.id + "/confirm-lesson", {}); say("Confirmed: later sessions apply this lesson."); render(); } catch (e) { say(e.message, true); }
+    } }, "Confirm lesson"));
+  }
   if (live) {
     actions.append(el("button", { id: "forget", onclick: async () => {
       try { await api("/api/memories/" + m.id + "/forget", { mode: "soft" }); say("Forgotten. Unforget brings it back."); render(); } catch (e) { say(e.message, true); }
