@@ -72,10 +72,11 @@ const calibrationDepth = 10
 // printCalibration fits the confidence of one asker (a ranking mode) on
 // every set at once, each set weighing the same, and reports per set the
 // expected calibration error of the fit and what relevance bars would say.
-// Samples: each of the first results of every answer that is a turn of a
-// conversation (notes have their own model), relevant when it is gold; an
-// abstention question's results are all irrelevant. The "was" column is
-// the engine's own confidences, notes included.
+// Samples: each of the first results of every answer, relevant when it is
+// gold; an abstention question's results are all irrelevant. The engine
+// uses the fit for turns of conversations; a note's confidence is its
+// bar model (calibrationsFor), and "was" reports the engine's own
+// confidences. The relevance bar's model is fitted on turns alone.
 func printCalibration(runs []*setRun, asker string) {
 	useKW, useVec := asker != memory.ModeVector, asker != memory.ModeKeyword
 	perSet := make([][]wsample, len(runs))
@@ -85,9 +86,7 @@ func printCalibration(runs []*setRun, asker string) {
 			q := &run.set.Questions[qi]
 			a := run.answers[asker][qi]
 			for j := range min(len(a.evidence), calibrationDepth) {
-				if a.evidence[j] == nil || a.evidence[j].Alone {
-					// Notes have their own model (the engine's
-					// calibrationsFor); this fits the turns'.
+				if a.evidence[j] == nil {
 					continue
 				}
 				rel := false
@@ -121,6 +120,8 @@ func printCalibration(runs []*setRun, asker string) {
 			q := &run.set.Questions[qi]
 			a := run.answers[asker][qi]
 			if !a.asked || len(a.evidence) == 0 || a.evidence[0] == nil || a.evidence[0].Alone {
+				// Notes keep their own bar model (the engine's
+				// noteBar*); this fits the turns'.
 				continue
 			}
 			list = append(list, wsample{x: a.evidence[0].AnswerFeatures(useKW, useVec), relevant: !q.Abstain})
@@ -137,8 +138,6 @@ func printCalibration(runs []*setRun, asker string) {
 	}
 	fmt.Printf("relevance bar model of %s (P(answer stored) from the best result; features + speaker named): Bias: %.3f, Weights: []float64{%s}\n", asker, wa[0], strings.Join(aparts, ", "))
 	barList := []float64{0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8}
-	// ECE: the fitted turns' model on the set's turns; was: the engine's
-	// confidences on every result.
 	fmt.Printf("%-10s %7s %7s |", "set", "ECE", "was")
 	for _, b := range barList {
 		fmt.Printf(" %11.2f", b)
@@ -166,25 +165,20 @@ func printCalibration(runs []*setRun, asker string) {
 				if a.evidence[j] == nil {
 					continue
 				}
+				p := prob(w, a.evidence[j].Features(useKW, useVec))
 				rel := false
 				for _, id := range a.msgs[j] {
 					rel = rel || q.relevant(id, run.sessionOf)
 				}
+				b := min(int(p*10), 9)
+				sc.binN[b]++
+				sc.binC[b] += p
 				bw := min(int(a.conf[j]*10), 9)
 				was.binN[bw]++
 				was.binC[bw] += a.conf[j]
 				if rel {
-					was.binRel[bw]++
-				}
-				if a.evidence[j].Alone {
-					continue
-				}
-				p := prob(w, a.evidence[j].Features(useKW, useVec))
-				b := min(int(p*10), 9)
-				sc.binN[b]++
-				sc.binC[b] += p
-				if rel {
 					sc.binRel[b]++
+					was.binRel[bw]++
 				}
 			}
 			for i, bar := range barList {
