@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/memfiles"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
@@ -34,7 +35,7 @@ func checkDocument(coll string, raw bson.Raw) error {
 		if err := bson.Unmarshal(raw, &m); err != nil {
 			return fmt.Errorf("it is not a memory: %v", err)
 		}
-		return memory.CheckStoredMemory(&m, maxRestoredText, time.Now())
+		return memfiles.CheckStored(&m, maxRestoredText, time.Now())
 	case mongostore.Summaries:
 		var s mongostore.Summary
 		if err := bson.Unmarshal(raw, &s); err != nil {

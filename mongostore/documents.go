@@ -32,7 +32,7 @@ type Memory struct {
 	// Source is conversation, note, user_profile, summary, lesson or file.
 	Source string `bson:"source"`
 	// Path is where a file of the memory tool lives ("/memories/notes.md");
-	// set only when Source is file (see internal/memory/files.go).
+	// set only when Source is file (see internal/memfiles).
 	Path       string  `bson:"path,omitempty"`
 	Importance float64 `bson:"importance"`
 	Category   string  `bson:"category,omitempty"`

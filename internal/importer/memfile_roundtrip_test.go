@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/infmem/infmem/backup"
+	"github.com/infmem/infmem/internal/memfiles"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/internal/testenv"
 )
@@ -22,7 +23,7 @@ func TestRoundTripMemoryFiles(t *testing.T) {
 		"/memories/projects/empty.txt": "",
 	}
 	for p, text := range files {
-		if _, err := src.Memory.File(ctx, memory.FileRequest{Command: "create", Path: p, FileText: &text}); err != nil {
+		if _, err := memfiles.For(src.Memory).Run(ctx, memfiles.FileRequest{Command: "create", Path: p, FileText: &text}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -46,7 +47,7 @@ func TestRoundTripMemoryFiles(t *testing.T) {
 		t.Fatalf("added %d; want %d: %+v", rep.Added, len(files)+1, rep)
 	}
 	for p, text := range files {
-		r, err := dst.Memory.File(ctx, memory.FileRequest{Command: "view", Path: p})
+		r, err := memfiles.For(dst.Memory).Run(ctx, memfiles.FileRequest{Command: "view", Path: p})
 		if err != nil {
 			t.Fatalf("%s after import: %v", p, err)
 		}
@@ -59,14 +60,14 @@ func TestRoundTripMemoryFiles(t *testing.T) {
 			t.Errorf("%s after import:\n%q\nwant\n%q", p, body, strings.Join(want, "\n"))
 		}
 	}
-	if n := dst.Memory.FileCount(); n != len(files) {
+	if n := memfiles.Count(dst.Memory); n != len(files) {
 		t.Errorf("%d files after import; want %d", n, len(files))
 	}
 	// Into its own data root: every file is already there.
 	if rep, err := Run(ctx, src, in, Options{}); err != nil || rep.Added != 0 || rep.AlreadyPresent != len(files)+1 {
 		t.Fatalf("into its own data root: %+v %v", rep, err)
 	}
-	if n := src.Memory.FileCount(); n != len(files) {
+	if n := memfiles.Count(src.Memory); n != len(files) {
 		t.Errorf("%d files after importing into the source; want %d", n, len(files))
 	}
 }

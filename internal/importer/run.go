@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/infmem/infmem/internal/lookalike"
+	"github.com/infmem/infmem/internal/memfiles"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/mongostore"
@@ -352,7 +353,6 @@ func storeAll(ctx context.Context, eng *memory.Engine, todo []*unit, o Options, 
 					b.reqs[i] = memory.StoreRequest{
 						Content: u.text, Scope: u.scope, Tags: u.tags, Source: it.Source, Timestamp: it.Timestamp,
 						ConversationID: it.ConversationID, Speaker: it.Speaker, Importance: it.Importance, Category: it.Category,
-						Path: it.Path,
 					}
 					if it.Path == "" {
 						texts = append(texts, u.text)
@@ -393,7 +393,7 @@ func storeAll(ctx context.Context, eng *memory.Engine, todo []*unit, o Options, 
 		if first != nil {
 			continue
 		}
-		res, errs, err := eng.StoreMany(ctx, b.reqs)
+		res, errs, err := storeMany(ctx, eng, b.units, b.reqs)
 		if err != nil {
 			first = err
 			cancel()
@@ -636,6 +636,34 @@ func checkItem(it *Item, now time.Time) ([]string, *InputError) {
 		return nil, inputErr(it.Where, "time %s is out of range (1900 to a year from now)", ts.UTC().Format(time.RFC3339))
 	}
 	return tags, nil
+}
+
+// storeMany stores one batch: a file of the memory tool (an item with a
+// path) as that file (memfiles: at its path, or beside a different file
+// there), the rest with one StoreMany. res[i] and errs[i] answer reqs[i]
+// as StoreMany's do.
+func storeMany(ctx context.Context, eng *memory.Engine, units []*unit, reqs []memory.StoreRequest) ([]memory.StoreResult, []error, error) {
+	res, errs := make([]memory.StoreResult, len(reqs)), make([]error, len(reqs))
+	var rest []memory.StoreRequest
+	var at []int
+	for i, u := range units {
+		if u.item.Path == "" {
+			rest, at = append(rest, reqs[i]), append(at, i)
+			continue
+		}
+		res[i], errs[i] = memfiles.For(eng).Import(ctx, u.item.Path, reqs[i].Content, reqs[i].Timestamp)
+	}
+	if len(rest) == 0 {
+		return res, errs, nil
+	}
+	r, e, err := eng.StoreMany(ctx, rest)
+	if err != nil {
+		return nil, nil, err
+	}
+	for j, i := range at {
+		res[i], errs[i] = r[j], e[j]
+	}
+	return res, errs, nil
 }
 
 // createScopes creates the scopes the import needs that do not exist.

@@ -6,12 +6,12 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/infmem/infmem/internal/memory"
+	"github.com/infmem/infmem/internal/memfiles"
 )
 
 // The memory tool speaks the commands of Anthropic's client-side memory
 // tool (memory_20250818) on a virtual /memories directory whose files are
-// memories in infmem's store: the design is in internal/memory/files.go.
+// memories in infmem's store: the design is in package memfiles.
 // Its result field carries the text Anthropic's tool answers, so an app
 // that uses the API's memory tool can hand it back as the tool_result.
 
@@ -44,7 +44,7 @@ func memoryFiles(d Deps) server.ServerTool {
 		annotate("Memory files", false, true, false),
 	)
 	return server.ServerTool{Tool: tool, Handler: typed(d, "memory", func(ctx context.Context, c call, in memoryFileIn) (any, error) {
-		res, err := c.eng.File(ctx, memory.FileRequest{
+		res, err := memfiles.For(c.eng).Run(ctx, memfiles.FileRequest{
 			Command: in.Command, Path: in.Path, ViewRange: in.ViewRange, FileText: in.FileText, OldStr: in.OldStr, NewStr: in.NewStr,
 			InsertLine: in.InsertLine, InsertText: in.InsertText, OldPath: in.OldPath, NewPath: in.NewPath,
 		})

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/infmem/infmem/backup"
+	"github.com/infmem/infmem/internal/memfiles"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/internal/testenv"
 	"github.com/infmem/infmem/scopes"
@@ -331,7 +332,7 @@ func TestMemoryFilePathAttacks(t *testing.T) {
 		}
 	}
 	// Nothing was written anywhere but ok.md.
-	if n := h.eng.FileCount(); n != 1 {
+	if n := memfiles.Count(h.eng); n != 1 {
 		t.Errorf("%d files after the attacks; want 1", n)
 	}
 	if got := h.mem(c, view("/memories/ok.md")); !strings.HasSuffix(got, "1\tfine") {
@@ -346,7 +347,8 @@ func TestMemoryFileLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := memory.New(store, reg, memory.Options{Location: time.UTC, Logger: testenv.Logger(t), MaxContentBytes: 1000, MaxFiles: 3})
+	eng := memory.New(store, reg, memory.Options{Location: time.UTC, Logger: testenv.Logger(t), MaxContentBytes: 1000})
+	memfiles.For(eng).SetMaxFiles(3)
 	eng.Start(ctx)
 	t.Cleanup(func() { eng.Close(context.Background()) })
 	h := &harness{t: t, eng: eng, store: store, srv: NewServer(Deps{Memory: Ready(eng), Logger: testenv.Logger(t)}, "test", server.WithOutputSchemaValidation())}
@@ -512,7 +514,7 @@ func TestMemoryFileIsAMemory(t *testing.T) {
 	eng2 := memory.New(h.store, reg, memory.Options{Location: time.UTC, Logger: testenv.Logger(t)})
 	eng2.Start(ctx)
 	defer eng2.Close(context.Background())
-	r, err := eng2.File(ctx, memory.FileRequest{Command: "view", Path: "/memories/projects/apollo.md"})
+	r, err := memfiles.For(eng2).Run(ctx, memfiles.FileRequest{Command: "view", Path: "/memories/projects/apollo.md"})
 	if err != nil || !strings.HasSuffix(r.Text, "1\tnewer") {
 		t.Errorf("a new engine reads %q, %v", r.Text, err)
 	}

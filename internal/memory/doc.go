@@ -31,8 +31,8 @@
 //   - snapshot.go, journal.go: when the index snapshot is trusted (the
 //     rule is stated at the top of snapshot.go) and the change journal that
 //     keeps it usable after a crash.
-//   - files.go: the files of Anthropic's memory tool (/memories), each a
-//     memory with source file and a path; the design is stated there.
+//   - paths.go: memories with a path (exact text, written by WritePaths),
+//     which package memfiles makes the files of Anthropic's memory tool.
 //   - maint.go: what scheduled maintenance asks (conversations to
 //     summarise, summaries, archival, duplicates and merges, purges,
 //     embeddings to reconcile).

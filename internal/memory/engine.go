@@ -24,9 +24,6 @@ const (
 	sourceUserProfile  = "user_profile"
 	sourceSummary      = "summary"
 	sourceLesson       = "lesson"
-	// sourceFile marks a file of the memory tool (files.go); only the
-	// file commands write one.
-	sourceFile = "file"
 )
 
 // Sources lists the valid values of a memory's source.
@@ -36,8 +33,6 @@ var Sources = []string{sourceConversation, sourceNote, sourceUserProfile, source
 type Options struct {
 	// MaxContentBytes bounds a memory's text (default 32 KiB).
 	MaxContentBytes int
-	// MaxFiles bounds the memory tool's files (default DefaultMaxFiles).
-	MaxFiles int
 	// DefaultScope is used when a request and its session name no scope.
 	DefaultScope string
 	// Location is the user's time zone for time phrases (default time.Local).
@@ -122,8 +117,11 @@ type Engine struct {
 	// sync is nil unless Options.Sync is set.
 	sync *syncState
 
-	// files maps the memory tool's paths to their memories (files.go).
-	files fileTable
+	// pathsVer is the PathsVersion (paths.go).
+	pathsVer atomic.Uint64
+	// extensions keeps the state of packages built over the engine
+	// (Extension).
+	extensions
 	// parsed keeps memories read for update detection (supersede.go).
 	parsed statementCache
 
@@ -147,9 +145,6 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	}
 	if opts.DefaultScope == "" {
 		opts.DefaultScope = scopes.Global
-	}
-	if opts.MaxFiles <= 0 {
-		opts.MaxFiles = DefaultMaxFiles
 	}
 	if opts.Location == nil {
 		opts.Location = time.Local
@@ -285,6 +280,7 @@ func (e *Engine) loadRetrying(ctx context.Context) bool {
 		wait = min(2*wait, time.Minute)
 		// Start again from an empty index.
 		e.ixp.Store(memindex.New(e.dim, e.opts.Location))
+		e.bumpPaths()
 		e.loaded.Store(0)
 	}
 }
@@ -519,6 +515,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 	defer e.writeMu.Unlock()
 	fresh := memindex.New(e.dim, e.opts.Location)
 	old := e.ixp.Swap(fresh)
+	defer e.bumpPaths()
 	var oldPos map[string]int64
 	if e.sync != nil {
 		oldPos = e.sync.position()
@@ -552,6 +549,9 @@ func (e *Engine) RankOptions() RankOptions { return e.opts.Rank }
 
 // Scopes exposes the scope registry the engine uses.
 func (e *Engine) Scopes() *scopes.Registry { return e.scopes }
+
+// Logger is where the engine logs (packages over it log there too).
+func (e *Engine) Logger() *slog.Logger { return e.log }
 
 // Location is the user's time zone.
 func (e *Engine) Location() *time.Location { return e.opts.Location }

@@ -15,6 +15,12 @@ func inputErrorf(format string, args ...any) error {
 	return &InputError{msg: fmt.Sprintf(format, args...)}
 }
 
+// InputErrorf makes an InputError: packages built over the engine
+// (memfiles) refuse requests the way the engine does.
+func InputErrorf(format string, args ...any) error {
+	return &InputError{msg: fmt.Sprintf(format, args...)}
+}
+
 // IsInputError reports whether err is a refused request.
 func IsInputError(err error) bool {
 	var ie *InputError

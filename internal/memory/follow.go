@@ -149,7 +149,7 @@ func (e *Engine) applyEntries(ctx context.Context, device string, p int64) (int,
 	p = max(p, s.pos[device])
 	s.mu.Unlock()
 	n := 0
-	scopesStale, filesStale := false, false
+	scopesStale := false
 	for ; n < followBatch; n++ {
 		entry, err := s.feed.Get(ctx, device, p+1)
 		if errIsNotFound(err) {
@@ -174,15 +174,11 @@ func (e *Engine) applyEntries(ctx context.Context, device string, p int64) (int,
 				scopesStale = true
 			}
 		}
-		filesStale = true
 		p++
 		s.mu.Lock()
 		s.pos[device] = p
 		s.applied++
 		s.mu.Unlock()
-	}
-	if filesStale {
-		e.files.invalidate()
 	}
 	if scopesStale {
 		if err := e.scopes.Reload(ctx); err != nil {

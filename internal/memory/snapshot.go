@@ -281,6 +281,7 @@ func (e *Engine) loadSnapshot(ctx context.Context) bool {
 		return false
 	}
 	e.ixp.Store(ix)
+	e.bumpPaths()
 	feedPos := e.store.SnapshotFeed()
 	if e.sync != nil {
 		// The follower replays the others' changes from where the
@@ -328,6 +329,8 @@ func (e *Engine) refresh(ctx context.Context, id bson.ObjectID) error {
 // refreshDoc is refresh, returning what the index now holds of id (a zero
 // Doc when the memory no longer exists).
 func (e *Engine) refreshDoc(ctx context.Context, id bson.ObjectID) (memindex.Doc, error) {
+	// It may be, or have been, a memory with a path (paths.go).
+	defer e.bumpPaths()
 	e.flushVectorOf(ctx, id)
 	var d memindex.Doc
 	// A document that breaks the rules leaves the index (baddocs.go).

@@ -14,7 +14,7 @@ type Stats struct {
 	// Scopes counts live memories per scope; every defined scope is listed.
 	Scopes    map[string]int
 	Summaries int
-	// Files counts the memory tool's files (files.go).
+	// Files counts the memory tool's files: the memories with a path (paths.go).
 	Files     int
 	Forgotten int
 	Archived  int

@@ -31,9 +31,6 @@ type StoreRequest struct {
 	// Importance in [0, 1]; nil means 0.5.
 	Importance *float64
 	Category   string
-	// Path is a memory file's path (Source file, an import of infmem's
-	// export): the content is stored as that file (files.go).
-	Path string
 	// Vector, when set, is Content's embedding as this engine's
 	// EmbedBatch made it (an import embeds many texts in one model call);
 	// a vector of another length is ignored and the text embedded here.
@@ -109,12 +106,6 @@ const (
 func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, error) {
 	if err := e.wait(ctx); err != nil {
 		return StoreResult{}, err
-	}
-	if strings.EqualFold(strings.TrimSpace(req.Source), sourceFile) || req.Path != "" {
-		if req.Path == "" || !strings.EqualFold(strings.TrimSpace(req.Source), sourceFile) {
-			return StoreResult{}, inputErrorf("source %q is for the files of the memory tool, which writes them itself; store a note instead", sourceFile)
-		}
-		return e.storeFile(ctx, req)
 	}
 	in, err := e.checkStore(ctx, req)
 	if err != nil {
@@ -215,6 +206,9 @@ func (e *Engine) checkStore(ctx context.Context, req StoreRequest) (storeInput, 
 		return storeInput{}, err
 	}
 	source, err := checkSource(req.Source)
+	if err == nil && source == sourceFile {
+		err = inputErrorf("source %q is for the files of the memory tool, which writes them itself (with their path); store a note instead", sourceFile)
+	}
 	if err != nil {
 		return storeInput{}, err
 	}

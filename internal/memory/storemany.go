@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -25,9 +24,8 @@ import (
 // not be made. err is a failure of the whole batch: what of it reached the
 // database is in the index, and res tells nothing.
 //
-// A file of the memory tool (Path set), and every request when the engine
-// shares its database with other devices (each write is announced on its
-// own), goes through Store.
+// Every request, when the engine shares its database with other devices
+// (each write is announced on its own), goes through Store.
 func (e *Engine) StoreMany(ctx context.Context, reqs []StoreRequest) (res []StoreResult, errs []error, err error) {
 	if err := e.wait(ctx); err != nil {
 		return nil, nil, err
@@ -43,7 +41,7 @@ func (e *Engine) StoreMany(ctx context.Context, reqs []StoreRequest) (res []Stor
 	var texts []string
 	var embedAt []int // todo positions of texts
 	for i, req := range reqs {
-		if req.Path != "" || strings.EqualFold(strings.TrimSpace(req.Source), sourceFile) || e.sync != nil {
+		if e.sync != nil {
 			res[i], errs[i] = e.Store(ctx, req)
 			continue
 		}

@@ -16,8 +16,8 @@ import (
 
 // CheckStoredMemory applies the rules the tools apply when they write a
 // memory to a document that arrives another way (a restored backup): the
-// text (valid UTF-8, not empty, at most maxText bytes; a memory file's
-// may be empty, and its path must be valid), tags, scope name,
+// text (valid UTF-8, not empty, at most maxText bytes; a memory with a
+// path's may be empty, and its path must be plain: paths.go), tags, scope name,
 // source, importance, the short fields and the timestamp. It returns the
 // first rule broken, worded for a person.
 func CheckStoredMemory(m *mongostore.Memory, maxText int, now time.Time) error {
@@ -26,10 +26,15 @@ func CheckStoredMemory(m *mongostore.Memory, maxText int, now time.Time) error {
 	}
 	switch {
 	case m.Source == sourceFile:
-		// A memory file may be empty; its path must be one the memory
-		// tool would write (files.go).
-		if err := checkStoredFile(m, maxText); err != nil {
-			return err
+		// Its text may be empty; its path must be plain (paths.go).
+		if err := checkPath(m.Path); err != nil {
+			return fmt.Errorf("its path %q: %v", snippet(m.Path, 60), err)
+		}
+		switch {
+		case !utf8.ValidString(m.Text):
+			return fmt.Errorf("its text is not valid UTF-8")
+		case len(m.Text) > maxText:
+			return fmt.Errorf("its text is %d bytes; the limit is %d", len(m.Text), maxText)
 		}
 	case m.Path != "":
 		return fmt.Errorf("it has a path but its source is %q; only source %q has one", m.Source, sourceFile)

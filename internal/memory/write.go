@@ -68,10 +68,6 @@ type change struct {
 	at   time.Time // opForget
 	flag memindex.Flag
 	on   bool // opFlag
-	// file: the file commands make this change and keep their path table
-	// current themselves (files.go); any other change to a file's memory
-	// marks the table stale.
-	file bool
 }
 
 // apply carries a change through the sequence every write to a memory
@@ -101,8 +97,8 @@ func (e *Engine) apply(ctx context.Context, c *change) error {
 	if e.sync != nil && announced(c.op) {
 		e.sync.stampDevice(c)
 	}
-	if e.touchesFile(c) {
-		defer e.files.invalidate()
+	if e.touchesPath(c) {
+		defer e.bumpPaths()
 	}
 	// An embedding still waiting to be written goes first (vecwrite.go).
 	e.flushVectorOf(ctx, c.id)

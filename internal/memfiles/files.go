@@ -1,4 +1,41 @@
-package memory
+// Package memfiles is the files of Anthropic's memory tool (view, create,
+// str_replace, insert, delete and rename on a virtual /memories
+// directory), built over the memory engine's public API: a file is a
+// memory with a path (memory.PathWrite), in the same store as every other
+// memory.
+//
+// Design:
+//   - A file is one memory in ConversationHistory with source "file", its
+//     path in the path field, its whole content as its text, in the Global
+//     scope (always searched), so retrieve_memory finds it, and backups,
+//     exports, restores and status count it like any memory. A directory
+//     is not stored: it exists while a file lives under it; /memories
+//     always exists. The engine knows nothing of /memories: this package
+//     says which paths are files and what the commands do to them.
+//   - Every write is one Engine.WritePaths, which goes through the
+//     engine's one write path, so the journal, the index, the embedding
+//     and the snapshot stay consistent. Editing a file (create over an
+//     existing one, str_replace, insert, rename) updates its memory in
+//     place, same id, keeping its last contents in its history.
+//   - delete soft-forgets, like delete_memory: the file is gone from view
+//     at once (as Anthropic's tool has it), unforget_memory brings it
+//     back (unless its path has been taken meanwhile; then the newer file
+//     keeps the path), and the maintenance purge removes it for good.
+//   - Paths are found in a table kept here (path → memory id and size),
+//     built from Engine.PathMemories (the index names the file memories,
+//     their documents are read by _id), then kept current by the file
+//     commands themselves. Any other change to a file's memory
+//     (update_memory, delete_memory, unforget_memory, another device's
+//     change, a restore's reload) moves the engine's PathsVersion, and the
+//     next command rebuilds the table: no command scans the collection.
+//   - The commands on one engine run one at a time (Files.mu), so two
+//     clients editing one file never lose an update; a write is made only
+//     at the version the table was built at (the engine checks it under
+//     its write lock), and otherwise starts again on the rebuilt table.
+//   - Files are exact text: what create writes is what view shows (only a
+//     NUL character is refused). Maintenance neither merges, archives nor
+//     prunes them.
+package memfiles
 
 import (
 	"context"
@@ -7,58 +44,22 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
 	"github.com/infmem/infmem/internal/lookalike"
-	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
 )
-
-// The files of Anthropic's memory tool (view, create, str_replace, insert,
-// delete and rename on a virtual /memories directory) live in the same
-// store as every other memory.
-//
-// Design:
-//   - A file is one memory in ConversationHistory with source "file", its
-//     path in the path field, its whole content as its text, in the Global
-//     scope (always searched), so retrieve_memory finds it, and backups,
-//     exports, restores and status count it like any memory. A directory
-//     is not stored: it exists while a file lives under it; /memories
-//     always exists.
-//   - Every write goes through apply (write.go), so the journal, the
-//     index, the embedding and the snapshot stay consistent. Editing a
-//     file (create over an existing one, str_replace, insert, rename)
-//     updates its memory in place, same id, keeping the last
-//     fileHistoryKeep contents in its history.
-//   - delete soft-forgets, like delete_memory: the file is gone from view
-//     at once (as Anthropic's tool has it), unforget_memory brings it
-//     back (unless its path has been taken meanwhile; then the newer file
-//     keeps the path), and the maintenance purge removes it for good.
-//   - Paths are found in a table kept here (path → memory id and size),
-//     built once from the in-memory index (the file memories' ids) and
-//     their documents read by _id, then kept current by the file commands
-//     themselves. Any other change to a file's memory (update_memory,
-//     delete_memory, unforget_memory, an import, a restore's reload) marks
-//     the table stale in apply, and the next command rebuilds it: no
-//     command scans the collection.
-//   - The commands run one at a time (filesMu), so two clients editing
-//     one file never lose an update; a write checks under the engine's
-//     write lock that no other writer changed a file since the table was
-//     built, and otherwise starts again on the rebuilt table.
-//   - Files are exact text: what create writes is what view shows (only a
-//     NUL character is refused). Maintenance neither merges, archives nor
-//     prunes them.
 
 // FilesRoot is the memory tool's directory.
 const FilesRoot = "/memories"
 
 // Limits of the memory tool's files. A file's content is bounded by the
-// engine's MaxContentBytes (memory.max_content_bytes), like any memory.
+// engine's MaxContentBytes (memory.max_content_bytes), like any memory,
+// and it keeps its last 10 contents in its history (the engine's rule for
+// a memory with a path).
 const (
 	// MaxFilePathBytes bounds a path, "/memories/" included.
 	MaxFilePathBytes = 256
@@ -67,10 +68,8 @@ const (
 	// MaxFileDepth bounds the names below /memories in a path.
 	MaxFileDepth = 8
 	// DefaultMaxFiles bounds how many files the directory holds
-	// (Options.MaxFiles).
+	// (Files.SetMaxFiles).
 	DefaultMaxFiles = 1000
-	// fileHistoryKeep is how many earlier contents a file's memory keeps.
-	fileHistoryKeep = 10
 	// fileLineWidth is the width of view's line numbers (Anthropic's).
 	fileLineWidth = 6
 	// fileAttempts bounds how often a command starts again after another
@@ -80,54 +79,59 @@ const (
 
 // fileEntry is what the path table holds of one file.
 type fileEntry struct {
-	id   bson.ObjectID
+	id   string
 	size int
 }
 
-// fileTable maps paths to files. mu serialises the file commands and
-// guards byPath and ix; stale is set by apply (under the engine's write
-// lock) when a file's memory changes another way.
-type fileTable struct {
-	mu     sync.Mutex
-	stale  atomic.Bool
-	byPath map[string]fileEntry
-	// ix is the index the table was built from: a reload replaces it.
-	ix *memindex.Index
+// Files runs the memory tool's commands on one engine's files. mu
+// serialises the commands and guards the table: byPath, read at the
+// engine's PathsVersion ver.
+type Files struct {
+	e        *memory.Engine
+	mu       sync.Mutex
+	maxFiles int
+	byPath   map[string]fileEntry
+	ver      memory.PathsVersion
 }
 
-func (t *fileTable) invalidate() { t.stale.Store(true) }
+// extKey is the key of an engine's Files (memory.Engine.Extension).
+type extKey struct{}
 
-// touchesFile reports whether a change made outside the file commands
-// changes a file's memory: its text, its path or whether it is live.
-func (e *Engine) touchesFile(c *change) bool {
-	if c.file || c.op == opUse || c.op == opEmbed || c.op == opDropEmbedding {
-		return false
-	}
-	if c.op == opInsert || c.op == opEdit {
-		if c.doc.Source == sourceFile {
-			return true
-		}
-	}
-	it, ok := e.index().Lookup(c.id)
-	return ok && it.Source == sourceFile
+// For returns the Files of engine e: one per engine, shared by every
+// caller, so that their commands run one at a time.
+func For(e *memory.Engine) *Files {
+	return e.Extension(extKey{}, func() any { return &Files{e: e, maxFiles: DefaultMaxFiles} }).(*Files)
 }
 
-// filesLocked returns the path table, rebuilt when stale. The caller holds
-// e.files.mu.
-func (e *Engine) filesLocked(ctx context.Context) (map[string]fileEntry, error) {
-	t := &e.files
-	ix := e.index()
-	if t.byPath != nil && t.ix == ix && !t.stale.Load() {
-		return t.byPath, nil
+// SetMaxFiles changes how many files /memories may hold (n ≤ 0:
+// DefaultMaxFiles).
+func (f *Files) SetMaxFiles(n int) {
+	if n <= 0 {
+		n = DefaultMaxFiles
 	}
-	// Cleared before reading: a change after this point marks it again.
-	t.stale.Store(false)
-	found := ix.Select(func(it *memindex.Entry) bool {
-		return it.Kind == memindex.KindMemory && it.Live() && it.Source == sourceFile
-	})
-	ms, err := e.fetch(ctx, asHits(found))
+	f.mu.Lock()
+	f.maxFiles = n
+	f.mu.Unlock()
+}
+
+// inputErrorf is a refused request, as the engine words one.
+func inputErrorf(format string, args ...any) error { return memory.InputErrorf(format, args...) }
+
+// invalidate makes the next command read the table again.
+func (f *Files) invalidate() { f.byPath = nil }
+
+// filesLocked returns the path table, read again when a memory with a
+// path may have changed since. The caller holds f.mu.
+func (f *Files) filesLocked(ctx context.Context) (map[string]fileEntry, error) {
+	if f.byPath != nil && f.ver == f.e.PathsVersion() {
+		return f.byPath, nil
+	}
+	ms, ver, err := f.e.PathMemories(ctx)
 	if err != nil {
-		t.byPath = nil
+		f.byPath = nil
+		if memory.IsInputError(err) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("cannot read the memory files: %w", err)
 	}
 	byPath := make(map[string]fileEntry, len(ms))
@@ -136,23 +140,22 @@ func (e *Engine) filesLocked(ctx context.Context) (map[string]fileEntry, error) 
 		p, err := cleanFilePath("path", m.Path)
 		if err != nil || p == FilesRoot || m.ForgottenAt != nil {
 			if m.ForgottenAt == nil {
-				e.log.Warn("a memory file has an invalid path; it is left out of /memories", "memory_id", m.ID, "path", snippet(m.Path, 80))
+				f.e.Logger().Warn("a memory file has an invalid path; it is left out of /memories", "memory_id", m.ID, "path", snippet(m.Path, 80))
 			}
 			continue
 		}
-		id, _ := bson.ObjectIDFromHex(m.ID)
 		if at, ok := newest[p]; ok {
 			// Two live files claim one path (one was unforgotten after
 			// the path was taken): the one created last keeps it.
-			e.log.Warn("two memory files have the same path; the newer is shown", "path", p)
+			f.e.Logger().Warn("two memory files have the same path; the newer is shown", "path", p)
 			if !m.CreatedAt.After(at) {
 				continue
 			}
 		}
 		newest[p] = m.CreatedAt
-		byPath[p] = fileEntry{id: id, size: len(m.Text)}
+		byPath[p] = fileEntry{id: m.ID, size: len(m.Text)}
 	}
-	t.byPath, t.ix = byPath, ix
+	f.byPath, f.ver = byPath, ver
 	return byPath, nil
 }
 
@@ -192,11 +195,8 @@ type FileResult struct {
 // FileCommands lists the commands File takes.
 var FileCommands = []string{"view", "create", "str_replace", "insert", "delete", "rename"}
 
-// File runs one command of the memory tool.
-func (e *Engine) File(ctx context.Context, req FileRequest) (FileResult, error) {
-	if err := e.wait(ctx); err != nil {
-		return FileResult{}, err
-	}
+// Run runs one command of the memory tool.
+func (f *Files) Run(ctx context.Context, req FileRequest) (FileResult, error) {
 	cmd := strings.TrimSpace(req.Command)
 	if !slices.Contains(FileCommands, cmd) {
 		return FileResult{}, inputErrorf("command %q is not one of: %s", snippet(req.Command, 40), strings.Join(FileCommands, ", "))
@@ -204,17 +204,17 @@ func (e *Engine) File(ctx context.Context, req FileRequest) (FileResult, error) 
 	if err := checkFileArgs(cmd, req); err != nil {
 		return FileResult{}, err
 	}
-	e.files.mu.Lock()
-	defer e.files.mu.Unlock()
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	switch cmd {
 	case "view":
-		return e.viewFile(ctx, req)
+		return f.viewFile(ctx, req)
 	case "delete":
-		return e.deleteFiles(ctx, req.Path)
+		return f.deleteFiles(ctx, req.Path)
 	case "rename":
-		return e.renameFiles(ctx, req.OldPath, req.NewPath)
+		return f.renameFiles(ctx, req.OldPath, req.NewPath)
 	}
-	return e.editFile(ctx, cmd, req)
+	return f.editFile(ctx, cmd, req)
 }
 
 // checkFileArgs refuses the arguments a command does not take, and asks
@@ -314,20 +314,6 @@ func cleanFilePath(arg, p string) (string, error) {
 	return p, nil
 }
 
-// checkFileText checks a file's new content against the limits.
-func (e *Engine) checkFileText(p, text string) error {
-	if len(text) > e.opts.MaxContentBytes {
-		return inputErrorf("%s would be %d bytes; the limit for one memory file is %d bytes (%d KiB): keep it shorter, or split it into several files", p, len(text), e.opts.MaxContentBytes, e.opts.MaxContentBytes>>10)
-	}
-	if !utf8.ValidString(text) {
-		return inputErrorf("the content for %s is not valid UTF-8", p)
-	}
-	if strings.ContainsRune(text, 0) {
-		return inputErrorf("the content for %s contains a NUL character; memory files hold text", p)
-	}
-	return nil
-}
-
 // isDir reports whether a directory p holds files (/memories always
 // exists).
 func isDir(files map[string]fileEntry, p string) bool {
@@ -359,16 +345,16 @@ func notExist(p string) error {
 }
 
 // viewFile lists a directory or shows a file with line numbers.
-func (e *Engine) viewFile(ctx context.Context, req FileRequest) (FileResult, error) {
+func (f *Files) viewFile(ctx context.Context, req FileRequest) (FileResult, error) {
 	p, err := cleanFilePath("path", req.Path)
 	if err != nil {
 		return FileResult{}, err
 	}
-	files, err := e.filesLocked(ctx)
+	files, err := f.filesLocked(ctx)
 	if err != nil {
 		return FileResult{}, err
 	}
-	f, ok := files[p]
+	fe, ok := files[p]
 	if !ok {
 		if !isDir(files, p) {
 			return FileResult{}, notExist(p)
@@ -378,7 +364,7 @@ func (e *Engine) viewFile(ctx context.Context, req FileRequest) (FileResult, err
 		}
 		return FileResult{Text: listDir(files, p), Path: p, HasContent: true}, nil
 	}
-	m, err := e.get(ctx, f.id, memindex.KindMemory)
+	m, err := f.e.Get(ctx, fe.id)
 	if err != nil {
 		return FileResult{}, fmt.Errorf("cannot read %s: %w", p, err)
 	}
@@ -417,18 +403,18 @@ func writeNumbered(b *strings.Builder, lines []string, first int) {
 func listDir(files map[string]fileEntry, dir string) string {
 	sizes := map[string]int{dir: 0}
 	isDir := map[string]bool{}
-	for p, f := range files {
+	for p, fe := range files {
 		if !strings.HasPrefix(p, dir+"/") {
 			continue
 		}
-		sizes[dir] += f.size
+		sizes[dir] += fe.size
 		names := strings.Split(strings.TrimPrefix(p, dir+"/"), "/")
 		if slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, ".") }) {
 			continue
 		}
 		for depth := 1; depth <= len(names) && depth <= 2; depth++ {
 			q := dir + "/" + strings.Join(names[:depth], "/")
-			sizes[q] += f.size
+			sizes[q] += fe.size
 			if depth < len(names) {
 				isDir[q] = true
 			}
@@ -469,25 +455,25 @@ func humanSize(n int) string {
 }
 
 // editFile runs create, str_replace and insert: read the file, compute
-// its new content, embed it, then write it under the write lock unless
+// its new content, then write it (the engine embeds it first) unless
 // another writer changed a file meanwhile (then start again).
-func (e *Engine) editFile(ctx context.Context, cmd string, req FileRequest) (FileResult, error) {
+func (f *Files) editFile(ctx context.Context, cmd string, req FileRequest) (FileResult, error) {
 	p, err := cleanFilePath("path", req.Path)
 	if err != nil {
 		return FileResult{}, err
 	}
 	for range fileAttempts {
-		files, err := e.filesLocked(ctx)
+		files, err := f.filesLocked(ctx)
 		if err != nil {
 			return FileResult{}, err
 		}
-		f, exists := files[p]
-		var cur Memory
+		fe, exists := files[p]
+		var cur memory.Memory
 		switch {
 		case p == FilesRoot || !exists && isDir(files, p):
 			return FileResult{}, inputErrorf("%s is a directory; %s works on a file inside it, e.g. %s/notes.md", p, cmd, p)
 		case exists:
-			if cur, err = e.get(ctx, f.id, memindex.KindMemory); err != nil {
+			if cur, err = f.e.Get(ctx, fe.id); err != nil {
 				return FileResult{}, fmt.Errorf("cannot read %s: %w", p, err)
 			}
 		case cmd != "create":
@@ -496,15 +482,12 @@ func (e *Engine) editFile(ctx context.Context, cmd string, req FileRequest) (Fil
 			if a, ok := fileAncestor(files, p); ok {
 				return FileResult{}, inputErrorf("%s is a file, so %s cannot be created beneath it", a, p)
 			}
-			if len(files) >= e.opts.MaxFiles {
-				return FileResult{}, inputErrorf("%s holds %d files, the limit; delete or merge some before creating another", FilesRoot, e.opts.MaxFiles)
+			if len(files) >= f.maxFiles {
+				return FileResult{}, inputErrorf("%s holds %d files, the limit; delete or merge some before creating another", FilesRoot, f.maxFiles)
 			}
 		}
 		text, res, err := fileEdit(cmd, p, cur.Text, exists, req)
 		if err != nil {
-			return FileResult{}, err
-		}
-		if err := e.checkFileText(p, text); err != nil {
 			return FileResult{}, err
 		}
 		if exists && text == cur.Text {
@@ -512,15 +495,18 @@ func (e *Engine) editFile(ctx context.Context, cmd string, req FileRequest) (Fil
 			res.Path, res.IDs = p, []string{cur.ID}
 			return res, nil
 		}
-		vec := e.embedText(ctx, text)
-		id, done, err := e.writeFile(ctx, p, text, vec, exists, cur, time.Time{})
+		w := memory.PathWrite{Path: p, Text: &text}
+		if exists {
+			w.ID = cur.ID
+		}
+		ids, done, err := f.write(ctx, []string{p}, []memory.PathWrite{w})
 		if err != nil {
-			return FileResult{}, err
+			return FileResult{}, fmt.Errorf("cannot write %s: %w", p, err)
 		}
 		if !done {
 			continue
 		}
-		res.Path, res.IDs = p, []string{id.Hex()}
+		res.Path, res.IDs = p, ids
 		return res, nil
 	}
 	return FileResult{}, fmt.Errorf("%s kept changing while %s ran; try again", p, cmd)
@@ -581,61 +567,46 @@ func fileEdit(cmd, p, old string, exists bool, req FileRequest) (string, FileRes
 	return "", FileResult{}, fmt.Errorf("unknown edit %q", cmd)
 }
 
-// fileKey is a file's content key: its path and text, so that two files
-// with the same text, or a file and a note, are never taken for
-// duplicates of each other.
-func fileKey(p, text string) [16]byte { return contentKey("\x00file\x00" + p + "\x00" + text) }
-
-// writeFile writes a file's new content, as a new memory or over cur
-// (exists), unless another writer changed a file since the table was
-// built (done false). ts is when it happened (zero: now). The caller holds
-// e.files.mu.
-func (e *Engine) writeFile(ctx context.Context, p, text string, vec []float32, exists bool, cur Memory, ts time.Time) (bson.ObjectID, bool, error) {
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	if e.files.stale.Load() || e.files.ix != e.index() {
-		return bson.ObjectID{}, false, nil
+// write makes ws at the version the table was read at, unless another
+// writer changed a file since (done false), and keeps the table current:
+// paths[i] is ws[i]'s file before the write (a rename moves it to
+// ws[i].Path). It returns the ids of the memories written (a file gone
+// meanwhile is left out, and the table read again next time). The caller
+// holds f.mu.
+func (f *Files) write(ctx context.Context, paths []string, ws []memory.PathWrite) ([]string, bool, error) {
+	ids, ver, ok, err := f.e.WritePaths(ctx, f.ver, ws)
+	if !ok && err == nil {
+		f.invalidate()
+		return nil, false, nil
 	}
-	now := e.now()
-	if ts.IsZero() {
-		ts = now
-	}
-	key := fileKey(p, text)
-	doc := memindex.Doc{Text: text, Source: sourceFile, Scope: scopes.Global, Tags: []string{}, TS: ts, Created: now,
-		Importance: 0.5, Key: key, Vec: vec}
-	c := change{op: opInsert, kind: memindex.KindMemory, file: true}
-	if exists {
-		c.id, _ = bson.ObjectIDFromHex(cur.ID)
-		it, ok := e.index().Lookup(c.id)
-		if !ok || !it.Live() {
-			return bson.ObjectID{}, false, nil
+	var out []string
+	for i, id := range ids {
+		switch {
+		case id == "":
+			f.invalidate()
+			continue
+		case f.byPath == nil:
+		case ws[i].Forget:
+			delete(f.byPath, paths[i])
+		default:
+			size := f.byPath[paths[i]].size
+			if ws[i].Text != nil {
+				size = len(*ws[i].Text)
+			}
+			delete(f.byPath, paths[i])
+			f.byPath[ws[i].Path] = fileEntry{id: id, size: size}
 		}
-		doc.Scope, doc.Tags, doc.Created, doc.Importance = cur.Scope, cur.Tags, cur.CreatedAt, cur.Importance
-		doc.UseCount, doc.Archived, doc.Pinned, doc.Conv, doc.Speaker = it.UseCount, cur.Archived, cur.Pinned, cur.ConversationID, cur.Speaker
-		history := append(slices.Clone(cur.History), mongostore.Revision{Text: cur.Text, Tags: cur.Tags, Importance: cur.Importance,
-			Scope: cur.Scope, Category: cur.Category, ChangedAt: now})
-		if len(history) > fileHistoryKeep {
-			history = history[len(history)-fileHistoryKeep:]
-		}
-		c.op = opEdit
-		c.update = bson.D{{Key: "$set", Value: bson.D{
-			{Key: "text", Value: text}, {Key: "path", Value: p}, {Key: "content_hash", Value: keyHex(key)},
-			{Key: "timestamp", Value: ts}, {Key: "updated_at", Value: now}, {Key: "history", Value: history},
-		}}}
-		if text == cur.Text {
-			doc.Vec, doc.KeepVec = nil, true
-		}
-	} else {
-		c.id = e.newID()
-		c.insert = &mongostore.Memory{ID: c.id, Timestamp: ts, Text: text, Scope: scopes.Global, Tags: []string{}, Source: sourceFile,
-			Path: p, Importance: 0.5, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now}
+		out = append(out, id)
 	}
-	c.doc = doc
-	if err := e.apply(ctx, &c); err != nil {
-		return bson.ObjectID{}, false, fmt.Errorf("cannot write %s: %w", p, err)
+	if err != nil {
+		// What was written is in the table; the rest is read again.
+		f.invalidate()
+		return out, true, err
 	}
-	e.files.byPath[p] = fileEntry{id: c.id, size: len(text)}
-	return c.id, true, nil
+	if f.byPath != nil {
+		f.ver = ver
+	}
+	return out, true, nil
 }
 
 // under returns the files at p: the file itself, or every file beneath
@@ -655,7 +626,7 @@ func under(files map[string]fileEntry, p string) []string {
 }
 
 // deleteFiles soft-forgets a file, or every file of a directory.
-func (e *Engine) deleteFiles(ctx context.Context, path string) (FileResult, error) {
+func (f *Files) deleteFiles(ctx context.Context, path string) (FileResult, error) {
 	p, err := cleanFilePath("path", path)
 	if err != nil {
 		return FileResult{}, err
@@ -664,7 +635,7 @@ func (e *Engine) deleteFiles(ctx context.Context, path string) (FileResult, erro
 		return FileResult{}, inputErrorf("cannot delete the %s directory itself; delete the files or directories inside it", FilesRoot)
 	}
 	for range fileAttempts {
-		files, err := e.filesLocked(ctx)
+		files, err := f.filesLocked(ctx)
 		if err != nil {
 			return FileResult{}, err
 		}
@@ -672,60 +643,28 @@ func (e *Engine) deleteFiles(ctx context.Context, path string) (FileResult, erro
 		if len(paths) == 0 {
 			return FileResult{}, notExist(p)
 		}
-		ids := make([]bson.ObjectID, len(paths))
+		ws := make([]memory.PathWrite, len(paths))
 		for i, q := range paths {
-			ids[i] = files[q].id
+			ws[i] = memory.PathWrite{ID: files[q].id, Forget: true}
 		}
-		done, ok, err := e.writeFiles(ctx, ids, func(_ int, id bson.ObjectID, now time.Time) (*change, error) {
-			return &change{op: opForget, id: id, kind: memindex.KindMemory, at: now, file: true}, nil
-		})
-		for _, c := range done {
-			for _, q := range paths {
-				if files[q].id == c.id {
-					delete(files, q)
-				}
-			}
-		}
-		if ok && err == nil && len(done) < len(paths) {
-			// Some were gone already: read the table again next time.
-			e.files.invalidate()
-		}
+		ids, ok, err := f.write(ctx, paths, ws)
 		if err != nil {
 			return FileResult{}, fmt.Errorf("cannot delete %s: %w", p, err)
 		}
 		if !ok {
 			continue
 		}
-		res := FileResult{Text: "Successfully deleted " + p, Path: p}
+		res := FileResult{Text: "Successfully deleted " + p, Path: p, IDs: ids}
 		if len(paths) > 1 || paths[0] != p {
 			res.Text += " (" + plural(len(paths), "file", "files") + ")"
-		}
-		for _, c := range done {
-			res.IDs = append(res.IDs, c.id.Hex())
 		}
 		return res, nil
 	}
 	return FileResult{}, fmt.Errorf("%s kept changing while it was deleted; try again", p)
 }
 
-// writeFiles makes a change to each of ids under the write lock, unless
-// another writer changed a file since the table was built (ok false).
-func (e *Engine) writeFiles(ctx context.Context, ids []bson.ObjectID, changeFor func(i int, id bson.ObjectID, now time.Time) (*change, error)) ([]*change, bool, error) {
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	if e.files.stale.Load() || e.files.ix != e.index() {
-		return nil, false, nil
-	}
-	now := e.now()
-	done, err := e.writeBatch(ctx, ids, func(i int, id bson.ObjectID) (*change, error) { return changeFor(i, id, now) },
-		func(c *change, n int, err error) error {
-			return fmt.Errorf("memory %s (after %d): %w", c.id.Hex(), n, err)
-		})
-	return done, true, err
-}
-
 // renameFiles moves a file, or a directory with every file beneath it.
-func (e *Engine) renameFiles(ctx context.Context, oldPath, newPath string) (FileResult, error) {
+func (f *Files) renameFiles(ctx context.Context, oldPath, newPath string) (FileResult, error) {
 	from, err := cleanFilePath("old_path", oldPath)
 	if err != nil {
 		return FileResult{}, err
@@ -743,7 +682,7 @@ func (e *Engine) renameFiles(ctx context.Context, oldPath, newPath string) (File
 		return FileResult{}, inputErrorf("cannot move %s into itself (%s)", from, to)
 	}
 	for range fileAttempts {
-		files, err := e.filesLocked(ctx)
+		files, err := f.filesLocked(ctx)
 		if err != nil {
 			return FileResult{}, err
 		}
@@ -757,131 +696,99 @@ func (e *Engine) renameFiles(ctx context.Context, oldPath, newPath string) (File
 		if a, ok := fileAncestor(files, to); ok {
 			return FileResult{}, inputErrorf("%s is a file, so nothing can be moved beneath it", a)
 		}
-		dest := make([]string, len(paths))
-		ids := make([]bson.ObjectID, len(paths))
-		curs := make([]Memory, len(paths))
+		ws := make([]memory.PathWrite, len(paths))
 		for i, q := range paths {
-			if dest[i], err = cleanFilePath("new_path", to+strings.TrimPrefix(q, from)); err != nil {
+			dest, err := cleanFilePath("new_path", to+strings.TrimPrefix(q, from))
+			if err != nil {
 				return FileResult{}, inputErrorf("moving %s to %s would give %s a path beyond the limits: %v", from, to, q, err)
 			}
-			ids[i] = files[q].id
-			if curs[i], err = e.get(ctx, ids[i], memindex.KindMemory); err != nil {
-				return FileResult{}, fmt.Errorf("cannot read %s: %w", q, err)
-			}
+			ws[i] = memory.PathWrite{ID: files[q].id, Path: dest}
 		}
-		done, ok, err := e.writeFiles(ctx, ids, func(i int, id bson.ObjectID, now time.Time) (*change, error) {
-			m := curs[i]
-			it, ok := e.index().Lookup(id)
-			if !ok {
-				return nil, nil
-			}
-			key := fileKey(dest[i], m.Text)
-			return &change{op: opEdit, id: id, kind: memindex.KindMemory, file: true,
-				update: bson.D{{Key: "$set", Value: bson.D{{Key: "path", Value: dest[i]}, {Key: "content_hash", Value: keyHex(key)}, {Key: "updated_at", Value: now}}}},
-				doc: memindex.Doc{Text: m.Text, Source: sourceFile, Scope: m.Scope, Conv: m.ConversationID, Speaker: m.Speaker, Tags: m.Tags,
-					TS: m.Timestamp, Created: m.CreatedAt, Importance: m.Importance, UseCount: it.UseCount, Key: key,
-					Archived: m.Archived, Pinned: m.Pinned, KeepVec: true}}, nil
-		})
-		for _, c := range done {
-			for i, q := range paths {
-				if ids[i] == c.id {
-					files[dest[i]] = files[q]
-					delete(files, q)
-				}
-			}
-		}
+		ids, ok, err := f.write(ctx, paths, ws)
 		if err != nil {
 			return FileResult{}, fmt.Errorf("cannot rename %s: %w", from, err)
 		}
 		if !ok {
 			continue
 		}
-		res := FileResult{Text: fmt.Sprintf("Successfully renamed %s to %s", from, to), Path: to}
-		for _, c := range done {
-			res.IDs = append(res.IDs, c.id.Hex())
-		}
-		return res, nil
+		return FileResult{Text: fmt.Sprintf("Successfully renamed %s to %s", from, to), Path: to, IDs: ids}, nil
 	}
 	return FileResult{}, fmt.Errorf("%s kept changing while it was renamed; try again", from)
 }
 
-// FileCount is how many files /memories holds, from the index.
-func (e *Engine) FileCount() int {
-	return e.index().Count().PerSource[sourceFile]
-}
-
-// storeFile stores an imported file (Store with source file and a path):
-// the same content at the same path is a duplicate; a path taken by other
-// content puts the import beside it, at path.imported (or
-// path.imported-2, …), so that nothing in /memories is overwritten.
-func (e *Engine) storeFile(ctx context.Context, req StoreRequest) (StoreResult, error) {
-	p, err := cleanFilePath("path", req.Path)
+// Import stores a file that arrives from outside (an import of infmem's
+// export) at path p: the same content at the same path is a duplicate; a
+// path taken by other content puts the import beside it, at p.imported
+// (or p.imported-2, …), so that nothing in /memories is overwritten. ts is
+// when it was written (zero: now).
+func (f *Files) Import(ctx context.Context, path, text string, ts time.Time) (memory.StoreResult, error) {
+	p, err := cleanFilePath("path", path)
 	if err != nil {
-		return StoreResult{}, err
+		return memory.StoreResult{}, err
 	}
 	if p == FilesRoot {
-		return StoreResult{}, inputErrorf("path %s is the directory itself; a file needs a name", p)
+		return memory.StoreResult{}, inputErrorf("path %s is the directory itself; a file needs a name", p)
 	}
-	text := req.Content
-	if err := e.checkFileText(p, text); err != nil {
-		return StoreResult{}, err
-	}
-	var ts time.Time
-	if !req.Timestamp.IsZero() {
-		if ts, err = checkTimestamp(req.Timestamp, e.now()); err != nil {
-			return StoreResult{}, err
-		}
-	}
-	vec := e.embedText(ctx, text)
-	e.files.mu.Lock()
-	defer e.files.mu.Unlock()
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	for range fileAttempts {
-		files, err := e.filesLocked(ctx)
+		files, err := f.filesLocked(ctx)
 		if err != nil {
-			return StoreResult{}, err
+			return memory.StoreResult{}, err
 		}
 		at := p
 		for n := 1; ; n++ {
-			f, taken := files[at]
+			fe, taken := files[at]
 			if taken {
-				m, err := e.get(ctx, f.id, memindex.KindMemory)
+				m, err := f.e.Get(ctx, fe.id)
 				if err != nil {
-					return StoreResult{}, fmt.Errorf("cannot read %s: %w", at, err)
+					return memory.StoreResult{}, fmt.Errorf("cannot read %s: %w", at, err)
 				}
 				if m.Text == text {
-					return StoreResult{ID: m.ID, Scope: m.Scope, DuplicateOf: m.ID, Collection: mongostore.ConversationHistory}, nil
+					return memory.StoreResult{ID: m.ID, Scope: m.Scope, DuplicateOf: m.ID, Collection: mongostore.ConversationHistory}, nil
 				}
 			} else if _, fileAbove := fileAncestor(files, at); !fileAbove && !isDir(files, at) {
 				break
 			}
 			if n > 20 {
-				return StoreResult{}, inputErrorf("%s and its .imported alternatives are all taken", p)
+				return memory.StoreResult{}, inputErrorf("%s and its .imported alternatives are all taken", p)
 			}
 			at = p + ".imported"
 			if n > 1 {
 				at += fmt.Sprintf("-%d", n)
 			}
 			if at, err = cleanFilePath("path", at); err != nil {
-				return StoreResult{}, err
+				return memory.StoreResult{}, err
 			}
 		}
-		if len(files) >= e.opts.MaxFiles {
-			return StoreResult{}, inputErrorf("%s holds %d files, the limit; %s was not imported", FilesRoot, e.opts.MaxFiles, p)
+		if len(files) >= f.maxFiles {
+			return memory.StoreResult{}, inputErrorf("%s holds %d files, the limit; %s was not imported", FilesRoot, f.maxFiles, p)
 		}
-		id, done, err := e.writeFile(ctx, at, text, vec, false, Memory{}, ts)
+		ids, done, err := f.write(ctx, []string{at}, []memory.PathWrite{{Path: at, Text: &text, At: ts}})
 		if err != nil {
-			return StoreResult{}, err
+			return memory.StoreResult{}, err
 		}
-		if done {
-			return StoreResult{ID: id.Hex(), Scope: scopes.Global, Collection: mongostore.ConversationHistory}, nil
+		if done && len(ids) == 1 {
+			return memory.StoreResult{ID: ids[0], Scope: scopes.Global, Collection: mongostore.ConversationHistory}, nil
 		}
 	}
-	return StoreResult{}, fmt.Errorf("%s kept changing while it was imported; try again", p)
+	return memory.StoreResult{}, fmt.Errorf("%s kept changing while it was imported; try again", p)
 }
 
-// checkStoredFile is CheckStoredMemory's rule for a file: a valid path
-// and text within the limit (it may be empty).
-func checkStoredFile(m *mongostore.Memory, maxText int) error {
+// Count is how many files /memories holds, from the index.
+func Count(e *memory.Engine) int { return e.PathCount() }
+
+// CheckStored applies to a document that arrives another way (a restored
+// backup) the rules of memory.CheckStoredMemory and, for a file (source
+// file), this package's: its path names a file in /memories, spelt as the
+// memory tool writes it.
+func CheckStored(m *mongostore.Memory, maxText int, now time.Time) error {
+	if err := memory.CheckStoredMemory(m, maxText, now); err != nil {
+		return err
+	}
+	if m.Source != sourceFile {
+		return nil
+	}
 	p, err := cleanFilePath("path", m.Path)
 	if err != nil {
 		return fmt.Errorf("its path: %v", err)
@@ -889,11 +796,30 @@ func checkStoredFile(m *mongostore.Memory, maxText int) error {
 	if p == FilesRoot || p != m.Path {
 		return fmt.Errorf("its path %q does not name a file in %s", snippet(m.Path, 60), FilesRoot)
 	}
-	switch {
-	case !utf8.ValidString(m.Text):
-		return fmt.Errorf("its text is not valid UTF-8")
-	case len(m.Text) > maxText:
-		return fmt.Errorf("its text is %d bytes; the limit is %d", len(m.Text), maxText)
-	}
 	return nil
+}
+
+// sourceFile is a file's source (the engine's for a memory with a path).
+const sourceFile = "file"
+
+// snippet shortens text for messages.
+func snippet(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// plural is "1 file", "2 files".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// isBidiControl reports a character that changes the direction of text.
+func isBidiControl(r rune) bool {
+	return (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) || r == 0x200E || r == 0x200F || r == 0x061C
 }
