@@ -18,10 +18,16 @@
 //   - write.go: apply, the one path every change to a memory takes
 //     (journal, database, embedding, index, embed queue), and the
 //     collection a memory's kind lives in.
-//   - search.go, query.go, rank.go, results.go: recall. rank.go weighs the
+//   - search.go, query.go, rank.go, people.go, results.go: recall.
+//     query.go reads a question (keywords without filler, typo
+//     alternatives, the period its time words name: a question that asks
+//     for a period alone gets that period's memories); people.go turns
+//     "my sister" into the profile's name for her; rank.go weighs the
 //     evidence the index gathers (keyword coverage, cosine, neighbouring
-//     turns, the speaker and period a question names) and turns scores
-//     into confidences calibrated on LoCoMo.
+//     turns, the speaker a question names however it is spelt, the period)
+//     and gives each result a confidence and the relevance bar its
+//     verdict, both fitted on every recall set at once
+//     (`infmem-bench recall --calibrate`).
 //   - snapshot.go, journal.go: when the index snapshot is trusted (the
 //     rule is stated at the top of snapshot.go) and the change journal that
 //     keeps it usable after a crash.
