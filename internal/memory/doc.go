@@ -16,8 +16,11 @@
 //     operations, with their input checks (normalize.go, validate.go,
 //     resolve.go for scopes).
 //   - write.go: apply, the one path every change to a memory takes
-//     (journal, database, embedding, index, embed queue), and the
-//     collection a memory's kind lives in.
+//     (journal, database, embedding, index, embed queue, observer), and
+//     the collection a memory's kind lives in; follower.go: its one
+//     observer, the Follower, which package memsync implements to keep
+//     several devices sharing a database in step (the engine knows no
+//     change feed).
 //   - search.go, query.go, rank.go, results.go: recall. rank.go weighs the
 //     evidence the index gathers (keyword coverage, cosine, neighbouring
 //     turns, the speaker and period a question names) and turns scores

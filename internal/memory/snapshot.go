@@ -283,10 +283,10 @@ func (e *Engine) loadSnapshot(ctx context.Context) bool {
 	e.ixp.Store(ix)
 	e.bumpPaths()
 	feedPos := e.store.SnapshotFeed()
-	if e.sync != nil {
+	if e.follower != nil {
 		// The follower replays the others' changes from where the
 		// snapshot was taken.
-		e.sync.setPosition(feedPos)
+		e.setFollowPosition(feedPos)
 	}
 	for id := range ids {
 		if err := e.refresh(ctx, id); err != nil {
@@ -385,19 +385,14 @@ func (e *Engine) refreshDoc(ctx context.Context, id bson.ObjectID) (memindex.Doc
 	return d, nil
 }
 
-// feedPosition is the follower's position (nil without sync); callers
+// feedPosition is the follow position (nil without a Follower); callers
 // hold writeMu so that it matches the index.
-func (e *Engine) feedPosition() map[string]int64 {
-	if e.sync == nil {
-		return nil
-	}
-	return e.sync.position()
-}
+func (e *Engine) feedPosition() map[string]int64 { return e.FollowPosition() }
 
 // recordSnapshot names token, with the feed position it reflects, as
 // the current snapshot.
 func (e *Engine) recordSnapshot(ctx context.Context, token string, feed map[string]int64) error {
-	if e.sync == nil {
+	if e.follower == nil {
 		return e.store.RecordSnapshot(ctx, token)
 	}
 	return e.store.RecordSnapshotAt(ctx, token, feed)
