@@ -204,34 +204,69 @@ func (c Collection[T]) EstimatedCount(ctx context.Context) (int64, error) {
 }
 
 // iterateRaw is Iterate on the embedded engine, reading SQLite directly.
+// The scan (SQLite, storage text to BSON, BSON to T) runs on a goroutine
+// of its own and hands each full batch over to fn on the caller's: loading
+// 100k memories, the scan and what fn does with a batch (indexing it) take
+// about as long each, and now overlap. skip is called on the scan's
+// goroutine.
 func (c Collection[T]) iterateRaw(ctx context.Context, batch int, fn func([]T) error, skip func(id bson.RawValue, err error)) error {
-	buf := make([]T, 0, batch)
-	err := c.raw.iterate(ctx, c.Name(), func(raw bson.Raw) error {
-		var doc T
-		if err := bson.Unmarshal(raw, &doc); err != nil {
-			if skip != nil {
-				skip(raw.Lookup("_id"), fmt.Errorf("%w: %v", ErrUndecodable, err))
-				return nil
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	full := make(chan []T, 1)
+	spare := make(chan []T, 2) // batches fn is done with, for the scan to refill
+	var scanErr error
+	go func() {
+		defer close(full)
+		buf := make([]T, 0, batch)
+		send := func() error {
+			select {
+			case full <- buf:
+			case <-ctx.Done():
+				return ctx.Err()
 			}
-			return c.wrap("decode from", err)
-		}
-		buf = append(buf, doc)
-		if len(buf) == batch {
-			if err := fn(buf); err != nil {
-				return err
+			select {
+			case buf = <-spare:
+			default:
+				buf = make([]T, 0, batch)
 			}
-			clear(buf)
-			buf = buf[:0]
+			return nil
 		}
-		return nil
-	})
-	if err != nil {
-		return err
+		scanErr = c.raw.iterate(ctx, c.Name(), func(raw bson.Raw) error {
+			var doc T
+			if err := bson.Unmarshal(raw, &doc); err != nil {
+				if skip != nil {
+					skip(raw.Lookup("_id"), fmt.Errorf("%w: %v", ErrUndecodable, err))
+					return nil
+				}
+				return c.wrap("decode from", err)
+			}
+			buf = append(buf, doc)
+			if len(buf) == batch {
+				return send()
+			}
+			return nil
+		})
+		if scanErr == nil && len(buf) > 0 {
+			scanErr = send()
+		}
+	}()
+	var fnErr error
+	for b := range full {
+		if fnErr == nil {
+			if fnErr = fn(b); fnErr != nil {
+				cancel() // the scan stops; full is drained until it has
+			}
+		}
+		clear(b)
+		select {
+		case spare <- b[:0]:
+		default:
+		}
 	}
-	if len(buf) > 0 {
-		return fn(buf)
+	if fnErr != nil {
+		return fnErr
 	}
-	return nil
+	return scanErr
 }
 
 // Iterate reads every document in batches of up to batch documents and calls

@@ -246,3 +246,66 @@ func TestRawGetMatchesDriver(t *testing.T) {
 		}
 	}
 }
+
+// TestRawIterateHandsOverBatches: the raw Iterate scans on a goroutine of
+// its own while fn works on the previous batch; every document arrives
+// once, in batches fn may keep until it returns, and an error of fn stops
+// the scan and is what Iterate returns.
+func TestRawIterateHandsOverBatches(t *testing.T) {
+	s := openTestStore(t, Options{Mode: ModeEmbedded})
+	ctx := ctxT(t)
+	want := map[bson.ObjectID]string{}
+	var ms []*Memory
+	for i := range 95 {
+		m := newMemory(fmt.Sprintf("memory number %d", i), "work", "tag")
+		want[m.ID] = m.Text
+		ms = append(ms, m)
+	}
+	if err := s.Memories.InsertMany(ctx, ms); err != nil {
+		t.Fatal(err)
+	}
+	if s.raw == nil {
+		t.Fatal("the embedded store has no raw reader")
+	}
+	got := map[bson.ObjectID]string{}
+	var sizes []int
+	err := s.Memories.Iterate(ctx, 10, func(batch []Memory) error {
+		sizes = append(sizes, len(batch))
+		// The scan fills the next batch meanwhile: this one must stay as
+		// it was handed over until fn returns.
+		first := batch[0].Text
+		time.Sleep(2 * time.Millisecond)
+		if batch[0].Text != first {
+			return fmt.Errorf("batch changed under fn: %q became %q", first, batch[0].Text)
+		}
+		for _, m := range batch {
+			if _, dup := got[m.ID]; dup {
+				return fmt.Errorf("memory %s handed over twice", m.ID.Hex())
+			}
+			got[m.ID] = m.Text
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Iterate gave %d memories, want %d", len(got), len(want))
+	}
+	if !slices.Equal(sizes, []int{10, 10, 10, 10, 10, 10, 10, 10, 10, 5}) {
+		t.Fatalf("batch sizes %v", sizes)
+	}
+
+	stop := errors.New("enough")
+	calls := 0
+	err = s.Memories.Iterate(ctx, 10, func(batch []Memory) error {
+		calls++
+		if calls == 2 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || calls != 2 {
+		t.Fatalf("fn's error: Iterate returned %v after %d calls, want %v after 2", err, calls, stop)
+	}
+}

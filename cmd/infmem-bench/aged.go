@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	iofs "io/fs"
 	"log/slog"
 	"maps"
 	"math"
@@ -40,10 +42,10 @@ import (
 
 // agedAnswer is one search answer as the aged run reads it.
 type agedAnswer struct {
-	ids, texts      []string
-	summary         []bool
-	confidences     []float64
-	nothingRelevant bool
+	IDs, Texts, Convs []string
+	Summary           []bool
+	Confidences       []float64
+	NothingRelevant   bool
 }
 
 type agedAsker interface {
@@ -59,11 +61,11 @@ func (r agedEngine) ask(ctx context.Context, q *benchQuestion, before time.Time,
 	if err != nil {
 		return agedAnswer{}, fmt.Errorf("%q: %w", q.Text, err)
 	}
-	out := agedAnswer{nothingRelevant: res.NothingRelevant}
+	out := agedAnswer{NothingRelevant: res.NothingRelevant}
 	for _, m := range res.Results {
-		out.ids, out.texts = append(out.ids, m.ID), append(out.texts, m.Text)
-		out.summary = append(out.summary, m.Source == "summary")
-		out.confidences = append(out.confidences, m.Confidence)
+		out.IDs, out.Texts = append(out.IDs, m.ID), append(out.Texts, m.Text)
+		out.Summary = append(out.Summary, m.Source == "summary")
+		out.Confidences = append(out.Confidences, m.Confidence)
 	}
 	return out, nil
 }
@@ -89,6 +91,7 @@ func (r agedMCP) ask(ctx context.Context, q *benchQuestion, before time.Time, k 
 			MemoryID   string  `json:"memory_id"`
 			Text       string  `json:"text"`
 			Source     string  `json:"source"`
+			Conv       string  `json:"conversation_id"`
 			Confidence float64 `json:"confidence"`
 		} `json:"results"`
 		NothingRelevant bool `json:"nothing_relevant"`
@@ -96,11 +99,11 @@ func (r agedMCP) ask(ctx context.Context, q *benchQuestion, before time.Time, k 
 	if err := json.Unmarshal([]byte(text(res)), &out); err != nil {
 		return agedAnswer{}, fmt.Errorf("retrieve_memory %q: cannot read the answer: %w", q.Text, err)
 	}
-	got := agedAnswer{nothingRelevant: out.NothingRelevant || len(out.Results) == 0}
+	got := agedAnswer{NothingRelevant: out.NothingRelevant || len(out.Results) == 0}
 	for _, m := range out.Results {
-		got.ids, got.texts = append(got.ids, m.MemoryID), append(got.texts, m.Text)
-		got.summary = append(got.summary, m.Source == "summary")
-		got.confidences = append(got.confidences, m.Confidence)
+		got.IDs, got.Texts, got.Convs = append(got.IDs, m.MemoryID), append(got.Texts, m.Text), append(got.Convs, m.Conv)
+		got.Summary = append(got.Summary, m.Source == "summary")
+		got.Confidences = append(got.Confidences, m.Confidence)
 	}
 	return got, nil
 }
@@ -187,6 +190,7 @@ func (c agedConfig) json() string {
 // time and, for each question asked mid-replay, where its search ends.
 type agedSet struct {
 	*benchSet
+	now    time.Time
 	shift  time.Duration
 	before []time.Time // by question; zero: open
 }
@@ -197,7 +201,7 @@ type agedSet struct {
 // share a timestamp are spread a millisecond apart in replay order, and
 // each such question searches up to its replay point.
 func age(s *benchSet, now time.Time, days int) *agedSet {
-	a := &agedSet{benchSet: s, before: make([]time.Time, len(s.Questions))}
+	a := &agedSet{benchSet: s, now: now, before: make([]time.Time, len(s.Questions))}
 	var newest time.Time
 	for _, m := range s.Messages {
 		if m.TS.After(newest) {
@@ -243,13 +247,13 @@ type agedRun struct {
 // stored as it, or, for a summary, every message of the scope it quotes
 // whole.
 func (a *agedRun) standsFor(ans agedAnswer, scope string) [][]string {
-	out := make([][]string, len(ans.ids))
-	for j, id := range ans.ids {
-		if !ans.summary[j] {
+	out := make([][]string, len(ans.IDs))
+	for j, id := range ans.IDs {
+		if !ans.Summary[j] {
 			out[j] = a.owners[id]
 			continue
 		}
-		body := strings.Join(strings.Fields(ans.texts[j]), " ")
+		body := strings.Join(strings.Fields(ans.Texts[j]), " ")
 		for _, m := range a.byScope[scope] {
 			if q := a.quote[m]; q != "" && strings.Contains(body, q) {
 				out[j] = append(out[j], m)
@@ -268,32 +272,43 @@ type agedScore struct {
 	summaries, results int
 }
 
-// ask asks every question and scores the answers.
-func (a *agedRun) ask(ctx context.Context, r agedAsker, answers []agedAnswer) (agedScore, error) {
+// askAll asks every question.
+func (a *agedRun) askAll(ctx context.Context, r agedAsker) ([]agedAnswer, error) {
+	s := a.set
+	answers := make([]agedAnswer, len(s.Questions))
+	for qi := range s.Questions {
+		q := &s.Questions[qi]
+		res, err := r.ask(ctx, q, a.set.before[qi], s.TopK)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", s.Name, q.ID, err)
+		}
+		answers[qi] = res
+	}
+	return answers, nil
+}
+
+// score scores the answers to every question.
+func (a *agedRun) score(answers []agedAnswer) agedScore {
 	s := a.set
 	run := &setRun{set: s.benchSet, sessionOf: s.sessionOf(), answers: map[string][]answer{"": make([]answer, len(s.Questions))}}
 	var sc agedScore
 	for qi := range s.Questions {
 		q := &s.Questions[qi]
-		res, err := r.ask(ctx, q, a.set.before[qi], s.TopK)
-		if err != nil {
-			return sc, fmt.Errorf("%s %s: %w", s.Name, q.ID, err)
-		}
-		answers[qi] = res
+		res := answers[qi]
 		msgs := a.standsFor(res, q.Scope)
-		run.answers[""][qi] = answer{msgs: msgs, conf: res.confidences, nothing: res.nothingRelevant, asked: true}
+		run.answers[""][qi] = answer{msgs: msgs, conf: res.Confidences, nothing: res.NothingRelevant, asked: true}
 		if q.Abstain {
 			continue
 		}
 		// What the summaries alone add.
 		plain := slices.Clone(msgs)
 		for j := range plain {
-			if res.summary[j] {
+			if res.Summary[j] {
 				plain[j] = nil
 			}
 			if j < 5 {
 				sc.results++
-				if res.summary[j] {
+				if res.Summary[j] {
 					sc.summaries++
 				}
 			}
@@ -303,7 +318,7 @@ func (a *agedRun) ask(ctx context.Context, r agedAsker, answers []agedAnswer) (a
 		}
 	}
 	sc.setScore = scoreSet(run, run.answers[""], nil)
-	return sc, nil
+	return sc
 }
 
 // countingSummarizer counts the summaries each method made.
@@ -343,6 +358,7 @@ func runAged(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.ollamaURL, "ollama-url", summarize.DefaultOllamaURL, "maintenance.ollama_url")
 	fs.StringVar(&cfg.ollamaModel, "ollama-model", "", "maintenance.ollama_model")
 	verbose := fs.Bool("v", false, "print the questions whose nothing_relevant changed, and the summaries")
+	keep := fs.String("keep", "", "engine: keep each set's data root in this folder (DIR/SET) after the pass; a kept root is asked again without storing or a new pass")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -387,8 +403,26 @@ func runAged(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		set := age(s, time.Now(), cfg.ageDays)
-		b, a, quotes, err := agedSetRun(ctx, set, cfg, *bin, filepath.Join(tmp, fmt.Sprintf("root%d", i)), *verbose)
+		root := filepath.Join(tmp, fmt.Sprintf("root%d", i))
+		now := time.Now()
+		if *keep != "" && *bin == "" {
+			root = filepath.Join(*keep, s.Name)
+			// A kept root is asked again with the timestamps it was
+			// stored with.
+			st, err := readAgedState(root)
+			switch {
+			case err == nil:
+				now = st.Now
+			case !errors.Is(err, iofs.ErrNotExist):
+				return err
+			default:
+				if _, err := os.Stat(root); err == nil {
+					return fmt.Errorf("%s holds a run that did not finish: remove it", root)
+				}
+			}
+		}
+		set := age(s, now, cfg.ageDays)
+		b, a, quotes, err := agedSetRun(ctx, set, cfg, *bin, root, *verbose)
 		if err != nil {
 			return err
 		}
@@ -430,6 +464,13 @@ func agedSetRun(ctx context.Context, set *agedSet, cfg agedConfig, bin, dir stri
 			return before, after, "", err
 		}
 		defer stack.close()
+		for !stack.eng.Ready() {
+			select {
+			case <-ctx.Done():
+				return before, after, "", ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
 		c := config.Defaults()
 		cfg.apply(&c)
 		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -448,56 +489,109 @@ func agedSetRun(ctx context.Context, set *agedSet, cfg agedConfig, bin, dir stri
 	}
 
 	run := &agedRun{set: set, owners: map[string][]string{}, quote: map[string]string{}, byScope: map[string][]string{}}
-	start := time.Now()
 	for _, msg := range set.Messages {
-		meta := map[string]any{"timestamp": msg.TS.UTC().Format(time.RFC3339Nano)}
-		for k, v := range map[string]string{"scope": msg.Scope, "source": msg.Source, "conversation_id": msg.Conv, "speaker": msg.Speaker} {
-			if v != "" {
-				meta[k] = v
-			}
-		}
-		id, err := st.store(ctx, msg.Content, meta)
-		if err != nil {
-			return before, after, "", fmt.Errorf("%s: store %s: %w", set.Name, msg.ID, err)
-		}
-		run.owners[id] = append(run.owners[id], msg.ID)
 		run.quote[msg.ID] = quoteKey(msg.Content)
 		run.byScope[msg.Scope] = append(run.byScope[msg.Scope], msg.ID)
 	}
-	fmt.Fprintf(os.Stderr, "%s: stored %d messages in %v (moved back %.0f days)\n", set.Name, len(set.Messages), time.Since(start).Round(time.Second), math.Abs(set.shift.Hours()/24))
-
-	start = time.Now()
-	beforeAns := make([]agedAnswer, len(set.Questions))
-	if before, err = run.ask(ctx, r, beforeAns); err != nil {
+	// A kept data root (--keep) holds the set after the pass and what the
+	// run saw before it: asking again skips storing and the pass.
+	statePath := filepath.Join(dir, agedStateFile)
+	state, err := readAgedState(dir)
+	if err != nil && !errors.Is(err, iofs.ErrNotExist) {
 		return before, after, "", err
 	}
-	fmt.Fprintf(os.Stderr, "%s: asked %d questions in %v\n", set.Name, len(set.Questions), time.Since(start).Round(time.Second))
-	start = time.Now()
-	counts, warnings, err := m.maintain(ctx)
-	if err != nil {
-		return before, after, "", fmt.Errorf("%s: the nightly pass: %w", set.Name, err)
-	}
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(counts)) {
-		if counts[k] != 0 && k != "compacted" && k != "stats_refreshed" {
-			parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+	if err == nil && stack != nil {
+		if len(state.Before) != len(set.Questions) || state.Shift != set.shift {
+			return before, after, "", fmt.Errorf("%s holds another run (another set, or other --age-days): remove it", statePath)
+		}
+		run.owners = state.Owners
+		fmt.Fprintf(os.Stderr, "%s: the stored set after the pass, from %s\n", set.Name, dir)
+	} else {
+		start := time.Now()
+		for _, msg := range set.Messages {
+			meta := map[string]any{"timestamp": msg.TS.UTC().Format(time.RFC3339Nano)}
+			for k, v := range map[string]string{"scope": msg.Scope, "source": msg.Source, "conversation_id": msg.Conv, "speaker": msg.Speaker} {
+				if v != "" {
+					meta[k] = v
+				}
+			}
+			id, err := st.store(ctx, msg.Content, meta)
+			if err != nil {
+				return before, after, "", fmt.Errorf("%s: store %s: %w", set.Name, msg.ID, err)
+			}
+			run.owners[id] = append(run.owners[id], msg.ID)
+		}
+		fmt.Fprintf(os.Stderr, "%s: stored %d messages in %v (moved back %.0f days)\n", set.Name, len(set.Messages), time.Since(start).Round(time.Second), math.Abs(set.shift.Hours()/24))
+		start = time.Now()
+		if state.Before, err = run.askAll(ctx, r); err != nil {
+			return before, after, "", err
+		}
+		fmt.Fprintf(os.Stderr, "%s: asked %d questions in %v\n", set.Name, len(set.Questions), time.Since(start).Round(time.Second))
+		start = time.Now()
+		counts, warnings, err := m.maintain(ctx)
+		if err != nil {
+			return before, after, "", fmt.Errorf("%s: the nightly pass: %w", set.Name, err)
+		}
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(counts)) {
+			if counts[k] != 0 && k != "compacted" && k != "stats_refreshed" {
+				parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+			}
+		}
+		fmt.Fprintf(os.Stderr, "%s: nightly pass in %v: %s\n", set.Name, time.Since(start).Round(time.Second), strings.Join(parts, ", "))
+		for _, w := range warnings {
+			fmt.Fprintln(os.Stderr, "  warning:", w)
+		}
+		state.Owners, state.Shift, state.Now = run.owners, set.shift, set.now
+		if counting != nil {
+			state.Methods = counting.methods
+		}
+		raw, err := json.Marshal(&state)
+		if err == nil {
+			err = os.WriteFile(statePath, raw, 0o600)
+		}
+		if err != nil {
+			return before, after, "", err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "%s: nightly pass in %v: %s\n", set.Name, time.Since(start).Round(time.Second), strings.Join(parts, ", "))
-	for _, w := range warnings {
-		fmt.Fprintln(os.Stderr, "  warning:", w)
-	}
-	afterAns := make([]agedAnswer, len(set.Questions))
-	if after, err = run.ask(ctx, r, afterAns); err != nil {
+	afterAns, err := run.askAll(ctx, r)
+	if err != nil {
 		return before, after, "", err
 	}
+	before, after = run.score(state.Before), run.score(afterAns)
 	if verbose {
-		run.flips(beforeAns, afterAns)
+		run.flips(state.Before, afterAns)
 	}
 	if stack != nil {
-		quotes, err = run.quotes(ctx, stack.eng, counting.methods, verbose)
+		quotes, err = run.quotes(ctx, stack.eng, state.Methods, verbose)
 	}
 	return before, after, quotes, err
+}
+
+// agedState is what a kept data root (--keep) remembers of its run.
+type agedState struct {
+	// Now is the time the set was aged from; Shift how far it moved.
+	Now     time.Time
+	Shift   time.Duration
+	Owners  map[string][]string
+	Before  []agedAnswer
+	Methods map[string]int
+}
+
+// agedStateFile is the file in a kept data root that holds its agedState.
+const agedStateFile = "aged-state.json"
+
+// readAgedState reads a kept data root's agedState.
+func readAgedState(dir string) (agedState, error) {
+	var st agedState
+	raw, err := os.ReadFile(filepath.Join(dir, agedStateFile))
+	if err != nil {
+		return st, err
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return st, fmt.Errorf("%s: %w", filepath.Join(dir, agedStateFile), err)
+	}
+	return st, nil
 }
 
 // ollamaAnswers checks that an Ollama endpoint answers at url.
@@ -512,20 +606,20 @@ func ollamaAnswers(ctx context.Context, url string) error {
 // with the best results before and after.
 func (a *agedRun) flips(before, after []agedAnswer) {
 	show := func(r agedAnswer) {
-		for j := range min(3, len(r.ids)) {
+		for j := range min(3, len(r.IDs)) {
 			kind := "turn"
-			if r.summary[j] {
+			if r.Summary[j] {
 				kind = "summary"
 			}
-			fmt.Printf("      %.3f %-7s %.110q\n", r.confidences[j], kind, r.texts[j])
+			fmt.Printf("      %.3f %-7s %.110q\n", r.Confidences[j], kind, r.Texts[j])
 		}
 	}
 	for i, q := range a.set.Questions {
 		b, f := before[i], after[i]
-		if b.nothingRelevant == f.nothingRelevant {
+		if b.NothingRelevant == f.NothingRelevant {
 			continue
 		}
-		fmt.Printf("\n  %q (%s, abstain %v): nothing_relevant %v -> %v\n    before:\n", q.Text, q.Scope, q.Abstain, b.nothingRelevant, f.nothingRelevant)
+		fmt.Printf("\n  %q (%s, abstain %v): nothing_relevant %v -> %v\n    before:\n", q.Text, q.Scope, q.Abstain, b.NothingRelevant, f.NothingRelevant)
 		show(b)
 		fmt.Printf("    after:\n")
 		show(f)

@@ -177,28 +177,6 @@ func benchImportDaemon(ctx context.Context, bin string, env []string, export str
 	return nil
 }
 
-// procCPU is the CPU time a process has used (Linux: utime and stime of
-// /proc/PID/stat, in clock ticks of 1/100 s).
-func procCPU(pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The command name may hold spaces; the fields follow its ")".
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	var ut, st int64
-	fmt.Sscan(f[11], &ut)
-	fmt.Sscan(f[12], &st)
-	return time.Duration(ut+st) * 10 * time.Millisecond
-}
-
 // loadAvg is the first three fields of /proc/loadavg (Linux), or "?".
 func loadAvg() string {
 	data, err := os.ReadFile("/proc/loadavg")

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"time"
@@ -24,7 +26,7 @@ func runSeed(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
 	dir := fs.String("data-dir", "", "data root to fill")
 	n := fs.Int("n", 10000, "memories to insert")
-	model := fs.String("embedding", "use-lite", "embedding model for the memories' vectors: use-lite, hash or none")
+	model := fs.String("embedding", "use-lite", "embedding model for the memories' vectors: use-lite, hash, none, or random-use-lite (random unit vectors labelled as USE-lite's: a search costs what it costs over real ones, without the hours of embedding; recall means nothing)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -50,8 +52,10 @@ func runSeed(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	emb, err := embed.New(*model)
-	if err != nil {
+	var emb embed.Embedder
+	if *model == "random-use-lite" {
+		emb = &randomEmbedder{rng: rand.New(rand.NewPCG(7, 9))}
+	} else if emb, err = embed.New(*model); err != nil {
 		return err
 	}
 	gen := newSynth(42)
@@ -107,4 +111,30 @@ func seedVectors(ctx context.Context, store *mongostore.Store, emb embed.Embedde
 		}
 	}
 	return store.Index.InsertMany(ctx, entries)
+}
+
+// randomEmbedder makes random unit vectors under USE-lite's model id and
+// dimension (seed --embedding random-use-lite).
+type randomEmbedder struct{ rng *rand.Rand }
+
+func (r *randomEmbedder) ModelID() string { return embed.USELiteModelID }
+func (r *randomEmbedder) Dim() int        { return 512 }
+func (r *randomEmbedder) Embed(ctx context.Context, text string) ([]float32, error) {
+	v := make([]float32, 512)
+	var norm float64
+	for i := range v {
+		v[i] = float32(r.rng.NormFloat64())
+		norm += float64(v[i]) * float64(v[i])
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(norm))
+	}
+	return v, nil
+}
+func (r *randomEmbedder) EmbedBatch(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i], _ = r.Embed(ctx, t)
+	}
+	return out, nil
 }

@@ -100,6 +100,12 @@ func runStdio(ctx context.Context, args []string) error {
 			n = min(n, *statsCalls)
 		}
 		lat := make([]time.Duration, 0, n)
+		// CPU time per call of the daemon and of the bridge: on a loaded
+		// machine a call's wall time says more about the others than about
+		// infmem; its CPU time does not (background work it causes, such as
+		// recording uses, counts too).
+		dpid, bpid := daemonPID(abs), serverPID()
+		d0, b0 := procCPU(dpid), procCPU(bpid)
 		for i := 0; i < n; i++ {
 			res, d, err := callTool(ctx, c, name, args(i))
 			if err != nil {
@@ -112,7 +118,14 @@ func runStdio(ctx context.Context, args []string) error {
 		}
 		slices.Sort(lat)
 		pct := func(q float64) time.Duration { return lat[int(q*float64(len(lat)-1))] }
-		fmt.Printf("%-22s n=%d p50=%v p99=%v\n", name, len(lat), pct(0.5).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond))
+		cpu := ""
+		if dpid > 0 {
+			cpu = fmt.Sprintf(" cpu/call daemon=%.2fms", float64(procCPU(dpid)-d0)/float64(time.Millisecond)/float64(n))
+		}
+		if bpid > 0 && bpid != dpid {
+			cpu += fmt.Sprintf(" bridge=%.2fms", float64(procCPU(bpid)-b0)/float64(time.Millisecond)/float64(n))
+		}
+		fmt.Printf("%-22s n=%d p50=%v p99=%v%s\n", name, len(lat), pct(0.5).Round(10*time.Microsecond), pct(0.99).Round(10*time.Microsecond), cpu)
 		return nil
 	}
 	if err := measure("store_memory", func(i int) map[string]any {
@@ -211,6 +224,31 @@ func procRSS(pid int) (rss, peak int64) {
 		}
 	}
 	return rss, peak
+}
+
+// procCPU is a process's user and system CPU time so far (Linux; 0
+// elsewhere or for pid 0).
+func procCPU(pid int) time.Duration {
+	if pid <= 0 {
+		return 0
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	rest := string(stat)
+	i := strings.LastIndexByte(rest, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(rest[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	var ut, st int64
+	fmt.Sscanf(f[11], "%d", &ut)
+	fmt.Sscanf(f[12], "%d", &st)
+	return time.Duration(ut+st) * 10 * time.Millisecond // USER_HZ is 100 on Linux
 }
 
 // serverPID finds the infmem child of this process.
