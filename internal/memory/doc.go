@@ -25,7 +25,7 @@
 //     evidence the index gathers (keyword coverage, cosine, neighbouring
 //     turns, the speaker and period a question names) and turns scores
 //     into confidences calibrated on LoCoMo.
-//   - snapshot.go, journal.go: when the index snapshot is trusted (the
+//   - snapshot.go (with memindex/journal.go): when the index snapshot is trusted (the
 //     rule is stated at the top of snapshot.go) and the change journal that
 //     keeps it usable after a crash.
 //   - paths.go: memories with a path (exact text, written by WritePaths),
