@@ -169,7 +169,7 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	if opts.QueryCache <= 0 {
 		opts.QueryCache = 1024
 	}
-	opts.Rank = opts.Rank.withDefaults()
+	opts.Rank = opts.Rank.WithDefaults()
 	e := &Engine{store: store, scopes: reg, opts: opts, log: opts.Logger, ready: make(chan struct{}),
 		modelID: opts.ModelID, dim: opts.Dim, embeds: newEmbedQueue(), vecw: newVectorWriter(false)}
 	e.ixp.Store(memindex.New(opts.Dim, opts.Location))
@@ -529,7 +529,7 @@ func (e *Engine) now() time.Time { return e.opts.Now().UTC().Truncate(time.Milli
 
 // SetRankOptions changes ranking (benchmarks tune it on a loaded engine).
 // It must not run concurrently with searches.
-func (e *Engine) SetRankOptions(o RankOptions) { e.opts.Rank = o.withDefaults() }
+func (e *Engine) SetRankOptions(o RankOptions) { e.opts.Rank = o.WithDefaults() }
 
 // RankOptions returns the ranking in use.
 func (e *Engine) RankOptions() RankOptions { return e.opts.Rank }
