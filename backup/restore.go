@@ -583,7 +583,25 @@ func rollback(ctx context.Context, store *mongostore.Store, j journal, log *slog
 	}
 	for _, n := range j.Names {
 		if exists[r.replaced(n)] {
-			if exists[n] {
+			switch {
+			case exists[n] && exists[r.staged(n)]:
+				// The restored data never moved in (it is still staged):
+				// an open after the interruption re-created the name
+				// (bootstrap makes every collection it misses), holding
+				// at most the defaults bootstrap writes, whose real
+				// versions are in the replaced collection.
+				made, err := store.MadeByBootstrap(ctx, n)
+				if err != nil {
+					return err
+				}
+				if !made {
+					return fmt.Errorf("%s was written after the restore was interrupted, and %s holds the data from before it; neither is changed\nhint: compare the two by hand, keep one under the name %s, then start infmem again", n, r.replaced(n), n)
+				}
+				log.Warn("dropping a collection an open re-created during the interrupted restore", "collection", n)
+				if err := r.db.Collection(n).Drop(ctx); err != nil {
+					return fmt.Errorf("cannot drop %s: %w", n, err)
+				}
+			case exists[n]:
 				if err := r.rename(ctx, n, r.staged(n)); err != nil {
 					return err
 				}

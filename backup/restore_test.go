@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -578,6 +579,43 @@ func TestRecoverInterruptedRestore(t *testing.T) {
 			t.Fatalf("recover: %v %v", ok, err)
 		}
 		assertLiveUnchanged(t, env, restored)
+	})
+	// Killed between moving a live collection aside and moving its
+	// restored data in; the next open's bootstrap re-creates the name with
+	// its defaults before recovery runs (the daemon, status and backup all
+	// open the database first).
+	t.Run("moved aside, then an open re-created the name", func(t *testing.T) {
+		before := takeSnapshot(t, env.store)
+		r := stageOnly(t)
+		r.hadLive = append([]string(nil), r.names...)
+		must(t, r.writeJournal(phaseSwapping))
+		for _, n := range []string{mongostore.Metadata, mongostore.UserProfile} {
+			if !slices.Contains(r.names, n) {
+				t.Fatalf("the backup has no %s", n)
+			}
+			must(t, r.rename(ctx, n, r.replaced(n)))
+		}
+		// An unknown document in a re-created collection is not the
+		// bootstrap's: recovery refuses and changes nothing.
+		env.store.Close(ctx)
+		reopened := openStoreAt(t, env.root)
+		env.store = reopened
+		stray := bson.D{{Key: "_id", Value: "written-after"}, {Key: "type", Value: "note"}}
+		if _, err := reopened.Database().Collection(mongostore.Metadata).InsertOne(ctx, stray); err != nil {
+			t.Fatal(err)
+		}
+		ok, err := RecoverRestore(ctx, reopened, runDir, testLogger(t))
+		if err == nil || !strings.Contains(err.Error(), "written after the restore was interrupted") {
+			t.Fatalf("recover over a written collection: %v %v", ok, err)
+		}
+		if _, err := reopened.Database().Collection(mongostore.Metadata).DeleteOne(ctx, bson.D{{Key: "_id", Value: "written-after"}}); err != nil {
+			t.Fatal(err)
+		}
+		ok, err = RecoverRestore(ctx, reopened, runDir, testLogger(t))
+		if err != nil || !ok {
+			t.Fatalf("recover: %v %v", ok, err)
+		}
+		assertLiveUnchanged(t, env, before)
 	})
 	t.Run("nothing to recover", func(t *testing.T) {
 		ok, err := RecoverRestore(ctx, env.store, runDir, nil)

@@ -217,3 +217,32 @@ func (s *Store) SchemaVersionStored(ctx context.Context) (int, error) {
 	}
 	return rec.Version, nil
 }
+
+// MadeByBootstrap reports whether the named collection of the database
+// holds nothing but what bootstrap writes into a collection it had to
+// create (the schema record and the Global scope in Metadata, the default
+// profile in UserProfile; nothing elsewhere). An interrupted restore's
+// rollback uses it: a live name that an open re-created after the
+// interruption holds only these defaults, whose real versions are in the
+// collection the restore set aside.
+func (s *Store) MadeByBootstrap(ctx context.Context, collection string) (bool, error) {
+	cur, err := s.db.Collection(collection).Find(ctx, bson.D{}, options.Find().SetLimit(4))
+	if err != nil {
+		return false, fmt.Errorf("cannot read %s: %w", collection, err)
+	}
+	defer cur.Close(ctx)
+	for cur.Next(ctx) {
+		doc := cur.Current
+		id, _ := doc.Lookup("_id").StringValueOK()
+		typ, _ := doc.Lookup("type").StringValueOK()
+		name, _ := doc.Lookup("scope_name").StringValueOK()
+		switch {
+		case collection == Metadata && id == schemaKey:
+		case collection == Metadata && typ == ScopeType && name == "Global":
+		case collection == UserProfile && id == DefaultUserID:
+		default:
+			return false, nil
+		}
+	}
+	return true, cur.Err()
+}

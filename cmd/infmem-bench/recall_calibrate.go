@@ -73,7 +73,10 @@ const calibrationDepth = 10
 // every set at once, each set weighing the same, and reports per set the
 // expected calibration error of the fit and what relevance bars would say.
 // Samples: each of the first results of every answer, relevant when it is
-// gold; an abstention question's results are all irrelevant.
+// gold; an abstention question's results are all irrelevant. The engine
+// uses the fit for turns of conversations; a note's confidence is its
+// bar model (calibrationsFor), and "was" reports the engine's own
+// confidences. The relevance bar's model is fitted on turns alone.
 func printCalibration(runs []*setRun, asker string) {
 	useKW, useVec := asker != memory.ModeVector, asker != memory.ModeKeyword
 	perSet := make([][]wsample, len(runs))
@@ -108,12 +111,38 @@ func printCalibration(runs []*setRun, asker string) {
 		parts[i] = fmt.Sprintf("%.3f", x)
 	}
 	fmt.Printf("\ncalibration of %s fitted on every set (each weighing the same): Bias: %.3f, Weights: []float64{%s}\n", asker, w[0], strings.Join(parts, ", "))
-	barList := []float64{0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5}
+	// The bar's model: P(the question has an answer stored) from the best
+	// result's evidence, with whether the question names its speaker.
+	var ans []wsample
+	for _, run := range runs {
+		var list []wsample
+		for qi := range run.set.Questions {
+			q := &run.set.Questions[qi]
+			a := run.answers[asker][qi]
+			if !a.asked || len(a.evidence) == 0 || a.evidence[0] == nil || a.evidence[0].Alone {
+				// Notes keep their own bar model (the engine's
+				// noteBar*); this fits the turns'.
+				continue
+			}
+			list = append(list, wsample{x: a.evidence[0].AnswerFeatures(useKW, useVec), relevant: !q.Abstain})
+		}
+		for i := range list {
+			list[i].w = 1 / float64(len(list))
+		}
+		ans = append(ans, list...)
+	}
+	wa := fitWeighted(ans)
+	aparts := make([]string, len(wa)-1)
+	for i, x := range wa[1:] {
+		aparts[i] = fmt.Sprintf("%.3f", x)
+	}
+	fmt.Printf("relevance bar model of %s (P(answer stored) from the best result; features + speaker named): Bias: %.3f, Weights: []float64{%s}\n", asker, wa[0], strings.Join(aparts, ", "))
+	barList := []float64{0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8}
 	fmt.Printf("%-10s %7s %7s |", "set", "ECE", "was")
 	for _, b := range barList {
 		fmt.Printf(" %11.2f", b)
 	}
-	fmt.Println("   (answerable / abstaining told nothing_relevant, by the best result's fitted confidence)")
+	fmt.Println("   (answerable / abstaining told nothing_relevant, by the bar model's first pooled value)")
 	for _, run := range runs {
 		var sc setScore
 		var was setScore
@@ -125,15 +154,18 @@ func printCalibration(runs []*setRun, asker string) {
 			if !a.asked {
 				continue
 			}
-			top := 0.0
+			var pa []float64
+			for j := range a.evidence {
+				if a.evidence[j] != nil {
+					pa = append(pa, prob(wa, a.evidence[j].AnswerFeatures(useKW, useVec)))
+				}
+			}
+			top := firstPooled(pa)
 			for j := range min(len(a.evidence), eceDepth) {
 				if a.evidence[j] == nil {
 					continue
 				}
 				p := prob(w, a.evidence[j].Features(useKW, useVec))
-				if j == 0 {
-					top = p
-				}
 				rel := false
 				for _, id := range a.msgs[j] {
 					rel = rel || q.relevant(id, run.sessionOf)
@@ -171,4 +203,29 @@ func printCalibration(runs []*setRun, asker string) {
 		}
 		fmt.Println()
 	}
+}
+
+// firstPooled is the first value of list after pooling adjacent
+// violators into a non-increasing sequence (what the engine's first
+// result gets).
+func firstPooled(list []float64) float64 {
+	if len(list) == 0 {
+		return 0
+	}
+	type block struct {
+		sum float64
+		n   int
+	}
+	var blocks []block
+	for _, v := range list {
+		blocks = append(blocks, block{v, 1})
+		for len(blocks) > 1 {
+			a, b := blocks[len(blocks)-2], blocks[len(blocks)-1]
+			if a.sum/float64(a.n) >= b.sum/float64(b.n) {
+				break
+			}
+			blocks = append(blocks[:len(blocks)-2], block{a.sum + b.sum, a.n + b.n})
+		}
+	}
+	return blocks[0].sum / float64(blocks[0].n)
 }

@@ -348,8 +348,9 @@ func (w *storer) run(c *client.Client, index int, stop <-chan struct{}) {
 }
 
 // storeOne stores the j-th memory; false means it was not acknowledged.
-// Only "still loading" is tried again: the daemon refuses the store before
-// doing anything.
+// Only the daemon's "try again" answers (still loading, paused for a
+// restore: CallWait ran out before the memory was back) are tried again, as
+// Claude would: the daemon refuses those stores before doing anything.
 func (w *storer) storeOne(c *client.Client, index, j int) bool {
 	text := fmt.Sprintf("%s wrote note %d, codeword %s", w.name, j, uniqueWord(index, j))
 	w.mu.Lock()
@@ -360,7 +361,7 @@ func (w *storer) storeOne(c *client.Client, index, j int) bool {
 	var err error
 	for {
 		out, toolErr, err = callOnce(c, "store_memory", map[string]any{"content": text, "metadata": map[string]any{"tags": []any{w.tag}}})
-		if !strings.Contains(toolErr, "still loading") {
+		if !strings.Contains(toolErr, "still loading") && !strings.Contains(toolErr, "paused while a backup is restored") {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -157,11 +157,14 @@ func runStatus(ctx context.Context, opts statusOptions, env *cliEnv) error {
 	if probe.Presence == control.Stale {
 		rep.Daemon.Problem = probe.Problem
 	}
-	var engineErr error
+	var engineErr, daemonErr error
 	switch {
 	case probe.Presence == control.Running:
 		if err := fillFromDaemon(ctx, &rep, ep); err != nil {
-			return err
+			// The report is still printed (--json callers always get
+			// JSON), saying why the daemon's part is missing.
+			rep.Daemon.Problem = err.Error()
+			daemonErr = err
 		}
 		if rep.Backups == nil && cfgErr == nil {
 			// The daemon's memory is not open: the configuration can
@@ -203,7 +206,7 @@ func runStatus(ctx context.Context, opts statusOptions, env *cliEnv) error {
 	if engineErr != nil {
 		return fmt.Errorf("cannot open the database: %w", engineErr)
 	}
-	return nil
+	return daemonErr
 }
 
 // statusSession is setup for status, which shows what it can even when
@@ -375,6 +378,11 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 	d := rep.Daemon
 	switch control.Presence(d.Presence) {
 	case control.Running:
+		if d.PID == 0 {
+			// The daemon answered the probe but not the status request.
+			fmt.Fprintf(w, "daemon\trunning, but its status cannot be read: %s\n", firstLineOf(d.Problem))
+			break
+		}
 		fmt.Fprintf(w, "daemon\trunning, pid %d, up %s, %d MCP sessions, memory %s\n", d.PID,
 			(time.Duration(d.UptimeSeconds) * time.Second).String(), d.Sessions, d.State)
 		if d.Error != "" {

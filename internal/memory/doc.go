@@ -21,13 +21,17 @@
 //     observer, the Follower, which package memsync implements to keep
 //     several devices sharing a database in step (the engine knows no
 //     change feed).
-//   - search.go, query.go, rank.go, results.go: recall. rank.go weighs the
-//     evidence the index gathers (keyword coverage, cosine, neighbouring
-//     turns, the speaker and period a question names) and turns scores
-//     into confidences calibrated on LoCoMo.
-//   - snapshot.go (with memindex/journal.go): when the index snapshot is trusted (the
-//     rule is stated at the top of snapshot.go) and the change journal that
-//     keeps it usable after a crash.
+//   - search.go, ranked.go, results.go, current.go: recall. Ranking is
+//     package recall's (query.go reads a question: keywords without
+//     filler, typo alternatives, the period its time words name; people.go
+//     turns "my sister" into the profile's name for her; rank.go weighs
+//     the evidence the index gathers and gives each result a confidence
+//     and the relevance bar its verdict, both fitted on every recall set
+//     at once by `infmem-bench recall --calibrate`); ranked.go hands it
+//     the index, the embedder and the profile's contacts.
+//   - snapshot.go: when the index snapshot is trusted (the rule is stated
+//     at its top), with the change journal that keeps it usable after a
+//     crash (memindex/journal.go).
 //   - paths.go: memories with a path (exact text, written by WritePaths),
 //     which package memfiles makes the files of Anthropic's memory tool.
 //   - maint.go: what scheduled maintenance asks (conversations to

@@ -136,6 +136,9 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	}
 	e.curated(ctx, hits, res)
 	e.withRelated(ctx, res)
+	if query != "" {
+		currentFirst(query, res)
+	}
 	if !req.NoTouch {
 		e.recordAccess(hits)
 	}

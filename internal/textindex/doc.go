@@ -3,6 +3,9 @@
 // and the Porter2 stemmer) and a BM25 index over every live memory's text.
 // retrieve_memory ranks keyword matches with it after the caller's pre-filter
 // (scope, tags, time range, flags), which it passes as a predicate over DocIDs.
+// A query term no document holds gets the closest terms documents do hold as
+// alternatives (Fuzzy: typos, "oneill" for "o'neill"); an alternative scores
+// like any term and counts once in the query's ideal score.
 //
 // The index holds no document text and knows nothing of scopes or storage: the
 // memory engine maps its memories to dense DocIDs, calls Add on every write and

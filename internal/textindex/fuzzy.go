@@ -2,6 +2,7 @@ package textindex
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"unicode/utf8"
 )
@@ -154,4 +155,33 @@ func (ix *Index) shapeRemoveLocked(id uint32, name string) {
 		list[i] = list[len(list)-1]
 		ix.byShape[k] = list[:len(list)-1]
 	}
+}
+
+// Unknown is the share of the query's ideal score (IdealScore) that
+// falls to terms no document holds and that found no alternative: words
+// the index has never seen ("what is my cousin Rachel's number?" in a
+// memory that names no Rachel). 0 for an empty query.
+func (ix *Index) Unknown(q Query) float64 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	n, _, counted := ix.collectionLocked()
+	var unknown, total float64
+	for i, t := range q.terms {
+		if q.alt != nil && q.alt[i] > 0 {
+			continue
+		}
+		df := 0.0
+		if id, ok := ix.dict[t]; ok {
+			df = ix.dfLocked(id, counted)
+		}
+		w := float64(q.counts[i]) * math.Log(1+(n-df+0.5)/(df+0.5))
+		total += w
+		if df == 0 && (q.alt == nil || !slices.Contains(q.alt, i+1)) {
+			unknown += w
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return unknown / total
 }

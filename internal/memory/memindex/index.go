@@ -601,6 +601,10 @@ func (ix *Index) Analyze(text string) textindex.Query { return ix.text.Analyze(t
 // terms memories do hold as alternatives (textindex.Index.Fuzzy).
 func (ix *Index) Fuzzy(q textindex.Query) textindex.Query { return ix.text.Fuzzy(q) }
 
+// Unknown is the share of the query's keyword weight no memory holds
+// (textindex.Index.Unknown).
+func (ix *Index) Unknown(q textindex.Query) float64 { return ix.text.Unknown(q) }
+
 // Overlap is the share of distinct keyword terms two memories have in
 // common (0 when either is unknown).
 func (ix *Index) Overlap(a, b bson.ObjectID) float64 {

@@ -24,6 +24,8 @@ type query struct {
 	hasPeriod bool
 	// recent: the period ended within the last year.
 	recent bool
+	// unknown is the share of the keyword weight in words no memory holds.
+	unknown float64
 	// onlyTime: the query asks for a period and nothing else ("what did
 	// we talk about yesterday?"): its results are the period's memories.
 	onlyTime bool

@@ -30,13 +30,13 @@ func TestLessonBoostGate(t *testing.T) {
 		{"lesson under the bar", 0.31, 0.30, on, false},
 	} {
 		pool := []memindex.Candidate{alone("note", tc.ordinary), alone(sourceLesson, tc.lesson)}
-		score(pool, &query{}, &tc.ro, calKeyword)
+		score(pool, &query{}, &tc.ro, barsFor(true, false))
 		if got := pool[1].Score > pool[0].Score; got != tc.lessonFirst {
 			t.Errorf("%s: lesson %.3f, ordinary %.3f; lesson first %v, want %v", tc.name, pool[1].Score, pool[0].Score, got, tc.lessonFirst)
 		}
 	}
 	// The bar the gate uses is the one results are marked weak by.
-	if c := calKeyword.confidence(evidence(&memindex.Candidate{Coverage: 0.30, NeighborCoverage: 0.30})); c >= on.MinConfidence {
+	if c := barsFor(true, false).clears(evidence(&memindex.Candidate{Coverage: 0.30, NeighborCoverage: 0.30, Alone: true})); c >= on.MinConfidence {
 		t.Fatalf("coverage 0.30 has confidence %.3f, not under the bar %.2f: the under-the-bar case tests nothing", c, on.MinConfidence)
 	}
 }

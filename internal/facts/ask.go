@@ -1,0 +1,212 @@
+package facts
+
+// Questions about a value as it stands now ("What is my monthly grocery
+// budget?", "How many sources are in my Zotero library?", "When is my
+// Zoom call with the creative director?"): when several memories state
+// such a value for what the question names, the latest one holds, even
+// when nothing linked the two at store time. AskCurrent reads the
+// question; States tells whether a statement gives such a value.
+
+// Asked is a question read for States.
+type Asked struct {
+	// kinds are the details that answer it.
+	kinds map[Kind]bool
+	// subject holds the stems of its words and its names (lower case),
+	// true for a name.
+	subject map[string]bool
+}
+
+// AskCurrent reads a question that asks for a number, amount, date or
+// time as it stands now; nil for anything else: not a question, or one
+// about the past ("When did…", "What was…", "originally").
+func AskCurrent(question string) *Asked {
+	toks := scan(prose(question))
+	if len(toks) < 3 {
+		return nil
+	}
+	// "What is…", "How many…", "By what date…", "Is the…".
+	first := ""
+	for _, t := range toks[:3] {
+		if questionWords[t.lower] {
+			first = t.lower
+			break
+		}
+	}
+	if first == "" && !auxiliaries[toks[0].lower] {
+		return nil
+	}
+	for _, t := range toks {
+		if pastWords[t.lower] || aggregateWords[t.lower] {
+			return nil
+		}
+	}
+	a := &Asked{kinds: map[Kind]bool{}, subject: map[string]bool{}}
+	for i, t := range toks {
+		next := ""
+		if i+1 < len(toks) {
+			next = toks[i+1].lower
+		}
+		switch {
+		case t.lower == "how" && (next == "many" || next == "much" || next == "long" || next == "often" || next == "far" || next == "old"):
+			a.kinds[Number], a.kinds[Amount] = true, true
+		case t.lower == "how":
+			// "How does the price compare…", "How will…": not a value.
+			return nil
+		case t.lower == "what" && next == "time", t.lower == "when" && first == "when":
+			a.kinds[Date], a.kinds[Time] = true, true
+		case dateWords[t.lower]:
+			a.kinds[Date], a.kinds[Time] = true, true
+		case amountWords[t.lower]:
+			a.kinds[Amount], a.kinds[Number] = true, true
+		case countWords[t.lower]:
+			a.kinds[Number] = true
+		}
+	}
+	if len(a.kinds) == 0 {
+		if first != "what" && first != "what's" {
+			return nil
+		}
+		// "What is the average response time of the dashboard API?"
+		for _, k := range []Kind{Number, Amount, Date, Time} {
+			a.kinds[k] = true
+		}
+	}
+	for _, u := range unitsOf(toks) {
+		for w := range u.content {
+			if !askWords[w] {
+				a.subject[w] = false
+			}
+		}
+		for n := range u.names {
+			a.subject[n] = true
+		}
+	}
+	if len(a.subject) == 0 {
+		return nil
+	}
+	return a
+}
+
+// Stated is how a statement answers an Asked question.
+type Stated struct {
+	// Words: how many of the question's words stand in one sentence or
+	// clause of the statement beside a detail of the kind the question
+	// asks for (0: it states no such value); Values: those details;
+	// Changed: that sentence or clause says the value changed ("moved
+	// to", "now", "adjusted to", "reached").
+	Words   int
+	Values  []string
+	Changed bool
+	// Anchors are the question's words (stems) that stand within
+	// askReach words of such a detail there: what the value is of
+	// ("deadline" in "the deadline was extended to May 20").
+	Anchors []string
+}
+
+// askReach is how near (in words) a question's word and a value must
+// stand for the value to be the word's.
+const askReach = 5
+
+// States tells how s answers the question.
+func (a *Asked) States(s *Statement) Stated {
+	var out Stated
+	for i := range s.units {
+		u := &s.units[i]
+		n := 0
+		for w, name := range a.subject {
+			if _, ok := u.content[w]; ok || name && u.has(w) {
+				n++
+			}
+		}
+		if u.question || u.cond || n == 0 {
+			continue
+		}
+		has := false
+		for k := range a.kinds {
+			has = has || len(u.values[k]) > 0
+		}
+		if !has {
+			continue
+		}
+		changed := u.cue && u.saysChanged()
+		if n > out.Words || n == out.Words && changed && !out.Changed {
+			out.Words, out.Values, out.Changed, out.Anchors = n, nil, changed, nil
+			for k := range a.kinds {
+				out.Values = append(out.Values, u.values[k]...)
+			}
+			out.Anchors = a.anchors(u)
+		}
+	}
+	return out
+}
+
+// anchors lists the question's words that stand near a value of the
+// kind it asks for in u.
+func (a *Asked) anchors(u *unit) []string {
+	var out []string
+	for w, name := range a.subject {
+		at, ok := u.content[w]
+		if !ok && name {
+			at, ok = u.names[w]
+		}
+		if !ok {
+			continue
+		}
+		near := false
+		for k := range a.kinds {
+			for _, v := range u.valueAt[k] {
+				near = near || v >= at-askReach && v <= at+askReach
+			}
+		}
+		if near {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// saysChanged reports whether the unit has a word or phrase saying
+// something changed other than "since" ("especially since I want…"
+// gives a reason).
+func (u *unit) saysChanged() bool {
+	for i, t := range u.toks {
+		if cueWords[t.lower] || stateCues[t.lower] {
+			if t.lower != "since" {
+				return true
+			}
+		}
+		if i > 0 && cuePhrases[u.toks[i-1].lower+" "+t.lower] {
+			return true
+		}
+	}
+	return false
+}
+
+// Subject is how many words and names the question's subject has.
+func (a *Asked) Subject() int { return len(a.subject) }
+
+var (
+	questionWords = setOf(`what what's whats how when which where who`)
+	// pastWords ask about what was, not what is.
+	pastWords = setOf(`did was were had originally original initially initial previous previously formerly before first
+		earlier ago used didn't wasn't weren't`)
+	// aggregateWords ask to count or compare what several memories say
+	// ("how many different tools", the days between two dates).
+	aggregateWords = setOf(`between different distinct unique across all compare compared`)
+	dateWords      = setOf(`date deadline due scheduled schedule`)
+	amountWords    = setOf(`budget cost costs price fee fees salary rent pay spend spent much`)
+	countWords     = setOf(`number count percentage percent rate total score many`)
+	// askWords ask; they say nothing about the subject. "user" is whom
+	// every memory Claude writes is about ("User's dentist check-up…").
+	askWords = setOf(`many much long often far old number count total amount plan aim aiming scheduled schedule
+		current currently now latest recent recently user`)
+)
+
+func init() {
+	// askWords holds stems, as unit.content does.
+	stems := map[string]bool{}
+	for w := range askWords {
+		stems[stem(w)] = true
+	}
+	askWords = stems
+}
