@@ -744,3 +744,12 @@ func TestConcurrentStoresAndSearches(t *testing.T) {
 		t.Fatalf("index holds %d", l.Total)
 	}
 }
+
+func mustOID(t *testing.T, id string) bson.ObjectID {
+	t.Helper()
+	oid, err := bson.ObjectIDFromHex(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return oid
+}
