@@ -38,6 +38,6 @@
 //     summarise, summaries, archival, duplicates and merges, purges,
 //     embeddings to reconcile).
 //   - embedworker.go, vectors.go: the background embedder and the
-//     embeddings stored in MemoryIndex; access.go: use counts, written off
-//     the response path.
+//     embeddings stored in MemoryIndex. Use counts are written off the
+//     response path by package usecount.
 package memory

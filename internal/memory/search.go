@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/internal/memory/usecount"
 	"github.com/infmem/infmem/internal/timephrase"
 )
 
@@ -192,7 +193,11 @@ func (e *Engine) recordAccess(hits []hit) {
 		ids[i] = h.id
 	}
 	e.index().Touch(ids)
-	e.access.record(used)
+	uses := make([]usecount.Use, len(used))
+	for i, h := range used {
+		uses[i] = usecount.Use{ID: h.id, Kind: h.kind}
+	}
+	e.access.Record(uses)
 }
 
 // searchFilter builds the filter shared by searches and listings.
