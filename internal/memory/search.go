@@ -285,7 +285,7 @@ func (e *Engine) ByTime(ctx context.Context, req TimeRequest) (TimeResult, error
 		}
 		r, err := timephrase.Parse(phrase, e.opts.Now().In(e.opts.Location), e.opts.Location)
 		if errors.Is(err, timephrase.ErrUnrecognized) {
-			return TimeResult{}, &InputError{msg: err.Error() + "; or send range with from/to ISO dates"}
+			return TimeResult{}, inputErrorf("%s", err.Error()+"; or send range with from/to ISO dates")
 		} else if err != nil {
 			return TimeResult{}, err
 		}
