@@ -12,9 +12,10 @@
 // What the package holds, by file:
 //   - engine.go: options, start-up (the index from its snapshot or the
 //     database), Reload after a restore, Close.
-//   - store.go, update.go, forget.go, profile.go, scopeops.go: the tools'
-//     operations, with their input checks (normalize.go, validate.go,
-//     resolve.go for scopes).
+//   - store.go, update.go, forget.go, userprofile.go, scopeops.go: the
+//     tools' operations, with their input checks (validate.go, resolve.go
+//     for scopes; text and tags by package content, the profile's by
+//     package profile).
 //   - write.go: apply, the one path every change to a memory takes
 //     (journal, database, embedding, index, embed queue, observer), and
 //     the collection a memory's kind lives in; follower.go: its one
@@ -38,6 +39,6 @@
 //     summarise, summaries, archival, duplicates and merges, purges,
 //     embeddings to reconcile).
 //   - embedworker.go, vectors.go: the background embedder and the
-//     embeddings stored in MemoryIndex; access.go: use counts, written off
-//     the response path.
+//     embeddings stored in MemoryIndex. Use counts are written off the
+//     response path by package usecount.
 package memory

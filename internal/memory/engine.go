@@ -13,6 +13,7 @@ import (
 
 	"github.com/infmem/infmem/internal/embed"
 	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/internal/memory/usecount"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
 )
@@ -87,7 +88,7 @@ type Engine struct {
 	loaded   atomic.Int64
 	expected atomic.Int64
 
-	access *accessTracker
+	access *usecount.Tracker
 	// people caches the profile's contacts for searches that name a
 	// relation ("my sister").
 	people  peopleCache
@@ -180,7 +181,7 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	if opts.Embedder != nil {
 		e.queries = embed.NewCached(opts.Embedder, opts.QueryCache)
 	}
-	e.access = newAccessTracker(opts.Logger, opts.Now, func(ids []bson.ObjectID) { e.markDirty(context.Background(), ids...) },
+	e.access = usecount.New(opts.Logger, opts.Now, func(ids []bson.ObjectID) { e.markDirty(context.Background(), ids...) },
 		func(ctx context.Context, id bson.ObjectID, k memindex.Kind, update bson.D) error {
 			e.writeMu.Lock()
 			defer e.writeMu.Unlock()
@@ -195,7 +196,7 @@ func (e *Engine) Start(ctx context.Context) {
 	if !e.started.CompareAndSwap(false, true) {
 		return
 	}
-	go e.access.run()
+	go e.access.Run()
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 	e.stop = stop
 	go func() {
@@ -297,7 +298,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	case <-e.embeds.done:
 	case <-ctx.Done():
 	}
-	err := e.access.close(ctx)
+	err := e.access.Close(ctx)
 	e.writeMu.Lock()
 	e.flushVectors(ctx)
 	e.writeMu.Unlock()

@@ -24,7 +24,7 @@ import (
 // after its access updates and new embeddings reached the database
 // (crashUnsettled leaves them out).
 func crash(store *mongostore.Store, e *Engine) {
-	e.access.settle()
+	e.access.Settle()
 	e.writeMu.Lock()
 	e.flushVectors(context.Background())
 	e.writeMu.Unlock()

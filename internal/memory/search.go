@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/internal/memory/usecount"
 	"github.com/infmem/infmem/internal/timephrase"
 )
 
@@ -192,7 +193,11 @@ func (e *Engine) recordAccess(hits []hit) {
 		ids[i] = h.id
 	}
 	e.index().Touch(ids)
-	e.access.record(used)
+	uses := make([]usecount.Use, len(used))
+	for i, h := range used {
+		uses[i] = usecount.Use{ID: h.id, Kind: h.kind}
+	}
+	e.access.Record(uses)
 }
 
 // searchFilter builds the filter shared by searches and listings.
@@ -280,7 +285,7 @@ func (e *Engine) ByTime(ctx context.Context, req TimeRequest) (TimeResult, error
 		}
 		r, err := timephrase.Parse(phrase, e.opts.Now().In(e.opts.Location), e.opts.Location)
 		if errors.Is(err, timephrase.ErrUnrecognized) {
-			return TimeResult{}, &InputError{msg: err.Error() + "; or send range with from/to ISO dates"}
+			return TimeResult{}, inputErrorf("%s", err.Error()+"; or send range with from/to ISO dates")
 		} else if err != nil {
 			return TimeResult{}, err
 		}
