@@ -12,23 +12,25 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/embed"
+	"github.com/infmem/infmem/internal/memory/content"
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/internal/memory/usecount"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
 )
 
-// Sources a memory can have.
+// Sources a memory can have (content.Sources).
 const (
-	sourceConversation = "conversation"
-	sourceNote         = "note"
-	sourceUserProfile  = "user_profile"
-	sourceSummary      = "summary"
-	sourceLesson       = "lesson"
+	sourceConversation = content.SourceConversation
+	sourceNote         = content.SourceNote
+	sourceUserProfile  = content.SourceUserProfile
+	sourceSummary      = content.SourceSummary
+	sourceLesson       = content.SourceLesson
+	sourceFile         = content.SourceFile
 )
 
 // Sources lists the valid values of a memory's source.
-var Sources = []string{sourceConversation, sourceNote, sourceUserProfile, sourceSummary, sourceLesson, sourceFile, SourceProposedLesson}
+var Sources = content.Sources
 
 // Options configures the engine.
 type Options struct {

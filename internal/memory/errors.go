@@ -23,7 +23,7 @@ var ErrLoading = errors.New("memory is still loading")
 // ErrNotFound means no memory has the id.
 var ErrNotFound = errors.New("no memory with that id")
 
-// The engine's names for package content's text rules.
+// The engine's names for package content's text and field rules.
 var (
 	inputErrorf      = content.InputErrorf
 	normalizeContent = content.Normalize
@@ -32,6 +32,11 @@ var (
 	keyHex           = content.KeyHex
 	snippet          = content.Snippet
 	isBidiControl    = content.IsBidiControl
+	checkSource      = content.Source
+	checkImportance  = content.Importance
+	checkSmallFields = content.SmallFields
+	checkTimestamp   = content.Timestamp
+	checkPath        = content.Path
 	// NormalizeContent is normalizeContent for those who prepare text for
 	// the engine (the importer), so the sizes they measure are the ones it
 	// checks.
@@ -46,4 +51,11 @@ var (
 const (
 	MaxTags   = content.MaxTags
 	MaxTagLen = content.MaxTagLen
+)
+
+// CheckStoredMemory and CheckStoredSummary are content's rules for a
+// document that arrives another way (a restored backup, a bad document).
+var (
+	CheckStoredMemory  = content.CheckStoredMemory
+	CheckStoredSummary = content.CheckStoredSummary
 )

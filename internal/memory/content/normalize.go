@@ -1,8 +1,11 @@
 // Package content holds what the memory engine's requests and stored
 // texts may be, for the engine and the packages over it: canonical text
 // (Normalize), its folded form and content key (duplicates), tags, short
-// snippets for notes, and InputError, the refusal a tool returns to the
-// model with what to send instead.
+// snippets for notes, InputError, the refusal a tool returns to the
+// model with what to send instead, and the rules every field of a memory
+// keeps (validate.go: source, importance, the short fields, timestamp,
+// path; CheckStoredMemory and CheckStoredSummary for a document that
+// arrives another way, e.g. a restored backup).
 package content
 
 import (
