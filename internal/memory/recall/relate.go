@@ -1,47 +1,29 @@
-package memory
+package recall
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
-
-	"go.mongodb.org/mongo-driver/v2/bson"
+	"time"
 
 	"github.com/infmem/infmem/internal/facts"
+	"github.com/infmem/infmem/internal/memory/content"
 	"github.com/infmem/infmem/internal/memory/memindex"
-	"github.com/infmem/infmem/mongostore"
 )
 
-// Knowledge updates. When a new memory states a changed value of what an
-// earlier one said ("The Apollo launch deadline is December 12", then
-// "The Apollo launch has been moved to December 19"), the earlier one is
-// kept but marked superseded by the newer: its superseded_by names the
-// newer memory. The mark counts only while the newer memory is live, so
-// forgetting the newer makes the older current again, and it can be
-// cleared (update_memory superseded_by ""). A recall ranks a superseded
-// memory just below its successor, lifting the successor to where the
-// older one would have ranked, and every result says what it supersedes
-// or is superseded by, so the answer can be "December 19 (moved from
-// December 12)". A newer memory that contradicts an older one without
-// saying it changed ("I have never used Flask" after "I wrote the Flask
-// routes") is linked to it both ways (contradicts), and the two are
-// recalled together so the user can be asked which holds.
+// Update detection at store time: which earlier memories a new one
+// updates, is updated by, or contradicts (memory/supersede.go records the
+// links; supersede.go here ranks with them). Candidates finds the
+// memories to compare, the closest to the new text by keywords and
+// meaning, and to each clause of a long text that says something changed;
+// Relate compares them (facts.Relate decides).
 //
-// Store finds the candidates (relate): the memories of the scopes a
-// search there reads that are closest to the new text by keywords and
-// meaning, and facts.Relate decides. Every mark is a write through apply
-// (opLink), so the journal, the sync feed and backups carry it.
-
-// Update is an earlier memory that a new one replaces (or, for
-// StoreResult.SupersededBy, the newer memory that replaces the one just
-// stored).
-type Update struct {
-	ID   string
-	Text string
-	// DiffersIn lists the kinds of detail that changed (date, name, …).
-	DiffersIn []string
-}
+// Conversation turns (a speaker, or source conversation) say much in
+// passing: between them an update needs two words in common and a
+// changed number, amount, date or time next to the same word on both
+// sides ("snack budget to $65" / "snack budget to $75"); a contradiction
+// needs half the words in common; turns of different speakers are never
+// compared.
 
 // Limits of the update detection at store time.
 const (
@@ -62,69 +44,39 @@ const (
 	maxContradictions = 2
 )
 
-// storedLinks is what the index keeps of a stored memory's links.
-func storedLinks(m *mongostore.Memory) *memindex.Links {
-	l := &memindex.Links{}
-	if id, err := bson.ObjectIDFromHex(m.SupersededBy); err == nil {
-		l.SupersededBy = id
-	}
-	for _, c := range m.Contradicts {
-		if id, err := bson.ObjectIDFromHex(c); err == nil && len(l.Contradicts) < memindex.MaxContradicts {
-			l.Contradicts = append(l.Contradicts, id)
-		}
-	}
-	l.About = m.LinksAbout[:min(len(m.LinksAbout), memindex.MaxAbout)]
-	return l
+// Known is an earlier memory Relate compares with the new one.
+type Known struct {
+	ID, Text, Speaker, Source string
+	At                        time.Time
 }
 
-// withAbout adds the words a link is about to a memory's (nil: a link
-// about the whole memory, which then ranks for any question).
-func withAbout(l *memindex.Links, about []string, fresh bool) {
-	if about == nil {
-		if fresh {
-			l.About = nil
-		}
-		return
-	}
-	if fresh {
-		l.About = nil
-	}
-	for _, w := range about {
-		if !slices.Contains(l.About, w) && len(l.About) < memindex.MaxAbout {
-			l.About = append(l.About, w)
-		}
-	}
+// Found is an earlier memory the new one relates to: At is its place in
+// the Known slice, DiffersIn the kinds of detail that changed, About the
+// words the link is about (nil: the whole memory).
+type Found struct {
+	At        int
+	DiffersIn []string
+	About     []string
 }
 
-// related is what relate found for a new memory.
-type related struct {
-	updates      []Update
-	supersededBy *Update
-	contradicts  []Update
+// Relations is what Relate found: the memories the new one updates (at
+// most maxUpdates), the one that updates it, and those it contradicts (at
+// most maxContradictions), the closest first.
+type Relations struct {
+	Updates      []Found
+	SupersededBy *Found
+	Contradicts  []Found
 }
 
-// relate finds the memories that the new memory d updates, is updated
-// by, or contradicts, and records the links. The caller holds writeMu and
-// has stored d.
-//
-// Conversation turns (a speaker, or source conversation) say much in
-// passing: between them an update needs two words in common and a
-// changed number, amount, date or time next to the same word on both
-// sides ("snack budget to $65" / "snack budget to $75"); a contradiction
-// needs half the words in common; turns of different speakers are never
-// compared.
-func (e *Engine) relate(ctx context.Context, d *memindex.Doc) (related, error) {
-	var out related
-	id, text, ts, vec, scope := d.ID, d.Text, d.TS, d.Vec, d.Scope
-	set, err := e.searchScopes(scope, "", false)
-	if err != nil {
-		return out, err
-	}
-	ix := e.index()
-	rq := memindex.RankQuery{Filter: memindex.Filter{Scopes: set}, Terms: ix.Analyze(text), Vector: vec,
+// Candidates finds, among the memories f admits, those to compare with
+// the new memory d (never d itself, nor an older version whose successor
+// is compared), and returns d's text parsed.
+func Candidates(ctx context.Context, ix *memindex.Index, f memindex.Filter, d *memindex.Doc) ([]memindex.Candidate, *facts.Statement, error) {
+	id, text, vec := d.ID, d.Text, d.Vec
+	rq := memindex.RankQuery{Filter: f, Terms: ix.Analyze(text), Vector: vec,
 		Candidates: relateCandidates + 1, K: relateCandidates + 1, DuplicateOverlap: 1}
 	if rq.Terms.Empty() && vec == nil {
-		return out, nil
+		return nil, nil, nil
 	}
 	closeness := func(pool []memindex.Candidate) {
 		for i := range pool {
@@ -133,21 +85,21 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc) (related, error) {
 	}
 	best, err := ix.Rank(ctx, rq, closeness)
 	if err != nil {
-		return out, err
+		return nil, nil, err
 	}
 	floor := relateMinScore
 	if vec == nil {
 		floor = relateMinCoverage
 	}
-	var hits []hit
+	var out []memindex.Candidate
 	add := func(cd memindex.Candidate, floor float64) {
-		if cd.ID == id || cd.Kind != memindex.KindMemory || cd.Score < floor || slices.ContainsFunc(hits, func(h hit) bool { return h.id == cd.ID }) {
+		if cd.ID == id || cd.Kind != memindex.KindMemory || cd.Score < floor || slices.ContainsFunc(out, func(c memindex.Candidate) bool { return c.ID == cd.ID }) {
 			return
 		}
 		if r := ix.RelatedOf(cd.ID); !r.SupersededBy.IsZero() {
 			return // an older version already: its successor is compared
 		}
-		hits = append(hits, hit{id: cd.ID, kind: cd.Kind, ts: cd.TS})
+		out = append(out, cd)
 	}
 	for _, cd := range best {
 		add(cd, floor)
@@ -163,43 +115,41 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc) (related, error) {
 		}
 		found, err := ix.Rank(ctx, q, closeness)
 		if err != nil {
-			return out, err
+			return nil, nil, err
 		}
 		for _, cd := range found {
 			add(cd, relateMinCoverage)
 		}
 	}
-	if len(hits) == 0 {
-		return out, nil
-	}
-	ms, err := e.fetch(ctx, hits)
-	if err != nil {
-		return out, err
-	}
-	tsMS := ts.UnixMilli()
-	speaker := speakerOf(d.Speaker, text)
-	turn := speaker != "" || d.Source == sourceConversation
+	return out, mine, nil
+}
+
+// Relate compares the new memory d (its text parsed: mine) with the
+// earlier memories ms, their texts parsed through parsed.
+func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Known, parsed *Statements) Relations {
+	var out Relations
+	tsMS := d.TS.UnixMilli()
+	speaker := speakerOf(d.Speaker, d.Text)
+	turn := speaker != "" || d.Source == content.SourceConversation
 	type found struct {
-		m   Memory
+		at  int
 		rel facts.Relation
-		// newer: the stored memory is newer than m.
-		newer bool
 	}
 	var ups, downs, contra []found
-	for _, m := range ms {
+	for i, m := range ms {
 		theirs := speakerOf(m.Speaker, m.Text)
 		if speaker != "" && theirs != "" && !strings.EqualFold(speaker, theirs) {
 			continue
 		}
-		other := e.parsed.get(m.ID, m.Text)
-		newer := m.Timestamp.UnixMilli() <= tsMS
+		other := parsed.Get(m.ID, m.Text)
+		newer := m.At.UnixMilli() <= tsMS
 		var r facts.Relation
 		if newer {
 			r = facts.RelateParsed(other, mine)
 		} else {
 			r = facts.RelateParsed(mine, other)
 		}
-		if turn || theirs != "" || m.Source == sourceConversation {
+		if turn || theirs != "" || m.Source == content.SourceConversation {
 			switch {
 			case r.Kind == facts.Updates && (r.Common < 2 || !r.Anchored):
 				continue
@@ -209,62 +159,38 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc) (related, error) {
 		}
 		switch {
 		case r.Kind == facts.Updates && newer:
-			ups = append(ups, found{m, r, true})
+			ups = append(ups, found{i, r})
 		case r.Kind == facts.Updates:
-			downs = append(downs, found{m, r, false})
+			downs = append(downs, found{i, r})
 		case r.Kind == facts.Contradicts:
-			contra = append(contra, found{m, r, newer})
+			contra = append(contra, found{i, r})
 		}
 	}
 	// A conversation turn says many things: a link between turns ranks
 	// only for questions about what the two share.
-	aboutOf := func(f found) []string {
-		if !turn && f.m.Speaker == "" && f.m.Source != sourceConversation {
-			return nil
+	result := func(f found) Found {
+		out := Found{At: f.at, DiffersIn: kinds(f.rel.DiffersIn)}
+		if m := ms[f.at]; turn || m.Speaker != "" || m.Source == content.SourceConversation {
+			terms := ix.Analyze(strings.Join(f.rel.About, " ")).Terms()
+			out.About = terms[:min(len(terms), memindex.MaxAbout)]
 		}
-		terms := ix.Analyze(strings.Join(f.rel.About, " ")).Terms()
-		return terms[:min(len(terms), memindex.MaxAbout)]
+		return out
 	}
 	closest := func(a, b found) int { return -cmpFloat(a.rel.Shared, b.rel.Shared) }
 	slices.SortStableFunc(ups, closest)
 	slices.SortStableFunc(contra, closest)
 	slices.SortStableFunc(downs, closest)
-	hexID := id.Hex()
 	for _, f := range ups[:min(len(ups), maxUpdates)] {
-		about := aboutOf(f)
-		if err := e.link(ctx, f.m.ID, func(l *memindex.Links) { l.SupersededBy = id; withAbout(l, about, len(l.Contradicts) == 0) }); err != nil {
-			return out, err
-		}
-		out.updates = append(out.updates, Update{ID: f.m.ID, Text: snippet(f.m.Text, 200), DiffersIn: kinds(f.rel.DiffersIn)})
+		out.Updates = append(out.Updates, result(f))
 	}
 	if len(downs) > 0 {
-		f := downs[0]
-		succ, _ := bson.ObjectIDFromHex(f.m.ID)
-		about := aboutOf(f)
-		if err := e.link(ctx, hexID, func(l *memindex.Links) { l.SupersededBy = succ; withAbout(l, about, len(l.Contradicts) == 0) }); err != nil {
-			return out, err
-		}
-		out.supersededBy = &Update{ID: f.m.ID, Text: snippet(f.m.Text, 200), DiffersIn: kinds(f.rel.DiffersIn)}
+		f := result(downs[0])
+		out.SupersededBy = &f
 	}
 	for _, f := range contra[:min(len(contra), maxContradictions)] {
-		other, _ := bson.ObjectIDFromHex(f.m.ID)
-		about := aboutOf(f)
-		mark := func(with bson.ObjectID) func(*memindex.Links) {
-			return func(l *memindex.Links) {
-				fresh := l.SupersededBy.IsZero() && len(l.Contradicts) == 0
-				l.Contradicts = addLink(l.Contradicts, with)
-				withAbout(l, about, fresh)
-			}
-		}
-		if err := e.link(ctx, f.m.ID, mark(id)); err != nil {
-			return out, err
-		}
-		if err := e.link(ctx, hexID, mark(other)); err != nil {
-			return out, err
-		}
-		out.contradicts = append(out.contradicts, Update{ID: f.m.ID, Text: snippet(f.m.Text, 200), DiffersIn: kinds(f.rel.DiffersIn)})
+		out.Contradicts = append(out.Contradicts, result(f))
 	}
-	return out, nil
+	return out
 }
 
 // speakerOf is who said a memory: its speaker, else the name its text
@@ -276,10 +202,10 @@ func speakerOf(speaker, text string) string {
 	return facts.Speaker(text)
 }
 
-// statementCache keeps memories' texts parsed for update detection, by
-// id: the same earlier memories are compared again and again. Used under
-// writeMu.
-type statementCache struct {
+// Statements keeps memories' texts parsed for update detection, by id:
+// the same earlier memories are compared again and again. Not safe for
+// concurrent use (the engine uses it under its write lock).
+type Statements struct {
 	m map[string]cachedStatement
 }
 
@@ -290,7 +216,7 @@ type cachedStatement struct {
 
 const statementCacheSize = 2048
 
-func (c *statementCache) get(id, text string) *facts.Statement {
+func (c *Statements) Get(id, text string) *facts.Statement {
 	if st, ok := c.m[id]; ok && st.text == text {
 		return st.s
 	}
@@ -318,135 +244,4 @@ func kinds(ks []facts.Kind) []string {
 		out[i] = string(k)
 	}
 	return out
-}
-
-// addLink adds id to a memory's contradictions, keeping the newest
-// memindex.MaxContradicts.
-func addLink(list []bson.ObjectID, id bson.ObjectID) []bson.ObjectID {
-	if slices.Contains(list, id) {
-		return list
-	}
-	list = append(list, id)
-	if len(list) > memindex.MaxContradicts {
-		list = list[len(list)-memindex.MaxContradicts:]
-	}
-	return list
-}
-
-// link changes the links of memory idHex through apply. The caller holds
-// writeMu.
-func (e *Engine) link(ctx context.Context, idHex string, change func(*memindex.Links)) error {
-	id, err := parseID(idHex)
-	if err != nil {
-		return err
-	}
-	it, ok := e.index().Lookup(id)
-	if !ok || it.Kind != memindex.KindMemory {
-		return nil
-	}
-	l := e.index().LinksOf(id)
-	change(&l)
-	return e.applyLinks(ctx, id, l)
-}
-
-// applyLinks writes the links of a memory. The caller holds writeMu.
-func (e *Engine) applyLinks(ctx context.Context, id bson.ObjectID, l memindex.Links) error {
-	set, unset := bson.D{}, bson.D{}
-	if l.SupersededBy.IsZero() {
-		unset = append(unset, bson.E{Key: "superseded_by", Value: ""})
-	} else {
-		set = append(set, bson.E{Key: "superseded_by", Value: l.SupersededBy.Hex()})
-	}
-	if len(l.Contradicts) == 0 {
-		unset = append(unset, bson.E{Key: "contradicts", Value: ""})
-	} else {
-		ids := make([]string, len(l.Contradicts))
-		for i, c := range l.Contradicts {
-			ids[i] = c.Hex()
-		}
-		set = append(set, bson.E{Key: "contradicts", Value: ids})
-	}
-	if len(l.About) == 0 || l.Empty() {
-		l.About = nil
-		unset = append(unset, bson.E{Key: "links_about", Value: ""})
-	} else {
-		set = append(set, bson.E{Key: "links_about", Value: l.About})
-	}
-	var update bson.D
-	if len(set) > 0 {
-		update = append(update, bson.E{Key: "$set", Value: set})
-	}
-	if len(unset) > 0 {
-		update = append(update, bson.E{Key: "$unset", Value: unset})
-	}
-	c := change{op: opLink, id: id, kind: memindex.KindMemory, update: update, doc: memindex.Doc{Links: &l}}
-	if err := e.apply(ctx, &c); err != nil {
-		return fmt.Errorf("cannot mark memory %s: %w", id.Hex(), err)
-	}
-	return nil
-}
-
-// withRelated fills the SupersededBy, Supersedes and Contradicts of
-// memories just read, from the index's links, with the related memories'
-// texts.
-func (e *Engine) withRelated(ctx context.Context, ms []Memory) {
-	ix := e.index()
-	texts := map[string]string{}
-	for _, m := range ms {
-		texts[m.ID] = m.Text
-	}
-	text := func(id bson.ObjectID) string {
-		if t, ok := texts[id.Hex()]; ok {
-			return snippet(t, 200)
-		}
-		m, err := e.get(ctx, id, memindex.KindMemory)
-		if err != nil {
-			return ""
-		}
-		texts[id.Hex()] = m.Text
-		return snippet(m.Text, 200)
-	}
-	for i := range ms {
-		id, err := bson.ObjectIDFromHex(ms[i].ID)
-		if err != nil {
-			continue
-		}
-		r := ix.RelatedOf(id)
-		if r.Empty() {
-			continue
-		}
-		if !r.SupersededBy.IsZero() {
-			ms[i].SupersededBy = &Link{ID: r.SupersededBy.Hex(), Text: text(r.SupersededBy)}
-		}
-		for _, o := range r.Supersedes {
-			ms[i].Supersedes = append(ms[i].Supersedes, Link{ID: o.Hex(), Text: text(o)})
-		}
-		for _, o := range r.Contradicts {
-			ms[i].Contradicts = append(ms[i].Contradicts, Link{ID: o.Hex(), Text: text(o)})
-		}
-	}
-}
-
-// supersededLinks checks update_memory's superseded_by for memory id:
-// the links id would hold, and whether they change ("" clears the mark).
-func (e *Engine) supersededLinks(id bson.ObjectID, succ string) (memindex.Links, bool, error) {
-	l := e.index().LinksOf(id)
-	var to bson.ObjectID
-	if succ != "" {
-		var err error
-		if to, err = parseID(succ); err != nil {
-			return l, false, err
-		}
-		if to == id {
-			return l, false, inputErrorf("a memory cannot supersede itself; superseded_by names the newer memory that replaces it")
-		}
-		if it, ok := e.index().Lookup(to); !ok || !it.Live() {
-			return l, false, inputErrorf("superseded_by %s is not a live memory; name the newer memory that replaces this one", succ)
-		}
-	}
-	if l.SupersededBy == to {
-		return l, false, nil
-	}
-	l.SupersededBy = to
-	return l, true, nil
 }
