@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -275,6 +274,39 @@ func (e *Engine) Merge(ctx context.Context, keep string, others []string) (int, 
 	})
 	return len(done), err
 }
+
+// Candidate lists for maintenance jobs (memindex's), oldest first.
+
+// ackKeys are the content keys of acknowledgements worth no memory.
+var ackKeys = func() map[[16]byte]bool {
+	m := map[[16]byte]bool{}
+	for _, a := range []string{"ok", "okay", "ok!", "ok.", "k", "kk", "thanks", "thanks!", "thank you", "thank you!", "thx", "ty",
+		"sure", "sure!", "got it", "got it!", "cool", "cool!", "great", "great!", "nice", "nice!", "yes", "no", "yep", "nope",
+		"lol", "haha", "sounds good", "sounds good!", "perfect", "perfect!", "alright", "np", "no problem", "👍", "🙏", "ok thanks",
+		"okay thanks", "thanks a lot", "awesome", "awesome!", "noted", "understood", "will do", "done"} {
+		m[contentKey(a)] = true
+	}
+	return m
+}()
+
+// isAck reports whether a memory's text is only an acknowledgement.
+func isAck(key [16]byte) bool { return ackKeys[key] }
+
+// NoiseCandidates lists live, unpinned acknowledgements ("ok", "thanks")
+// that happened before olderThan (never a memory with a path).
+func (e *Engine) NoiseCandidates(olderThan time.Time) []string {
+	return e.index().NoiseCandidates(olderThan, isAck, sourceFile)
+}
+
+// StaleCandidates lists memories relevance pruning may archive
+// (memindex.Index.StaleCandidates): raw memories, not notes, profile
+// facts, files or summaries.
+func (e *Engine) StaleCandidates(olderThan time.Time, maxImportance float64) []string {
+	return e.index().StaleCandidates(olderThan, maxImportance, sourceNote, sourceUserProfile, sourceFile)
+}
+
+// PurgeCandidates lists soft-forgotten memories forgotten before before.
+func (e *Engine) PurgeCandidates(before time.Time) []string { return e.index().PurgeCandidates(before) }
 
 // Purge deletes soft-forgotten memories for good, with their embeddings.
 // Live ones are never touched.
