@@ -3,13 +3,11 @@ package memory
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/internal/memory/recall"
-	"github.com/infmem/infmem/mongostore"
 )
 
 // Knowledge updates. When a new memory states a changed value of what an
@@ -84,7 +82,7 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc) (related, error) {
 	}
 	for _, f := range rel.Updates {
 		about := f.About
-		if err := e.link(ctx, ms[f.At].ID, func(l *memindex.Links) { l.SupersededBy = id; withAbout(l, about, len(l.Contradicts) == 0) }); err != nil {
+		if err := e.link(ctx, ms[f.At].ID, func(l *memindex.Links) { l.SupersededBy = id; l.WithAbout(about, len(l.Contradicts) == 0) }); err != nil {
 			return out, err
 		}
 		out.updates = append(out.updates, update(f))
@@ -92,7 +90,7 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc) (related, error) {
 	if f := rel.SupersededBy; f != nil {
 		succ, _ := bson.ObjectIDFromHex(ms[f.At].ID)
 		about := f.About
-		if err := e.link(ctx, hexID, func(l *memindex.Links) { l.SupersededBy = succ; withAbout(l, about, len(l.Contradicts) == 0) }); err != nil {
+		if err := e.link(ctx, hexID, func(l *memindex.Links) { l.SupersededBy = succ; l.WithAbout(about, len(l.Contradicts) == 0) }); err != nil {
 			return out, err
 		}
 		u := update(*f)
@@ -104,8 +102,8 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc) (related, error) {
 		mark := func(with bson.ObjectID) func(*memindex.Links) {
 			return func(l *memindex.Links) {
 				fresh := l.SupersededBy.IsZero() && len(l.Contradicts) == 0
-				l.Contradicts = addLink(l.Contradicts, with)
-				withAbout(l, about, fresh)
+				l.AddContradiction(with)
+				l.WithAbout(about, fresh)
 			}
 		}
 		if err := e.link(ctx, ms[f.At].ID, mark(id)); err != nil {

@@ -1,49 +1,50 @@
-package memory
+package memindex
 
-// storedLinks is what the index keeps of a stored memory's links.
-func storedLinks(m *mongostore.Memory) *memindex.Links {
-	l := &memindex.Links{}
-	if id, err := bson.ObjectIDFromHex(m.SupersededBy); err == nil {
+import (
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// StoredLinks is what the index keeps of a stored memory's links: its
+// superseded_by, contradicts and links_about fields (ids that do not
+// parse are left out; the lists are cut to MaxContradicts and MaxAbout).
+func StoredLinks(supersededBy string, contradicts, about []string) *Links {
+	l := &Links{}
+	if id, err := bson.ObjectIDFromHex(supersededBy); err == nil {
 		l.SupersededBy = id
 	}
-	for _, c := range m.Contradicts {
-		if id, err := bson.ObjectIDFromHex(c); err == nil && len(l.Contradicts) < memindex.MaxContradicts {
+	for _, c := range contradicts {
+		if id, err := bson.ObjectIDFromHex(c); err == nil && len(l.Contradicts) < MaxContradicts {
 			l.Contradicts = append(l.Contradicts, id)
 		}
 	}
-	l.About = m.LinksAbout[:min(len(m.LinksAbout), memindex.MaxAbout)]
+	l.About = about[:min(len(about), MaxAbout)]
 	return l
 }
 
-// withAbout adds the words a link is about to a memory's (nil: a link
-// about the whole memory, which then ranks for any question).
-func withAbout(l *memindex.Links, about []string, fresh bool) {
-	if about == nil {
-		if fresh {
-			l.About = nil
-		}
-		return
-	}
+// WithAbout adds the words a link is about to the memory's (nil: a link
+// about the whole memory, which then ranks for any question); fresh
+// drops the words it had.
+func (l *Links) WithAbout(about []string, fresh bool) {
 	if fresh {
 		l.About = nil
 	}
 	for _, w := range about {
-		if !slices.Contains(l.About, w) && len(l.About) < memindex.MaxAbout {
+		if !slices.Contains(l.About, w) && len(l.About) < MaxAbout {
 			l.About = append(l.About, w)
 		}
 	}
 }
 
-// addLink adds id to a memory's contradictions, keeping the newest
-// memindex.MaxContradicts.
-func addLink(list []bson.ObjectID, id bson.ObjectID) []bson.ObjectID {
-	if slices.Contains(list, id) {
-		return list
+// AddContradiction adds id to the memory's contradictions, keeping the
+// newest MaxContradicts.
+func (l *Links) AddContradiction(id bson.ObjectID) {
+	if slices.Contains(l.Contradicts, id) {
+		return
 	}
-	list = append(list, id)
-	if len(list) > memindex.MaxContradicts {
-		list = list[len(list)-memindex.MaxContradicts:]
+	l.Contradicts = append(l.Contradicts, id)
+	if len(l.Contradicts) > MaxContradicts {
+		l.Contradicts = l.Contradicts[len(l.Contradicts)-MaxContradicts:]
 	}
-	return list
 }
-
