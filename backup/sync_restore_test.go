@@ -8,20 +8,30 @@ import (
 	"time"
 
 	"github.com/infmem/infmem/internal/memory"
+	"github.com/infmem/infmem/internal/memsync"
 	"github.com/infmem/infmem/internal/testenv"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
 )
 
+// syncedEngine is a memory engine with its sync.
+type syncedEngine struct {
+	*memory.Engine
+	sync *memsync.Sync
+}
+
+func (e syncedEngine) SyncStatus(ctx context.Context) *memsync.Status { return e.sync.Status(ctx) }
+
 // syncEngine starts a memory engine with sync on, as a daemon would.
-func syncEngine(t *testing.T, s *mongostore.Store, device string) *memory.Engine {
+func syncEngine(t *testing.T, s *mongostore.Store, device string) syncedEngine {
 	t.Helper()
 	ctx := testenv.Context(t)
 	reg, err := scopes.Load(ctx, s, scopes.Options{AutoCreate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := memory.New(s, reg, memory.Options{Logger: testenv.Logger(t), Sync: &memory.SyncOptions{Device: device, Poll: 50 * time.Millisecond}})
+	sy := memsync.New(s, memsync.Options{Device: device, Poll: 50 * time.Millisecond})
+	e := memory.New(s, reg, memory.Options{Logger: testenv.Logger(t), Follower: sy})
 	e.Start(ctx)
 	t.Cleanup(func() { e.Close(context.Background()) })
 	select {
@@ -32,10 +42,10 @@ func syncEngine(t *testing.T, s *mongostore.Store, device string) *memory.Engine
 	if !e.Ready() {
 		t.Fatal("index failed to load")
 	}
-	return e
+	return syncedEngine{e, sy}
 }
 
-func engineFinds(t *testing.T, e *memory.Engine, query, id string) bool {
+func engineFinds(t *testing.T, e syncedEngine, query, id string) bool {
 	t.Helper()
 	res, err := e.Search(testenv.Context(t), memory.SearchRequest{Query: query, Limit: 20})
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/infmem/infmem/internal/logging"
 	"github.com/infmem/infmem/internal/mcptools"
 	"github.com/infmem/infmem/internal/memory"
+	"github.com/infmem/infmem/internal/memsync"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
 )
@@ -63,6 +64,11 @@ type Stack struct {
 	Store  *mongostore.Store
 	Scopes *scopes.Registry
 	Memory *memory.Engine
+	// Sync is the engine's sync with the other devices (nil with sync
+	// off); Others, with sync off, looks for devices with sync on writing
+	// to the same database (nil with sync on).
+	Sync   *memsync.Sync
+	Others *memsync.Others
 	// Embedder is the engine's embedder (nil: keyword search only).
 	Embedder embed.Embedder
 	// Sessions are the connected MCP sessions.
@@ -389,6 +395,10 @@ func (r *Runtime) open(ctx context.Context) (*Stack, error) {
 // syncPoll is how often a daemon with sync on reads the change feed.
 var syncPoll = 500 * time.Millisecond
 
+// otherWritersCheck is how often a daemon with sync off looks for devices
+// with sync on writing to its database.
+var otherWritersCheck = time.Minute
+
 // syncDevice is the device the store is opened as: none without sync.
 func syncDevice(cfg config.Config) string {
 	if !cfg.Sync.Enabled {
@@ -420,9 +430,15 @@ func (r *Runtime) startEngine(st *Stack) {
 		opts.SnapshotPath = r.opts.Root.Path(dataroot.MongoData, memory.SnapshotFile)
 	}
 	if cfg.Sync.Enabled {
-		opts.Sync = &memory.SyncOptions{Device: cfg.DeviceName(), Poll: syncPoll,
+		st.Sync = memsync.New(st.Store, memsync.Options{Device: cfg.DeviceName(), Poll: syncPoll,
 			KeepFor: time.Duration(cfg.Sync.FeedKeepDays) * 24 * time.Hour, KeepEntries: int64(cfg.Sync.FeedKeepEntries),
-			ChangeStreams: cfg.Sync.ChangeStreams != "off"}
+			ChangeStreams: cfg.Sync.ChangeStreams != "off"})
+		opts.Follower = st.Sync
+	} else {
+		// Before the index loads, so that the first request can already
+		// be told.
+		st.Others = memsync.NewOthers(st.Store, r.log)
+		go st.Others.Watch(ectx, otherWritersCheck)
 	}
 	st.Memory = memory.New(st.Store, st.Scopes, opts)
 	st.Memory.Start(ectx)

@@ -64,9 +64,11 @@ func (r *Runtime) Status(ctx context.Context) *control.Status {
 	if err := eng.LoadErr(); err != nil {
 		st.Index.Error = r.redact(err.Error())
 	}
-	others, _ := eng.OtherWriters()
-	for _, o := range others {
-		st.Index.OtherWriters = append(st.Index.OtherWriters, r.redact(o))
+	if stack.Others != nil {
+		others, _ := stack.Others.Names()
+		for _, o := range others {
+			st.Index.OtherWriters = append(st.Index.OtherWriters, r.redact(o))
+		}
 	}
 	var skipped []memory.SkippedDoc
 	st.Index.Skipped, skipped = eng.Skipped()
@@ -85,7 +87,8 @@ func (r *Runtime) Status(ctx context.Context) *control.Status {
 			}
 		}
 	}
-	if ss := eng.SyncStatus(ctx); ss != nil {
+	if stack.Sync != nil {
+		ss := stack.Sync.Status(ctx)
 		st.Sync = &control.SyncStatus{Device: ss.Device, FeedNext: ss.Next, FeedPending: ss.Pending, Position: ss.Position,
 			Behind: ss.Behind, Applied: ss.Applied, LastPoll: ss.LastPoll, Error: r.redact(ss.LastErr),
 			Reloads: ss.Reloads, ReloadReason: ss.ReloadReason, ReloadAt: ss.ReloadAt,

@@ -202,7 +202,7 @@ func (f Feed) SetDevice(ctx context.Context, device string, fields bson.D) error
 // OpRestore is the Op of a feed entry that announces a restore: the whole
 // database was replaced, so no index, snapshot or feed position taken
 // before it describes the data. A reader meeting it reloads its whole
-// index (internal/memory/follow.go). Its MemoryID is zero.
+// index (internal/memsync/follow.go). Its MemoryID is zero.
 const OpRestore = "restore"
 
 // RestoreDevice is the device a restore announces itself as when it runs

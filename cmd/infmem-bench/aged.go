@@ -358,6 +358,8 @@ func runAged(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.ollamaURL, "ollama-url", summarize.DefaultOllamaURL, "maintenance.ollama_url")
 	fs.StringVar(&cfg.ollamaModel, "ollama-model", "", "maintenance.ollama_model")
 	verbose := fs.Bool("v", false, "print the questions whose nothing_relevant changed, and the summaries")
+	changed := fs.Bool("changed", false, "print the questions whose R@10 changed with the pass, with both answers (confidence, summary, messages it stands for, text)")
+	refresh := fs.Bool("refresh-before", false, "with --keep: ask the set without the pass again with this build (stored into a fresh root), rather than the answers saved when the kept root was made")
 	keep := fs.String("keep", "", "engine: keep each set's data root in this folder (DIR/SET) after the pass; a kept root is asked again without storing or a new pass")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -422,7 +424,7 @@ func runAged(ctx context.Context, args []string) error {
 			}
 		}
 		set := age(s, now, cfg.ageDays)
-		b, a, quotes, err := agedSetRun(ctx, set, cfg, *bin, root, *verbose)
+		b, a, quotes, err := agedSetRun(ctx, set, cfg, *bin, root, *verbose, *changed, *refresh)
 		if err != nil {
 			return err
 		}
@@ -446,7 +448,7 @@ func runAged(ctx context.Context, args []string) error {
 
 // agedSetRun stores one aged set in a fresh data root, asks, runs the
 // pass, asks again, and measures its summaries.
-func agedSetRun(ctx context.Context, set *agedSet, cfg agedConfig, bin, dir string, verbose bool) (before, after agedScore, quotes string, err error) {
+func agedSetRun(ctx context.Context, set *agedSet, cfg agedConfig, bin, dir string, verbose, changed, refreshBefore bool) (before, after agedScore, quotes string, err error) {
 	var st storer
 	var r agedAsker
 	var m agedMaintainer
@@ -506,20 +508,38 @@ func agedSetRun(ctx context.Context, set *agedSet, cfg agedConfig, bin, dir stri
 		}
 		run.owners = state.Owners
 		fmt.Fprintf(os.Stderr, "%s: the stored set after the pass, from %s\n", set.Name, dir)
-	} else {
-		start := time.Now()
-		for _, msg := range set.Messages {
-			meta := map[string]any{"timestamp": msg.TS.UTC().Format(time.RFC3339Nano)}
-			for k, v := range map[string]string{"scope": msg.Scope, "source": msg.Source, "conversation_id": msg.Conv, "speaker": msg.Speaker} {
-				if v != "" {
-					meta[k] = v
+		if refreshBefore {
+			// Ask the set without the pass again with this build: stored
+			// the same way into a fresh root beside the kept one.
+			fresh, err := os.MkdirTemp("", "infmem-aged-before")
+			if err != nil {
+				return before, after, "", err
+			}
+			defer os.RemoveAll(fresh)
+			bs, err := openBenchStack(ctx, filepath.Join(fresh, "root"))
+			if err != nil {
+				return before, after, "", err
+			}
+			defer bs.close()
+			for !bs.eng.Ready() {
+				select {
+				case <-ctx.Done():
+					return before, after, "", ctx.Err()
+				case <-time.After(100 * time.Millisecond):
 				}
 			}
-			id, err := st.store(ctx, msg.Content, meta)
-			if err != nil {
-				return before, after, "", fmt.Errorf("%s: store %s: %w", set.Name, msg.ID, err)
+			if err := run.storeAll(ctx, engineStorer{bs.eng}); err != nil {
+				return before, after, "", err
 			}
-			run.owners[id] = append(run.owners[id], msg.ID)
+			if state.Before, err = run.askAll(ctx, agedEngine{bs.eng}); err != nil {
+				return before, after, "", err
+			}
+			fmt.Fprintf(os.Stderr, "%s: asked again without the pass, in a fresh root\n", set.Name)
+		}
+	} else {
+		start := time.Now()
+		if err := run.storeAll(ctx, st); err != nil {
+			return before, after, "", err
 		}
 		fmt.Fprintf(os.Stderr, "%s: stored %d messages in %v (moved back %.0f days)\n", set.Name, len(set.Messages), time.Since(start).Round(time.Second), math.Abs(set.shift.Hours()/24))
 		start = time.Now()
@@ -559,6 +579,31 @@ func agedSetRun(ctx context.Context, set *agedSet, cfg agedConfig, bin, dir stri
 		return before, after, "", err
 	}
 	before, after = run.score(state.Before), run.score(afterAns)
+	if changed {
+		// The questions whose R@10 changed, with both answers.
+		so := set.sessionOf()
+		for qi := range set.Questions {
+			q := &set.Questions[qi]
+			bm, am := run.standsFor(state.Before[qi], q.Scope), run.standsFor(afterAns[qi], q.Scope)
+			rb, ra := q.recallAtAliases(bm, 10, so), q.recallAtAliases(am, 10, so)
+			if rb == ra {
+				continue
+			}
+			fmt.Printf("\nQ %q R@10 %.2f -> %.2f\n", q.Text, rb, ra)
+			for j := range max(len(state.Before[qi].IDs), len(afterAns[qi].IDs)) {
+				line := ""
+				if j < len(state.Before[qi].IDs) {
+					b := state.Before[qi]
+					line = fmt.Sprintf("%.3f %v %v %.60q", b.Confidences[j], b.Summary[j], bm[j], b.Texts[j])
+				}
+				fmt.Printf("  B %s\n", line)
+				if j < len(afterAns[qi].IDs) {
+					a := afterAns[qi]
+					fmt.Printf("  A %.3f %v %v %.60q\n", a.Confidences[j], a.Summary[j], am[j], a.Texts[j])
+				}
+			}
+		}
+	}
 	if verbose {
 		run.flips(state.Before, afterAns)
 	}
@@ -566,6 +611,25 @@ func agedSetRun(ctx context.Context, set *agedSet, cfg agedConfig, bin, dir stri
 		quotes, err = run.quotes(ctx, stack.eng, state.Methods, verbose)
 	}
 	return before, after, quotes, err
+}
+
+// storeAll stores every message of the set with st, noting which memory
+// holds which message.
+func (a *agedRun) storeAll(ctx context.Context, st storer) error {
+	for _, msg := range a.set.Messages {
+		meta := map[string]any{"timestamp": msg.TS.UTC().Format(time.RFC3339Nano)}
+		for k, v := range map[string]string{"scope": msg.Scope, "source": msg.Source, "conversation_id": msg.Conv, "speaker": msg.Speaker} {
+			if v != "" {
+				meta[k] = v
+			}
+		}
+		id, err := st.store(ctx, msg.Content, meta)
+		if err != nil {
+			return fmt.Errorf("%s: store %s: %w", a.set.Name, msg.ID, err)
+		}
+		a.owners[id] = append(a.owners[id], msg.ID)
+	}
+	return nil
 }
 
 // agedState is what a kept data root (--keep) remembers of its run.

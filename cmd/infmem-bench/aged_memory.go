@@ -26,6 +26,8 @@ import (
 func runArchivedMemory(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("archived-memory", flag.ContinueOnError)
 	dir := fs.String("data-dir", "", "seeded data root (infmem-bench seed); it is changed")
+	def := config.Defaults()
+	keepFull := fs.Int("keep-full-days", def.Retention.KeepFullDays, "retention.keep_full_days for the pass (a seeded root's conversations of 20 are spread over two years: 30 archives about 43 % of them, the default 180 almost none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -74,6 +76,7 @@ func runArchivedMemory(ctx context.Context, args []string) error {
 		return err
 	}
 	cfg := config.Defaults()
+	cfg.Retention.KeepFullDays = *keepFull
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	env := &maintenance.Env{Engine: stack.eng, Store: stack.store, Config: cfg, Log: log,
 		Summarizer: summarize.NewExtractive(stack.embedder, summarize.ExtractiveOptions{Logger: log}),
@@ -98,7 +101,7 @@ func runArchivedMemory(ctx context.Context, args []string) error {
 	fmt.Printf("empty index, embedder loaded: heap in use %.1f MiB\n", mib(base))
 	fmt.Printf("before the pass: %d memories (%d archived); heap in use %.1f MiB: the index %.1f MiB, %.0f bytes a memory\n",
 		n0, c0.Archived, mib(before), mib(before)-mib(base), (float64(before)-float64(base))/float64(max(n0, 1)))
-	fmt.Printf("nightly pass in %v: %d conversations summarized, %d messages archived\n", took.Round(time.Second),
+	fmt.Printf("nightly pass (keep_full_days %d) in %v: %d conversations summarized, %d messages archived\n", *keepFull, took.Round(time.Second),
 		rep.Counts["conversations_summarized"], rep.Counts["messages_archived"])
 	fmt.Printf("after, reopened: %d memories (%d summaries, %d archived); heap in use %.1f MiB: the index %.1f MiB, %.0f bytes a memory\n",
 		n1, c1.Summaries, c1.Archived, mib(after), mib(after)-mib(base), (float64(after)-float64(base))/float64(max(n1, 1)))

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/infmem/infmem/internal/control"
-	"github.com/infmem/infmem/internal/memory"
+	"github.com/infmem/infmem/internal/memsync"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -110,7 +110,7 @@ func (d *doctor) checkSyncServer(f syncFacts) {
 		d.add("sync server", checkPass, fmt.Sprintf("the server is a %s: the follower will use a change stream", f.server), "")
 	case f.store:
 		d.add("sync server", checkWarn, fmt.Sprintf("the server is %s, so it offers no change streams: %s", f.server, polling), replicaFix)
-	case st != nil && strings.HasPrefix(st.FollowMode, memory.ModeChangeStream):
+	case st != nil && strings.HasPrefix(st.FollowMode, memsync.ModeChangeStream):
 		d.add("sync server", checkWarn, "the daemon's "+st.FollowMode+" is not open ("+st.StreamError+"): "+polling+" meanwhile", "see "+d.root.LogsDir())
 	case st != nil:
 		detail := polling

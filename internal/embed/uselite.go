@@ -92,6 +92,11 @@ func NewUSELite() (*USELite, error) {
 		m.emb = slices.Clone(m.emb)
 		data = nil
 		debug.FreeOSMemory()
+	} else {
+		// Read in place from the binary: every page of it was read
+		// once to build the panels, and only the embedding rows are
+		// read again.
+		releasePages(data)
 	}
 	return m, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/memory/usecount"
 	"github.com/infmem/infmem/internal/testenv"
 )
 
@@ -40,7 +41,7 @@ func TestAccessRecordsDoNotUndoWrites(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	e.access.settle()
+	e.access.Settle()
 	got, err := e.Get(ctx, m.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -57,8 +58,8 @@ func TestAccessRecordsDoNotUndoWrites(t *testing.T) {
 // (or when asked, as settle and Close do), not between the retrievals of a
 // burst; the index counts them at once.
 func TestAccessWaitsForAPause(t *testing.T) {
-	defer func(q, d time.Duration) { accessQuiet, accessMaxDelay = q, d }(accessQuiet, accessMaxDelay)
-	accessQuiet, accessMaxDelay = time.Hour, time.Hour
+	defer func(q, d time.Duration) { usecount.Quiet, usecount.MaxDelay = q, d }(usecount.Quiet, usecount.MaxDelay)
+	usecount.Quiet, usecount.MaxDelay = time.Hour, time.Hour
 	e, store, _ := newEngine(t)
 	ctx := testenv.Context(t)
 	m := mustStore(t, e, StoreRequest{Content: "The harbour master is called Ines"})
@@ -76,7 +77,7 @@ func TestAccessWaitsForAPause(t *testing.T) {
 	if err != nil || doc.UseCount != 0 {
 		t.Fatalf("uses written during the burst: use_count %d, %v", doc.UseCount, err)
 	}
-	e.access.settle()
+	e.access.Settle()
 	if doc, err = store.Memories.Get(ctx, oid); err != nil || doc.UseCount != 3 || doc.LastAccessed == nil {
 		t.Fatalf("after settle: use_count %d, last_accessed %v, %v", doc.UseCount, doc.LastAccessed, err)
 	}

@@ -12,31 +12,33 @@
 // What the package holds, by file:
 //   - engine.go: options, start-up (the index from its snapshot or the
 //     database), Reload after a restore, Close.
-//   - store.go, update.go, forget.go, profile.go, scopeops.go: the tools'
-//     operations, with their input checks (normalize.go, validate.go,
-//     resolve.go for scopes).
+//   - store.go, update.go, forget.go, userprofile.go, scopeops.go: the
+//     tools' operations, with their input checks (validate.go, resolve.go
+//     for scopes; text and tags by package content, the profile's by
+//     package profile).
 //   - write.go: apply, the one path every change to a memory takes
-//     (journal, database, embedding, index, embed queue), and the
-//     collection a memory's kind lives in.
-//   - search.go, query.go, rank.go, people.go, results.go: recall.
-//     query.go reads a question (keywords without filler, typo
-//     alternatives, the period its time words name: a question that asks
-//     for a period alone gets that period's memories); people.go turns
-//     "my sister" into the profile's name for her; rank.go weighs the
-//     evidence the index gathers (keyword coverage, cosine, neighbouring
-//     turns, the speaker a question names however it is spelt, the period)
-//     and gives each result a confidence and the relevance bar its
-//     verdict, both fitted on every recall set at once
-//     (`infmem-bench recall --calibrate`).
-//   - snapshot.go, journal.go: when the index snapshot is trusted (the
-//     rule is stated at the top of snapshot.go) and the change journal that
-//     keeps it usable after a crash.
+//     (journal, database, embedding, index, embed queue, observer), and
+//     the collection a memory's kind lives in; follower.go: its one
+//     observer, the Follower, which package memsync implements to keep
+//     several devices sharing a database in step (the engine knows no
+//     change feed).
+//   - search.go, ranked.go, results.go, current.go: recall. Ranking is
+//     package recall's (query.go reads a question: keywords without
+//     filler, typo alternatives, the period its time words name; people.go
+//     turns "my sister" into the profile's name for her; rank.go weighs
+//     the evidence the index gathers and gives each result a confidence
+//     and the relevance bar its verdict, both fitted on every recall set
+//     at once by `infmem-bench recall --calibrate`); ranked.go hands it
+//     the index, the embedder and the profile's contacts.
+//   - snapshot.go: when the index snapshot is trusted (the rule is stated
+//     at its top), with the change journal that keeps it usable after a
+//     crash (memindex/journal.go).
 //   - paths.go: memories with a path (exact text, written by WritePaths),
 //     which package memfiles makes the files of Anthropic's memory tool.
 //   - maint.go: what scheduled maintenance asks (conversations to
 //     summarise, summaries, archival, duplicates and merges, purges,
 //     embeddings to reconcile).
 //   - embedworker.go, vectors.go: the background embedder and the
-//     embeddings stored in MemoryIndex; access.go: use counts, written off
-//     the response path.
+//     embeddings stored in MemoryIndex. Use counts are written off the
+//     response path by package usecount.
 package memory

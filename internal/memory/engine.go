@@ -12,22 +12,25 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/embed"
+	"github.com/infmem/infmem/internal/memory/content"
 	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/internal/memory/usecount"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
 )
 
-// Sources a memory can have.
+// Sources a memory can have (content.Sources).
 const (
-	sourceConversation = "conversation"
-	sourceNote         = "note"
-	sourceUserProfile  = "user_profile"
-	sourceSummary      = "summary"
-	sourceLesson       = "lesson"
+	sourceConversation = content.SourceConversation
+	sourceNote         = content.SourceNote
+	sourceUserProfile  = content.SourceUserProfile
+	sourceSummary      = content.SourceSummary
+	sourceLesson       = content.SourceLesson
+	sourceFile         = content.SourceFile
 )
 
 // Sources lists the valid values of a memory's source.
-var Sources = []string{sourceConversation, sourceNote, sourceUserProfile, sourceSummary, sourceLesson, sourceFile, SourceProposedLesson}
+var Sources = content.Sources
 
 // Options configures the engine.
 type Options struct {
@@ -39,10 +42,6 @@ type Options struct {
 	Location *time.Location
 	// LoadWait bounds how long a request waits for the index to finish loading.
 	LoadWait time.Duration
-	// OtherWritersCheck is how often an engine with sync off looks for
-	// other devices writing to its database (default a minute;
-	// unsynced.go).
-	OtherWritersCheck time.Duration
 	// LoadRetry is the first wait before a failed index load is tried
 	// again (default 5 s; it doubles up to a minute).
 	LoadRetry time.Duration
@@ -64,11 +63,11 @@ type Options struct {
 	// JournalLimit bounds how many memories the snapshot's change journal
 	// names before the snapshot is dropped (default DefaultJournalLimit).
 	JournalLimit int
-	// Sync, when set, keeps the index current with other devices writing
-	// to the same database (feed.go, follow.go); nil: this engine is the
-	// database's only writer.
-	Sync   *SyncOptions
-	Logger *slog.Logger
+	// Follower, when set, keeps the index current with other devices
+	// writing to the same database (follower.go; package memsync); nil:
+	// this engine is the database's only writer.
+	Follower Follower
+	Logger   *slog.Logger
 }
 
 // Engine is the memory engine. Safe for concurrent use.
@@ -91,7 +90,7 @@ type Engine struct {
 	loaded   atomic.Int64
 	expected atomic.Int64
 
-	access *accessTracker
+	access *usecount.Tracker
 	// people caches the profile's contacts for searches that name a
 	// relation ("my sister").
 	people  peopleCache
@@ -114,8 +113,11 @@ type Engine struct {
 	snap         snapshotState
 	fromSnapshot atomic.Bool
 
-	// sync is nil unless Options.Sync is set.
-	sync *syncState
+	// follower is Options.Follower; device its Device.
+	follower Follower
+	device   string
+	// follow is the follow position (follower.go).
+	follow followState
 
 	// pathsVer is the PathsVersion (paths.go).
 	pathsVer atomic.Uint64
@@ -128,9 +130,6 @@ type Engine struct {
 	// skipped records the documents read from the database that the
 	// index left out (baddocs.go).
 	skipped skippedDocs
-	// others records, with sync off, the devices found writing to the
-	// same database (unsynced.go).
-	others otherWriters
 
 	// afterDedupSearch, when set (tests only), runs in DuplicateGroups
 	// between the unlocked neighbour searches and the grouping, where
@@ -151,9 +150,6 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	}
 	if opts.LoadWait <= 0 {
 		opts.LoadWait = 5 * time.Second
-	}
-	if opts.OtherWritersCheck <= 0 {
-		opts.OtherWritersCheck = time.Minute
 	}
 	if opts.LoadRetry <= 0 {
 		opts.LoadRetry = 5 * time.Second
@@ -176,17 +172,18 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	if opts.QueryCache <= 0 {
 		opts.QueryCache = 1024
 	}
-	opts.Rank = opts.Rank.withDefaults()
+	opts.Rank = opts.Rank.WithDefaults()
 	e := &Engine{store: store, scopes: reg, opts: opts, log: opts.Logger, ready: make(chan struct{}),
 		modelID: opts.ModelID, dim: opts.Dim, embeds: newEmbedQueue(), vecw: newVectorWriter(false)}
 	e.ixp.Store(memindex.New(opts.Dim, opts.Location))
-	if opts.Sync != nil {
-		e.sync = newSyncState(*opts.Sync, store.Feed())
+	if opts.Follower != nil {
+		e.follower, e.device = opts.Follower, opts.Follower.Device()
+		e.follow.pos = map[string]int64{}
 	}
 	if opts.Embedder != nil {
 		e.queries = embed.NewCached(opts.Embedder, opts.QueryCache)
 	}
-	e.access = newAccessTracker(opts.Logger, opts.Now, func(ids []bson.ObjectID) { e.markDirty(context.Background(), ids...) },
+	e.access = usecount.New(opts.Logger, opts.Now, func(ids []bson.ObjectID) { e.markDirty(context.Background(), ids...) },
 		func(ctx context.Context, id bson.ObjectID, k memindex.Kind, update bson.D) error {
 			e.writeMu.Lock()
 			defer e.writeMu.Unlock()
@@ -201,17 +198,11 @@ func (e *Engine) Start(ctx context.Context) {
 	if !e.started.CompareAndSwap(false, true) {
 		return
 	}
-	go e.access.run()
+	go e.access.Run()
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 	e.stop = stop
 	go func() {
 		start := time.Now()
-		if e.sync == nil {
-			// Before the index is ready, so that the first request can
-			// already be told (unsynced.go).
-			e.checkOtherWritersLogged(bg)
-			go e.watchOtherWriters(bg)
-		}
 		if !e.loadRetrying(bg) {
 			close(e.embeds.done)
 			return
@@ -220,8 +211,8 @@ func (e *Engine) Start(ctx context.Context) {
 		if e.opts.SnapshotPath != "" {
 			go e.runSnapshotter(bg)
 		}
-		if e.sync != nil {
-			go e.runFollower(bg)
+		if e.follower != nil {
+			go e.follower.Follow(bg)
 		}
 		if e.opts.Embedder == nil {
 			close(e.embeds.done)
@@ -242,14 +233,14 @@ func (e *Engine) loadRetrying(ctx context.Context) bool {
 	wait := e.opts.LoadRetry
 	for attempt := 1; ; attempt++ {
 		var err error
-		if e.sync != nil {
-			err = e.startSync(ctx)
+		if e.follower != nil {
+			err = e.follower.Starting(ctx, e)
 		}
 		if err == nil {
 			err = e.load(ctx, attempt == 1)
 		}
 		if err == nil {
-			if e.opts.Embedder != nil && e.sync == nil && e.index().HasVectors() {
+			if e.opts.Embedder != nil && e.follower == nil && e.index().HasVectors() {
 				// Set before the index is ready: every write after the
 				// load sees it.
 				e.vecw.on = true
@@ -309,7 +300,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	case <-e.embeds.done:
 	case <-ctx.Done():
 	}
-	err := e.access.close(ctx)
+	err := e.access.Close(ctx)
 	e.writeMu.Lock()
 	e.flushVectors(ctx)
 	e.writeMu.Unlock()
@@ -374,16 +365,14 @@ func (e *Engine) load(ctx context.Context, allowSnapshot bool) error {
 	if allowSnapshot && e.loadSnapshot(ctx) {
 		return nil
 	}
-	if e.sync != nil {
-		// Whatever other devices write from here on, the feed replays.
-		heads, err := e.sync.heads(ctx)
+	if e.follower != nil {
+		// Whatever other devices write from here on, the follower
+		// replays.
+		heads, err := e.follower.Heads(ctx)
 		if err != nil {
 			return err
 		}
-		e.sync.setPosition(heads)
-		e.sync.mu.Lock()
-		e.sync.loadedAt = time.Now()
-		e.sync.mu.Unlock()
+		e.setFollowPosition(heads)
 	}
 	n1, err := e.store.Memories.EstimatedCount(ctx)
 	if err != nil {
@@ -516,16 +505,13 @@ func (e *Engine) Reload(ctx context.Context) error {
 	fresh := memindex.New(e.dim, e.opts.Location)
 	old := e.ixp.Swap(fresh)
 	defer e.bumpPaths()
-	var oldPos map[string]int64
-	if e.sync != nil {
-		oldPos = e.sync.position()
-	}
+	oldPos := e.FollowPosition()
 	e.loaded.Store(0)
 	e.dropSnapshot(ctx)
 	if err := e.load(ctx, false); err != nil {
 		e.ixp.Store(old)
-		if e.sync != nil {
-			e.sync.setPosition(oldPos)
+		if e.follower != nil {
+			e.setFollowPosition(oldPos)
 		}
 		return err
 	}
@@ -537,12 +523,16 @@ func (e *Engine) Reload(ctx context.Context) error {
 // index is the current in-memory index.
 func (e *Engine) index() *memindex.Index { return e.ixp.Load() }
 
+// Now is the engine's clock (Options.Now), in UTC, at the database's
+// millisecond precision.
+func (e *Engine) Now() time.Time { return e.now() }
+
 // now is the engine's clock, in UTC, at the database's millisecond precision.
 func (e *Engine) now() time.Time { return e.opts.Now().UTC().Truncate(time.Millisecond) }
 
 // SetRankOptions changes ranking (benchmarks tune it on a loaded engine).
 // It must not run concurrently with searches.
-func (e *Engine) SetRankOptions(o RankOptions) { e.opts.Rank = o.withDefaults() }
+func (e *Engine) SetRankOptions(o RankOptions) { e.opts.Rank = o.WithDefaults() }
 
 // RankOptions returns the ranking in use.
 func (e *Engine) RankOptions() RankOptions { return e.opts.Rank }

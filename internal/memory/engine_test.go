@@ -648,7 +648,7 @@ func TestRetrievalCountsUse(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		e.Search(ctx, SearchRequest{Query: "genmaicha"})
 	}
-	e.access.settle()
+	e.access.Settle()
 	oid, _ := bson.ObjectIDFromHex(a.ID)
 	doc, _ := store.Memories.Get(ctx, oid)
 	if doc.UseCount != 3 || doc.LastAccessed == nil {
@@ -743,4 +743,13 @@ func TestConcurrentStoresAndSearches(t *testing.T) {
 	if l.Total != 100 {
 		t.Fatalf("index holds %d", l.Total)
 	}
+}
+
+func mustOID(t *testing.T, id string) bson.ObjectID {
+	t.Helper()
+	oid, err := bson.ObjectIDFromHex(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return oid
 }

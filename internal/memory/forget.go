@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/internal/memory/recall"
 	"github.com/infmem/infmem/scopes"
 )
 
@@ -252,7 +253,7 @@ func (e *Engine) forgetTargets(ctx context.Context, req ForgetRequest) ([]hit, F
 		// include all of X's (keyword match over the scopes, not a top-k
 		// ranking, which would leave some behind).
 		ix := e.index()
-		q := keywords(ix, ix.Analyze(normalizeContent(req.Query)))
+		q := recall.Keywords(ix, ix.Analyze(normalizeContent(req.Query)))
 		if q.Empty() {
 			return nil, res, inputErrorf("the query %q has no searchable words; name what to forget by its words (a name, a place, a topic), or use its memory_id, tag or scope", snippet(req.Query, 60))
 		}

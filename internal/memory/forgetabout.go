@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/internal/memory/recall"
 	"github.com/infmem/infmem/internal/textindex"
 	"github.com/infmem/infmem/scopes"
 )
@@ -52,7 +53,7 @@ func (a about) empty() bool { return len(a.extra) == 0 && len(a.profile) == 0 }
 func (e *Engine) forgetAbout(ctx context.Context, req ForgetRequest, byText []hit) (about, error) {
 	var out about
 	ix := e.index()
-	q := keywords(ix, ix.Analyze(normalizeContent(req.Query)))
+	q := recall.Keywords(ix, ix.Analyze(normalizeContent(req.Query)))
 	if q.Empty() {
 		return out, nil
 	}

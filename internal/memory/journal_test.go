@@ -14,6 +14,7 @@ import (
 
 	"github.com/infmem/infmem/internal/dataroot"
 	"github.com/infmem/infmem/internal/embed"
+	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/internal/testenv"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
@@ -23,7 +24,7 @@ import (
 // after its access updates and new embeddings reached the database
 // (crashUnsettled leaves them out).
 func crash(store *mongostore.Store, e *Engine) {
-	e.access.settle()
+	e.access.Settle()
 	e.writeMu.Lock()
 	e.flushVectors(context.Background())
 	e.writeMu.Unlock()
@@ -185,7 +186,7 @@ func TestJournalLimitDropsSnapshot(t *testing.T) {
 	}
 	mustStore(t, e, StoreRequest{Content: "second memory"})
 	mustStore(t, e, StoreRequest{Content: "third memory"})
-	if n := e.snap.jr.count(); n != 3 {
+	if n := e.snap.jr.Count(); n != 3 {
 		t.Fatalf("journal names %d memories, want 3", n)
 	}
 	crash(store, e)
@@ -253,7 +254,7 @@ func TestJournalDamage(t *testing.T) {
 			store, e = env.open()
 			mustStore(t, e, StoreRequest{Content: "kept by the journal"})
 			crash(store, e)
-			c.damage(t, journalPath(env.root.Path(dataroot.MongoData, SnapshotFile)))
+			c.damage(t, memindex.JournalPath(env.root.Path(dataroot.MongoData, SnapshotFile)))
 
 			store, e = env.open()
 			if got := source(t, e); got != c.source {
@@ -322,13 +323,13 @@ func TestNewIDsJournaledAhead(t *testing.T) {
 	env.close(store, e)
 
 	store, e = env.open()
-	jpath := journalPath(env.root.Path(dataroot.MongoData, SnapshotFile))
+	jpath := memindex.JournalPath(env.root.Path(dataroot.MongoData, SnapshotFile))
 	var stored []string
 	for i := range 3 {
 		stored = append(stored, mustStore(t, e, StoreRequest{Content: fmt.Sprintf("stored after the snapshot, number %d", i)}).ID)
 	}
 	token := store.SnapshotToken()
-	ids, _, err := readJournal(jpath, token)
+	ids, _, err := memindex.ReadJournal(jpath, token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +337,7 @@ func TestNewIDsJournaledAhead(t *testing.T) {
 		t.Fatalf("the journal names %d ids, want one reservation of %d", len(ids), reserveIDs)
 	}
 	data, _ := os.ReadFile(jpath)
-	if want := len(journalHeader(token)) + 4 + 12*reserveIDs + 4; len(data) != want {
+	if want := len(memindex.JournalHeader(token)) + 4 + 12*reserveIDs + 4; len(data) != want {
 		t.Fatalf("journal of %d bytes, want %d: one record for three stores", len(data), want)
 	}
 	prev := ""

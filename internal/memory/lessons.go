@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/memory/content"
 	"github.com/infmem/infmem/internal/memory/memindex"
 )
 
@@ -22,7 +23,7 @@ import (
 // Sources of lessons.
 const (
 	SourceLesson         = sourceLesson
-	SourceProposedLesson = "proposed_lesson"
+	SourceProposedLesson = content.SourceProposedLesson
 )
 
 // ConfirmLesson makes the proposed lesson id a lesson. confirmed is false

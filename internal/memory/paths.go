@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -28,12 +27,8 @@ import (
 // may have changed another way (PathsVersion), so that a table of paths
 // they keep stays true.
 
-// sourceFile marks a memory with a path; only WritePaths writes one.
-const sourceFile = "file"
-
-// Limits of a memory's path (checkPath).
+// Limits of a memory with a path.
 const (
-	maxPathBytes = 256
 	// pathHistoryKeep is how many earlier texts a memory with a path
 	// keeps in its history.
 	pathHistoryKeep = 10
@@ -246,37 +241,6 @@ func (e *Engine) checkPathText(p, text string) error {
 	}
 	if strings.ContainsRune(text, 0) {
 		return inputErrorf("the content for %s contains a NUL character; memory files hold text", p)
-	}
-	return nil
-}
-
-// checkPath is the engine's rule for a path: plain, absolute and
-// canonical (names separated by single slashes, none of them . or ..,
-// no trailing slash, no backslash, control or direction-changing
-// characters), at most maxPathBytes. Which paths exist is the caller's
-// business (memfiles).
-func checkPath(p string) error {
-	switch {
-	case p == "":
-		return fmt.Errorf("it is empty")
-	case len(p) > maxPathBytes:
-		return fmt.Errorf("it is %d bytes; the limit is %d", len(p), maxPathBytes)
-	case !utf8.ValidString(p):
-		return fmt.Errorf("it is not valid UTF-8")
-	case !strings.HasPrefix(p, "/") || p == "/":
-		return fmt.Errorf("it does not name a file from the root (/dir/name)")
-	case strings.ContainsRune(p, '\\'):
-		return fmt.Errorf("it contains a backslash")
-	}
-	for _, r := range p {
-		if unicode.IsControl(r) || isBidiControl(r) || r == utf8.RuneError {
-			return fmt.Errorf("it contains a control or invisible formatting character (%U)", r)
-		}
-	}
-	for _, n := range strings.Split(p[1:], "/") {
-		if n == "" || n == "." || n == ".." {
-			return fmt.Errorf("it has an empty, . or .. name")
-		}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/memory/content"
 	"github.com/infmem/infmem/internal/testenv"
 	"github.com/infmem/infmem/mongostore"
 )
@@ -104,7 +105,7 @@ func TestPathWritesRefused(t *testing.T) {
 		{Path: "/a/", Text: ptr("x")},
 		{Path: `/a\b`, Text: ptr("x")},
 		{Path: "/a\u202eb", Text: ptr("x")},
-		{Path: "/" + strings.Repeat("x", maxPathBytes), Text: ptr("x")},
+		{Path: "/" + strings.Repeat("x", content.MaxPathBytes), Text: ptr("x")},
 		{Path: "/a", Text: ptr("nul\x00")},
 		{Path: "/a", Text: ptr(strings.Repeat("x", e.opts.MaxContentBytes+1))},
 		{Path: "/a", Text: ptr("x"), At: time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)},

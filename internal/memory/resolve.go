@@ -25,7 +25,7 @@ func (e *Engine) storeScope(ctx context.Context, requested, active string) (name
 	s, created, err := e.scopes.Ensure(ctx, name)
 	switch {
 	case errors.Is(err, scopes.ErrInvalidName):
-		return "", false, &InputError{msg: err.Error()}
+		return "", false, inputErrorf("%s", err.Error())
 	case errors.Is(err, scopes.ErrAutoCreateOff):
 		return "", false, inputErrorf("scope %q does not exist and automatic scope creation is off; create it with create_memory_scope or use one of: %s", name, e.scopeList())
 	case err != nil:

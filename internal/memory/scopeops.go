@@ -60,10 +60,10 @@ func (e *Engine) CreateScope(ctx context.Context, s scopes.Scope) (info ScopeInf
 	case errors.Is(err, scopes.ErrExists):
 		return toInfo(got, e.index().Count().PerScope[got.Name]), false, nil
 	case errors.Is(err, scopes.ErrInvalidName), errors.Is(err, scopes.ErrNotFound):
-		return ScopeInfo{}, false, &InputError{msg: err.Error()}
+		return ScopeInfo{}, false, inputErrorf("%s", err.Error())
 	case err != nil:
 		if strings.Contains(err.Error(), "description") {
-			return ScopeInfo{}, false, &InputError{msg: err.Error()}
+			return ScopeInfo{}, false, inputErrorf("%s", err.Error())
 		}
 		return ScopeInfo{}, false, err
 	}
@@ -78,7 +78,7 @@ func (e *Engine) SetScopeActive(ctx context.Context, name string, active bool) (
 	}
 	if err != nil {
 		if strings.Contains(err.Error(), "Global") {
-			return ScopeInfo{}, &InputError{msg: err.Error()}
+			return ScopeInfo{}, inputErrorf("%s", err.Error())
 		}
 		return ScopeInfo{}, err
 	}

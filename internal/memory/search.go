@@ -9,6 +9,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/internal/memory/recall"
+	"github.com/infmem/infmem/internal/memory/usecount"
 	"github.com/infmem/infmem/internal/timephrase"
 )
 
@@ -192,7 +194,11 @@ func (e *Engine) recordAccess(hits []hit) {
 		ids[i] = h.id
 	}
 	e.index().Touch(ids)
-	e.access.record(used)
+	uses := make([]usecount.Use, len(used))
+	for i, h := range used {
+		uses[i] = usecount.Use{ID: h.id, Kind: h.kind}
+	}
+	e.access.Record(uses)
 }
 
 // searchFilter builds the filter shared by searches and listings.
@@ -280,7 +286,7 @@ func (e *Engine) ByTime(ctx context.Context, req TimeRequest) (TimeResult, error
 		}
 		r, err := timephrase.Parse(phrase, e.opts.Now().In(e.opts.Location), e.opts.Location)
 		if errors.Is(err, timephrase.ErrUnrecognized) {
-			return TimeResult{}, &InputError{msg: err.Error() + "; or send range with from/to ISO dates"}
+			return TimeResult{}, inputErrorf("%s", err.Error()+"; or send range with from/to ISO dates")
 		} else if err != nil {
 			return TimeResult{}, err
 		}
@@ -380,4 +386,33 @@ func parseSort(s string) (memindex.Order, error) {
 		return memindex.MostImportant, nil
 	}
 	return 0, inputErrorf("sort %q is not one of: newest, oldest, most_used, importance", s)
+}
+
+// currentFirst moves up, among res (a search's results for query, best
+// first), the latest memory that states the value the question asks for
+// as it stands now (recall.CurrentFirst); each rank keeps its confidence.
+func currentFirst(query string, res []Memory) {
+	said := make([]recall.Said, len(res))
+	for i, m := range res {
+		said[i] = recall.Said{Text: m.Text, At: m.Timestamp, ID: m.ID, Skip: m.SupersededBy != nil || m.Weak}
+	}
+	from, to := recall.CurrentFirst(query, said)
+	if from <= to {
+		return
+	}
+	// Confidence belongs to the rank: it stays monotone.
+	type rank struct {
+		confidence float64
+		weak       bool
+	}
+	ranks := make([]rank, 0, from-to+1)
+	for i := to; i <= from; i++ {
+		ranks = append(ranks, rank{res[i].Confidence, res[i].Weak})
+	}
+	m := res[from]
+	copy(res[to+1:from+1], res[to:from])
+	res[to] = m
+	for i, r := range ranks {
+		res[to+i].Confidence, res[to+i].Weak = r.confidence, r.weak
+	}
 }

@@ -36,7 +36,7 @@ import (
 //     carries the token the store read (and the same embedding model and
 //     dimension), then records the token again: from then on only this
 //     engine writes.
-//   - The journal of ids written since (journal.go). Before the engine
+//   - The journal of ids written since (memindex/journal.go). Before the engine
 //     changes a memory in the database, markDirty appends its id to the
 //     journal and syncs it; apply (write.go) does this first for every
 //     write. A new memory's id is journaled before it is handed out:
@@ -98,7 +98,7 @@ type snapshotState struct {
 	// describes the database. With valid set and jr nil, the first write
 	// must drop the record.
 	valid bool
-	jr    *journal
+	jr    *memindex.Journal
 	// reserved are new ids already in jr, for newID to hand out in order.
 	reserved  []bson.ObjectID
 	lastWrite time.Time // last change to the database
@@ -117,7 +117,7 @@ func (e *Engine) markDirty(ctx context.Context, ids ...bson.ObjectID) {
 		return
 	}
 	if e.snap.jr != nil && len(ids) > 0 {
-		ok, err := e.snap.jr.add(ids)
+		ok, err := e.snap.jr.Add(ids)
 		if err == nil && ok {
 			return
 		}
@@ -145,7 +145,7 @@ func (e *Engine) newID() bson.ObjectID {
 		}
 		// Past the journal's limit (or on a failure) nothing is reserved:
 		// the write itself then drops the snapshot, as any other would.
-		if ok, err := e.snap.jr.add(ids); err == nil && ok {
+		if ok, err := e.snap.jr.Add(ids); err == nil && ok {
 			e.snap.reserved = ids
 		}
 	}
@@ -162,7 +162,7 @@ func (e *Engine) newID() bson.ObjectID {
 func (e *Engine) dropSnapshotLocked(ctx context.Context) {
 	e.snap.reserved = nil
 	if e.snap.jr != nil {
-		e.snap.jr.close()
+		e.snap.jr.Close()
 		e.snap.jr = nil
 	}
 	e.snap.valid = false
@@ -189,7 +189,7 @@ func (e *Engine) Snapshot(ctx context.Context) error {
 	e.flushVectors(ctx)
 	e.snapMu.Lock()
 	defer e.snapMu.Unlock()
-	if e.snap.valid && e.snap.jr != nil && e.snap.jr.count() == 0 {
+	if e.snap.valid && e.snap.jr != nil && e.snap.jr.Count() == 0 {
 		return nil
 	}
 	b := make([]byte, 16)
@@ -203,18 +203,18 @@ func (e *Engine) Snapshot(ctx context.Context) error {
 		// Until the new token is recorded the old record still holds; no
 		// write can happen meanwhile, and any failure below leaves valid
 		// set with no journal, so the next write drops the record.
-		e.snap.jr.close()
+		e.snap.jr.Close()
 		e.snap.jr = nil
 	}
 	if err := e.index().WriteFile(e.opts.SnapshotPath, e.snapshotHeader(token)); err != nil {
 		return fmt.Errorf("cannot write the index snapshot: %w", err)
 	}
-	jr, err := createJournal(journalPath(e.opts.SnapshotPath), token, e.opts.JournalLimit)
+	jr, err := memindex.CreateJournal(memindex.JournalPath(e.opts.SnapshotPath), token, e.opts.JournalLimit)
 	if err != nil {
 		return fmt.Errorf("cannot start the index change journal: %w", err)
 	}
 	if err := e.recordSnapshot(ctx, token, e.feedPosition()); err != nil {
-		jr.close()
+		jr.Close()
 		return fmt.Errorf("cannot record the index snapshot: %w", err)
 	}
 	e.snap.valid, e.snap.jr, e.snap.lastSnap = true, jr, time.Now()
@@ -247,7 +247,7 @@ func (e *Engine) snapshotDue(now time.Time) bool {
 	defer e.snapMu.Unlock()
 	journaled := 0
 	if e.snap.jr != nil {
-		journaled = e.snap.jr.count()
+		journaled = e.snap.jr.Count()
 	}
 	if e.snap.valid && journaled == 0 {
 		return false
@@ -274,8 +274,8 @@ func (e *Engine) loadSnapshot(ctx context.Context) bool {
 		e.log.Info("index snapshot not used; loading from the database", "reason", err)
 		return false
 	}
-	jpath := journalPath(e.opts.SnapshotPath)
-	ids, size, err := readJournal(jpath, token)
+	jpath := memindex.JournalPath(e.opts.SnapshotPath)
+	ids, size, err := memindex.ReadJournal(jpath, token)
 	if err != nil {
 		e.log.Info("index snapshot not used; loading from the database", "reason", err)
 		return false
@@ -283,10 +283,10 @@ func (e *Engine) loadSnapshot(ctx context.Context) bool {
 	e.ixp.Store(ix)
 	e.bumpPaths()
 	feedPos := e.store.SnapshotFeed()
-	if e.sync != nil {
+	if e.follower != nil {
 		// The follower replays the others' changes from where the
 		// snapshot was taken.
-		e.sync.setPosition(feedPos)
+		e.setFollowPosition(feedPos)
 	}
 	for id := range ids {
 		if err := e.refresh(ctx, id); err != nil {
@@ -301,13 +301,13 @@ func (e *Engine) loadSnapshot(ctx context.Context) bool {
 
 	// Nothing but this engine writes from now on: keep journaling into the
 	// same journal and name the snapshot as current again.
-	jr, err := openJournal(jpath, size, ids, e.opts.JournalLimit)
+	jr, err := memindex.OpenJournal(jpath, size, ids, e.opts.JournalLimit)
 	if err != nil {
 		e.log.Warn("cannot reopen the index change journal; the next write drops the snapshot", "err", err)
 	}
 	if err := e.recordSnapshot(ctx, token, feedPos); err != nil {
 		if jr != nil {
-			jr.close()
+			jr.Close()
 		}
 		return true
 	}
@@ -385,19 +385,14 @@ func (e *Engine) refreshDoc(ctx context.Context, id bson.ObjectID) (memindex.Doc
 	return d, nil
 }
 
-// feedPosition is the follower's position (nil without sync); callers
+// feedPosition is the follow position (nil without a Follower); callers
 // hold writeMu so that it matches the index.
-func (e *Engine) feedPosition() map[string]int64 {
-	if e.sync == nil {
-		return nil
-	}
-	return e.sync.position()
-}
+func (e *Engine) feedPosition() map[string]int64 { return e.FollowPosition() }
 
 // recordSnapshot names token, with the feed position it reflects, as
 // the current snapshot.
 func (e *Engine) recordSnapshot(ctx context.Context, token string, feed map[string]int64) error {
-	if e.sync == nil {
+	if e.follower == nil {
 		return e.store.RecordSnapshot(ctx, token)
 	}
 	return e.store.RecordSnapshotAt(ctx, token, feed)
@@ -420,7 +415,7 @@ func (e *Engine) closeJournal() {
 	defer e.snapMu.Unlock()
 	e.snap.reserved = nil
 	if e.snap.jr != nil {
-		e.snap.jr.close()
+		e.snap.jr.Close()
 		e.snap.jr = nil
 	}
 }

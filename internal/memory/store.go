@@ -95,13 +95,6 @@ const (
 	ParaphraseOverlap = 0.5
 )
 
-// Limits on the small text fields of a memory.
-const (
-	maxSpeakerLen  = 64
-	maxConvIDLen   = 128
-	maxCategoryLen = 64
-)
-
 // Store remembers a memory, unless an identical one is already in its scope.
 func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, error) {
 	if err := e.wait(ctx); err != nil {
@@ -267,50 +260,6 @@ func compareSimilar(text string, ms []Memory) []Similar {
 		}
 	}
 	return out
-}
-
-func checkSource(s string) (string, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	if s == "" {
-		return sourceNote, nil
-	}
-	if !slices.Contains(Sources, s) {
-		return "", inputErrorf("source %q is not one of: %s", s, strings.Join(Sources, ", "))
-	}
-	return s, nil
-}
-
-func checkImportance(p *float64) (float64, error) {
-	if p == nil {
-		return 0.5, nil
-	}
-	if *p < 0 || *p > 1 || *p != *p {
-		return 0, inputErrorf("importance must be a number from 0 (trivial) to 1 (vital), not %v", *p)
-	}
-	return *p, nil
-}
-
-func checkSmallFields(speaker, conv, category string) (string, string, string, error) {
-	speaker, conv, category = normalizeContent(speaker), normalizeContent(conv), normalizeContent(category)
-	if len(speaker) > maxSpeakerLen || strings.ContainsRune(speaker, '\n') {
-		return "", "", "", inputErrorf("speaker must be a short name like \"user\" or \"assistant\" (at most %d bytes, one line)", maxSpeakerLen)
-	}
-	if len(conv) > maxConvIDLen || strings.ContainsRune(conv, '\n') {
-		return "", "", "", inputErrorf("conversation_id must be one line of at most %d bytes", maxConvIDLen)
-	}
-	if len(category) > maxCategoryLen || strings.ContainsRune(category, '\n') {
-		return "", "", "", inputErrorf("category must be one line of at most %d bytes", maxCategoryLen)
-	}
-	return speaker, conv, category, nil
-}
-
-var earliest = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
-
-func checkTimestamp(t, now time.Time) (time.Time, error) {
-	if t.Before(earliest) || t.After(now.AddDate(1, 0, 0)) {
-		return time.Time{}, inputErrorf("timestamp %s is out of range; give when it happened, between 1900 and a year from now", t.Format(time.RFC3339))
-	}
-	return t.UTC().Truncate(time.Millisecond), nil
 }
 
 // parseID turns a memory id from a client into an ObjectID.

@@ -41,7 +41,7 @@ func (e *Engine) StoreMany(ctx context.Context, reqs []StoreRequest) (res []Stor
 	var texts []string
 	var embedAt []int // todo positions of texts
 	for i, req := range reqs {
-		if e.sync != nil {
+		if e.follower != nil {
 			res[i], errs[i] = e.Store(ctx, req)
 			continue
 		}

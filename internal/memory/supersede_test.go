@@ -217,23 +217,3 @@ func TestLinksSurviveRestarts(t *testing.T) {
 	}
 	check("without a snapshot", "database")
 }
-
-// TestLinksReachOtherDevices: a mark made on one device is seen by the
-// other through the change feed.
-func TestLinksReachOtherDevices(t *testing.T) {
-	sa, sb := syncPair(t)
-	clkA := &clock{t: time.Now()}
-	clkB := &clock{t: time.Now()}
-	a := syncEngine(t, sa, clkA, SyncOptions{Device: "a"})
-	b := syncEngine(t, sb, clkB, SyncOptions{Device: "b"})
-	ctx := testenv.Context(t)
-	older := mustStore(t, a, StoreRequest{Content: "The grant report is due on May 2.", Timestamp: daysAgo(40)})
-	newer := mustStore(t, a, StoreRequest{Content: "The funder extended the grant report deadline to May 16.", Timestamp: daysAgo(3)})
-	if len(newer.Updates) != 1 {
-		t.Fatalf("updates %+v", newer.Updates)
-	}
-	eventually(t, "B sees the mark", func() bool {
-		m, err := b.Get(ctx, older.ID)
-		return err == nil && m.SupersededBy != nil && m.SupersededBy.ID == newer.ID
-	})
-}

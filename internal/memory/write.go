@@ -82,7 +82,12 @@ type change struct {
 //     or its scope, time and tags updated;
 //  4. the in-memory index;
 //  5. the background embedder's queue, when the memory's text has no
-//     embedding yet.
+//     embedding yet;
+//  6. the one observer, Options.Follower (follower.go; package memsync,
+//     with sync on only): the change is acknowledged only once it
+//     returns. With a Follower a change other devices must see also
+//     carries the device's name, and an edit applies only if the memory
+//     was not changed since (ErrConflict).
 //
 // The caller holds writeMu (or is loading the index: nothing else writes
 // then). A batch may journal all its ids first: one sync instead of one
@@ -94,8 +99,8 @@ type change struct {
 // reports ErrNotFound.
 func (e *Engine) apply(ctx context.Context, c *change) error {
 	c.doc.ID, c.doc.Kind = c.id, c.kind
-	if e.sync != nil && announced(c.op) {
-		e.sync.stampDevice(c)
+	if e.observed(c) {
+		stampDevice(c, e.device)
 	}
 	if e.touchesPath(c) {
 		defer e.bumpPaths()
@@ -123,7 +128,7 @@ func (e *Engine) apply(ctx context.Context, c *change) error {
 		}
 		fallthrough
 	case opEdit, opUnforget, opFlag, opUse, opLink:
-		if e.sync != nil && c.op == opEdit {
+		if e.follower != nil && c.op == opEdit {
 			err = e.collection(c.kind).UpdateIf(ctx, c.id, editCondition(c.update), c.update)
 			if errors.Is(err, mongostore.ErrConflict) {
 				err = fmt.Errorf("memory %s: %w", c.id.Hex(), ErrConflict)
@@ -183,9 +188,10 @@ func (e *Engine) apply(ctx context.Context, c *change) error {
 	if needsVec && c.doc.Vec == nil && e.opts.Embedder != nil {
 		e.embeds.add(c.id, c.kind)
 	}
-	if e.sync != nil && announced(c.op) {
-		// Acknowledged only once the other devices can hear of it.
-		if err := e.announce(ctx, c); err != nil {
+	if e.observed(c) {
+		// The one observer: acknowledged only once the other devices can
+		// hear of it (follower.go).
+		if err := e.follower.Changed(ctx, e.changeOf(c)); err != nil {
 			return err
 		}
 	}

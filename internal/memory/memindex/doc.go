@@ -5,9 +5,11 @@
 // in one slot of all three. It answers what the engine asks without the
 // database: filtered scans and counts, exact duplicates by content key,
 // similar memories by cosine, keyword matches, conversations and the turns
-// next to a memory, ranking candidates with their evidence, and duplicate
-// groups for maintenance. It reads and writes itself as the snapshot file
-// (snapshot.go).
+// next to a memory, ranking candidates with their evidence (a summary is a
+// way in to its conversation's turns, never in their place: summaries.go),
+// and duplicate groups for maintenance. It reads and writes itself as the
+// snapshot file (snapshot.go), and writes and reads the change journal
+// that names what changed since (journal.go).
 //
 // The index knows nothing of storage or of when a snapshot may be trusted:
 // the memory engine keeps it current with every write it makes (Put,

@@ -52,7 +52,8 @@ type Candidate struct {
 	Kind Kind
 	// Speaker: the query names who said it. During: it happened in, or its
 	// text refers to, the period the query names. Dated: its text refers
-	// to a time. Alone: no turn next to it is one the query may see.
+	// to a time. Alone: no turn next to it is one the query may see (a
+	// summary is never Alone: summaries.go).
 	Speaker, During, Dated, Alone bool
 	TS                            int64 // unix ms
 	Importance                    float64
@@ -195,6 +196,7 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 			}
 		}
 	}
+	summariesStandOnTheirOwn(pool)
 	score(pool)
 
 	ordered := make([]*Candidate, len(pool))
@@ -207,6 +209,7 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 		}
 		return cmp.Compare(b.TS, a.TS)
 	})
+	ordered = ix.summariesLeadLocked(ordered)
 	out := make([]Candidate, 0, q.K)
 	var kept []uint32
 	for _, cd := range ordered {

@@ -46,8 +46,8 @@ func rankAll(t *testing.T, ix *Index, query string) []Candidate {
 	return pool
 }
 
-// A summary stands beside its conversation: it has no neighbours and is no
-// turn's neighbour, and its text, set aside from the keyword statistics,
+// A summary stands beside its conversation: it has no neighbours, is no
+// turn's neighbour and takes no share of its own evidence as one, and its text, set aside from the keyword statistics,
 // leaves the turns' coverage as it was without it, also after a snapshot.
 func TestSummaryStandsBesideItsTurns(t *testing.T) {
 	ix, _, sum := summaryIndex(t)
@@ -76,8 +76,10 @@ func TestSummaryStandsBesideItsTurns(t *testing.T) {
 		for _, cd := range pool {
 			if cd.ID == sum {
 				found = true
-				if !cd.Alone || cd.Neighbors != [2]int32{-1, -1} || cd.Coverage == 0 {
-					t.Errorf("%s: the summary has neighbours or no coverage: %+v", when, cd)
+				// No neighbours, and no neighbour share of its own
+				// evidence (not Alone), which the confidence still reads.
+				if cd.Alone || cd.Neighbors != [2]int32{-1, -1} || cd.Coverage == 0 || cd.NeighborCoverage != cd.Coverage {
+					t.Errorf("%s: the summary has neighbours, no coverage or a share of its own: %+v", when, cd)
 				}
 				continue
 			}
@@ -116,4 +118,46 @@ func mapsEqual(a, b map[int]float64) bool {
 		}
 	}
 	return true
+}
+
+// A summary that ranks among the results brings its conversation's best
+// turn along: the turn takes its place and the summary follows every other
+// candidate. A summary whose turns are not among the candidates keeps its
+// place.
+func TestSummaryBringsItsBestTurnAlong(t *testing.T) {
+	ix, turns, sum := summaryIndex(t)
+	rank := func(query string, k int) []bson.ObjectID {
+		out, err := ix.Rank(context.Background(), RankQuery{Filter: Filter{IncludeArchived: true}, Terms: ix.Analyze(query),
+			Candidates: 50, K: k, DuplicateOverlap: 1}, func(p []Candidate) {
+			for i := range p {
+				// The summary scores best, then the turns by coverage.
+				p[i].Score = p[i].Coverage
+				if p[i].Kind == KindSummary {
+					p[i].Score = 10
+				}
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []bson.ObjectID
+		for _, cd := range out {
+			ids = append(ids, cd.ID)
+		}
+		return ids
+	}
+	// "museum" is in the summary and in turn 1 only.
+	if got := rank("museum", 1); !slices.Equal(got, []bson.ObjectID{turns[1]}) {
+		t.Errorf("top 1 for museum: %v, want the turn the summary quotes (%v), not the summary (%v)", got, turns[1], sum)
+	}
+	if got := rank("museum", 5); !slices.Equal(got, []bson.ObjectID{turns[1], sum}) {
+		t.Errorf("top 5 for museum: %v, want the turn, then the summary", got)
+	}
+	// Without its turns (forgotten) the summary is the way in.
+	for _, id := range turns {
+		ix.Remove(id)
+	}
+	if got := rank("museum", 5); !slices.Equal(got, []bson.ObjectID{sum}) {
+		t.Errorf("top 5 for museum without the turns: %v, want the summary", got)
+	}
 }

@@ -1,11 +1,26 @@
-package memory
+// Package recall ranks the memories a query may be asking for: it reads
+// the query (keyword terms without filler, a period it names, whether it
+// asks "when", the people it names by relation: query.go, people.go),
+// has the index gather candidates with their evidence (memindex.Rank),
+// scores them (keywords, meaning, time, speaker, neighbouring turns,
+// tie-breakers, the lesson boost), ranks a superseded memory just below
+// its successor (supersede.go), finds which result states the current
+// value a question asks for (CurrentFirst: current.go) and turns evidence into confidences and
+// the relevance bar's verdict, fitted on every recall set at once
+// (`infmem-bench recall --calibrate`). It reads only the index it is given and what the
+// engine passes in; the engine (package memory) fetches the results.
+package recall
 
 import (
 	"context"
+	"log/slog"
 	"math"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/mongostore"
 )
 
 // Ranking modes.
@@ -15,10 +30,10 @@ const (
 	ModeVector  = "vector"
 )
 
-// RankOptions tunes ranking. The defaults were chosen on the LoCoMo
+// Options tunes ranking. The defaults were chosen on the LoCoMo
 // development split, each kept only where leave-one-conversation-out
 // agreed (see BENCHMARKS.md and infmem-bench locomo).
-type RankOptions struct {
+type Options struct {
 	// KeywordWeight weighs keyword coverage: the share of the query's
 	// keyword weight (BM25 of an average memory holding every query word)
 	// a memory matches. VectorWeight weighs the cosine to the query.
@@ -74,7 +89,9 @@ type RankOptions struct {
 	LessonWeight float64
 }
 
-func (o RankOptions) withDefaults() RankOptions {
+// WithDefaults is o with every unset weight at its default; a negative
+// one switches its term off.
+func (o Options) WithDefaults() Options {
 	def := func(v *float64, d float64) {
 		if *v == 0 {
 			*v = d
@@ -105,18 +122,54 @@ func (o RankOptions) withDefaults() RankOptions {
 	return o
 }
 
-// rank runs a hybrid (or keyword-only / vector-only) search over the items
-// f admits and returns the best k, best first, with confidences that fall
-// with rank; results under the relevance bar are marked weak.
-func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f memindex.Filter, k int, mode string) ([]hit, error) {
-	ix := e.index()
-	ro := e.opts.Rank
-	if loc == nil {
-		loc = e.opts.Location
-	}
-	q := readQuery(ix, query, e.opts.Now(), loc)
+// sourceLesson is the source of a lesson (what was learned about helping
+// this user).
+const sourceLesson = "lesson"
+
+// Request is one ranking.
+type Request struct {
+	// Query is the query's text; Now and Loc read the periods it names.
+	Query string
+	Now   time.Time
+	Loc   *time.Location
+	// Filter is what the index may return; K how many.
+	Filter memindex.Filter
+	K      int
+	// Mode is ModeHybrid, ModeKeyword or ModeVector.
+	Mode    string
+	Options Options
+	// Vector embeds the query's text (nil: no semantic recall).
+	Vector func(ctx context.Context, text string) ([]float32, error)
+	// Contacts are the profile's contacts, read only for a query that
+	// names a relation ("my sister").
+	Contacts func(ctx context.Context) []mongostore.Contact
+	Log      *slog.Logger
+}
+
+// Hit is a ranked memory.
+type Hit struct {
+	ID   bson.ObjectID
+	Kind memindex.Kind
+	// Score is its confidence; Weak says it is under the relevance bar.
+	Score float64
+	Weak  bool
+	TS    int64
+	Ev    *Evidence
+	// Folded are the copies of this result that ranking folded into it.
+	Folded []memindex.Hit
+}
+
+// Rank runs a hybrid (or keyword-only / vector-only) search over the items
+// r.Filter admits and returns the best r.K, best first, with confidences
+// that fall with rank; results under the relevance bar are marked weak.
+func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
+	ro := r.Options
+	q := readQuery(ix, r.Query, r.Now, r.Loc)
 	// "my sister" also looks for the sister's name, from the profile.
-	refs := e.peopleIn(ctx, query)
+	var refs []personRef
+	if r.Contacts != nil && relationTerms(r.Query) != nil {
+		refs = contactsFor(r.Query, r.Contacts(ctx))
+	}
 	q.addPeople(ix, refs)
 	if !ro.NoTypos {
 		q.terms = ix.Fuzzy(q.terms)
@@ -124,19 +177,19 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 	if q.onlyTime {
 		// "What did we talk about yesterday?": the period's memories,
 		// newest first, are the answer.
-		if hits := periodHits(ix, f, &q, k); len(hits) > 0 {
+		if hits := periodHits(ix, r.Filter, &q, r.K); len(hits) > 0 {
 			return hits, nil
 		}
 	}
-	useVec := mode != ModeKeyword && ix.HasVectors() && e.opts.Embedder != nil
-	useKW := mode != ModeVector
-	rq := memindex.RankQuery{Filter: f, Names: q.names, From: q.from, To: q.to, Period: q.hasPeriod, PeriodCandidates: ro.Candidates,
-		Candidates: ro.Candidates, Neighbors: ro.NeighborShare > 0, K: k, DuplicateOverlap: ro.DuplicateOverlap}
+	useVec := r.Mode != ModeKeyword && ix.HasVectors() && r.Vector != nil
+	useKW := r.Mode != ModeVector
+	rq := memindex.RankQuery{Filter: r.Filter, Names: q.names, From: q.from, To: q.to, Period: q.hasPeriod, PeriodCandidates: ro.Candidates,
+		Candidates: ro.Candidates, Neighbors: ro.NeighborShare > 0, K: r.K, DuplicateOverlap: ro.DuplicateOverlap}
 	if useVec {
-		v, err := e.queryVector(ctx, withNames(query, refs))
+		v, err := r.Vector(ctx, withNames(r.Query, refs))
 		if err != nil {
 			// Semantic recall is unavailable for now; keywords still work.
-			e.log.Warn("cannot embed the query; keyword search only", "err", err)
+			r.Log.Warn("cannot embed the query; keyword search only", "err", err)
 			useVec = false
 		} else {
 			rq.Vector = v
@@ -156,14 +209,14 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 	if err != nil {
 		return nil, err
 	}
-	out := make([]hit, len(best))
-	clears := make([]hit, len(best))
+	out := make([]Hit, len(best))
+	clears := make([]Hit, len(best))
 	for i := range best {
 		cd := &best[i]
 		ev := evidence(cd)
 		ev.Unknown = q.unknown
-		out[i] = hit{id: cd.ID, kind: cd.Kind, score: cal.clears(ev), ts: cd.TS, ev: ev, folded: cd.Folded}
-		clears[i].score = bar.clears(ev)
+		out[i] = Hit{ID: cd.ID, Kind: cd.Kind, Score: cal.clears(ev), TS: cd.TS, Ev: ev, Folded: cd.Folded}
+		clears[i].Score = bar.clears(ev)
 	}
 	// Confidence: how likely this result is one the question asks for.
 	// Weak: on its evidence, the question may have no answer stored at
@@ -171,7 +224,7 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 	monotone(out)
 	monotone(clears)
 	for i := range out {
-		out[i].weak = clears[i].score < ro.MinConfidence
+		out[i].Weak = clears[i].Score < ro.MinConfidence
 	}
 	return out, nil
 }
@@ -182,11 +235,11 @@ const periodConfidence = 0.9
 
 // periodHits lists the newest memories f admits that happened in, or
 // refer to, the period the query names.
-func periodHits(ix *memindex.Index, f memindex.Filter, q *query, k int) []hit {
-	out := asHits(ix.During(f, q.from, q.to, k))
-	for i := range out {
-		out[i].score = periodConfidence
-		out[i].ev = &Evidence{During: true}
+func periodHits(ix *memindex.Index, f memindex.Filter, q *query, k int) []Hit {
+	found := ix.During(f, q.from, q.to, k)
+	out := make([]Hit, len(found))
+	for i, h := range found {
+		out[i] = Hit{ID: h.ID, Kind: h.Kind, Score: periodConfidence, TS: h.TS, Ev: &Evidence{During: true}}
 	}
 	return out
 }
@@ -208,7 +261,7 @@ func evidence(cd *memindex.Candidate) *Evidence {
 // neighbouring turn's share of the same, the tie-breakers, and the lesson
 // boost for a lesson that clears the relevance bar (cal says whether it
 // does, as the results' confidences will).
-func score(pool []memindex.Candidate, q *query, ro *RankOptions, bar bars) {
+func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) {
 	// own is a candidate's score on what the query asks: keywords, meaning
 	// and time; speaker is the prior for a turn of the speaker it names.
 	own := make([]float64, len(pool))
@@ -265,14 +318,14 @@ func score(pool []memindex.Candidate, q *query, ro *RankOptions, bar bars) {
 // speaker prior and weights) ordered them otherwise: each run of results that rises is
 // replaced by its mean (isotonic regression by pooling adjacent
 // violators), the closest non-increasing sequence to the estimates.
-func monotone(hits []hit) {
+func monotone(hits []Hit) {
 	type block struct {
 		sum float64
 		n   int
 	}
 	var blocks []block
 	for _, h := range hits {
-		blocks = append(blocks, block{h.score, 1})
+		blocks = append(blocks, block{h.Score, 1})
 		for len(blocks) > 1 {
 			a, b := blocks[len(blocks)-2], blocks[len(blocks)-1]
 			if a.sum/float64(a.n) >= b.sum/float64(b.n) {
@@ -285,7 +338,7 @@ func monotone(hits []hit) {
 	for _, b := range blocks {
 		v := math.Round(b.sum/float64(b.n)*1000) / 1000
 		for j := 0; j < b.n; j++ {
-			hits[i].score = v
+			hits[i].Score = v
 			i++
 		}
 	}

@@ -1,7 +1,10 @@
-package memory
+// Package usecount records the uses of retrieved memories (use_count,
+// last_accessed) off the response path, for the memory engine.
+package usecount
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -9,17 +12,18 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/mongostore"
 )
 
-// accessTracker records use_count and last_accessed of retrieved memories
+// Tracker records use_count and last_accessed of retrieved memories
 // off the response path, coalescing repeated hits on the same memory. The
 // index counts a use at once (Index.Touch); the database hears of it once
-// retrievals pause (accessQuiet), or after accessMaxDelay, or when
-// accessMaxPending memories wait: each is a write of its own (the engine
+// retrievals pause (Quiet), or after MaxDelay, or when MaxPending
+// memories wait: each is a write of its own (the engine
 // journals them together), and written between the retrievals of a burst
 // they would slow them down. A crash loses the uses of the last few
 // seconds, never a memory.
-type accessTracker struct {
+type Tracker struct {
 	log *slog.Logger
 	now func() time.Time
 	// beforeWrite runs before each batch of writes (the engine journals
@@ -51,14 +55,21 @@ type accessMark struct {
 	at    time.Time
 }
 
-func newAccessTracker(log *slog.Logger, now func() time.Time, beforeWrite func(ids []bson.ObjectID),
-	write func(ctx context.Context, id bson.ObjectID, k memindex.Kind, update bson.D) error) *accessTracker {
-	return &accessTracker{log: log, now: now, beforeWrite: beforeWrite, write: write, pending: map[bson.ObjectID]accessMark{},
+// New returns a tracker; Run writes what it records.
+func New(log *slog.Logger, now func() time.Time, beforeWrite func(ids []bson.ObjectID),
+	write func(ctx context.Context, id bson.ObjectID, k memindex.Kind, update bson.D) error) *Tracker {
+	return &Tracker{log: log, now: now, beforeWrite: beforeWrite, write: write, pending: map[bson.ObjectID]accessMark{},
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-// record notes that these hits were returned to a client.
-func (a *accessTracker) record(hits []hit) {
+// Use is a memory returned to a client.
+type Use struct {
+	ID   bson.ObjectID
+	Kind memindex.Kind
+}
+
+// Record notes that these memories were returned to a client.
+func (a *Tracker) Record(hits []Use) {
 	if len(hits) == 0 {
 		return
 	}
@@ -69,31 +80,32 @@ func (a *accessTracker) record(hits []hit) {
 		return
 	}
 	for _, h := range hits {
-		m := a.pending[h.id]
-		m.kind = h.kind
+		m := a.pending[h.ID]
+		m.kind = h.Kind
 		m.count++
 		m.at = at
-		a.pending[h.id] = m
+		a.pending[h.ID] = m
 	}
 	a.last = time.Now()
 	a.signalLocked()
 }
 
-// When the database hears of uses (see accessTracker).
+// When the database hears of uses (see Tracker); tests change them.
 var (
-	accessQuiet      = 300 * time.Millisecond
-	accessMaxDelay   = 5 * time.Second
-	accessMaxPending = 2000
+	Quiet      = 300 * time.Millisecond
+	MaxDelay   = 5 * time.Second
+	MaxPending = 2000
 )
 
-func (a *accessTracker) signalLocked() {
+func (a *Tracker) signalLocked() {
 	select {
 	case a.wake <- struct{}{}:
 	default:
 	}
 }
 
-func (a *accessTracker) run() {
+// Run writes the recorded uses until Close.
+func (a *Tracker) Run() {
 	defer close(a.done)
 	for range a.wake {
 		a.waitForPause()
@@ -102,15 +114,15 @@ func (a *accessTracker) run() {
 	a.flush()
 }
 
-// waitForPause returns once retrievals have paused for accessQuiet, or
-// accessMaxDelay after it was called, or as soon as accessMaxPending uses
-// wait, settle asks, or the tracker closes.
-func (a *accessTracker) waitForPause() {
-	deadline := time.Now().Add(accessMaxDelay)
+// waitForPause returns once retrievals have paused for Quiet, or
+// MaxDelay after it was called, or as soon as MaxPending uses
+// wait, Settle asks, or the tracker closes.
+func (a *Tracker) waitForPause() {
+	deadline := time.Now().Add(MaxDelay)
 	for {
 		a.mu.Lock()
-		quiet := accessQuiet - time.Since(a.last)
-		stop := a.urgent || a.closed || len(a.pending) >= accessMaxPending
+		quiet := Quiet - time.Since(a.last)
+		stop := a.urgent || a.closed || len(a.pending) >= MaxPending
 		a.urgent = false
 		a.mu.Unlock()
 		left := time.Until(deadline)
@@ -130,7 +142,7 @@ func (a *accessTracker) waitForPause() {
 	}
 }
 
-func (a *accessTracker) flush() {
+func (a *Tracker) flush() {
 	for {
 		a.mu.Lock()
 		if len(a.pending) == 0 {
@@ -160,15 +172,15 @@ func (a *accessTracker) flush() {
 			err := a.write(ctx, id, m.kind, upd)
 			cancel()
 			// A memory deleted since it was returned has nothing to update.
-			if err != nil && !errIsNotFound(err) {
+			if err != nil && !errors.Is(err, mongostore.ErrNotFound) {
 				a.log.Warn("cannot record memory access", "memory_id", id.Hex(), "err", err)
 			}
 		}
 	}
 }
 
-// settle waits until everything recorded so far is written.
-func (a *accessTracker) settle() {
+// Settle waits until everything recorded so far is written.
+func (a *Tracker) Settle() {
 	for {
 		a.mu.Lock()
 		idle := len(a.pending) == 0 && !a.busy
@@ -184,8 +196,8 @@ func (a *accessTracker) settle() {
 	}
 }
 
-// close stops accepting records and waits for pending ones to be written.
-func (a *accessTracker) close(ctx context.Context) error {
+// Close stops accepting records and waits for pending ones to be written.
+func (a *Tracker) Close(ctx context.Context) error {
 	a.mu.Lock()
 	if !a.closed {
 		a.closed = true

@@ -1,16 +1,15 @@
-package memory
+package memsync
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/internal/testenv"
 	"github.com/infmem/infmem/mongostore"
-	"github.com/infmem/infmem/scopes"
 )
 
 // TestSyncSkipsBadDocuments (issue 22, item 5): documents in the shared
@@ -23,8 +22,8 @@ import (
 func TestSyncSkipsBadDocuments(t *testing.T) {
 	sa, sb := syncPair(t)
 	clk := &clock{t: time.Date(2025, 5, 14, 15, 4, 0, 0, la)}
-	a := syncEngine(t, sa, clk, SyncOptions{Device: "a"})
-	b := syncEngine(t, sb, clk, SyncOptions{Device: "b"})
+	a := syncEngine(t, sa, clk, Options{Device: "a"})
+	b := syncEngine(t, sb, clk, Options{Device: "b"})
 	ctx := testenv.Context(t)
 
 	undecodable, hostile := bson.NewObjectID(), bson.NewObjectID()
@@ -55,9 +54,9 @@ func TestSyncSkipsBadDocuments(t *testing.T) {
 	}
 
 	// B's store still reaches A, past device "0"'s entries.
-	r := mustStore(t, b, StoreRequest{Content: "the quarterly pelican report is due on Friday", Scope: "work"})
+	r := mustStore(t, b, memory.StoreRequest{Content: "the quarterly pelican report is due on Friday", Scope: "work"})
 	waitLong(t, 30*time.Second, "A applies B's store past the bad documents", func() bool { return finds(t, a, "pelican report", r.ID) })
-	for _, e := range []*Engine{a, b} {
+	for _, e := range []engine{a, b} {
 		// Reading the 2 MB document takes a while (under -race).
 		waitLong(t, 30*time.Second, "device 0's two entries applied", func() bool { return e.SyncStatus(ctx).Position["0"] == 2 })
 		if _, err := e.Get(ctx, hostile.Hex()); err == nil {
@@ -70,13 +69,7 @@ func TestSyncSkipsBadDocuments(t *testing.T) {
 
 	// A later start reads the whole database (no snapshot): it loads,
 	// leaves both out, and serves the rest.
-	reg, err := scopes.Load(ctx, sa, scopes.Options{AutoCreate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := New(sa, reg, Options{Now: clk.Now, Location: la, Logger: testenv.Logger(t), Sync: &SyncOptions{Device: "c", Poll: 50 * time.Millisecond}})
-	c.Start(ctx)
-	t.Cleanup(func() { c.Close(context.Background()) })
+	c := startEngine(t, sa, memory.Options{Now: clk.Now}, &Options{Device: "c"})
 	<-c.Loaded()
 	if !c.Ready() {
 		t.Fatalf("the index did not load: %v", c.LoadErr())
@@ -104,19 +97,12 @@ func TestLoadFailureRetried(t *testing.T) {
 	if err := sa.Feed().SetDevice(ctx, "c", bson.D{{Key: "first", Value: "one"}}); err != nil {
 		t.Fatal(err)
 	}
-	reg, err := scopes.Load(ctx, sa, scopes.Options{AutoCreate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := New(sa, reg, Options{Location: la, Logger: testenv.Logger(t), LoadRetry: 20 * time.Millisecond, LoadWait: 100 * time.Millisecond,
-		Sync: &SyncOptions{Device: "c", Poll: 50 * time.Millisecond}})
-	e.Start(ctx)
-	t.Cleanup(func() { e.Close(context.Background()) })
+	e := startEngine(t, sa, memory.Options{LoadRetry: 20 * time.Millisecond, LoadWait: 100 * time.Millisecond}, &Options{Device: "c"})
 	<-e.Loaded()
 	if e.Ready() || e.LoadErr() == nil {
 		t.Fatalf("after a failed load: ready %v, error %v", e.Ready(), e.LoadErr())
 	}
-	if _, err := e.Search(ctx, SearchRequest{Query: "anything"}); err == nil || !strings.Contains(err.Error(), "failed to load") {
+	if _, err := e.Search(ctx, memory.SearchRequest{Query: "anything"}); err == nil || !strings.Contains(err.Error(), "failed to load") {
 		t.Fatalf("a search while the load fails: %v", err)
 	}
 	if err := sa.Feed().SetDevice(ctx, "c", bson.D{{Key: "first", Value: int64(1)}}); err != nil {
@@ -126,7 +112,7 @@ func TestLoadFailureRetried(t *testing.T) {
 	if e.LoadErr() != nil {
 		t.Fatal(e.LoadErr())
 	}
-	if _, err := e.Search(ctx, SearchRequest{Query: "anything"}); err != nil {
+	if _, err := e.Search(ctx, memory.SearchRequest{Query: "anything"}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,12 +1,9 @@
-package memory
+package recall
 
 import (
-	"context"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/infmem/infmem/mongostore"
 )
@@ -123,47 +120,6 @@ func contactsFor(q string, contacts []mongostore.Contact) []personRef {
 		}
 	}
 	return refs
-}
-
-// peopleTTL is how long the engine keeps the profile's contacts before
-// reading them again (another device may have changed them); this
-// engine's own profile updates drop them at once.
-const peopleTTL = 10 * time.Second
-
-type peopleCache struct {
-	mu       sync.Mutex
-	contacts []mongostore.Contact
-	at       time.Time
-	valid    bool
-}
-
-func (c *peopleCache) drop() {
-	c.mu.Lock()
-	c.valid = false
-	c.mu.Unlock()
-}
-
-// peopleIn returns the words of q that name people of the profile by
-// relation ("what did I say about my sister?": sister, Lena). The profile
-// is read only for a query that names a relation.
-func (e *Engine) peopleIn(ctx context.Context, q string) []personRef {
-	if relationTerms(q) == nil {
-		return nil
-	}
-	c := &e.people
-	c.mu.Lock()
-	if !c.valid || time.Since(c.at) > peopleTTL {
-		p, err := e.store.Profiles.Get(ctx, mongostore.DefaultUserID)
-		if err != nil {
-			c.mu.Unlock()
-			e.log.Warn("cannot read the profile's contacts for a search", "err", err)
-			return nil
-		}
-		c.contacts, c.at, c.valid = p.Contacts, time.Now(), true
-	}
-	contacts := c.contacts
-	c.mu.Unlock()
-	return contactsFor(q, contacts)
 }
 
 // withNames is the query text with the names of the people it names by

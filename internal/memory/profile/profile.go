@@ -1,4 +1,8 @@
-package memory
+// Package profile owns the user's profile document (name, preferences,
+// facts, contacts, notes): reading it, applying an update with its checks,
+// and the time zone it names. The memory engine serialises updates with
+// its own writes (memory.Engine.UpdateProfile).
+package profile
 
 import (
 	"context"
@@ -9,6 +13,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/infmem/infmem/internal/memory/content"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -22,8 +27,8 @@ type Profile struct {
 	UpdatedAt   time.Time
 }
 
-// ProfileUpdate changes parts of the profile; absent parts stay.
-type ProfileUpdate struct {
+// Update changes parts of the profile; absent parts stay.
+type Update struct {
 	Name              *string
 	SetPreferences    map[string]string
 	RemovePreferences []string
@@ -43,9 +48,9 @@ const (
 	maxProfileItems = 500
 )
 
-// Profile reads the user's profile.
-func (e *Engine) Profile(ctx context.Context) (Profile, error) {
-	p, err := e.store.Profiles.Get(ctx, mongostore.DefaultUserID)
+// Read reads the user's profile.
+func Read(ctx context.Context, store *mongostore.Store) (Profile, error) {
+	p, err := store.Profiles.Get(ctx, mongostore.DefaultUserID)
 	if err != nil {
 		return Profile{}, fmt.Errorf("cannot read the user profile: %w", err)
 	}
@@ -69,11 +74,10 @@ func toProfile(p *mongostore.Profile) Profile {
 	return out
 }
 
-// UpdateProfile applies u and returns the new profile and what changed.
-func (e *Engine) UpdateProfile(ctx context.Context, u ProfileUpdate) (Profile, []string, error) {
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	cur, err := e.store.Profiles.Get(ctx, mongostore.DefaultUserID)
+// Apply applies u at now and returns the new profile and what changed
+// (nothing: the profile was not written). Callers serialise updates.
+func Apply(ctx context.Context, store *mongostore.Store, u Update, now time.Time) (Profile, []string, error) {
+	cur, err := store.Profiles.Get(ctx, mongostore.DefaultUserID)
 	if err != nil {
 		return Profile{}, nil, fmt.Errorf("cannot read the user profile: %w", err)
 	}
@@ -84,9 +88,9 @@ func (e *Engine) UpdateProfile(ctx context.Context, u ProfileUpdate) (Profile, [
 	var changed []string
 
 	if u.Name != nil {
-		name := normalizeContent(*u.Name)
+		name := content.Normalize(*u.Name)
 		if len(name) > maxProfileKey*2 || strings.ContainsRune(name, '\n') {
-			return Profile{}, nil, inputErrorf("name must be one line of at most %d bytes", maxProfileKey*2)
+			return Profile{}, nil, content.InputErrorf("name must be one line of at most %d bytes", maxProfileKey*2)
 		}
 		if name != p.Name {
 			p.Name = name
@@ -100,12 +104,12 @@ func (e *Engine) UpdateProfile(ctx context.Context, u ProfileUpdate) (Profile, [
 		return Profile{}, nil, err
 	}
 	for _, c := range u.AddContacts {
-		c.Name, c.Relation, c.Notes = normalizeContent(c.Name), normalizeContent(c.Relation), normalizeContent(c.Notes)
+		c.Name, c.Relation, c.Notes = content.Normalize(c.Name), content.Normalize(c.Relation), content.Normalize(c.Notes)
 		if c.Name == "" {
-			return Profile{}, nil, inputErrorf("a contact needs a name, e.g. {\"name\": \"Alice\", \"relation\": \"sister\"}")
+			return Profile{}, nil, content.InputErrorf("a contact needs a name, e.g. {\"name\": \"Alice\", \"relation\": \"sister\"}")
 		}
 		if len(c.Name)+len(c.Relation)+len(c.Notes) > maxProfileValue {
-			return Profile{}, nil, inputErrorf("contact %q is longer than %d bytes", snippet(c.Name, 40), maxProfileValue)
+			return Profile{}, nil, content.InputErrorf("contact %q is longer than %d bytes", content.Snippet(c.Name, 40), maxProfileValue)
 		}
 		if i := slices.IndexFunc(p.Contacts, func(x mongostore.Contact) bool { return strings.EqualFold(x.Name, c.Name) }); i >= 0 {
 			p.Contacts[i] = c
@@ -117,20 +121,20 @@ func (e *Engine) UpdateProfile(ctx context.Context, u ProfileUpdate) (Profile, [
 		p.Contacts = slices.DeleteFunc(p.Contacts, func(x mongostore.Contact) bool { return strings.EqualFold(x.Name, strings.TrimSpace(name)) })
 	}
 	for _, n := range u.AddNotes {
-		n = normalizeContent(n)
+		n = content.Normalize(n)
 		if n == "" || len(n) > maxProfileValue {
-			return Profile{}, nil, inputErrorf("a note must be 1 to %d bytes", maxProfileValue)
+			return Profile{}, nil, content.InputErrorf("a note must be 1 to %d bytes", maxProfileValue)
 		}
 		if !slices.Contains(p.Notes, n) {
 			p.Notes = append(p.Notes, n)
 		}
 	}
 	for _, n := range u.RemoveNotes {
-		n = normalizeContent(n)
+		n = content.Normalize(n)
 		p.Notes = slices.DeleteFunc(p.Notes, func(x string) bool { return strings.EqualFold(x, n) })
 	}
 	if len(p.Preferences)+len(p.Facts)+len(p.Contacts)+len(p.Notes) > maxProfileItems {
-		return Profile{}, nil, inputErrorf("the profile would hold more than %d entries; remove some first", maxProfileItems)
+		return Profile{}, nil, content.InputErrorf("the profile would hold more than %d entries; remove some first", maxProfileItems)
 	}
 	if !maps.Equal(p.Preferences, before.Preferences) {
 		changed = append(changed, "preferences")
@@ -147,13 +151,12 @@ func (e *Engine) UpdateProfile(ctx context.Context, u ProfileUpdate) (Profile, [
 	if len(changed) == 0 {
 		return before, nil, nil
 	}
-	p.UpdatedAt = e.now()
+	p.UpdatedAt = now
 	doc := &mongostore.Profile{ID: mongostore.DefaultUserID, Name: p.Name, Preferences: p.Preferences, Facts: p.Facts,
 		Contacts: p.Contacts, Notes: p.Notes, CreatedAt: cur.CreatedAt, UpdatedAt: p.UpdatedAt}
-	if err := e.store.Profiles.Replace(ctx, mongostore.DefaultUserID, doc); err != nil {
+	if err := store.Profiles.Replace(ctx, mongostore.DefaultUserID, doc); err != nil {
 		return Profile{}, nil, fmt.Errorf("cannot update the user profile: %w", err)
 	}
-	e.people.drop()
 	return p, changed, nil
 }
 
@@ -165,12 +168,12 @@ func applyKV(what string, m map[string]string, set map[string]string, remove []s
 		if err != nil {
 			return err
 		}
-		v = normalizeContent(v)
+		v = content.Normalize(v)
 		if v == "" {
-			return inputErrorf("%s.%s has an empty value; to remove a key send it in remove_%s", what, key, what)
+			return content.InputErrorf("%s.%s has an empty value; to remove a key send it in remove_%s", what, key, what)
 		}
 		if len(v) > maxProfileValue {
-			return inputErrorf("%s.%s is %d bytes; the limit is %d", what, key, len(v), maxProfileValue)
+			return content.InputErrorf("%s.%s is %d bytes; the limit is %d", what, key, len(v), maxProfileValue)
 		}
 		m[key] = v
 	}
@@ -193,12 +196,12 @@ func profileKey(what, k string) (string, error) {
 		case r == ' ' || r == '-' || r == '_' || r == '.':
 			b.WriteByte('_')
 		default:
-			return "", inputErrorf("%s key %q may contain only letters, digits, spaces, - and _", what, snippet(k, 40))
+			return "", content.InputErrorf("%s key %q may contain only letters, digits, spaces, - and _", what, content.Snippet(k, 40))
 		}
 	}
 	key := strings.Trim(b.String(), "_")
 	if key == "" || len(key) > maxProfileKey {
-		return "", inputErrorf("%s keys must be 1 to %d characters, like \"favorite_color\"", what, maxProfileKey)
+		return "", content.InputErrorf("%s keys must be 1 to %d characters, like \"favorite_color\"", what, maxProfileKey)
 	}
 	return key, nil
 }
@@ -217,17 +220,11 @@ func LoadZone(name string) (*time.Location, error) {
 	return time.LoadLocation(name)
 }
 
-// UserLocation is the zone the user's dates and time phrases are read in:
-// the profile's time_zone preference, else the configured zone. A non-nil
-// error says why the profile's zone was not used (the profile could not be
-// read, or its zone is not valid); the configured zone is returned then.
-func (e *Engine) UserLocation(ctx context.Context) (*time.Location, error) {
-	return StoreLocation(ctx, e.store, e.Location())
-}
-
-// StoreLocation is UserLocation read from a database without an engine
-// (an export the CLI writes itself), configured being the configured
-// zone (the system's when none is).
+// StoreLocation is the zone the user's dates and time phrases are read
+// in: the profile's time_zone preference, else configured (the
+// configured zone; the system's when none is). A non-nil error says why
+// the profile's zone was not used (the profile could not be read, or its
+// zone is not valid); configured is returned then.
 func StoreLocation(ctx context.Context, store *mongostore.Store, configured *time.Location) (*time.Location, error) {
 	p, err := store.Profiles.Get(ctx, mongostore.DefaultUserID)
 	if err != nil {

@@ -1,4 +1,28 @@
-package memory
+// Package memsync keeps a memory engine's index current when several
+// daemons (devices) share one database (docs/SYNC.md). It is built and
+// started only with sync on: the daemon gives the engine a *Sync as its
+// memory.Options.Follower, the one observer of the engine's write path.
+// With sync off the daemon runs only Others, which looks for devices with
+// sync on writing to the same database (unsynced.go).
+//
+// The writer's side (Changed, this file): every change the engine makes
+// that another device's index must see carries this device's name in the
+// memory's document (the engine stamps it: memory/follower.go) and is
+// announced in the change feed (mongostore.Feed) after the database write
+// and the index update, before the engine acknowledges it: a change is
+// acknowledged only once announced. The device numbers its entries 1, 2,
+// 3, ... itself and never leaves a gap (see mongostore's feed.go for why
+// that keeps readers from skipping an entry another device writes late):
+// an entry whose write fails stays pending and is written again, under
+// the same number, before the next one; the change it announces returns
+// an error meanwhile (stored here, not yet acknowledged).
+//
+// The reader's side: follow.go (polling the feed) and follow_stream.go
+// (a change stream on it, where the server offers one).
+//
+// Conflicts are the engine's (memory.ErrConflict): with a Follower an
+// edit applies only if the memory is not newer and not forgotten.
+package memsync
 
 import (
 	"context"
@@ -6,44 +30,21 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"maps"
+	"log/slog"
 	"os"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/mongostore"
 )
 
-// This file and follow.go keep the index current when several daemons
-// (devices) share one database (docs/SYNC.md). Sync is off unless
-// Options.Sync is set; off, apply pays one nil check.
-//
-// The writer's side: every change apply makes that another device's
-// index must see (insert, edit, forget, unforget, flag, embed, delete;
-// not opUse, whose counts each device keeps for itself, nor
-// opDropEmbedding) carries this device's name in the memory's document
-// ("device") and is announced in the change feed (mongostore.Feed) after
-// the database write and the index update, before apply returns: a
-// change is acknowledged only once announced. The device numbers its
-// entries 1, 2, 3, ... itself and never leaves a gap (see mongostore's
-// feed.go for why that keeps readers from skipping an entry another
-// device writes late): an entry whose write fails stays pending and is
-// written again, under the same number, before the next one; the change
-// it announces returns an error meanwhile (stored here, not yet
-// acknowledged).
-//
-// Conflicts: an edit of a memory only applies if the memory's updated_at
-// is not newer than the edit's and it is not forgotten; otherwise it
-// fails with ErrConflict and changes nothing. So among concurrent edits
-// the newest updated_at wins, and a forget wins over any edit made
-// without knowing of it. Nothing is lost without the caller hearing of it.
-
-// SyncOptions turns sync on.
-type SyncOptions struct {
+// Options turns sync on.
+type Options struct {
 	// Device is this daemon's name in the feed.
 	Device string
 	// Poll is how often the feed is read (default 500 ms).
@@ -66,25 +67,22 @@ type SyncOptions struct {
 	assumeStreams bool
 }
 
-// ErrConflict means another device changed or forgot the memory first;
-// this change was not made.
-var ErrConflict = errors.New("the memory was changed or forgotten on another device at the same time; this change was not made: read it again and retry")
-
-// syncState is the engine's side of sync.
-type syncState struct {
-	opts SyncOptions
-	feed mongostore.Feed
+// Sync is one engine's side of sync: it implements memory.Follower.
+type Sync struct {
+	opts  Options
+	store *mongostore.Store
+	feed  mongostore.Feed
+	// eng is the engine, from its first call (Starting).
+	eng atomic.Pointer[memory.Engine]
 
 	// wmu guards the writer's numbering.
 	wmu     sync.Mutex
 	next    int64                 // number of the next entry
 	pending *mongostore.FeedEntry // written to the database, not yet to the feed
 
-	// mu guards the follower's state. pos changes only under writeMu too,
-	// so a snapshot (which holds writeMu) sees a position matching its
-	// index.
+	// mu guards the follower's state. The position itself is the
+	// engine's (memory.Followed), kept beside its index.
 	mu          sync.Mutex
-	pos         map[string]int64
 	first       int64 // this device's lowest untrimmed entry
 	applied     int64 // entries of other devices applied since start
 	lastPoll    time.Time
@@ -116,7 +114,11 @@ type syncState struct {
 	loadedAt     time.Time // when the last full load began
 }
 
-func newSyncState(o SyncOptions, feed mongostore.Feed) *syncState {
+var _ memory.Follower = (*Sync)(nil)
+
+// New returns the sync of an engine on store; it does nothing until the
+// engine, given it as Options.Follower, starts.
+func New(store *mongostore.Store, o Options) *Sync {
 	if o.Poll <= 0 {
 		o.Poll = 500 * time.Millisecond
 	}
@@ -134,80 +136,50 @@ func newSyncState(o SyncOptions, feed mongostore.Feed) *syncState {
 	}
 	b := make([]byte, 8)
 	rand.Read(b)
-	return &syncState{opts: o, feed: feed, pos: map[string]int64{}, instance: hex.EncodeToString(b), mode: ModeFeedPolling}
+	return &Sync{opts: o, store: store, feed: store.Feed(), instance: hex.EncodeToString(b), mode: ModeFeedPolling}
 }
 
-var opNames = map[op]string{opInsert: "insert", opEdit: "edit", opForget: "forget", opUnforget: "unforget",
-	opFlag: "flag", opEmbed: "embed", opDelete: "delete", opLink: "link"}
+// Device is this daemon's name in the feed.
+func (s *Sync) Device() string { return s.opts.Device }
 
-// announced reports whether other devices hear of changes of this op.
-func announced(o op) bool { _, ok := opNames[o]; return ok }
+func (s *Sync) engine() *memory.Engine { return s.eng.Load() }
 
-// stampDevice puts this device's name into the change's database write.
-func (s *syncState) stampDevice(c *change) {
-	switch d := c.insert.(type) {
-	case *mongostore.Memory:
-		d.Device = s.opts.Device
-	case *mongostore.Summary:
-		d.Device = s.opts.Device
+func (s *Sync) log() *slog.Logger {
+	if e := s.engine(); e != nil {
+		return e.Logger()
 	}
-	if c.op == opForget && c.update == nil {
-		c.update = bson.D{{Key: "$set", Value: bson.D{{Key: "forgotten_at", Value: c.at.UTC()}, {Key: "updated_at", Value: c.at.UTC()}}}}
-	}
-	if c.update == nil {
-		return
-	}
-	for i, el := range c.update {
-		if el.Key == "$set" {
-			if set, ok := el.Value.(bson.D); ok {
-				c.update[i].Value = append(set[:len(set):len(set)], bson.E{Key: "device", Value: s.opts.Device})
-				return
-			}
-		}
-	}
-	c.update = append(c.update[:len(c.update):len(c.update)], bson.E{Key: "$set", Value: bson.D{{Key: "device", Value: s.opts.Device}}})
+	return slog.Default()
 }
 
-// editCondition is the filter an edit under sync must also match: not
-// forgotten, and not changed after the edit's own updated_at.
-func editCondition(update bson.D) bson.D {
-	cond := bson.D{{Key: "forgotten_at", Value: bson.D{{Key: "$exists", Value: false}}}}
-	for _, el := range update {
-		if el.Key != "$set" {
-			continue
-		}
-		set, _ := el.Value.(bson.D)
-		for _, f := range set {
-			if f.Key == "updated_at" {
-				cond = append(cond, bson.E{Key: "updated_at", Value: bson.D{{Key: "$lte", Value: f.Value}}})
-			}
-		}
-	}
-	return cond
-}
-
-// announce appends c to the feed, first writing a pending entry.
-func (e *Engine) announce(ctx context.Context, c *change) error {
-	s := e.sync
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if err := s.flushPendingLocked(ctx); err != nil {
-		return fmt.Errorf("memory %s was saved on this device, but other devices cannot be told yet: %w", c.id.Hex(), err)
-	}
-	kind := "memory"
-	if c.kind == memindex.KindSummary {
-		kind = "summary"
-	}
-	entry := &mongostore.FeedEntry{Device: s.opts.Device, Seq: s.next, MemoryID: c.id, Kind: kind, Op: opNames[c.op], At: e.now()}
-	s.next++
-	if err := s.feed.Append(ctx, entry); err != nil {
-		s.pending = entry
-		return fmt.Errorf("memory %s was saved on this device, but other devices cannot be told yet: %w", c.id.Hex(), err)
+// position is the engine's follow position (nil before it starts).
+func (s *Sync) position() map[string]int64 {
+	if e := s.engine(); e != nil {
+		return e.FollowPosition()
 	}
 	return nil
 }
 
-func (s *syncState) flushPendingLocked(ctx context.Context) error {
+func errIsNotFound(err error) bool { return errors.Is(err, mongostore.ErrNotFound) }
+
+// Changed announces c in the feed, first writing a pending entry: the
+// engine's write path calls it after the database write and the index
+// update, and acknowledges c only if it returns nil.
+func (s *Sync) Changed(ctx context.Context, c memory.Change) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.flushPendingLocked(ctx); err != nil {
+		return fmt.Errorf("memory %s was saved on this device, but other devices cannot be told yet: %w", c.ID.Hex(), err)
+	}
+	entry := &mongostore.FeedEntry{Device: s.opts.Device, Seq: s.next, MemoryID: c.ID, Kind: c.Kind, Op: c.Op, At: c.At}
+	s.next++
+	if err := s.feed.Append(ctx, entry); err != nil {
+		s.pending = entry
+		return fmt.Errorf("memory %s was saved on this device, but other devices cannot be told yet: %w", c.ID.Hex(), err)
+	}
+	return nil
+}
+
+func (s *Sync) flushPendingLocked(ctx context.Context) error {
 	if s.pending == nil {
 		return nil
 	}
@@ -218,11 +190,12 @@ func (s *syncState) flushPendingLocked(ctx context.Context) error {
 	return nil
 }
 
-// startSync finds this device's next entry number and records the device,
-// before any write: the highest number the record names, then the
-// entries written past it.
-func (e *Engine) startSync(ctx context.Context) error {
-	s := e.sync
+// Starting finds this device's next entry number and records the
+// device, before any write: the highest number the record names, then
+// the entries written past it. The engine calls it before each attempt
+// to load its index.
+func (s *Sync) Starting(ctx context.Context, e *memory.Engine) error {
+	s.eng.Store(e)
 	first, head := int64(1), int64(0)
 	rec, err := s.feed.Device(ctx, s.opts.Device)
 	switch {
@@ -234,7 +207,7 @@ func (e *Engine) startSync(ctx context.Context) error {
 		return err
 	}
 	if s.opts.ChangeStreams {
-		ok, where, err := e.store.ChangeStreamSupport(ctx)
+		ok, where, err := s.store.ChangeStreamSupport(ctx)
 		if s.opts.assumeStreams {
 			ok, where, err = true, "assumed by a test", nil
 		}
@@ -269,21 +242,20 @@ func (e *Engine) startSync(ctx context.Context) error {
 // one and wrote its own instance there. (An older record of another
 // instance is a previous daemon's, brought back for a moment by a
 // restore.)
-func (e *Engine) noteOwnRecord(d *mongostore.DeviceRecord) {
-	s := e.sync
+func (s *Sync) noteOwnRecord(d *mongostore.DeviceRecord) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d.Instance == "" || d.Instance == s.instance || !d.StartedAt.After(s.startedAt) {
 		return
 	}
 	if s.conflict == "" {
-		e.log.Error("another daemon uses this device name; give each machine its own sync.device", "device", s.opts.Device, "other_host", d.Host)
+		s.log().Error("another daemon uses this device name; give each machine its own sync.device", "device", s.opts.Device, "other_host", d.Host)
 	}
 	s.conflict = fmt.Sprintf("another daemon (on host %s, started %s) uses device name %s", d.Host, d.StartedAt.Local().Format(time.DateTime), s.opts.Device)
 }
 
 // probeHead returns the highest entry number of device from head on.
-func (s *syncState) probeHead(ctx context.Context, device string, head int64) (int64, error) {
+func (s *Sync) probeHead(ctx context.Context, device string, head int64) (int64, error) {
 	for {
 		_, err := s.feed.Get(ctx, device, head+1)
 		if errIsNotFound(err) {
@@ -296,9 +268,13 @@ func (s *syncState) probeHead(ctx context.Context, device string, head int64) (i
 	}
 }
 
-// heads is, per other device, its highest entry now: the position a full
-// load read after starts following from.
-func (s *syncState) heads(ctx context.Context) (map[string]int64, error) {
+// Heads is, per other device, its highest entry now: the position a full
+// load read after starts following from. The engine calls it as a full
+// load begins.
+func (s *Sync) Heads(ctx context.Context) (map[string]int64, error) {
+	s.mu.Lock()
+	s.loadedAt = time.Now()
+	s.mu.Unlock()
 	devs, err := s.feed.Devices(ctx)
 	if err != nil {
 		return nil, err
@@ -317,25 +293,8 @@ func (s *syncState) heads(ctx context.Context) (map[string]int64, error) {
 	return out, nil
 }
 
-// position is a copy of the follower's position. Callers that need it to
-// match the index hold writeMu.
-func (s *syncState) position() map[string]int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return maps.Clone(s.pos)
-}
-
-func (s *syncState) setPosition(p map[string]int64) {
-	s.mu.Lock()
-	s.pos = maps.Clone(p)
-	if s.pos == nil {
-		s.pos = map[string]int64{}
-	}
-	s.mu.Unlock()
-}
-
-// SyncStatus is what status shows of sync.
-type SyncStatus struct {
+// Status is what status shows of sync.
+type Status struct {
 	Device string
 	// Position is, per other device, the last of its feed entries applied.
 	Position map[string]int64
@@ -374,18 +333,14 @@ const (
 	ModeFeedPolling  = "feed polling"
 )
 
-// SyncStatus reports sync's state; nil when sync is off.
-func (e *Engine) SyncStatus(ctx context.Context) *SyncStatus {
-	s := e.sync
-	if s == nil {
-		return nil
-	}
-	st := &SyncStatus{Device: s.opts.Device, Behind: map[string]int64{}}
+// Status reports sync's state.
+func (s *Sync) Status(ctx context.Context) *Status {
+	st := &Status{Device: s.opts.Device, Behind: map[string]int64{}}
 	s.wmu.Lock()
 	st.Next, st.Pending = s.next, s.pending != nil
 	s.wmu.Unlock()
+	st.Position = s.position()
 	s.mu.Lock()
-	st.Position = maps.Clone(s.pos)
 	st.Applied, st.LastPoll, st.LastErr = s.applied, s.lastPoll, s.lastErr
 	st.Reloads, st.ReloadReason, st.ReloadAt = s.reloads, s.reloadWhy, s.reloadAt
 	st.Mode, st.Streaming, st.StreamError, st.Fallbacks, st.Conflict = s.mode, s.streamUp, s.streamErr, s.fallbacks, s.conflict

@@ -1,8 +1,9 @@
-package memory
+package memsync
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -14,9 +15,9 @@ import (
 // same database never reaches its index. Devices with sync on leave signs
 // of themselves in Metadata: a device record each, renewed every few
 // seconds while they run, and the maintenance lease, renewed by its
-// holder. An engine with sync off looks for them at start and then every
-// Options.OtherWritersCheck (default a minute); OtherWriters names the
-// devices it found active, and status and doctor say how to fix it.
+// holder. A daemon with sync off runs Others.Watch, which looks for them
+// at start and then every minute; Others.Names names the devices it found
+// active, and status and doctor say how to fix it.
 //
 // It does not turn sync on by itself: sync writes feed entries and a
 // device record under a device name (by default the host name, which
@@ -32,31 +33,39 @@ import (
 // sync.lease_seconds (at most an hour).
 const otherWriterWindow = 15 * time.Minute
 
-type otherWriters struct {
+// Others looks, with sync off, for devices with sync on writing to the
+// same database.
+type Others struct {
+	store *mongostore.Store
+	log   *slog.Logger
+
 	mu      sync.Mutex
 	names   []string
 	checked time.Time
-	err     string
 }
 
-// OtherWriters names the devices with sync on that were found writing to
-// this engine's database while its own sync is off (nil with sync on, or
-// when none was), with when that was last checked.
-func (e *Engine) OtherWriters() ([]string, time.Time) {
-	w := &e.others
+// NewOthers returns the check on store; it does nothing until Check or
+// Watch runs.
+func NewOthers(store *mongostore.Store, log *slog.Logger) *Others {
+	return &Others{store: store, log: log}
+}
+
+// Names names the devices with sync on that were found writing to the
+// database (nil when none was), with when that was last checked.
+func (w *Others) Names() ([]string, time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return append([]string(nil), w.names...), w.checked
 }
 
-// checkOtherWriters looks for other devices' device records and leases.
-func (e *Engine) checkOtherWriters(ctx context.Context) error {
+// Check looks for other devices' device records and leases.
+func (w *Others) Check(ctx context.Context) error {
 	now := time.Now()
-	devs, err := e.store.Feed().Devices(ctx)
+	devs, err := w.store.Feed().Devices(ctx)
 	if err != nil {
 		return err
 	}
-	leases, err := e.store.Leases(ctx)
+	leases, err := w.store.Leases(ctx)
 	if err != nil {
 		return err
 	}
@@ -80,27 +89,26 @@ func (e *Engine) checkOtherWriters(ctx context.Context) error {
 		seen[l.Holder] = true
 		names = append(names, fmt.Sprintf("%s (holds the %s lease), active %s ago", l.Holder, l.ID, now.Sub(l.RenewedAt).Round(time.Second)))
 	}
-	w := &e.others
 	w.mu.Lock()
 	was := len(w.names)
 	w.names, w.checked = names, now
 	w.mu.Unlock()
 	if len(names) > 0 && was == 0 {
-		e.log.Warn("sync is off but other devices write to this database: this daemon's index misses their changes; set sync.enabled in config.json (docs/SYNC.md)", "devices", names)
+		w.log.Warn("sync is off but other devices write to this database: this daemon's index misses their changes; set sync.enabled in config.json (docs/SYNC.md)", "devices", names)
 	}
 	return nil
 }
 
-func (e *Engine) checkOtherWritersLogged(ctx context.Context) {
-	if err := e.checkOtherWriters(ctx); err != nil && ctx.Err() == nil {
-		e.log.Warn("cannot check for other devices writing to the database", "err", err)
+func (w *Others) checkLogged(ctx context.Context) {
+	if err := w.Check(ctx); err != nil && ctx.Err() == nil {
+		w.log.Warn("cannot check for other devices writing to the database", "err", err)
 	}
 }
 
-// watchOtherWriters runs checkOtherWriters periodically (engines with sync
-// off only; Start runs the first).
-func (e *Engine) watchOtherWriters(ctx context.Context) {
-	t := time.NewTicker(e.opts.OtherWritersCheck)
+// Watch runs Check at once and then every `every` until ctx ends.
+func (w *Others) Watch(ctx context.Context, every time.Duration) {
+	w.checkLogged(ctx)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
@@ -108,6 +116,6 @@ func (e *Engine) watchOtherWriters(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		e.checkOtherWritersLogged(ctx)
+		w.checkLogged(ctx)
 	}
 }

@@ -1,7 +1,8 @@
-package memory
+package recall
 
 import (
 	"slices"
+	"time"
 
 	"github.com/infmem/infmem/internal/facts"
 )
@@ -22,14 +23,27 @@ import (
 // the value (fewer when the question names fewer).
 const currentMinWords = 2
 
-// currentFirst reorders res, a search's results for query, best first.
-func currentFirst(query string, res []Memory) {
+// Said is what CurrentFirst reads of one result: its text, when it was
+// said and its id (the order of one batch's messages), and Skip for a
+// result that cannot be the current value (superseded, or weak).
+type Said struct {
+	Text string
+	At   time.Time
+	ID   string
+	Skip bool
+}
+
+// CurrentFirst reads res, a search's results for query, best first, and
+// returns the result to move up (from) and the place it moves to (to);
+// from == to when nothing moves. The engine moves it and keeps each
+// rank's confidence.
+func CurrentFirst(query string, res []Said) (from, to int) {
 	if len(res) < 2 {
-		return
+		return 0, 0
 	}
 	q := facts.AskCurrent(query)
 	if q == nil {
-		return
+		return 0, 0
 	}
 	need := min(currentMinWords, q.Subject())
 	type statement struct {
@@ -38,16 +52,15 @@ func currentFirst(query string, res []Memory) {
 	}
 	var states []statement // the results that state the value
 	for i := range res {
-		m := &res[i]
-		if m.SupersededBy != nil || m.Weak {
+		if res[i].Skip {
 			continue
 		}
-		if st := q.States(facts.Parse(m.Text)); st.Words >= need {
+		if st := q.States(facts.Parse(res[i].Text)); st.Words >= need {
 			states = append(states, statement{i, st})
 		}
 	}
 	if len(states) < 2 {
-		return
+		return 0, 0
 	}
 	// The latest that says the value changed to another than the first
 	// gives, for one same word of the question ("the application deadline
@@ -60,33 +73,15 @@ func currentFirst(query string, res []Memory) {
 			latest = s
 		}
 	}
-	to := first.at
-	if latest.at == to {
-		return
-	}
-	// Confidence belongs to the rank: it stays monotone.
-	type rank struct {
-		confidence float64
-		weak       bool
-	}
-	ranks := make([]rank, 0, latest.at-to+1)
-	for i := to; i <= latest.at; i++ {
-		ranks = append(ranks, rank{res[i].Confidence, res[i].Weak})
-	}
-	m := res[latest.at]
-	copy(res[to+1:latest.at+1], res[to:latest.at])
-	res[to] = m
-	for i, r := range ranks {
-		res[to+i].Confidence, res[to+i].Weak = r.confidence, r.weak
-	}
+	return latest.at, first.at
 }
 
 // later reports whether a was said after b: its time, then (for the
 // messages of one batch, stored with one time) the order they were
 // stored in.
-func later(a, b *Memory) bool {
-	if !a.Timestamp.Equal(b.Timestamp) {
-		return a.Timestamp.After(b.Timestamp)
+func later(a, b *Said) bool {
+	if !a.At.Equal(b.At) {
+		return a.At.After(b.At)
 	}
 	return a.ID > b.ID
 }

@@ -1,19 +1,19 @@
-package memory
+package memsync
 
 import (
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/internal/testenv"
 	"github.com/infmem/infmem/mongostore"
-	"github.com/infmem/infmem/scopes"
 )
 
 // BenchmarkStoreFeed measures what announcing a store in the change feed
 // adds to its latency on the embedded engine:
 //
-//	go test -run '^$' -bench StoreFeed -benchtime 300x ./internal/memory/
+//	go test -run '^$' -bench StoreFeed -benchtime 300x ./internal/memsync/
 func BenchmarkStoreFeed(b *testing.B) {
 	for _, on := range []bool{false, true} {
 		b.Run(fmt.Sprintf("sync=%v", on), func(b *testing.B) {
@@ -27,23 +27,15 @@ func BenchmarkStoreFeed(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer store.Close(ctx)
-			reg, err := scopes.Load(ctx, store, scopes.Options{AutoCreate: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			opts := Options{Logger: testenv.Logger(b)}
+			var so *Options
 			if on {
-				opts.Sync = &SyncOptions{Device: "bench", Poll: time.Hour}
+				so = &Options{Device: "bench", Poll: time.Hour}
 			}
-			e := New(store, reg, opts)
-			e.Start(ctx)
-			defer e.Close(ctx)
-			if err := e.wait(ctx); err != nil {
-				b.Fatal(err)
-			}
+			e := startEngine(b, store, memory.Options{}, so)
+			waitLoaded(b, e)
 			b.ResetTimer()
 			for i := range b.N {
-				if _, err := e.Store(ctx, StoreRequest{Content: fmt.Sprintf("benchmark note number %d about feeds", i)}); err != nil {
+				if _, err := e.Store(ctx, memory.StoreRequest{Content: fmt.Sprintf("benchmark note number %d about feeds", i)}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,4 +1,4 @@
-package memory
+package memsync
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 // The change stream follower. Where the server offers change streams (a
 // replica set, Atlas: mongostore's changestream.go) and
-// SyncOptions.ChangeStreams is set, a goroutine watches the change feed
+// Options.ChangeStreams is set, a goroutine watches the change feed
 // with one instead of the follower asking every other device for its next
 // entry every Poll. An event only wakes the follower for the device that
 // wrote: it then reads that device's entries from its position on, as a
@@ -50,25 +50,25 @@ var replacedQuiet = 2 * time.Second
 // streamRetryMax bounds the delay between attempts to open a stream.
 const streamRetryMax = 30 * time.Second
 
-func (s *syncState) streaming() bool {
+func (s *Sync) streaming() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return strings.HasPrefix(s.mode, ModeChangeStream)
 }
 
-func (s *syncState) isStreamUp() bool {
+func (s *Sync) isStreamUp() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.streamUp
 }
 
-func (s *syncState) resumeToken() bson.Raw {
+func (s *Sync) resumeToken() bson.Raw {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.token
 }
 
-func (s *syncState) setToken(t bson.Raw) {
+func (s *Sync) setToken(t bson.Raw) {
 	s.mu.Lock()
 	s.token = append(bson.Raw(nil), t...)
 	if len(s.token) == 0 {
@@ -77,7 +77,7 @@ func (s *syncState) setToken(t bson.Raw) {
 	s.mu.Unlock()
 }
 
-func (s *syncState) setStream(up bool, err error) {
+func (s *Sync) setStream(up bool, err error) {
 	s.mu.Lock()
 	s.streamUp = up
 	if err != nil {
@@ -100,12 +100,11 @@ func streamRetry(err error, hadToken bool) (dropToken bool) {
 var errStreamInvalidated = errors.New("the change stream was invalidated")
 
 // runStream keeps a change stream on the feed open until ctx ends.
-func (e *Engine) runStream(ctx context.Context) {
-	s := e.sync
+func (s *Sync) runStream(ctx context.Context) {
 	delay := s.opts.Poll
 	for ctx.Err() == nil {
 		token := s.resumeToken()
-		err := e.streamOnce(ctx, token)
+		err := s.streamOnce(ctx, token)
 		s.setStream(false, err)
 		if ctx.Err() != nil {
 			return
@@ -115,14 +114,14 @@ func (e *Engine) runStream(ctx context.Context) {
 			continue
 		}
 		if streamRetry(err, len(token) > 0) {
-			e.log.Warn("the change stream cannot resume from its token; following from the change feed position", "err", err)
+			s.log().Warn("the change stream cannot resume from its token; following from the change feed position", "err", err)
 			s.setToken(nil)
 			s.mu.Lock()
 			s.fallbacks++
 			s.mu.Unlock()
 			continue
 		}
-		e.log.Warn("the change stream failed; polling the change feed until it opens again", "err", err, "retry_in", delay)
+		s.log().Warn("the change stream failed; polling the change feed until it opens again", "err", err, "retry_in", delay)
 		select {
 		case <-ctx.Done():
 			return
@@ -134,8 +133,7 @@ func (e *Engine) runStream(ctx context.Context) {
 
 // streamOnce opens a stream, catches up from the feed position and
 // consumes events until the stream ends.
-func (e *Engine) streamOnce(ctx context.Context, token bson.Raw) error {
-	s := e.sync
+func (s *Sync) streamOnce(ctx context.Context, token bson.Raw) error {
 	st, err := s.feed.Watch(ctx, s.opts.Device, token)
 	if err != nil {
 		return err
@@ -149,31 +147,30 @@ func (e *Engine) streamOnce(ctx context.Context, token bson.Raw) error {
 		// A stream opened without a token starts now: keep where it stands.
 		s.setToken(st.Token())
 	}
-	if err := e.pollFeed(ctx); err != nil {
+	if err := s.pollFeed(ctx); err != nil {
 		return err
 	}
 	s.setStream(true, nil)
-	e.log.Info("following the other devices through a change stream")
+	s.log().Info("following the other devices through a change stream")
 	for {
 		ev, err := st.Next(ctx)
 		if err != nil {
 			return err
 		}
-		if err := e.applyStreamEvent(ctx, ev); err != nil {
+		if err := s.applyStreamEvent(ctx, ev); err != nil {
 			return err
 		}
 	}
 }
 
 // applyStreamEvent acts on one event and then records its token.
-func (e *Engine) applyStreamEvent(ctx context.Context, ev *mongostore.FeedEvent) error {
-	s := e.sync
+func (s *Sync) applyStreamEvent(ctx context.Context, ev *mongostore.FeedEvent) error {
 	switch {
 	case ev.Entry != nil:
 		if ev.Entry.Device == s.opts.Device {
 			break
 		}
-		if err := e.followDevice(ctx, ev.Entry.Device, 0); err != nil {
+		if err := s.followDevice(ctx, ev.Entry.Device, 0); err != nil {
 			return err
 		}
 	default:
@@ -197,8 +194,7 @@ func (e *Engine) applyStreamEvent(ctx context.Context, ev *mongostore.FeedEvent)
 
 // reloadIfReplaced reloads the whole index once collections were seen
 // replaced in the stream and nothing has reloaded it since.
-func (e *Engine) reloadIfReplaced(ctx context.Context) error {
-	s := e.sync
+func (s *Sync) reloadIfReplaced(ctx context.Context) error {
 	s.mu.Lock()
 	at, wall, why, loaded := s.replacedAt, s.replacedWall, s.replaced, s.loadedAt
 	due := !at.IsZero() && time.Since(at) > replacedQuiet
@@ -211,5 +207,5 @@ func (e *Engine) reloadIfReplaced(ctx context.Context) error {
 	if !due || loaded.After(wall) {
 		return nil
 	}
-	return e.resync(ctx, why)
+	return s.resync(ctx, why)
 }

@@ -1,4 +1,4 @@
-package memory
+package memsync
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/infmem/infmem/internal/testenv"
-	"github.com/infmem/infmem/scopes"
 )
 
 // TestSyncOffSeesOtherWriters (issue 22, item 6): an engine with sync off
@@ -17,36 +16,30 @@ import (
 func TestSyncOffSeesOtherWriters(t *testing.T) {
 	sa, sb := syncPair(t)
 	ctx := testenv.Context(t)
-	off := func() *Engine {
-		reg, err := scopes.Load(ctx, sa, scopes.Options{AutoCreate: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := New(sa, reg, Options{Location: la, Logger: testenv.Logger(t), OtherWritersCheck: 50 * time.Millisecond})
-		e.Start(ctx)
-		t.Cleanup(func() { e.Close(context.Background()) })
-		if err := e.wait(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
-	a := off()
+	a := NewOthers(sa, testenv.Logger(t))
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { a.Watch(wctx, 50*time.Millisecond); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
 	time.Sleep(200 * time.Millisecond)
-	if names, checked := a.OtherWriters(); len(names) > 0 || checked.IsZero() {
+	if names, checked := a.Names(); len(names) > 0 || checked.IsZero() {
 		t.Fatalf("alone on its database: other writers %v, checked %v", names, checked)
 	}
 
 	// A device with sync on starts later: the periodic check sees it.
 	clk := &clock{t: time.Date(2025, 5, 14, 15, 4, 0, 0, la)}
-	syncEngine(t, sb, clk, SyncOptions{Device: "laptop-b"})
+	syncEngine(t, sb, clk, Options{Device: "laptop-b"})
 	eventually(t, "the sync-off engine names the device with sync on", func() bool {
-		names, _ := a.OtherWriters()
+		names, _ := a.Names()
 		return len(names) == 1 && strings.HasPrefix(names[0], "laptop-b")
 	})
 
 	// One that starts after it: at start.
-	c := off()
-	if names, _ := c.OtherWriters(); len(names) != 1 || !strings.HasPrefix(names[0], "laptop-b") {
+	c := NewOthers(sa, testenv.Logger(t))
+	if err := c.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if names, _ := c.Names(); len(names) != 1 || !strings.HasPrefix(names[0], "laptop-b") {
 		t.Fatalf("at start: other writers %v", names)
 	}
 }

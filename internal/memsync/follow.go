@@ -1,4 +1,4 @@
-package memory
+package memsync
 
 import (
 	"bytes"
@@ -10,14 +10,15 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/mongostore"
 )
 
-// The follower: one goroutine per engine with sync on reads, every Poll,
+// The follower: one goroutine per engine with sync on (Follow) reads, every Poll,
 // each other device's feed entries after the last one it applied (by _id
 // equality, entry by entry: see mongostore's feed.go) and makes the index
 // match the database for each entry's memory by re-reading it by _id
-// (refresh). Applying an entry twice does no harm, so a position that
+// (memory.Followed.Refresh, under the engine's write lock). Applying an entry twice does no harm, so a position that
 // lags (a snapshot's, a crash's) only costs re-reading. A device whose
 // oldest kept entry is past the follower's position has had entries
 // trimmed that the follower never read: the follower then reloads the
@@ -27,15 +28,17 @@ import (
 // entries, retries a pending one, and records its position in the
 // device's Metadata record every few seconds for status.
 
-// followBatch bounds the entries applied under one hold of writeMu.
+// followBatch bounds the entries applied under one hold of the engine's
+// write lock.
 const followBatch = 64
 
-func (e *Engine) runFollower(ctx context.Context) {
-	s := e.sync
+// Follow runs the follower until ctx ends; the engine starts it once its
+// index is loaded.
+func (s *Sync) Follow(ctx context.Context) {
 	t := time.NewTicker(s.opts.Poll)
 	defer t.Stop()
 	if s.streaming() {
-		go e.runStream(ctx)
+		go s.runStream(ctx)
 	}
 	var lastFull time.Time
 	for {
@@ -49,11 +52,11 @@ func (e *Engine) runFollower(ctx context.Context) {
 		// saw before it could be read).
 		var err error
 		if !s.isStreamUp() || time.Since(lastFull) > streamSafetyPoll {
-			err = e.pollFeed(ctx)
+			err = s.pollFeed(ctx)
 			lastFull = time.Now()
 		}
 		if err == nil {
-			err = e.reloadIfReplaced(ctx)
+			err = s.reloadIfReplaced(ctx)
 		}
 		s.mu.Lock()
 		s.lastPoll = time.Now()
@@ -66,21 +69,21 @@ func (e *Engine) runFollower(ctx context.Context) {
 		saveDue := time.Since(s.lastSavePos) > 5*time.Second
 		s.mu.Unlock()
 		if err != nil && ctx.Err() == nil {
-			e.log.Warn("cannot read the change feed", "err", err)
+			s.log().Warn("cannot read the change feed", "err", err)
 		}
 		s.wmu.Lock()
 		if err := s.flushPendingLocked(ctx); err != nil && ctx.Err() == nil {
-			e.log.Warn("cannot write a pending change feed entry", "err", err)
+			s.log().Warn("cannot write a pending change feed entry", "err", err)
 		}
 		s.wmu.Unlock()
 		if saveDue {
-			e.savePosition(ctx)
+			s.savePosition(ctx)
 		}
 		if trimDue {
-			if n, err := e.trimFeed(ctx, e.now()); err != nil && ctx.Err() == nil {
-				e.log.Warn("cannot trim the change feed", "err", err)
+			if n, err := s.trimFeed(ctx, s.engine().Now()); err != nil && ctx.Err() == nil {
+				s.log().Warn("cannot trim the change feed", "err", err)
 			} else if n > 0 {
-				e.log.Info("change feed trimmed", "entries", n)
+				s.log().Info("change feed trimmed", "entries", n)
 			}
 		}
 	}
@@ -88,8 +91,7 @@ func (e *Engine) runFollower(ctx context.Context) {
 
 // pollFeed applies every other device's entries written since the last
 // poll.
-func (e *Engine) pollFeed(ctx context.Context) error {
-	s := e.sync
+func (s *Sync) pollFeed(ctx context.Context) error {
 	devs, err := s.feed.Devices(ctx)
 	if err != nil {
 		return err
@@ -97,10 +99,10 @@ func (e *Engine) pollFeed(ctx context.Context) error {
 	sortedDevices(devs)
 	for _, d := range devs {
 		if d.Device == s.opts.Device {
-			e.noteOwnRecord(&d)
+			s.noteOwnRecord(&d)
 			continue
 		}
-		if err := e.followDevice(ctx, d.Device, d.First); err != nil {
+		if err := s.followDevice(ctx, d.Device, d.First); err != nil {
 			return err
 		}
 	}
@@ -109,22 +111,19 @@ func (e *Engine) pollFeed(ctx context.Context) error {
 
 // followDevice applies device's entries after the follower's position;
 // first is the device's oldest kept entry (0: not known).
-func (e *Engine) followDevice(ctx context.Context, device string, first int64) error {
-	s := e.sync
-	s.mu.Lock()
-	p := s.pos[device]
-	s.mu.Unlock()
+func (s *Sync) followDevice(ctx context.Context, device string, first int64) error {
+	p := s.position()[device]
 	if p+1 < first {
 		why := fmt.Sprintf("behind the change feed of device %s (at entry %d, its oldest kept is %d)", device, p, first)
-		return e.resync(ctx, why)
+		return s.resync(ctx, why)
 	}
 	for {
-		n, err := e.applyEntries(ctx, device, p)
+		n, err := s.applyEntries(ctx, device, p)
 		var mark *restoreMark
 		if errors.As(err, &mark) {
 			// Every device's changes before the restore are gone with
 			// the data they changed; the reload reads past them all.
-			return e.resync(ctx, fmt.Sprintf("device %s restored a backup at %s (feed entry %d)", mark.device, mark.at.Local().Format(time.DateTime), mark.seq))
+			return s.resync(ctx, fmt.Sprintf("device %s restored a backup at %s (feed entry %d)", mark.device, mark.at.Local().Format(time.DateTime), mark.seq))
 		}
 		if err != nil {
 			return err
@@ -132,60 +131,43 @@ func (e *Engine) followDevice(ctx context.Context, device string, first int64) e
 		if n < followBatch {
 			return nil
 		}
-		s.mu.Lock()
-		p = s.pos[device]
-		s.mu.Unlock()
+		p = s.position()[device]
 	}
 }
 
 // applyEntries applies up to followBatch entries of device after entry
-// p, under writeMu, and returns how many it applied.
-func (e *Engine) applyEntries(ctx context.Context, device string, p int64) (int, error) {
-	s := e.sync
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
-	// The stream and the poll may both follow a device: never step back.
-	s.mu.Lock()
-	p = max(p, s.pos[device])
-	s.mu.Unlock()
+// p, under the engine's write lock, and returns how many it applied.
+func (s *Sync) applyEntries(ctx context.Context, device string, p int64) (int, error) {
 	n := 0
-	scopesStale := false
-	for ; n < followBatch; n++ {
-		entry, err := s.feed.Get(ctx, device, p+1)
-		if errIsNotFound(err) {
-			break
-		}
-		if err != nil {
-			return n, err
-		}
-		if entry.Op == mongostore.OpRestore {
-			return n, &restoreMark{device: device, seq: entry.Seq, at: entry.At}
-		}
-		d, err := e.refreshDoc(ctx, entry.MemoryID)
-		if errors.Is(err, errSkipped) {
-			// Recorded and left out of the index: the entry is applied.
-			err = nil
-		}
-		if err != nil {
-			return n, fmt.Errorf("cannot apply change feed entry %s: %w", entry.ID, err)
-		}
-		if d.Scope != "" {
-			if _, known := e.scopes.Get(d.Scope); !known {
-				scopesStale = true
+	err := s.engine().Follow(ctx, func(f *memory.Followed) error {
+		// The stream and the poll may both follow a device: never step
+		// back.
+		p = max(p, f.Position(device))
+		for ; n < followBatch; n++ {
+			entry, err := s.feed.Get(ctx, device, p+1)
+			if errIsNotFound(err) {
+				break
 			}
+			if err != nil {
+				return err
+			}
+			if entry.Op == mongostore.OpRestore {
+				return &restoreMark{device: device, seq: entry.Seq, at: entry.At}
+			}
+			// A document that breaks the rules is recorded and left out
+			// of the index: the entry is applied.
+			if err := f.Refresh(ctx, entry.MemoryID); err != nil {
+				return fmt.Errorf("cannot apply change feed entry %s: %w", entry.ID, err)
+			}
+			p++
+			f.Advance(device, p)
+			s.mu.Lock()
+			s.applied++
+			s.mu.Unlock()
 		}
-		p++
-		s.mu.Lock()
-		s.pos[device] = p
-		s.applied++
-		s.mu.Unlock()
-	}
-	if scopesStale {
-		if err := e.scopes.Reload(ctx); err != nil {
-			e.log.Warn("cannot reload the scopes another device created", "err", err)
-		}
-	}
-	return n, nil
+		return nil
+	})
+	return n, err
 }
 
 // restoreMark is a feed entry announcing a restore (mongostore.OpRestore):
@@ -201,12 +183,11 @@ func (m *restoreMark) Error() string {
 }
 
 // resync reloads the whole index when the feed cannot say what changed.
-func (e *Engine) resync(ctx context.Context, why string) error {
-	e.log.Warn("reloading the whole memory index", "reason", why)
-	if err := e.Reload(ctx); err != nil {
+func (s *Sync) resync(ctx context.Context, why string) error {
+	s.log().Warn("reloading the whole memory index", "reason", why)
+	if err := s.engine().Reload(ctx); err != nil {
 		return fmt.Errorf("cannot reload the index (%s): %w", why, err)
 	}
-	s := e.sync
 	s.mu.Lock()
 	s.reloads++
 	s.reloadWhy, s.reloadAt = why, time.Now()
@@ -216,8 +197,7 @@ func (e *Engine) resync(ctx context.Context, why string) error {
 
 // savePosition records this device's head and how far it has read the
 // others' feeds in its device record.
-func (e *Engine) savePosition(ctx context.Context) {
-	s := e.sync
+func (s *Sync) savePosition(ctx context.Context) {
 	pos := s.position()
 	s.wmu.Lock()
 	head := s.next - 1
@@ -236,7 +216,7 @@ func (e *Engine) savePosition(ctx context.Context) {
 	err := s.feed.SetDevice(ctx, s.opts.Device, fields)
 	if err != nil {
 		if ctx.Err() == nil {
-			e.log.Warn("cannot record the change feed position", "err", err)
+			s.log().Warn("cannot record the change feed position", "err", err)
 		}
 		return
 	}
@@ -248,8 +228,7 @@ func (e *Engine) savePosition(ctx context.Context) {
 // trimFeed deletes this device's entries older than KeepFor or further
 // back than KeepEntries, oldest first, each by _id, and records the new
 // oldest entry before deleting (so a reader never misses the gap).
-func (e *Engine) trimFeed(ctx context.Context, now time.Time) (int, error) {
-	s := e.sync
+func (s *Sync) trimFeed(ctx context.Context, now time.Time) (int, error) {
 	s.mu.Lock()
 	s.lastTrim = now
 	first := s.first

@@ -1,4 +1,4 @@
-package memory
+package recall
 
 import (
 	"regexp"
@@ -59,17 +59,17 @@ var timeWords = []string{
 	"first", "second", "third", "1st", "2nd", "3rd", "th", "st", "nd", "rd", "beginning", "end", "middle", "early", "late",
 }
 
-// analyzer reads text as the keyword index does.
-type analyzer interface {
+// Analyzer reads text as the keyword index does (*memindex.Index).
+type Analyzer interface {
 	Analyze(text string) textindex.Query
 }
 
 // readQuery analyses a query for ranking: its keyword terms (with the
 // index's analysis, minus filler), whether it asks "when", and the period
 // it names, read in loc at now.
-func readQuery(text analyzer, s string, now time.Time, loc *time.Location) query {
+func readQuery(text Analyzer, s string, now time.Time, loc *time.Location) query {
 	all := text.Analyze(s)
-	q := query{terms: keywords(text, all), names: textindex.Words(s), when: whenQuestion.MatchString(s)}
+	q := query{terms: Keywords(text, all), names: textindex.Words(s), when: whenQuestion.MatchString(s)}
 	if r, ok := timephrase.Scan(s, now, loc); ok {
 		q.from, q.to, q.hasPeriod = r.From.UnixMilli(), r.To.UnixMilli(), true
 		q.recent = r.To.After(now.AddDate(-1, 0, 0))
@@ -80,7 +80,7 @@ func readQuery(text analyzer, s string, now time.Time, loc *time.Location) query
 		if rest.Empty() {
 			q.onlyTime = true
 		} else {
-			q.terms = keywords(text, all.Without(func(t string) bool { return times[t] || isNumber(t) }))
+			q.terms = Keywords(text, all.Without(func(t string) bool { return times[t] || isNumber(t) }))
 		}
 	}
 	return q
@@ -97,7 +97,7 @@ func isNumber(t string) bool {
 }
 
 // timeTerms is timeWords as the index analyses them.
-func timeTerms(text analyzer) map[string]bool {
+func timeTerms(text Analyzer) map[string]bool {
 	timeOnce.Do(func() {
 		timeSet = map[string]bool{}
 		for _, t := range text.Analyze(strings.Join(timeWords, " ")).Terms() {
@@ -107,9 +107,9 @@ func timeTerms(text analyzer) map[string]bool {
 	return timeSet
 }
 
-// keywords is an analysed query without its filler, unless nothing else
+// Keywords is an analysed query without its filler, unless nothing else
 // is left.
-func keywords(text analyzer, all textindex.Query) textindex.Query {
+func Keywords(text Analyzer, all textindex.Query) textindex.Query {
 	filler := fillerTerms(text)
 	if kept := all.Without(func(t string) bool { return filler[t] }); !kept.Empty() {
 		return kept
@@ -118,7 +118,7 @@ func keywords(text analyzer, all textindex.Query) textindex.Query {
 }
 
 // fillerTerms is fillerWords as the index analyses them.
-func fillerTerms(text analyzer) map[string]bool {
+func fillerTerms(text Analyzer) map[string]bool {
 	fillerOnce.Do(func() {
 		fillerSet = map[string]bool{}
 		for _, t := range text.Analyze(strings.Join(fillerWords, " ")).Terms() {
@@ -136,7 +136,7 @@ var (
 // addPeople adds the names of the people a query names by relation as
 // other words for the relation ("sister" or "lena"), and to the names a
 // speaker is recognised by.
-func (q *query) addPeople(text analyzer, refs []personRef) {
+func (q *query) addPeople(text Analyzer, refs []personRef) {
 	for _, r := range refs {
 		word := text.Analyze(r.word).Terms()
 		for _, n := range r.names {

@@ -1,4 +1,4 @@
-package memory
+package memindex
 
 import (
 	"bytes"
@@ -17,7 +17,8 @@ import (
 )
 
 // The change journal names the memories the engine changed since its index
-// snapshot was taken; snapshot.go says when and why. Each id is journaled
+// snapshot was taken; the engine's snapshot.go says when and why, and
+// guards an open Journal with its own lock. Each id is journaled
 // once per snapshot, so repeated edits and retrievals of the same memory
 // cost nothing more.
 //
@@ -34,20 +35,19 @@ const (
 	journalVersion = 1
 )
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+// JournalPath is the journal that goes with the snapshot at snapPath.
+func JournalPath(snapPath string) string { return snapPath + ".journal" }
 
-// journalPath is the journal that goes with the snapshot at snapPath.
-func journalPath(snapPath string) string { return snapPath + ".journal" }
-
-// journal is an open change journal. Not safe for concurrent use: the
+// Journal is an open change journal. Not safe for concurrent use: the
 // engine guards it with snapMu.
-type journal struct {
+type Journal struct {
 	f     *os.File
 	ids   map[bson.ObjectID]struct{}
 	limit int
 }
 
-func journalHeader(token string) []byte {
+// JournalHeader is the start of a journal for token.
+func JournalHeader(token string) []byte {
 	var w binio.Writer
 	w.Write([]byte(journalMagic))
 	w.Byte(journalVersion)
@@ -57,8 +57,8 @@ func journalHeader(token string) []byte {
 	return w.Bytes()
 }
 
-// createJournal replaces the journal at path with an empty one for token.
-func createJournal(path, token string, limit int) (*journal, error) {
+// CreateJournal replaces the journal at path with an empty one for token.
+func CreateJournal(path, token string, limit int) (*Journal, error) {
 	if len(token) == 0 || len(token) > 255 {
 		return nil, errors.New("bad snapshot token")
 	}
@@ -67,7 +67,7 @@ func createJournal(path, token string, limit int) (*journal, error) {
 		return nil, err
 	}
 	tmp := f.Name()
-	_, err = f.Write(journalHeader(token))
+	_, err = f.Write(JournalHeader(token))
 	if err == nil {
 		err = f.Sync()
 	}
@@ -82,12 +82,12 @@ func createJournal(path, token string, limit int) (*journal, error) {
 		return nil, err
 	}
 	syncDir(filepath.Dir(path))
-	return openJournal(path, -1, nil, limit)
+	return OpenJournal(path, -1, nil, limit)
 }
 
-// openJournal opens the journal at path for appending, first cutting it to
+// OpenJournal opens the journal at path for appending, first cutting it to
 // size bytes (dropping a torn last record) unless size is negative.
-func openJournal(path string, size int64, ids map[bson.ObjectID]struct{}, limit int) (*journal, error) {
+func OpenJournal(path string, size int64, ids map[bson.ObjectID]struct{}, limit int) (*Journal, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return nil, err
@@ -105,12 +105,12 @@ func openJournal(path string, size int64, ids map[bson.ObjectID]struct{}, limit 
 	if ids == nil {
 		ids = map[bson.ObjectID]struct{}{}
 	}
-	return &journal{f: f, ids: ids, limit: limit}, nil
+	return &Journal{f: f, ids: ids, limit: limit}, nil
 }
 
-// add journals the ids not yet journaled and syncs. It reports false,
+// Add journals the ids not yet journaled and syncs. It reports false,
 // writing nothing, when that would take the journal past its limit.
-func (j *journal) add(ids []bson.ObjectID) (bool, error) {
+func (j *Journal) Add(ids []bson.ObjectID) (bool, error) {
 	var fresh []bson.ObjectID
 	for _, id := range ids {
 		if _, ok := j.ids[id]; ok || slices.Contains(fresh, id) {
@@ -142,19 +142,21 @@ func (j *journal) add(ids []bson.ObjectID) (bool, error) {
 	return true, nil
 }
 
-func (j *journal) count() int { return len(j.ids) }
+// Count is how many ids are journaled.
+func (j *Journal) Count() int { return len(j.ids) }
 
-func (j *journal) close() error { return j.f.Close() }
+// Close closes the journal's file.
+func (j *Journal) Close() error { return j.f.Close() }
 
-// readJournal returns the ids journaled for token and the length of the
+// ReadJournal returns the ids journaled for token and the length of the
 // journal's intact part. A torn last record is left out; a journal of
 // another token, or damaged anywhere else, is an error.
-func readJournal(path, token string) (map[bson.ObjectID]struct{}, int64, error) {
+func ReadJournal(path, token string) (map[bson.ObjectID]struct{}, int64, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, 0, err
 	}
-	want := journalHeader(token)
+	want := JournalHeader(token)
 	if !bytes.HasPrefix(data, want) {
 		return nil, 0, errors.New("the change journal is not the snapshot's")
 	}

@@ -1,0 +1,85 @@
+package memory
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/internal/memory/recall"
+	"github.com/infmem/infmem/mongostore"
+)
+
+// Ranking is package recall's; these are its names in the engine's API.
+type (
+	// RankOptions tunes ranking (recall.Options).
+	RankOptions = recall.Options
+	// Evidence is what a search result's rank and confidence rest on.
+	Evidence = recall.Evidence
+)
+
+// Ranking modes.
+const (
+	ModeHybrid  = recall.ModeHybrid
+	ModeKeyword = recall.ModeKeyword
+	ModeVector  = recall.ModeVector
+)
+
+// rank ranks the items f admits for query (recall.Rank) and returns the
+// best k as hits to fetch.
+func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f memindex.Filter, k int, mode string) ([]hit, error) {
+	if loc == nil {
+		loc = e.opts.Location
+	}
+	r := recall.Request{Query: query, Now: e.opts.Now(), Loc: loc, Filter: f, K: k, Mode: mode, Options: e.opts.Rank,
+		Contacts: e.contacts, Log: e.log}
+	if e.opts.Embedder != nil {
+		r.Vector = e.queryVector
+	}
+	found, err := recall.Rank(ctx, e.index(), r)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]hit, len(found))
+	for i, h := range found {
+		out[i] = hit{id: h.ID, kind: h.Kind, score: h.Score, weak: h.Weak, ts: h.TS, ev: h.Ev, folded: h.Folded}
+	}
+	return out, nil
+}
+
+// peopleTTL is how long the engine keeps the profile's contacts before
+// reading them again (another device may have changed them); this
+// engine's own profile updates drop them at once.
+const peopleTTL = 10 * time.Second
+
+type peopleCache struct {
+	mu       sync.Mutex
+	contacts []mongostore.Contact
+	at       time.Time
+	valid    bool
+}
+
+func (c *peopleCache) drop() {
+	c.mu.Lock()
+	c.valid = false
+	c.mu.Unlock()
+}
+
+// contacts are the profile's contacts, for a query that names people by
+// relation ("what did I say about my sister?": Lena).
+func (e *Engine) contacts(ctx context.Context) []mongostore.Contact {
+	c := &e.people
+	c.mu.Lock()
+	if !c.valid || time.Since(c.at) > peopleTTL {
+		p, err := e.store.Profiles.Get(ctx, mongostore.DefaultUserID)
+		if err != nil {
+			c.mu.Unlock()
+			e.log.Warn("cannot read the profile's contacts for a search", "err", err)
+			return nil
+		}
+		c.contacts, c.at, c.valid = p.Contacts, time.Now(), true
+	}
+	contacts := c.contacts
+	c.mu.Unlock()
+	return contacts
+}

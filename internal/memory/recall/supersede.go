@@ -1,0 +1,72 @@
+package recall
+
+import "github.com/infmem/infmem/internal/memory/memindex"
+
+// Knowledge updates in ranking: the engine marks, at store time, which
+// memory a new one supersedes or contradicts (memory/supersede.go); the
+// index gives each candidate its successor and the memory it contradicts
+// among the candidates.
+
+const (
+	// sameQuestion: a successor (or a contradicting memory) is ranked
+	// with the memory it relates to when its own score for the question
+	// is at least this share of that memory's; sameQuestionTurn when the
+	// link is between conversation turns (a turn says many things).
+	sameQuestion     = 0.6
+	sameQuestionTurn = 0.85
+)
+
+// supersede is the ranking's last step (Rank calls it after scoring):
+// a superseded memory ranks just below its successor, and the successor
+// is lifted to where the older one ranked when that was higher, with the
+// older one's evidence where it is stronger (the question matched the
+// older's words; the newer answers it now). Memories that contradict
+// each other are ranked side by side. Both only when the other memory
+// answers the same question too (sameQuestion of the score): a long
+// message that updates one detail of another is not lifted for a
+// question about the rest.
+func supersede(pool []memindex.Candidate) {
+	const eps = 1e-6
+	for range len(pool) {
+		moved := false
+		for i := range pool {
+			cd := &pool[i]
+			if cd.Successor < 0 {
+				continue
+			}
+			s := &pool[cd.Successor]
+			if s.Score < sameAs(cd)*cd.Score {
+				continue
+			}
+			if top := max(cd.Score, s.Score); s.Score != top || cd.Score > top-eps {
+				s.Score, cd.Score = top, top-eps
+				s.Cos, s.Coverage = max(s.Cos, cd.Cos), max(s.Coverage, cd.Coverage)
+				s.NeighborCos, s.NeighborCoverage = max(s.NeighborCos, cd.NeighborCos), max(s.NeighborCoverage, cd.NeighborCoverage)
+				s.During = s.During || cd.During
+				moved = true
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	for i := range pool {
+		cd := &pool[i]
+		if cd.Contradicts < 0 {
+			continue
+		}
+		o := &pool[cd.Contradicts]
+		if o.Score < cd.Score-2*eps && o.Score >= sameAs(cd)*cd.Score {
+			o.Score = cd.Score - 2*eps
+		}
+	}
+}
+
+// sameAs is the share of cd's score a memory linked to it needs to be
+// ranked with it.
+func sameAs(cd *memindex.Candidate) float64 {
+	if cd.Scoped {
+		return sameQuestionTurn
+	}
+	return sameQuestion
+}
