@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 
+	"github.com/infmem/infmem/cmd/infmem-bench/internal/messy"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/mongostore"
 )
@@ -70,7 +71,7 @@ func runRecall(ctx context.Context, args []string) error {
 	fs.StringVar(&datasetsDir, "datasets", datasetsDir, "folder of the shared datasets")
 	fs.StringVar(&benchModel, "embedding", benchModel, "embedding model (engine only): use-lite, hash or none")
 	cache := fs.String("embed-cache", "default", "engine: file of embeddings by text hash kept between runs (\"default\": in the user cache folder; \"none\": off)")
-	fs.Uint64Var(&messySeed, "messy-seed", messySeed, "seed of the messy set's perturbation")
+	fs.Uint64Var(&messy.Seed, "messy-seed", messy.Seed, "seed of the messy set's perturbation")
 	kinds := fs.Bool("kinds", false, "also print every set's rows per question kind")
 	misses := fs.Int("misses", 0, "print up to N questions per set where plain BM25 found more in the top 5 than the first mode")
 	sample := fs.Int("scopes", 0, "keep only the first N scopes (conversations, people) of each set, to iterate faster")

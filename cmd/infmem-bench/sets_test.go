@@ -4,6 +4,8 @@ import (
 	"os"
 	"reflect"
 	"testing"
+
+	"github.com/infmem/infmem/cmd/infmem-bench/internal/messy"
 )
 
 // The loaders read the shared datasets as their READMEs say; skipped where
@@ -51,8 +53,8 @@ func TestMessySetReproducible(t *testing.T) {
 	if !reflect.DeepEqual(a.Messages, b.Messages) || !reflect.DeepEqual(a.Questions, b.Questions) {
 		t.Fatal("two loads of the messy set differ")
 	}
-	defer func(s uint64) { messySeed = s }(messySeed)
-	messySeed++
+	defer func(s uint64) { messy.Seed = s }(messy.Seed)
+	messy.Seed++
 	c, err := loadSet("messy")
 	if err != nil {
 		t.Fatal(err)

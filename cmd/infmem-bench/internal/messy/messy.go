@@ -1,7 +1,14 @@
-package main
+// Package messy turns clean chat into chat as people really write it,
+// reproducibly for a seed (Seed): the perturbation of the recall bench's
+// "messy" set (cmd/infmem-bench/sets_messy.go), LoCoMo standing in for
+// real chat logs. Rand gives each message its own random source; Name
+// spells a speaker one way in the chat and another in questions
+// (ReplaceNames), Text perturbs a message (lowercase, dropped apostrophes,
+// shorthand, typos, emoji, relative time words removed), Question a
+// question, and SplitSentences sends a turn as several short messages.
+package messy
 
 import (
-	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"regexp"
@@ -11,102 +18,32 @@ import (
 	"unicode/utf8"
 )
 
-func init() {
-	registerSet("messy", "locomo/locomo-dev.json", loadMessySet)
-}
+// Seed fixes the perturbation (infmem-bench recall --messy-seed).
+var Seed uint64 = 23
 
-// messySeed fixes the perturbation; --messy-seed changes it.
-var messySeed uint64 = 23
-
-// loadMessySet is LoCoMo as people really chat, standing in for real chat
-// logs we do not have: a seeded, reproducible perturbation of every turn
-// and question (same protocol and gold as locomo, gold counted by turn).
-// Most turns of several sentences are sent as several short messages.
-// Messages: mostly
-// lowercase, apostrophes dropped ("dont", "im"), chat shorthand ("u",
-// "bc"), a typo in some words, emoji, final punctuation dropped, and most
-// relative time words removed, so that "when did X…" is answered by the
-// turn's own date. Speakers' names are spelled one way in the chat and
-// another in the questions: a misspelling either side ("Carolline" /
-// "Caroline"), a first name in the chat and a full name in the question,
-// or a lowercase name in the chat.
-func loadMessySet(path string) (*benchSet, error) {
-	d, err := readLocomo(path)
-	if err != nil {
-		return nil, err
-	}
-	s := locomoSet(d)
-	s.Name = "messy"
-	names := map[string]bool{}
-	for _, m := range s.Messages {
-		names[m.Speaker] = true
-	}
-	variant := map[string]nameVariant{}
-	for n := range names {
-		variant[n] = messyName(n)
-	}
-	// People send a thought as several short messages: most turns of two
-	// sentences or more become one message per sentence or two, each
-	// counting for the turn (gold is the turn: a hit is any of its
-	// messages).
-	var msgs []benchMessage
-	for _, m := range s.Messages {
-		r := messyRand(m.ID)
-		v := variant[m.Speaker]
-		text := strings.TrimPrefix(m.Content, m.Speaker+": ")
-		text = replaceNames(text, variant, false)
-		parts := []string{text}
-		if r.Float64() < 0.7 {
-			parts = splitSentences(r, text)
-		}
-		for k, p := range parts {
-			p = messyText(r, p, true)
-			if strings.TrimSpace(p) == "" {
-				continue
-			}
-			f := m
-			f.ID, f.Session = fmt.Sprintf("%s#%d", m.ID, k), m.ID
-			f.Content, f.Speaker = v.chat+": "+p, v.chat
-			msgs = append(msgs, f)
-		}
-	}
-	s.Messages = msgs
-	for i := range s.Questions {
-		q := &s.Questions[i]
-		if q.Gold != nil {
-			q.GoldSessions, q.Gold = q.Gold, nil
-		}
-		q.At = len(msgs)
-	}
-	for i := range s.Questions {
-		q := &s.Questions[i]
-		q.Text = messyQuestion(messyRand("q/"+q.ID), replaceNames(q.Text, variant, true))
-	}
-	return s, nil
-}
-
-func messyRand(key string) *rand.Rand {
+// Rand is the random source of the message or name key.
+func Rand(key string) *rand.Rand {
 	h := fnv.New64a()
 	h.Write([]byte(key))
-	return rand.New(rand.NewPCG(messySeed, h.Sum64()))
+	return rand.New(rand.NewPCG(Seed, h.Sum64()))
 }
 
-// nameVariant is how a speaker is written in the chat and in questions.
-type nameVariant struct{ chat, question string }
+// Variant is how a speaker is written in the chat and in questions.
+type Variant struct{ Chat, Question string }
 
 var messySurnames = []string{"Khan", "Okafor", "Silva", "Nguyen", "Brennan", "Haddad", "Kowalski", "Moreau"}
 
-func messyName(name string) nameVariant {
-	r := messyRand("name/" + name)
+func Name(name string) Variant {
+	r := Rand("name/" + name)
 	switch r.IntN(4) {
 	case 0: // misspelled in the chat
-		return nameVariant{chat: misspell(r, name), question: name}
+		return Variant{Chat: misspell(r, name), Question: name}
 	case 1: // first name in the chat, full name in the question
-		return nameVariant{chat: name, question: name + " " + messySurnames[r.IntN(len(messySurnames))]}
+		return Variant{Chat: name, Question: name + " " + messySurnames[r.IntN(len(messySurnames))]}
 	case 2: // lowercase in the chat
-		return nameVariant{chat: strings.ToLower(name), question: name}
+		return Variant{Chat: strings.ToLower(name), Question: name}
 	default: // misspelled in the question
-		return nameVariant{chat: name, question: misspell(r, name)}
+		return Variant{Chat: name, Question: misspell(r, name)}
 	}
 }
 
@@ -134,7 +71,7 @@ func misspell(r *rand.Rand, name string) string {
 
 // replaceNames writes speakers' names the way the chat (or, for
 // questions, the asker) spells them.
-func replaceNames(text string, variant map[string]nameVariant, question bool) string {
+func ReplaceNames(text string, variant map[string]Variant, question bool) string {
 	names := make([]string, 0, len(variant))
 	for name := range variant {
 		names = append(names, name)
@@ -142,9 +79,9 @@ func replaceNames(text string, variant map[string]nameVariant, question bool) st
 	sort.Strings(names)
 	for _, name := range names {
 		v := variant[name]
-		to := v.chat
+		to := v.Chat
 		if question {
-			to = v.question
+			to = v.Question
 		}
 		if to == name {
 			continue
@@ -179,7 +116,7 @@ var apostrophe = strings.NewReplacer("'", "", "’", "")
 var wordRe = regexp.MustCompile(`[\p{L}]{4,}`)
 
 // messyText perturbs one chat message.
-func messyText(r *rand.Rand, text string, turn bool) string {
+func Text(r *rand.Rand, text string, turn bool) string {
 	if turn && r.Float64() < 0.7 {
 		text = messyTimeWords.ReplaceAllString(text, "")
 	}
@@ -217,10 +154,10 @@ func messyText(r *rand.Rand, text string, turn bool) string {
 	return text
 }
 
-// messyQuestion perturbs a question: lowercase most of the time,
+// messyQuestion perturbs a Question: lowercase most of the time,
 // apostrophes dropped, fewer typos, the question mark often gone.
-func messyQuestion(r *rand.Rand, text string) string {
-	out := messyText(r, text, false)
+func Question(r *rand.Rand, text string) string {
+	out := Text(r, text, false)
 	if r.Float64() < 0.5 {
 		out += "?"
 	}
@@ -250,7 +187,7 @@ var sentenceEnd = regexp.MustCompile(`[.!?]+\s+`)
 
 // splitSentences cuts text after sentence ends into parts of one or two
 // sentences.
-func splitSentences(r *rand.Rand, text string) []string {
+func SplitSentences(r *rand.Rand, text string) []string {
 	var sentences []string
 	last := 0
 	for _, loc := range sentenceEnd.FindAllStringIndex(text, -1) {
