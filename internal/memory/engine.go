@@ -14,6 +14,7 @@ import (
 	"github.com/infmem/infmem/internal/embed"
 	"github.com/infmem/infmem/internal/memory/content"
 	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/internal/memory/recall"
 	"github.com/infmem/infmem/internal/memory/usecount"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
@@ -125,7 +126,7 @@ type Engine struct {
 	// (Extension).
 	extensions
 	// parsed keeps memories read for update detection (supersede.go).
-	parsed statementCache
+	parsed recall.Statements
 
 	// skipped records the documents read from the database that the
 	// index left out (baddocs.go).

@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -276,7 +275,7 @@ func (e *Engine) Merge(ctx context.Context, keep string, others []string) (int, 
 	return len(done), err
 }
 
-// Candidate lists for maintenance jobs. Each returns ids, oldest first.
+// Candidate lists for maintenance jobs (memindex's), oldest first.
 
 // ackKeys are the content keys of acknowledgements worth no memory.
 var ackKeys = func() map[[16]byte]bool {
@@ -294,49 +293,20 @@ var ackKeys = func() map[[16]byte]bool {
 func isAck(key [16]byte) bool { return ackKeys[key] }
 
 // NoiseCandidates lists live, unpinned acknowledgements ("ok", "thanks")
-// that happened before olderThan.
+// that happened before olderThan (never a memory with a path).
 func (e *Engine) NoiseCandidates(olderThan time.Time) []string {
-	return e.candidates(func(it *memindex.Entry) bool {
-		return it.Live() && !it.Has(memindex.FlagArchived|memindex.FlagPinned) && it.Kind == memindex.KindMemory && it.Source != sourceFile &&
-			it.TS < olderThan.UnixMilli() && isAck(it.Key)
-	})
+	return e.index().NoiseCandidates(olderThan, isAck, sourceFile)
 }
 
-// StaleCandidates lists memories relevance pruning may archive: live,
-// unarchived, unpinned raw memories (not notes, profile facts, files or summaries)
-// older than olderThan, never recalled, and less important than
-// maxImportance (never 0.7 or more).
+// StaleCandidates lists memories relevance pruning may archive
+// (memindex.Index.StaleCandidates): raw memories, not notes, profile
+// facts, files or summaries.
 func (e *Engine) StaleCandidates(olderThan time.Time, maxImportance float64) []string {
-	maxImportance = min(maxImportance, 0.7)
-	return e.candidates(func(it *memindex.Entry) bool {
-		return it.Live() && !it.Has(memindex.FlagArchived|memindex.FlagPinned) && it.Kind == memindex.KindMemory &&
-			it.Source != sourceNote && it.Source != sourceUserProfile && it.Source != sourceFile && it.UseCount == 0 &&
-			float64(it.Importance) < maxImportance && it.TS < olderThan.UnixMilli()
-	})
+	return e.index().StaleCandidates(olderThan, maxImportance, sourceNote, sourceUserProfile, sourceFile)
 }
 
 // PurgeCandidates lists soft-forgotten memories forgotten before before.
-func (e *Engine) PurgeCandidates(before time.Time) []string {
-	return e.candidates(func(it *memindex.Entry) bool {
-		return !it.Live() && it.ForgottenAt > 0 && it.ForgottenAt < before.UnixMilli()
-	})
-}
-
-// candidates lists the ids of the memories match admits, oldest first.
-func (e *Engine) candidates(match func(*memindex.Entry) bool) []string {
-	found := e.index().Select(match)
-	slices.SortFunc(found, func(a, b memindex.Hit) int {
-		if a.TS != b.TS {
-			return cmp.Compare(a.TS, b.TS)
-		}
-		return bytes.Compare(a.ID[:], b.ID[:])
-	})
-	out := make([]string, len(found))
-	for i, h := range found {
-		out[i] = h.ID.Hex()
-	}
-	return out
-}
+func (e *Engine) PurgeCandidates(before time.Time) []string { return e.index().PurgeCandidates(before) }
 
 // Purge deletes soft-forgotten memories for good, with their embeddings.
 // Live ones are never touched.

@@ -416,3 +416,29 @@ func currentFirst(query string, res []Memory) {
 		res[to+i].Confidence, res[to+i].Weak = r.confidence, r.weak
 	}
 }
+
+// TimeSpread is when the memories of one listing happened, from the
+// in-memory index alone (memindex.Spread: Len, Oldest, Newest, Count).
+type TimeSpread = memindex.Spread
+
+// TimeSpread reads when the memories a List with req's filters would show
+// happened (req's sort, limit and offset do not matter). A Count over a
+// period equals the Total of that List over the same period.
+func (e *Engine) TimeSpread(ctx context.Context, req ListRequest) (TimeSpread, error) {
+	if err := e.wait(ctx); err != nil {
+		return TimeSpread{}, err
+	}
+	f, _, err := e.searchFilter(req.Scope, req.ActiveScope, false, req.Tags, req.From, req.To)
+	if err != nil {
+		return TimeSpread{}, err
+	}
+	f.IncludeForgotten, f.OnlyForgotten, f.IncludeArchived = req.IncludeForgotten, req.OnlyForgotten, req.IncludeArchived
+	if req.Source != "" {
+		src, err := checkSource(req.Source)
+		if err != nil {
+			return TimeSpread{}, err
+		}
+		f.Sources = []string{src}
+	}
+	return e.index().Spread(f), nil
+}

@@ -3,14 +3,11 @@ package memory
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/infmem/infmem/internal/facts"
 	"github.com/infmem/infmem/internal/memory/memindex"
-	"github.com/infmem/infmem/mongostore"
+	"github.com/infmem/infmem/internal/memory/recall"
 )
 
 // Knowledge updates. When a new memory states a changed value of what an
@@ -28,9 +25,10 @@ import (
 // routes") is linked to it both ways (contradicts), and the two are
 // recalled together so the user can be asked which holds.
 //
-// Store finds the candidates (relate): the memories of the scopes a
-// search there reads that are closest to the new text by keywords and
-// meaning, and facts.Relate decides. Every mark is a write through apply
+// Store finds the candidates and compares them (relate, over
+// recall.Candidates and recall.Relate: the memories of the scopes a search
+// there reads that are closest to the new text by keywords and meaning,
+// facts.Relate deciding); the engine records the links. Every mark is a write through apply
 // (opLink), so the journal, the sync feed and backups carry it.
 
 // Update is an earlier memory that a new one replaces (or, for
@@ -43,59 +41,6 @@ type Update struct {
 	DiffersIn []string
 }
 
-// Limits of the update detection at store time.
-const (
-	// relateCandidates is how many close memories are compared.
-	relateCandidates = 8
-	// relateMinScore: below this keyword coverage + cosine to the new
-	// text, a memory is not compared; relateMinCoverage without
-	// embeddings.
-	relateMinScore    = 0.45
-	relateMinCoverage = 0.1
-	// relateClaims is how many clauses of a long text that say something
-	// changed are looked up on their own, relateClaimCandidates the
-	// memories compared for each.
-	relateClaims          = 2
-	relateClaimCandidates = 3
-	// maxUpdates and maxContradictions bound what one store marks.
-	maxUpdates        = 3
-	maxContradictions = 2
-)
-
-// storedLinks is what the index keeps of a stored memory's links.
-func storedLinks(m *mongostore.Memory) *memindex.Links {
-	l := &memindex.Links{}
-	if id, err := bson.ObjectIDFromHex(m.SupersededBy); err == nil {
-		l.SupersededBy = id
-	}
-	for _, c := range m.Contradicts {
-		if id, err := bson.ObjectIDFromHex(c); err == nil && len(l.Contradicts) < memindex.MaxContradicts {
-			l.Contradicts = append(l.Contradicts, id)
-		}
-	}
-	l.About = m.LinksAbout[:min(len(m.LinksAbout), memindex.MaxAbout)]
-	return l
-}
-
-// withAbout adds the words a link is about to a memory's (nil: a link
-// about the whole memory, which then ranks for any question).
-func withAbout(l *memindex.Links, about []string, fresh bool) {
-	if about == nil {
-		if fresh {
-			l.About = nil
-		}
-		return
-	}
-	if fresh {
-		l.About = nil
-	}
-	for _, w := range about {
-		if !slices.Contains(l.About, w) && len(l.About) < memindex.MaxAbout {
-			l.About = append(l.About, w)
-		}
-	}
-}
-
 // related is what relate found for a new memory.
 type related struct {
 	updates      []Update
@@ -104,233 +49,72 @@ type related struct {
 }
 
 // relate finds the memories that the new memory d updates, is updated
-// by, or contradicts, and records the links. The caller holds writeMu and
-// has stored d.
-//
-// Conversation turns (a speaker, or source conversation) say much in
-// passing: between them an update needs two words in common and a
-// changed number, amount, date or time next to the same word on both
-// sides ("snack budget to $65" / "snack budget to $75"); a contradiction
-// needs half the words in common; turns of different speakers are never
-// compared.
+// by, or contradicts (recall.Candidates, recall.Relate), and records the
+// links. The caller holds writeMu and has stored d.
 func (e *Engine) relate(ctx context.Context, d *memindex.Doc) (related, error) {
 	var out related
-	id, text, ts, vec, scope := d.ID, d.Text, d.TS, d.Vec, d.Scope
-	set, err := e.searchScopes(scope, "", false)
+	id := d.ID
+	set, err := e.searchScopes(d.Scope, "", false)
 	if err != nil {
 		return out, err
 	}
 	ix := e.index()
-	rq := memindex.RankQuery{Filter: memindex.Filter{Scopes: set}, Terms: ix.Analyze(text), Vector: vec,
-		Candidates: relateCandidates + 1, K: relateCandidates + 1, DuplicateOverlap: 1}
-	if rq.Terms.Empty() && vec == nil {
-		return out, nil
-	}
-	closeness := func(pool []memindex.Candidate) {
-		for i := range pool {
-			pool[i].Score = pool[i].Coverage + pool[i].Cos
-		}
-	}
-	best, err := ix.Rank(ctx, rq, closeness)
-	if err != nil {
+	cands, mine, err := recall.Candidates(ctx, ix, memindex.Filter{Scopes: set}, d)
+	if err != nil || len(cands) == 0 {
 		return out, err
 	}
-	floor := relateMinScore
-	if vec == nil {
-		floor = relateMinCoverage
-	}
-	var hits []hit
-	add := func(cd memindex.Candidate, floor float64) {
-		if cd.ID == id || cd.Kind != memindex.KindMemory || cd.Score < floor || slices.ContainsFunc(hits, func(h hit) bool { return h.id == cd.ID }) {
-			return
-		}
-		if r := ix.RelatedOf(cd.ID); !r.SupersededBy.IsZero() {
-			return // an older version already: its successor is compared
-		}
-		hits = append(hits, hit{id: cd.ID, kind: cd.Kind, ts: cd.TS})
-	}
-	for _, cd := range best {
-		add(cd, floor)
-	}
-	// A long text may update an earlier memory in one of its clauses
-	// ("…, and I've adjusted the snack budget to $75, …"): the memories
-	// closest to each such clause, by its words, are compared too.
-	mine := facts.Parse(text)
-	for _, claim := range mine.Claims(relateClaims) {
-		q := memindex.RankQuery{Filter: rq.Filter, Terms: ix.Analyze(claim), Candidates: relateClaimCandidates + 1, K: relateClaimCandidates + 1, DuplicateOverlap: 1}
-		if q.Terms.Empty() {
-			continue
-		}
-		found, err := ix.Rank(ctx, q, closeness)
-		if err != nil {
-			return out, err
-		}
-		for _, cd := range found {
-			add(cd, relateMinCoverage)
-		}
-	}
-	if len(hits) == 0 {
-		return out, nil
+	hits := make([]hit, len(cands))
+	for i, cd := range cands {
+		hits[i] = hit{id: cd.ID, kind: cd.Kind, ts: cd.TS}
 	}
 	ms, err := e.fetch(ctx, hits)
 	if err != nil {
 		return out, err
 	}
-	tsMS := ts.UnixMilli()
-	speaker := speakerOf(d.Speaker, text)
-	turn := speaker != "" || d.Source == sourceConversation
-	type found struct {
-		m   Memory
-		rel facts.Relation
-		// newer: the stored memory is newer than m.
-		newer bool
+	known := make([]recall.Known, len(ms))
+	for i, m := range ms {
+		known[i] = recall.Known{ID: m.ID, Text: m.Text, Speaker: m.Speaker, Source: m.Source, At: m.Timestamp}
 	}
-	var ups, downs, contra []found
-	for _, m := range ms {
-		theirs := speakerOf(m.Speaker, m.Text)
-		if speaker != "" && theirs != "" && !strings.EqualFold(speaker, theirs) {
-			continue
-		}
-		other := e.parsed.get(m.ID, m.Text)
-		newer := m.Timestamp.UnixMilli() <= tsMS
-		var r facts.Relation
-		if newer {
-			r = facts.RelateParsed(other, mine)
-		} else {
-			r = facts.RelateParsed(mine, other)
-		}
-		if turn || theirs != "" || m.Source == sourceConversation {
-			switch {
-			case r.Kind == facts.Updates && (r.Common < 2 || !r.Anchored):
-				continue
-			case r.Kind == facts.Contradicts && r.Shared < 0.5:
-				continue
-			}
-		}
-		switch {
-		case r.Kind == facts.Updates && newer:
-			ups = append(ups, found{m, r, true})
-		case r.Kind == facts.Updates:
-			downs = append(downs, found{m, r, false})
-		case r.Kind == facts.Contradicts:
-			contra = append(contra, found{m, r, newer})
-		}
-	}
-	// A conversation turn says many things: a link between turns ranks
-	// only for questions about what the two share.
-	aboutOf := func(f found) []string {
-		if !turn && f.m.Speaker == "" && f.m.Source != sourceConversation {
-			return nil
-		}
-		terms := ix.Analyze(strings.Join(f.rel.About, " ")).Terms()
-		return terms[:min(len(terms), memindex.MaxAbout)]
-	}
-	closest := func(a, b found) int { return -cmpFloat(a.rel.Shared, b.rel.Shared) }
-	slices.SortStableFunc(ups, closest)
-	slices.SortStableFunc(contra, closest)
-	slices.SortStableFunc(downs, closest)
+	rel := recall.Relate(ix, d, mine, known, &e.parsed)
 	hexID := id.Hex()
-	for _, f := range ups[:min(len(ups), maxUpdates)] {
-		about := aboutOf(f)
-		if err := e.link(ctx, f.m.ID, func(l *memindex.Links) { l.SupersededBy = id; withAbout(l, about, len(l.Contradicts) == 0) }); err != nil {
+	update := func(f recall.Found) Update {
+		return Update{ID: ms[f.At].ID, Text: snippet(ms[f.At].Text, 200), DiffersIn: f.DiffersIn}
+	}
+	for _, f := range rel.Updates {
+		about := f.About
+		if err := e.link(ctx, ms[f.At].ID, func(l *memindex.Links) { l.SupersededBy = id; l.WithAbout(about, len(l.Contradicts) == 0) }); err != nil {
 			return out, err
 		}
-		out.updates = append(out.updates, Update{ID: f.m.ID, Text: snippet(f.m.Text, 200), DiffersIn: kinds(f.rel.DiffersIn)})
+		out.updates = append(out.updates, update(f))
 	}
-	if len(downs) > 0 {
-		f := downs[0]
-		succ, _ := bson.ObjectIDFromHex(f.m.ID)
-		about := aboutOf(f)
-		if err := e.link(ctx, hexID, func(l *memindex.Links) { l.SupersededBy = succ; withAbout(l, about, len(l.Contradicts) == 0) }); err != nil {
+	if f := rel.SupersededBy; f != nil {
+		succ, _ := bson.ObjectIDFromHex(ms[f.At].ID)
+		about := f.About
+		if err := e.link(ctx, hexID, func(l *memindex.Links) { l.SupersededBy = succ; l.WithAbout(about, len(l.Contradicts) == 0) }); err != nil {
 			return out, err
 		}
-		out.supersededBy = &Update{ID: f.m.ID, Text: snippet(f.m.Text, 200), DiffersIn: kinds(f.rel.DiffersIn)}
+		u := update(*f)
+		out.supersededBy = &u
 	}
-	for _, f := range contra[:min(len(contra), maxContradictions)] {
-		other, _ := bson.ObjectIDFromHex(f.m.ID)
-		about := aboutOf(f)
+	for _, f := range rel.Contradicts {
+		other, _ := bson.ObjectIDFromHex(ms[f.At].ID)
+		about := f.About
 		mark := func(with bson.ObjectID) func(*memindex.Links) {
 			return func(l *memindex.Links) {
 				fresh := l.SupersededBy.IsZero() && len(l.Contradicts) == 0
-				l.Contradicts = addLink(l.Contradicts, with)
-				withAbout(l, about, fresh)
+				l.AddContradiction(with)
+				l.WithAbout(about, fresh)
 			}
 		}
-		if err := e.link(ctx, f.m.ID, mark(id)); err != nil {
+		if err := e.link(ctx, ms[f.At].ID, mark(id)); err != nil {
 			return out, err
 		}
 		if err := e.link(ctx, hexID, mark(other)); err != nil {
 			return out, err
 		}
-		out.contradicts = append(out.contradicts, Update{ID: f.m.ID, Text: snippet(f.m.Text, 200), DiffersIn: kinds(f.rel.DiffersIn)})
+		out.contradicts = append(out.contradicts, update(f))
 	}
 	return out, nil
-}
-
-// speakerOf is who said a memory: its speaker, else the name its text
-// starts with ("Caroline: …").
-func speakerOf(speaker, text string) string {
-	if speaker != "" {
-		return speaker
-	}
-	return facts.Speaker(text)
-}
-
-// statementCache keeps memories' texts parsed for update detection, by
-// id: the same earlier memories are compared again and again. Used under
-// writeMu.
-type statementCache struct {
-	m map[string]cachedStatement
-}
-
-type cachedStatement struct {
-	text string
-	s    *facts.Statement
-}
-
-const statementCacheSize = 2048
-
-func (c *statementCache) get(id, text string) *facts.Statement {
-	if st, ok := c.m[id]; ok && st.text == text {
-		return st.s
-	}
-	if c.m == nil || len(c.m) >= statementCacheSize {
-		c.m = make(map[string]cachedStatement, statementCacheSize)
-	}
-	s := facts.Parse(text)
-	c.m[id] = cachedStatement{text, s}
-	return s
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func kinds(ks []facts.Kind) []string {
-	out := make([]string, len(ks))
-	for i, k := range ks {
-		out[i] = string(k)
-	}
-	return out
-}
-
-// addLink adds id to a memory's contradictions, keeping the newest
-// memindex.MaxContradicts.
-func addLink(list []bson.ObjectID, id bson.ObjectID) []bson.ObjectID {
-	if slices.Contains(list, id) {
-		return list
-	}
-	list = append(list, id)
-	if len(list) > memindex.MaxContradicts {
-		list = list[len(list)-memindex.MaxContradicts:]
-	}
-	return list
 }
 
 // link changes the links of memory idHex through apply. The caller holds

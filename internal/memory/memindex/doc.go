@@ -3,7 +3,8 @@
 // its text refers to, use count, content key), its text in a keyword index
 // (textindex) and its embedding in a vector index (vecindex), each memory
 // in one slot of all three. It answers what the engine asks without the
-// database: filtered scans and counts, exact duplicates by content key,
+// database: filtered scans and counts (and when the memories of a listing
+// happened: Spread, spread.go), exact duplicates by content key,
 // similar memories by cosine, keyword matches, conversations and the turns
 // next to a memory, ranking candidates with their evidence (a summary is a
 // way in to its conversation's turns, never in their place: summaries.go),

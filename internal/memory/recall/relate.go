@@ -1,0 +1,247 @@
+package recall
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/infmem/infmem/internal/facts"
+	"github.com/infmem/infmem/internal/memory/content"
+	"github.com/infmem/infmem/internal/memory/memindex"
+)
+
+// Update detection at store time: which earlier memories a new one
+// updates, is updated by, or contradicts (memory/supersede.go records the
+// links; supersede.go here ranks with them). Candidates finds the
+// memories to compare, the closest to the new text by keywords and
+// meaning, and to each clause of a long text that says something changed;
+// Relate compares them (facts.Relate decides).
+//
+// Conversation turns (a speaker, or source conversation) say much in
+// passing: between them an update needs two words in common and a
+// changed number, amount, date or time next to the same word on both
+// sides ("snack budget to $65" / "snack budget to $75"); a contradiction
+// needs half the words in common; turns of different speakers are never
+// compared.
+
+// Limits of the update detection at store time.
+const (
+	// relateCandidates is how many close memories are compared.
+	relateCandidates = 8
+	// relateMinScore: below this keyword coverage + cosine to the new
+	// text, a memory is not compared; relateMinCoverage without
+	// embeddings.
+	relateMinScore    = 0.45
+	relateMinCoverage = 0.1
+	// relateClaims is how many clauses of a long text that say something
+	// changed are looked up on their own, relateClaimCandidates the
+	// memories compared for each.
+	relateClaims          = 2
+	relateClaimCandidates = 3
+	// maxUpdates and maxContradictions bound what one store marks.
+	maxUpdates        = 3
+	maxContradictions = 2
+)
+
+// Known is an earlier memory Relate compares with the new one.
+type Known struct {
+	ID, Text, Speaker, Source string
+	At                        time.Time
+}
+
+// Found is an earlier memory the new one relates to: At is its place in
+// the Known slice, DiffersIn the kinds of detail that changed, About the
+// words the link is about (nil: the whole memory).
+type Found struct {
+	At        int
+	DiffersIn []string
+	About     []string
+}
+
+// Relations is what Relate found: the memories the new one updates (at
+// most maxUpdates), the one that updates it, and those it contradicts (at
+// most maxContradictions), the closest first.
+type Relations struct {
+	Updates      []Found
+	SupersededBy *Found
+	Contradicts  []Found
+}
+
+// Candidates finds, among the memories f admits, those to compare with
+// the new memory d (never d itself, nor an older version whose successor
+// is compared), and returns d's text parsed.
+func Candidates(ctx context.Context, ix *memindex.Index, f memindex.Filter, d *memindex.Doc) ([]memindex.Candidate, *facts.Statement, error) {
+	id, text, vec := d.ID, d.Text, d.Vec
+	rq := memindex.RankQuery{Filter: f, Terms: ix.Analyze(text), Vector: vec,
+		Candidates: relateCandidates + 1, K: relateCandidates + 1, DuplicateOverlap: 1}
+	if rq.Terms.Empty() && vec == nil {
+		return nil, nil, nil
+	}
+	closeness := func(pool []memindex.Candidate) {
+		for i := range pool {
+			pool[i].Score = pool[i].Coverage + pool[i].Cos
+		}
+	}
+	best, err := ix.Rank(ctx, rq, closeness)
+	if err != nil {
+		return nil, nil, err
+	}
+	floor := relateMinScore
+	if vec == nil {
+		floor = relateMinCoverage
+	}
+	var out []memindex.Candidate
+	add := func(cd memindex.Candidate, floor float64) {
+		if cd.ID == id || cd.Kind != memindex.KindMemory || cd.Score < floor || slices.ContainsFunc(out, func(c memindex.Candidate) bool { return c.ID == cd.ID }) {
+			return
+		}
+		if r := ix.RelatedOf(cd.ID); !r.SupersededBy.IsZero() {
+			return // an older version already: its successor is compared
+		}
+		out = append(out, cd)
+	}
+	for _, cd := range best {
+		add(cd, floor)
+	}
+	// A long text may update an earlier memory in one of its clauses
+	// ("…, and I've adjusted the snack budget to $75, …"): the memories
+	// closest to each such clause, by its words, are compared too.
+	mine := facts.Parse(text)
+	for _, claim := range mine.Claims(relateClaims) {
+		q := memindex.RankQuery{Filter: rq.Filter, Terms: ix.Analyze(claim), Candidates: relateClaimCandidates + 1, K: relateClaimCandidates + 1, DuplicateOverlap: 1}
+		if q.Terms.Empty() {
+			continue
+		}
+		found, err := ix.Rank(ctx, q, closeness)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, cd := range found {
+			add(cd, relateMinCoverage)
+		}
+	}
+	return out, mine, nil
+}
+
+// Relate compares the new memory d (its text parsed: mine) with the
+// earlier memories ms, their texts parsed through parsed.
+func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Known, parsed *Statements) Relations {
+	var out Relations
+	tsMS := d.TS.UnixMilli()
+	speaker := speakerOf(d.Speaker, d.Text)
+	turn := speaker != "" || d.Source == content.SourceConversation
+	type found struct {
+		at  int
+		rel facts.Relation
+	}
+	var ups, downs, contra []found
+	for i, m := range ms {
+		theirs := speakerOf(m.Speaker, m.Text)
+		if speaker != "" && theirs != "" && !strings.EqualFold(speaker, theirs) {
+			continue
+		}
+		other := parsed.Get(m.ID, m.Text)
+		newer := m.At.UnixMilli() <= tsMS
+		var r facts.Relation
+		if newer {
+			r = facts.RelateParsed(other, mine)
+		} else {
+			r = facts.RelateParsed(mine, other)
+		}
+		if turn || theirs != "" || m.Source == content.SourceConversation {
+			switch {
+			case r.Kind == facts.Updates && (r.Common < 2 || !r.Anchored):
+				continue
+			case r.Kind == facts.Contradicts && r.Shared < 0.5:
+				continue
+			}
+		}
+		switch {
+		case r.Kind == facts.Updates && newer:
+			ups = append(ups, found{i, r})
+		case r.Kind == facts.Updates:
+			downs = append(downs, found{i, r})
+		case r.Kind == facts.Contradicts:
+			contra = append(contra, found{i, r})
+		}
+	}
+	// A conversation turn says many things: a link between turns ranks
+	// only for questions about what the two share.
+	result := func(f found) Found {
+		out := Found{At: f.at, DiffersIn: kinds(f.rel.DiffersIn)}
+		if m := ms[f.at]; turn || m.Speaker != "" || m.Source == content.SourceConversation {
+			terms := ix.Analyze(strings.Join(f.rel.About, " ")).Terms()
+			out.About = terms[:min(len(terms), memindex.MaxAbout)]
+		}
+		return out
+	}
+	closest := func(a, b found) int { return -cmpFloat(a.rel.Shared, b.rel.Shared) }
+	slices.SortStableFunc(ups, closest)
+	slices.SortStableFunc(contra, closest)
+	slices.SortStableFunc(downs, closest)
+	for _, f := range ups[:min(len(ups), maxUpdates)] {
+		out.Updates = append(out.Updates, result(f))
+	}
+	if len(downs) > 0 {
+		f := result(downs[0])
+		out.SupersededBy = &f
+	}
+	for _, f := range contra[:min(len(contra), maxContradictions)] {
+		out.Contradicts = append(out.Contradicts, result(f))
+	}
+	return out
+}
+
+// speakerOf is who said a memory: its speaker, else the name its text
+// starts with ("Caroline: …").
+func speakerOf(speaker, text string) string {
+	if speaker != "" {
+		return speaker
+	}
+	return facts.Speaker(text)
+}
+
+// Statements keeps memories' texts parsed for update detection, by id:
+// the same earlier memories are compared again and again. Not safe for
+// concurrent use (the engine uses it under its write lock).
+type Statements struct {
+	m map[string]cachedStatement
+}
+
+type cachedStatement struct {
+	text string
+	s    *facts.Statement
+}
+
+const statementCacheSize = 2048
+
+func (c *Statements) Get(id, text string) *facts.Statement {
+	if st, ok := c.m[id]; ok && st.text == text {
+		return st.s
+	}
+	if c.m == nil || len(c.m) >= statementCacheSize {
+		c.m = make(map[string]cachedStatement, statementCacheSize)
+	}
+	s := facts.Parse(text)
+	c.m[id] = cachedStatement{text, s}
+	return s
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func kinds(ks []facts.Kind) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = string(k)
+	}
+	return out
+}
