@@ -15,7 +15,7 @@ import (
 // backup is: another device, another program or a damaged file may have
 // written them. Every memory and summary the index takes, in the full load
 // and from another device's change (refreshDoc), passes the rules a restore
-// applies (CheckStoredMemory, CheckStoredSummary; validate.go). One that
+// applies (CheckStoredMemory, CheckStoredSummary; content/validate.go). One that
 // breaks them, or does not decode at all, is left out of the index and
 // recorded here (status and doctor show it); it never stops the load or
 // the follower, and the others are read as usual.

@@ -13,23 +13,25 @@
 //   - engine.go: options, start-up (the index from its snapshot or the
 //     database), Reload after a restore, Close.
 //   - store.go, update.go, forget.go, userprofile.go, scopeops.go: the
-//     tools' operations, with their input checks (validate.go, resolve.go
-//     for scopes; text and tags by package content, the profile's by
-//     package profile).
+//     tools' operations, with their input checks (resolve.go for scopes;
+//     text, tags, the other fields and stored documents by package content,
+//     the profile's by package profile).
 //   - write.go: apply, the one path every change to a memory takes
 //     (journal, database, embedding, index, embed queue, observer), and
 //     the collection a memory's kind lives in; follower.go: its one
 //     observer, the Follower, which package memsync implements to keep
 //     several devices sharing a database in step (the engine knows no
 //     change feed).
-//   - search.go, ranked.go, results.go, current.go: recall. Ranking is
+//   - search.go, ranked.go, results.go: recall. Ranking is
 //     package recall's (query.go reads a question: keywords without
 //     filler, typo alternatives, the period its time words name; people.go
 //     turns "my sister" into the profile's name for her; rank.go weighs
 //     the evidence the index gathers and gives each result a confidence
 //     and the relevance bar its verdict, both fitted on every recall set
 //     at once by `infmem-bench recall --calibrate`); ranked.go hands it
-//     the index, the embedder and the profile's contacts.
+//     the index, the embedder and the profile's contacts; current.go
+//     moves the current value first). supersede.go records the links
+//     recall's relate.go finds at store time (updates, contradictions).
 //   - snapshot.go: when the index snapshot is trusted (the rule is stated
 //     at its top), with the change journal that keeps it usable after a
 //     crash (memindex/journal.go).

@@ -5,10 +5,12 @@
 // scores them (keywords, meaning, time, speaker, neighbouring turns,
 // tie-breakers, the lesson boost), ranks a superseded memory just below
 // its successor (supersede.go), finds which result states the current
-// value a question asks for (CurrentFirst: current.go) and turns evidence into confidences and
-// the relevance bar's verdict, fitted on every recall set at once
+// value a question asks for (CurrentFirst: current.go) and turns evidence
+// into confidences and the relevance bar's verdict, fitted on every recall set at once
 // (`infmem-bench recall --calibrate`). It reads only the index it is given and what the
 // engine passes in; the engine (package memory) fetches the results.
+// At store time it also finds which earlier memories a new one updates
+// or contradicts (relate.go); the engine records the links.
 package recall
 
 import (
