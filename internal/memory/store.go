@@ -9,8 +9,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/infmem/infmem/internal/facts"
 	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/internal/memory/recall"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -59,6 +59,16 @@ type StoreResult struct {
 	SupersededBy *Update
 	Contradicts  []Update
 }
+
+// Similar is a stored memory that reads like a new one (recall.Similar).
+type Similar = recall.Similar
+
+// Thresholds for reporting similar memories (recall's).
+const (
+	SimilarCosine     = recall.SimilarCosine
+	ParaphraseCosine  = recall.ParaphraseCosine
+	ParaphraseOverlap = recall.ParaphraseOverlap
+)
 
 // Store remembers a memory, unless an identical one is already in its scope.
 func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, error) {
@@ -130,7 +140,11 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		if err != nil {
 			e.log.Warn("cannot read similar memories", "err", err)
 		}
-		res.Similar = compareSimilar(text, ms)
+		cl := make([]recall.Close, len(ms))
+		for i, m := range ms {
+			cl[i] = recall.Close{ID: m.ID, Text: m.Text, Cos: m.Confidence}
+		}
+		res.Similar = recall.CompareSimilar(text, cl)
 		// What updates already lists is not repeated.
 		res.Similar = slices.DeleteFunc(res.Similar, func(s Similar) bool {
 			return slices.ContainsFunc(res.Updates, func(u Update) bool { return u.ID == s.ID })
@@ -192,7 +206,6 @@ func (e *Engine) checkStore(ctx context.Context, req StoreRequest) (storeInput, 
 	return storeInput{text: text, source: source, scope: scope, speaker: speaker, conv: conv, category: category,
 		tags: tags, importance: importance, now: now, ts: ts, created: created}, nil
 }
-
 
 // parseID turns a memory id from a client into an ObjectID.
 // parseIDs parses every id before anything is changed.

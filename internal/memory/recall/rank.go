@@ -10,7 +10,8 @@
 // (`infmem-bench recall --calibrate`). It reads only the index it is given and what the
 // engine passes in; the engine (package memory) fetches the results.
 // At store time it also finds which earlier memories a new one updates
-// or contradicts (relate.go); the engine records the links.
+// or contradicts (relate.go; the engine records the links) and which read
+// like it (CompareSimilar: similar.go).
 package recall
 
 import (

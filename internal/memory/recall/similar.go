@@ -1,4 +1,13 @@
-package memory
+package recall
+
+import (
+	"github.com/infmem/infmem/internal/facts"
+	"github.com/infmem/infmem/internal/memory/content"
+)
+
+// The memories a store reports as reading like the new one (StoreResult's
+// Similar): CompareSimilar keeps those that state the same fact and those
+// that read the same with different details.
 
 // Similar is a stored memory that reads like a new one.
 type Similar struct {
@@ -35,17 +44,24 @@ const (
 	ParaphraseOverlap = 0.5
 )
 
-// compareSimilar keeps, of the memories close to text in meaning (and in
+// Close is a stored memory close to a new text in meaning: Cos is the
+// cosine of their embeddings.
+type Close struct {
+	ID, Text string
+	Cos      float64
+}
+
+// CompareSimilar keeps, of the memories close to text in meaning (and in
 // words, below SimilarCosine), those that state the same fact and those
 // that read the same with different details, at most three.
-func compareSimilar(text string, ms []Memory) []Similar {
+func CompareSimilar(text string, ms []Close) []Similar {
 	var out []Similar
 	mine := facts.Extract(text)
 	for _, m := range ms {
 		theirs := facts.Extract(m.Text)
 		diffs := facts.Compare(mine, theirs)
-		cos := m.Confidence
-		s := Similar{ID: m.ID, Text: snippet(m.Text, 200), Similarity: cos}
+		cos := m.Cos
+		s := Similar{ID: m.ID, Text: content.Snippet(m.Text, 200), Similarity: cos}
 		// A name spelled nearly alike (a typo, or two people easily
 		// confused) is worth saying under the cosine bar too.
 		near := facts.NearNames(theirs, mine)
