@@ -30,14 +30,6 @@ type ScopeMatch struct {
 	Memories int
 }
 
-// ProfileMatch is a profile entry that names what a forget by query is
-// about. Field is name, preferences, facts, contacts or notes; Key the
-// preference or fact key, the contact's name or the note; Text the entry
-// as the profile shows it.
-type ProfileMatch struct {
-	Field, Key, Text string
-}
-
 // about is what a forget by query reaches beyond the words: the scopes
 // it names, their memories the words leave out, the profile entries.
 type about struct {
@@ -140,27 +132,6 @@ func names(ix *memindex.Index, q textindex.Query, text string) bool {
 	return true
 }
 
-// removeFromProfile removes the matched profile entries.
-func (e *Engine) removeFromProfile(ctx context.Context, ms []ProfileMatch) error {
-	var u ProfileUpdate
-	for _, m := range ms {
-		switch m.Field {
-		case "name":
-			u.Name = new(string)
-		case "preferences":
-			u.RemovePreferences = append(u.RemovePreferences, m.Key)
-		case "facts":
-			u.RemoveFacts = append(u.RemoveFacts, m.Key)
-		case "contacts":
-			u.RemoveContacts = append(u.RemoveContacts, m.Key)
-		case "notes":
-			u.RemoveNotes = append(u.RemoveNotes, m.Key)
-		}
-	}
-	_, _, err := e.UpdateProfile(ctx, u)
-	return err
-}
-
 // aboutNote says what a forget by query reaches beyond the words: left
 // out (listed, and how to include it) or included.
 func aboutNote(req ForgetRequest, a about, done bool) string {
@@ -214,20 +185,6 @@ func aboutNote(req ForgetRequest, a about, done bool) string {
 		return fmt.Sprintf(" Included: %s; the profile entries were removed for good (update_user_profile can add them back).", what)
 	}
 	return fmt.Sprintf(" Included: %s; the profile entries would be removed for good.", what)
-}
-
-func profileField(f string) string {
-	switch f {
-	case "preferences":
-		return "preference"
-	case "facts":
-		return "fact"
-	case "contacts":
-		return "contact"
-	case "notes":
-		return "note"
-	}
-	return f
 }
 
 // plural is "1 memory", "2 memories".
