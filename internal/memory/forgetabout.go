@@ -3,13 +3,12 @@ package memory
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/internal/memory/profile"
 	"github.com/infmem/infmem/internal/memory/recall"
 	"github.com/infmem/infmem/internal/textindex"
 	"github.com/infmem/infmem/scopes"
@@ -28,6 +27,16 @@ import (
 type ScopeMatch struct {
 	Name     string
 	Memories int
+}
+
+// ProfileMatch is a profile entry that names what a forget by query is
+// about (profile.Match).
+type ProfileMatch = profile.Match
+
+// removeFromProfile removes the matched profile entries.
+func (e *Engine) removeFromProfile(ctx context.Context, ms []ProfileMatch) error {
+	_, _, err := e.UpdateProfile(ctx, profile.Removal(ms))
+	return err
 }
 
 // about is what a forget by query reaches beyond the words: the scopes
@@ -87,31 +96,7 @@ func (e *Engine) forgetAbout(ctx context.Context, req ForgetRequest, byText []hi
 	if err != nil {
 		return out, err
 	}
-	match := func(field, key, text string) {
-		if names(ix, q, text) {
-			out.profile = append(out.profile, ProfileMatch{Field: field, Key: key, Text: snippet(text, 200)})
-		}
-	}
-	match("name", p.Name, p.Name)
-	for _, k := range slices.Sorted(maps.Keys(p.Preferences)) {
-		match("preferences", k, k+": "+p.Preferences[k])
-	}
-	for _, k := range slices.Sorted(maps.Keys(p.Facts)) {
-		match("facts", k, k+": "+p.Facts[k])
-	}
-	for _, c := range p.Contacts {
-		text := c.Name
-		if c.Relation != "" {
-			text += " (" + c.Relation + ")"
-		}
-		if c.Notes != "" {
-			text += " " + c.Notes
-		}
-		match("contacts", c.Name, text)
-	}
-	for _, n := range p.Notes {
-		match("notes", n, n)
-	}
+	out.profile = profile.Matches(p, func(text string) bool { return names(ix, q, text) })
 	return out, nil
 }
 
@@ -148,7 +133,7 @@ func aboutNote(req ForgetRequest, a about, done bool) string {
 	if len(a.profile) > 0 {
 		var ps []string
 		for _, p := range a.profile {
-			ps = append(ps, fmt.Sprintf("%s %q", profileField(p.Field), snippet(p.Key, 40)))
+			ps = append(ps, fmt.Sprintf("%s %q", profile.FieldName(p.Field), snippet(p.Key, 40)))
 		}
 		parts = append(parts, "the profile's "+strings.Join(ps, ", "))
 		lists = append(lists, "profile")

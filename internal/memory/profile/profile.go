@@ -1,6 +1,7 @@
 // Package profile owns the user's profile document (name, preferences,
 // facts, contacts, notes): reading it, applying an update with its checks,
-// and the time zone it names. The memory engine serialises updates with
+// the time zone it names, and the entries a "forget everything about X"
+// names (Matches, Removal: match.go). The memory engine serialises updates with
 // its own writes (memory.Engine.UpdateProfile).
 package profile
 
