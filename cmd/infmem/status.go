@@ -378,7 +378,7 @@ func printStatus(out io.Writer, rep *statusReport, ep control.Endpoints) error {
 	d := rep.Daemon
 	switch control.Presence(d.Presence) {
 	case control.Running:
-		if d.PID == 0 {
+		if d.Problem != "" {
 			// The daemon answered the probe but not the status request.
 			fmt.Fprintf(w, "daemon\trunning, but its status cannot be read: %s\n", firstLineOf(d.Problem))
 			break
