@@ -696,7 +696,9 @@ func (a *agedRun) flips(before, after []agedAnswer) {
 // summarize.FactSentences) it all keeps, and the share whose details
 // (numbers, amounts, dates, times, names: internal/facts) it all states —
 // the measure that also applies to a model's summary, which does not
-// quote. It also counts summaries that repeat a speaker label.
+// quote. Beside those, of every fact sentence of the summarized sessions
+// (gold or not: RealMemBench names its gold by session), the share kept.
+// It also counts summaries that repeat a speaker label.
 func (a *agedRun) quotes(ctx context.Context, eng *memory.Engine, methods map[string]int, verbose bool) (string, error) {
 	sums := map[string]string{} // conversation -> summary text
 	doubled := 0
@@ -733,7 +735,7 @@ func (a *agedRun) quotes(ctx context.Context, eng *memory.Engine, methods map[st
 			gold[g] = true
 		}
 	}
-	var n, whole, factsKept, detailsKept, chars, sessChars int
+	var n, whole, factsKept, detailsKept, chars, sessChars, allFacts, allFactsKept int
 	for conv, text := range sums {
 		idx := byConv[conv]
 		msgs := make([]summarize.Message, len(idx))
@@ -746,6 +748,14 @@ func (a *agedRun) quotes(ctx context.Context, eng *memory.Engine, methods map[st
 		folded := strings.Join(strings.Fields(text), " ")
 		sumDetails := facts.Extract(text)
 		factSents := summarize.FactSentences(msgs)
+		for _, ss := range factSents {
+			for _, x := range ss {
+				allFacts++
+				if strings.Contains(folded, strings.Join(strings.Fields(x), " ")) {
+					allFactsKept++
+				}
+			}
+		}
 		for k, i := range idx {
 			id := a.set.Messages[i].ID
 			if !gold[id] {
@@ -774,8 +784,8 @@ func (a *agedRun) quotes(ctx context.Context, eng *memory.Engine, methods map[st
 	for _, k := range slices.Sorted(maps.Keys(methods)) {
 		ms = append(ms, fmt.Sprintf("%s %d", k, methods[k]))
 	}
-	return fmt.Sprintf("%d summaries (%s), %.0f %% of their sessions' length; of %d gold messages in a summarized session, the summary quotes %.1f %% whole, keeps every fact sentence of %.1f %%, states every detail of %.1f %%; summaries repeating a speaker label: %d",
-		len(sums), strings.Join(ms, ", "), 100*float64(chars)/float64(max(sessChars, 1)), n, share100(whole, n), share100(factsKept, n), share100(detailsKept, n), doubled), nil
+	return fmt.Sprintf("%d summaries (%s), %.0f %% of their sessions' length; of %d fact sentences in the summarized sessions, %.1f %% kept; of %d gold messages in a summarized session, the summary quotes %.1f %% whole, keeps every fact sentence of %.1f %%, states every detail of %.1f %%; summaries repeating a speaker label: %d",
+		len(sums), strings.Join(ms, ", "), 100*float64(chars)/float64(max(sessChars, 1)), allFacts, share100(allFactsKept, allFacts), n, share100(whole, n), share100(factsKept, n), share100(detailsKept, n), doubled), nil
 }
 
 // detailsIn reports whether every number, amount, date, time and name of
