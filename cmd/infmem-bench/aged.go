@@ -360,6 +360,7 @@ func runAged(ctx context.Context, args []string) error {
 	verbose := fs.Bool("v", false, "print the questions whose nothing_relevant changed, and the summaries")
 	changed := fs.Bool("changed", false, "print the questions whose R@10 changed with the pass, with both answers (confidence, summary, messages it stands for, text)")
 	refresh := fs.Bool("refresh-before", false, "with --keep: ask the set without the pass again with this build (stored into a fresh root), rather than the answers saved when the kept root was made")
+	sample := fs.Int("sample", 0, "keep only the first N scopes of each set (0: all), to measure a large set in less time")
 	keep := fs.String("keep", "", "engine: keep each set's data root in this folder (DIR/SET) after the pass; a kept root is asked again without storing or a new pass")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -404,6 +405,9 @@ func runAged(ctx context.Context, args []string) error {
 		s, err := loadSet(spec)
 		if err != nil {
 			return err
+		}
+		if *sample > 0 {
+			s.keepScopes(*sample)
 		}
 		root := filepath.Join(tmp, fmt.Sprintf("root%d", i))
 		now := time.Now()
