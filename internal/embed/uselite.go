@@ -80,7 +80,7 @@ func NewUSELite() (*USELite, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := newUSELite(data, bestKernel(), asmF16Kernel())
+	m, err := newUSELite(data, bestKernel(), asmF16Kernel(), asmF16Kernel12())
 	if err != nil {
 		return nil, err
 	}
@@ -102,14 +102,15 @@ func NewUSELite() (*USELite, error) {
 }
 
 // newUSELite builds the model with the given kernels; kern16 nil means
-// decode the weights to fp32.
-func newUSELite(data []byte, kern kernelFunc, kern16 f16KernelFunc) (*USELite, error) {
+// decode the weights to fp32; kern12, when not nil, is kern16 over twelve
+// rows at once.
+func newUSELite(data []byte, kern kernelFunc, kern16, kern12 f16KernelFunc) (*USELite, error) {
 	bl, err := parseBlob(data)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load USE-lite weights: %w", err)
 	}
 	m := &USELite{kern: kern}
-	l := loader{bl: bl, kern: kern, kern16: kern16}
+	l := loader{bl: bl, kern: kern, kern16: kern16, kern12: kern12}
 	m.emb = l.raw("embeddings", dtypeF16, vocabRows, embDim)
 	inv := l.vec("timing.inv", timingDims)
 	m.lnEps = l.scalar("ln.eps")
@@ -170,6 +171,7 @@ type loader struct {
 	bl     *blob
 	kern   kernelFunc
 	kern16 f16KernelFunc
+	kern12 f16KernelFunc
 	err    error
 }
 
@@ -206,7 +208,9 @@ func (l *loader) mat(name string, k, n int) *matrix {
 		l.err = fmt.Errorf("%w: tensor %q has %d columns, not a multiple of %d", errCorruptBlob, name, n, kernCols)
 		return nil
 	}
-	return newMatrix(t.data, k, n, l.kern, l.kern16)
+	m := newMatrix(t.data, k, n, l.kern, l.kern16)
+	m.setKern12(l.kern12)
+	return m
 }
 
 // ModelID implements Embedder.

@@ -143,7 +143,7 @@ func TestEveryKernelMatchesJavaScript(t *testing.T) {
 			if tk.name == "go-f16" {
 				t.Skip("test-only reference kernel; covered by the kernel tests")
 			}
-			m, err := newUSELite(useLiteBlob, tk.kern, tk.kern16)
+			m, err := newUSELite(useLiteBlob, tk.kern, tk.kern16, tk.kern12)
 			if err != nil {
 				t.Fatal(err)
 			}
