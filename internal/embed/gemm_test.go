@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"context"
 	"github.com/infmem/infmem/internal/f16"
 
 	"encoding/binary"
@@ -331,6 +332,46 @@ func TestAVX512PairKernelSameBits(t *testing.T) {
 		for i := range c0 {
 			if math.Float32bits(c0[i]) != math.Float32bits(c1[i]) {
 				t.Fatalf("k=%d: element %d (row %d, column %d): avx2 %v, avx512 %v", k, i, i/ldc, i%ldc, c0[i], c1[i])
+			}
+		}
+	}
+}
+
+// TestAVX512ModelSameBits: the model with the AVX-512 kernels embeds the
+// reference texts, one at a time and in batches, to exactly the vectors it
+// gives with the AVX2 kernel alone.
+func TestAVX512ModelSameBits(t *testing.T) {
+	k12 := asmF16Kernel12()
+	if k12 == nil {
+		t.Skip("no AVX-512 kernel on this CPU or build")
+	}
+	with, err := newUSELite(useLiteBlob, asmKernel(), asmF16Kernel(), k12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := newUSELite(useLiteBlob, asmKernel(), asmF16Kernel(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, c := range loadReference(t) {
+		texts = append(texts, c.Text)
+	}
+	ctx := context.Background()
+	for _, batch := range [][]string{texts[:1], texts[:7], texts} {
+		a, err := with.EmbedBatch(ctx, batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := without.EmbedBatch(ctx, batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range a {
+			for j := range a[i] {
+				if math.Float32bits(a[i][j]) != math.Float32bits(b[i][j]) {
+					t.Fatalf("batch of %d, text %d, component %d: %v with AVX-512, %v without", len(batch), i, j, a[i][j], b[i][j])
+				}
 			}
 		}
 	}

@@ -455,11 +455,7 @@ func (m *USELite) layer(L *encoderLayer, s *scratch, seqs [][]int, rows int, x, 
 	f1 := s.f1[:rows*ffnDim]
 	fillRows(f1, L.ffn1Bias, rows)
 	L.ffn1.mulAdd(rows, f, useDim, f1, ffnDim)
-	for i, v := range f1 {
-		if v < 0 {
-			f1[i] = 0
-		}
-	}
+	relu(f1)
 	y = y[:rows*useDim]
 	for r := range rows {
 		row := y[r*useDim : (r+1)*useDim]
@@ -519,7 +515,11 @@ func (m *USELite) attendHead(hs *headScratch, d, h, n, r0 int, qkv, ctx []float3
 		row := scores[i*n16 : i*n16+n]
 		mx := row[0]
 		for _, v := range row[1:] {
-			mx = max(mx, v)
+			// Not the builtin max, whose NaN and signed-zero handling
+			// cost a third of the softmax; the scores are finite.
+			if v > mx {
+				mx = v
+			}
 		}
 		var sum float32
 		for j, v := range row {
@@ -570,5 +570,15 @@ func layerNorm(dst, src []float32, d, rows int, scale, bias []float32, eps float
 		for j, v := range x {
 			o[j] = (v-mean)*(scale[j]*rs) + bias[j]
 		}
+	}
+}
+
+// relu sets the negative values of x to zero, without a branch: about half
+// of them are negative, in no order a branch predictor could learn. The
+// values are finite (a NaN with its sign bit set would become 0).
+func relu(x []float32) {
+	for i, v := range x {
+		b := math.Float32bits(v)
+		x[i] = math.Float32frombits(b &^ uint32(int32(b)>>31))
 	}
 }

@@ -316,3 +316,14 @@ func TestUSELiteEmptyBatchAndEmptyTexts(t *testing.T) {
 		t.Error("invalid UTF-8 produced no tokens")
 	}
 }
+
+func TestRelu(t *testing.T) {
+	x := []float32{-1, 0, 2.5, -1e-30, float32(math.Inf(-1)), float32(math.Inf(1)), -0.0, 3}
+	want := []float32{0, 0, 2.5, 0, 0, float32(math.Inf(1)), 0, 3}
+	relu(x)
+	for i := range x {
+		if x[i] != want[i] {
+			t.Fatalf("relu: element %d = %v, want %v", i, x[i], want[i])
+		}
+	}
+}
