@@ -114,6 +114,10 @@ type Index struct {
 	vecs *vecindex.Index
 	// vecCount is how many slots have their embedding in vecs.
 	vecCount int
+	// vecGen counts the changes of vecs, and vecLog holds the slots of the
+	// last vecLogLen of them (pass.go).
+	vecGen uint64
+	vecLog [vecLogLen]uint32
 	// convOrder lists each conversation's items in the order they happened
 	// (timestamp, then insertion), to find a turn's neighbours; sessions
 	// does the same for memories grouped by scope and timestamp alone (see
@@ -269,6 +273,7 @@ func (ix *Index) setVecLocked(slot uint32, v []float32) {
 	}
 	it := &ix.items[slot]
 	had := ix.vecs.Has(slot)
+	ix.noteVecLocked(slot)
 	if v != nil && it.live() {
 		if err := ix.vecs.Put(slot, v); err == nil {
 			it.hasVec = true

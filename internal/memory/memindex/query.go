@@ -3,7 +3,6 @@ package memindex
 import (
 	"bytes"
 	"cmp"
-	"math"
 	"slices"
 	"time"
 
@@ -248,14 +247,7 @@ func (ix *Index) Similar(v []float32, scope string, threshold float64, k int) []
 	defer ix.mu.RUnlock()
 	c := ix.compileLocked(Filter{Scopes: []string{scope}})
 	allowed, _ := ix.allowedLocked(&c)
-	var out []Hit
-	for _, h := range ix.vecs.Search(v, k, allowed) {
-		if score := float64(h.Score); score >= threshold {
-			it := &ix.items[h.ID]
-			out = append(out, Hit{ID: it.id, Kind: it.kind, Score: math.Round(score*1000) / 1000, TS: it.ts})
-		}
-	}
-	return out
+	return ix.similarHits(ix.vecs.Search(v, k, allowed), threshold)
 }
 
 // MatchAll returns the memories f admits whose text holds every term of q,
