@@ -80,3 +80,9 @@ func (f *Filter) or(g *Filter) *Filter {
 	}
 	return u
 }
+
+// FilterOf returns the set whose i-th word (ids 64·i to 64·i+63, lowest id
+// in the lowest bit) is words[i]; the set keeps words.
+func FilterOf(words []uint64) *Filter {
+	return &Filter{words: words}
+}

@@ -3,6 +3,7 @@ package memindex
 import (
 	"bytes"
 	"cmp"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -217,17 +218,26 @@ type Counts struct {
 
 // allowedLocked is the set of slots c admits, and its size.
 func (ix *Index) allowedLocked(c *compiled) (*vecindex.Filter, int) {
-	f := vecindex.NewFilter(len(ix.items))
 	n := 0
 	if c.metaOnly() && len(ix.meta) == len(ix.items) {
-		for i := range ix.meta {
-			if c.matchMeta(&ix.meta[i]) {
-				f.Add(uint32(i))
-				n++
+		// A word of the set at a time: at 100k memories this loop is
+		// every search's first cost.
+		meta := ix.meta
+		words := make([]uint64, (len(meta)+63)/64)
+		for i := range words {
+			var w uint64
+			part := meta[i*64 : min(i*64+64, len(meta))]
+			for j := range part {
+				if c.matchMeta(&part[j]) {
+					w |= 1 << j
+				}
 			}
+			words[i] = w
+			n += bits.OnesCount64(w)
 		}
-		return f, n
+		return vecindex.FilterOf(words), n
 	}
+	f := vecindex.NewFilter(len(ix.items))
 	for i := range ix.items {
 		if c.match(&ix.items[i]) {
 			f.Add(uint32(i))
