@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/facts"
+	"github.com/infmem/infmem/internal/memory/content"
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/mongostore"
 )
@@ -280,7 +281,7 @@ func (e *Engine) Merge(ctx context.Context, keep string, others []string) (int, 
 // NoiseCandidates lists live, unpinned acknowledgements ("ok", "thanks")
 // that happened before olderThan (never a memory with a path).
 func (e *Engine) NoiseCandidates(olderThan time.Time) []string {
-	return e.index().NoiseCandidates(olderThan, isAck, sourceFile)
+	return e.index().NoiseCandidates(olderThan, content.IsAck, sourceFile)
 }
 
 // StaleCandidates lists memories relevance pruning may archive
