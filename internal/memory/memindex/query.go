@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"math/bits"
+	"reflect"
 	"slices"
+	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -216,8 +218,47 @@ type Counts struct {
 	PerSource map[string]int
 }
 
-// allowedLocked is the set of slots c admits, and its size.
+// allowCache holds the last sets filters admitted: a store asks for the
+// same set up to four times (its similar memories' scope, then the update
+// check's scopes, by vector and by each claim), and a run of searches with
+// no write between for the same one. Rank and Similar run under the read
+// lock, concurrently, hence the cache's own mutex; the sets are shared and
+// must not be changed.
+type allowCache struct {
+	mu      sync.Mutex
+	entries [4]allowEntry
+	next    int
+}
+
+type allowEntry struct {
+	gen uint64
+	f   Filter
+	set *vecindex.Filter
+	n   int
+}
+
+// allowedLocked is the set of slots c admits, and its size, shared: the
+// caller must not change it. The caller holds mu (read or write).
 func (ix *Index) allowedLocked(c *compiled) (*vecindex.Filter, int) {
+	ac := &ix.allowed
+	ac.mu.Lock()
+	for _, e := range ac.entries {
+		if e.set != nil && e.gen == ix.gen && reflect.DeepEqual(e.f, c.f) {
+			ac.mu.Unlock()
+			return e.set, e.n
+		}
+	}
+	ac.mu.Unlock()
+	set, n := ix.admittedLocked(c)
+	ac.mu.Lock()
+	ac.entries[ac.next] = allowEntry{gen: ix.gen, f: c.f, set: set, n: n}
+	ac.next = (ac.next + 1) % len(ac.entries)
+	ac.mu.Unlock()
+	return set, n
+}
+
+// admittedLocked computes the set of slots c admits, and its size.
+func (ix *Index) admittedLocked(c *compiled) (*vecindex.Filter, int) {
 	n := 0
 	if c.metaOnly() && len(ix.meta) == len(ix.items) {
 		// A word of the set at a time: at 100k memories this loop is
