@@ -553,9 +553,38 @@ func fillRows(dst, bias []float32, rows int) {
 // layerNorm normalises each d-wide row of src over its features, as TF's
 // layer_norm: (x-mean)·scale/sqrt(var+eps) + bias.
 func layerNorm(dst, src []float32, d, rows int, scale, bias []float32, eps float32) {
-	for r := range rows {
+	// Four rows at a time: each row's sums are added in the same order as
+	// alone (the results are the same bits), but the four chains of
+	// dependent float64 additions overlap instead of waiting on each other.
+	r := 0
+	for ; r+4 <= rows; r += 4 {
+		x0, x1, x2, x3 := src[r*d:(r+1)*d], src[(r+1)*d:(r+2)*d], src[(r+2)*d:(r+3)*d], src[(r+3)*d:(r+4)*d]
+		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
+		var s0, s1, s2, s3 float64
+		for j, v := range x0 {
+			s0 += float64(v)
+			s1 += float64(x1[j])
+			s2 += float64(x2[j])
+			s3 += float64(x3[j])
+		}
+		m0, m1, m2, m3 := float32(s0/float64(d)), float32(s1/float64(d)), float32(s2/float64(d)), float32(s3/float64(d))
+		var v0, v1, v2, v3 float64
+		for j, v := range x0 {
+			d0 := float64(v - m0)
+			v0 += d0 * d0
+			d1 := float64(x1[j] - m1)
+			v1 += d1 * d1
+			d2 := float64(x2[j] - m2)
+			v2 += d2 * d2
+			d3 := float64(x3[j] - m3)
+			v3 += d3 * d3
+		}
+		for i, rv := range [4][2]float64{{float64(m0), v0}, {float64(m1), v1}, {float64(m2), v2}, {float64(m3), v3}} {
+			layerNormOut(dst[(r+i)*d:(r+i+1)*d], src[(r+i)*d:(r+i+1)*d], float32(rv[0]), rv[1], d, scale, bias, eps)
+		}
+	}
+	for ; r < rows; r++ {
 		x := src[r*d : (r+1)*d]
-		o := dst[r*d : (r+1)*d]
 		var sum float64
 		for _, v := range x {
 			sum += float64(v)
@@ -566,10 +595,16 @@ func layerNorm(dst, src []float32, d, rows int, scale, bias []float32, eps float
 			dv := float64(v - mean)
 			vs += dv * dv
 		}
-		rs := float32(1 / math.Sqrt(vs/float64(d)+float64(eps)))
-		for j, v := range x {
-			o[j] = (v-mean)*(scale[j]*rs) + bias[j]
-		}
+		layerNormOut(dst[r*d:(r+1)*d], x, mean, vs, d, scale, bias, eps)
+	}
+}
+
+// layerNormOut writes one normalised row, given its mean and the sum of
+// its squared deviations.
+func layerNormOut(o, x []float32, mean float32, vs float64, d int, scale, bias []float32, eps float32) {
+	rs := float32(1 / math.Sqrt(vs/float64(d)+float64(eps)))
+	for j, v := range x {
+		o[j] = (v-mean)*(scale[j]*rs) + bias[j]
 	}
 }
 
