@@ -306,7 +306,9 @@ const slackRows = kernRows
 
 func grow(s []float32, n int) []float32 {
 	if cap(s) < n {
-		return make([]float32, n)
+		// A quarter more: the next batch is often a little longer, and
+		// each new buffer is zeroed by the allocator.
+		return make([]float32, n, n+n/4)
 	}
 	return s[:n]
 }
