@@ -161,44 +161,22 @@ func (ix *Index) shapeRemoveLocked(id uint32, name string) {
 // falls to terms no document holds and that found no alternative: words
 // the index has never seen ("what is my cousin Rachel's number?" in a
 // memory that names no Rachel). 0 for an empty query.
-func (ix *Index) Unknown(q Query) float64 { return ix.UnknownWhere(q, nil) }
-
-// UnknownWhere is Unknown over the documents allow admits (nil: all): a
-// term only documents it refuses hold counts as unknown, with the weight
-// the whole index gives it. allow runs under the index's read lock.
-func (ix *Index) UnknownWhere(q Query, allow func(DocID) bool) float64 {
+func (ix *Index) Unknown(q Query) float64 {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	n, _, counted := ix.collectionLocked()
-	held := func(id uint32) bool {
-		for _, p := range ix.terms[id].postings {
-			if d := p & docMask; ix.isLive(d) && (allow == nil || allow(d)) {
-				return true
-			}
-		}
-		return false
-	}
 	var unknown, total float64
 	for i, t := range q.terms {
 		if q.alt != nil && q.alt[i] > 0 {
 			continue
 		}
 		df := 0.0
-		id, ok := ix.dict[t]
-		if ok {
+		if id, ok := ix.dict[t]; ok {
 			df = ix.dfLocked(id, counted)
 		}
 		w := float64(q.counts[i]) * math.Log(1+(n-df+0.5)/(df+0.5))
 		total += w
-		known := ok && df > 0 && (allow == nil || held(id))
-		for j := range q.terms {
-			if !known && q.alt != nil && q.alt[j] == i+1 {
-				if aid, ok := ix.dict[q.terms[j]]; ok && ix.dfLocked(aid, counted) > 0 && (allow == nil || held(aid)) {
-					known = true
-				}
-			}
-		}
-		if !known {
+		if df == 0 && (q.alt == nil || !slices.Contains(q.alt, i+1)) {
 			unknown += w
 		}
 	}
@@ -206,63 +184,4 @@ func (ix *Index) UnknownWhere(q Query, allow func(DocID) bool) float64 {
 		return 0
 	}
 	return unknown / total
-}
-
-// Held is, for each document of ids, the share of the query's ideal
-// score (IdealScore's weights) that falls to terms the document holds,
-// however often and however long it is (an alternative stands for its
-// term): whether the words asked about are there at all, where coverage
-// also weighs how often and in how long a text.
-func (ix *Index) Held(q Query, ids []DocID) []float64 {
-	out := make([]float64, len(ids))
-	if q.Empty() {
-		return out
-	}
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	n, _, counted := ix.collectionLocked()
-	w := make([]float64, len(q.terms))
-	tid := make([]int64, len(q.terms))
-	var total float64
-	for i, t := range q.terms {
-		df := 0.0
-		tid[i] = -1
-		if id, ok := ix.dict[t]; ok {
-			df, tid[i] = ix.dfLocked(id, counted), int64(id)
-		}
-		w[i] = float64(q.counts[i]) * math.Log(1+(n-df+0.5)/(df+0.5))
-		if q.alt == nil || q.alt[i] == 0 {
-			total += w[i]
-		}
-	}
-	if total == 0 {
-		return out
-	}
-	got := make([]float64, len(q.terms))
-	for k, d := range ids {
-		if !ix.isLive(d) {
-			continue
-		}
-		clear(got)
-		fwd := ix.fwd[d]
-		for i := range q.terms {
-			if tid[i] < 0 {
-				continue
-			}
-			if _, found := slices.BinarySearch(fwd, uint32(tid[i])); !found {
-				continue
-			}
-			of := i
-			if q.alt != nil && q.alt[i] > 0 {
-				of = q.alt[i] - 1
-			}
-			got[of] = max(got[of], w[of])
-		}
-		var sum float64
-		for _, x := range got {
-			sum += x
-		}
-		out[k] = sum / total
-	}
-	return out
 }

@@ -605,15 +605,6 @@ func (ix *Index) Fuzzy(q textindex.Query) textindex.Query { return ix.text.Fuzzy
 // (textindex.Index.Unknown).
 func (ix *Index) Unknown(q textindex.Query) float64 { return ix.text.Unknown(q) }
 
-// UnknownIn is Unknown over the memories f admits: a word only memories
-// outside it hold is as unknown to a search in f as one never stored.
-func (ix *Index) UnknownIn(f Filter, q textindex.Query) float64 {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	c := ix.compileLocked(f)
-	return ix.text.UnknownWhere(q, func(slot textindex.DocID) bool { return int(slot) < len(ix.items) && c.match(&ix.items[slot]) })
-}
-
 // Overlap is the share of distinct keyword terms two memories have in
 // common (0 when either is unknown).
 func (ix *Index) Overlap(a, b bson.ObjectID) float64 {

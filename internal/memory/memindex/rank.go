@@ -65,9 +65,6 @@ type Candidate struct {
 	// share of the query's ideal BM25 score (an average memory holding
 	// every query word) it reaches.
 	Cos, Coverage float64
-	// Held is the share of the query's keyword weight in words its text
-	// holds at all (textindex.Index.Held), however often.
-	Held float64
 	// NeighborCos and NeighborCoverage are the best of its neighbours'
 	// in the pool (its own when it is alone).
 	NeighborCos, NeighborCoverage float64
@@ -163,9 +160,6 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 			for i, bm25 := range ix.text.ScoreQuery(q.Terms, slots) {
 				pool[i].Coverage = min(1, bm25/ideal)
 			}
-		}
-		for i, h := range ix.text.Held(q.Terms, slots) {
-			pool[i].Held = h
 		}
 	}
 	if useVec {

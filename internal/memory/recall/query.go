@@ -26,8 +26,6 @@ type query struct {
 	recent bool
 	// unknown is the share of the keyword weight in words no memory holds.
 	unknown float64
-	// scopeUnknown: in words no memory the search may see holds.
-	scopeUnknown float64
 	// onlyTime: the query asks for a period and nothing else ("what did
 	// we talk about yesterday?"): its results are the period's memories.
 	onlyTime bool

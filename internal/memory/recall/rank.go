@@ -206,7 +206,6 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 	}
 	if useKW {
 		q.unknown = ix.Unknown(q.terms)
-		q.scopeUnknown = ix.UnknownIn(r.Filter, q.terms)
 	}
 	cal, bar := calibrationsFor(useKW, useVec), barsFor(useKW, useVec)
 	best, err := ix.Rank(ctx, rq, func(pool []memindex.Candidate) { score(pool, &q, &ro, bar); supersede(pool) })
@@ -218,7 +217,7 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 	for i := range best {
 		cd := &best[i]
 		ev := evidence(cd)
-		ev.Unknown, ev.ScopeUnknown = q.unknown, q.scopeUnknown
+		ev.Unknown = q.unknown
 		out[i] = Hit{ID: cd.ID, Kind: cd.Kind, Score: cal.clears(ev), TS: cd.TS, Ev: ev, Folded: cd.Folded}
 		clears[i].Score = bar.clears(ev)
 	}
@@ -251,13 +250,13 @@ func periodHits(ix *memindex.Index, f memindex.Filter, q *query, k int) []Hit {
 // evidenceFor is a candidate's evidence for query q.
 func evidenceFor(cd *memindex.Candidate, q *query) *Evidence {
 	ev := evidence(cd)
-	ev.Unknown, ev.ScopeUnknown = q.unknown, q.scopeUnknown
+	ev.Unknown = q.unknown
 	return ev
 }
 
 // evidence is what a candidate's confidence rests on.
 func evidence(cd *memindex.Candidate) *Evidence {
-	return &Evidence{Cosine: cd.Cos, Coverage: cd.Coverage, Held: cd.Held, NeighborCosine: cd.NeighborCos, NeighborCoverage: cd.NeighborCoverage, During: cd.During, Dated: cd.Dated, Speaker: cd.Speaker, Alone: cd.Alone, Score: cd.Score}
+	return &Evidence{Cosine: cd.Cos, Coverage: cd.Coverage, NeighborCosine: cd.NeighborCos, NeighborCoverage: cd.NeighborCoverage, During: cd.During, Speaker: cd.Speaker, Alone: cd.Alone, Score: cd.Score}
 }
 
 // score sets the ranking score of every candidate: its own evidence
@@ -358,19 +357,13 @@ type Evidence struct {
 	NeighborCosine, NeighborCoverage float64
 	// During: the memory falls in, or refers to, the period the query names.
 	During bool
-	// Dated: its text refers to a time.
-	Dated bool
 	// Speaker: the query names who said it.
 	Speaker bool
 	// Alone: no turn of a conversation lies next to it (a note).
 	Alone bool
 	// Unknown is the share of the query's keyword weight in words no
-	// memory holds (the same for every result of a search); ScopeUnknown
-	// in words no memory the search may see holds.
-	Unknown, ScopeUnknown float64
-	// Held is the share of the query's keyword weight in words the
-	// memory's text holds at all.
-	Held float64
+	// memory holds (the same for every result of a search).
+	Unknown float64
 	// Score is the ranking score.
 	Score float64
 }
