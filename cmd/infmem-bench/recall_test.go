@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/infmem/infmem/internal/memory"
 )
 
 func TestPlainBM25(t *testing.T) {
@@ -98,5 +100,23 @@ func TestFusionNotBelowParts(t *testing.T) {
 				t.Errorf("%s: hybrid R@%d %.1f is below keyword %.1f or vector %.1f", name, recallKs[k], h, sc["keyword"].rk(k), sc["vector"].rk(k))
 			}
 		}
+	}
+}
+
+// TestRankGridKeys: the grid names every weight it can vary, each point
+// is the cartesian product of the lists, and an unknown name is an error.
+func TestRankGridKeys(t *testing.T) {
+	grid, names, err := rankGrid("rec=-1,0.05;imp=0.1", memory.RankOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(grid) != 2 || !reflect.DeepEqual(names, []string{"rec=-1 imp=0.1", "rec=0.05 imp=0.1"}) {
+		t.Fatalf("points %v", names)
+	}
+	if grid[0].RecencyWeight != -1 || grid[1].RecencyWeight != 0.05 || grid[1].ImportanceWeight != 0.1 {
+		t.Errorf("grid %+v", grid)
+	}
+	if _, _, err := rankGrid("back=1", memory.RankOptions{}); err == nil {
+		t.Error("an unknown weight is accepted")
 	}
 }
