@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,6 +68,42 @@ func TestRecallSetReplay(t *testing.T) {
 	}
 	if bm := scoreSet(run, run.bm25, nil); bm.rk(0) != 100 {
 		t.Errorf("BM25 R@1 %.1f, want 100", bm.rk(0))
+	}
+	// --dump writes one line per question asked, with each result's
+	// evidence and whether it is gold.
+	path := filepath.Join(t.TempDir(), "dump.jsonl")
+	if err := dumpAnswers([]*setRun{run}, "hybrid", path); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type line struct {
+		Set, ID string
+		Abstain bool
+		Results []struct {
+			Gold bool
+			Conf float64
+			Ev   *memory.Evidence
+		}
+	}
+	byID := map[string]line{}
+	for _, text := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var l line
+		if err := json.Unmarshal([]byte(text), &l); err != nil {
+			t.Fatalf("dump line %q: %v", text, err)
+		}
+		byID[l.ID] = l
+	}
+	if len(byID) != 3 {
+		t.Fatalf("dump has %d questions, want 3: %s", len(byID), raw)
+	}
+	if c := byID["cat"]; c.Set != "tiny" || len(c.Results) == 0 || !c.Results[0].Gold || c.Results[0].Ev == nil || c.Results[0].Ev.Coverage <= 0 || c.Results[0].Conf <= 0 {
+		t.Errorf("dump of the cat question: %+v", c)
+	}
+	if n := byID["never"]; !n.Abstain || len(n.Results) == 0 || n.Results[0].Gold {
+		t.Errorf("dump of the never-stored question: %+v", n)
 	}
 }
 
