@@ -244,12 +244,6 @@ func unitsOf(toks []token) []unit {
 			continue
 		}
 		sentence := toks[start:i]
-		if k := leadIn(sentence); k > 0 {
-			// "Timetable change: the train now leaves at 7:36": the
-			// lead-in is a unit of its own.
-			out = append(out, newUnit(sentence[:k]))
-			sentence = sentence[k:]
-		}
 		if len(sentence) <= longUnit {
 			out = append(out, newUnit(sentence))
 		} else {
@@ -273,8 +267,8 @@ func unitsOf(toks []token) []unit {
 const maxLeadIn = 5
 
 // leadIn returns how many words of a sentence come before a colon that
-// ends a short lead-in ("Change of plans: …", "The dentist's office
-// called: …"); 0 when none.
+// ends a short lead-in ("Timetable change: …", "Change of plans: …");
+// 0 when none. Its capitalised first word is no name.
 func leadIn(s []token) int {
 	for k := 1; k <= maxLeadIn && k < len(s)-1; k++ {
 		if s[k].before == ':' {
@@ -319,8 +313,12 @@ func newUnit(toks []token) unit {
 			inPhrase[i-1], inPhrase[i] = true, true
 		}
 	}
+	lead := leadIn(toks)
 	for i := range toks {
 		t := &toks[i]
+		if i < lead && t.maybeName {
+			t.maybeName = false
+		}
 		if t.lower == "if" || t.lower == "whether" || t.lower == "unless" {
 			u.cond = true
 		}
