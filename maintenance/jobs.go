@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/memory"
@@ -210,12 +211,20 @@ func (env *Env) summarizeConversations(ctx context.Context, convs []memory.Conve
 				rep.Warnings = append(rep.Warnings, fmt.Sprintf("conversation %q produced an empty summary; left unarchived", c.ID))
 				continue
 			}
-			summaryID, err = env.Engine.AddSummary(ctx, memory.SummaryInput{
-				ConversationID: c.ID, Scope: c.Scope, Text: sum.Text, Method: sum.Method, Refs: ids, From: c.From, To: c.To,
-			})
-			if err != nil {
-				return summarized, archived, err
+			// A summary longer than a memory may be (memory.max_content_bytes:
+			// every fact sentence of a long session is kept) is stored in
+			// parts, each a summary of the conversation.
+			var partIDs []string
+			for _, part := range summaryParts(sum.Text, env.Config.Memory.MaxContentBytes) {
+				id, err := env.Engine.AddSummary(ctx, memory.SummaryInput{
+					ConversationID: c.ID, Scope: c.Scope, Text: part, Method: sum.Method, Refs: ids, From: c.From, To: c.To,
+				})
+				if err != nil {
+					return summarized, archived, err
+				}
+				partIDs = append(partIDs, id)
 			}
+			summaryID = strings.Join(partIDs, ", ")
 			summarized++
 		}
 		// A conversation summarized before a crash got its summary but
@@ -235,6 +244,41 @@ func (env *Env) summarizeConversations(ctx context.Context, convs []memory.Conve
 		}
 	}
 	return summarized, archived, nil
+}
+
+// summaryParts splits a summary into parts of at most limit bytes (limit
+// <= 0: one part): between lines where it can, else between words, else
+// between characters. Nothing is dropped or repeated, so the header (the
+// dates and speakers) is said once, in the first part.
+func summaryParts(text string, limit int) []string {
+	if limit <= 0 || len(text) <= limit {
+		return []string{text}
+	}
+	var parts []string
+	for text != "" {
+		if len(text) <= limit {
+			parts = append(parts, text)
+			break
+		}
+		cut := strings.LastIndexByte(text[:limit+1], '\n')
+		if cut <= 0 {
+			cut = strings.LastIndexByte(text[:limit+1], ' ')
+		}
+		if cut <= 0 {
+			cut = limit
+			for cut > 0 && !utf8.RuneStart(text[cut]) {
+				cut--
+			}
+			if cut == 0 {
+				_, cut = utf8.DecodeRuneInString(text)
+			}
+		}
+		if p := strings.TrimSpace(text[:cut]); p != "" {
+			parts = append(parts, p)
+		}
+		text = strings.TrimSpace(text[cut:])
+	}
+	return parts
 }
 
 // Noise archives acknowledgements ("ok", "thanks", …) older than a day.

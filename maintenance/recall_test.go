@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/embed"
@@ -64,13 +65,19 @@ var agedQuestions = []struct {
 // configuration, on a clock at today.
 func agedEngine(t *testing.T) (*Env, context.Context) {
 	t.Helper()
-	store := testenv.Store(t)
-	ctx := testenv.Context(t)
-	reg, err := scopes.Load(ctx, store, scopes.Options{AutoCreate: true})
+	emb, err := embed.NewUSELite()
 	if err != nil {
 		t.Fatal(err)
 	}
-	emb, err := embed.NewUSELite()
+	return agedEngineWith(t, emb)
+}
+
+// agedEngineWith is agedEngine with the embedder given.
+func agedEngineWith(t *testing.T, emb embed.Embedder) (*Env, context.Context) {
+	t.Helper()
+	store := testenv.Store(t)
+	ctx := testenv.Context(t)
+	reg, err := scopes.Load(ctx, store, scopes.Options{AutoCreate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,6 +240,106 @@ func TestSizeLimitArchivesWithoutLosingRecall(t *testing.T) {
 		q := agedQuestions[i]
 		if res.NothingRelevant != before[i].NothingRelevant || !slices.Contains(withoutSummaries(res.Results), ids[q.turn]) {
 			t.Errorf("%q does not recall %q: %v", q.q, agedChat[q.turn].text, res.Results)
+		}
+	}
+}
+
+// A long session of detailed turns keeps every fact sentence (dated,
+// numbered, named or decided) in its summary, however long: a summary
+// over memory.max_content_bytes is stored in parts, the dates and
+// speakers said once, and a detail is still recalled after the summarize job.
+func TestLongSessionSummaryKeepsEveryFact(t *testing.T) {
+	// The hash embedder: what is tested is the summary and its parts;
+	// the detail is found by its words.
+	env, ctx := agedEngineWith(t, embed.NewHash(embed.HashDim))
+	eng := env.Engine
+	env.Config.Memory.MaxContentBytes = 1024
+	places := []string{"Lisbon", "Porto", "Madrid", "Seville", "Valencia", "Bilbao", "Granada", "Toledo"}
+	var msgs []summarize.Message
+	var ids []string
+	for i := range 30 {
+		who := []string{"Ana Costa", "Ben Moreau"}[i%2]
+		text := fmt.Sprintf("On day %d we paid %d euros for the hotel in %s, booked through the agency. That was a pleasant stay, I would say.",
+			i+1, 40+i*3, places[i%len(places)])
+		ts := daysAgo(400).Add(time.Duration(i) * time.Minute)
+		res, err := eng.Store(ctx, memory.StoreRequest{Content: who + ": " + text, Scope: "Friends", Source: "conversation",
+			Speaker: who, ConversationID: "trip", Timestamp: ts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.ID)
+		msgs = append(msgs, summarize.Message{Text: text, Speaker: who, Timestamp: ts})
+	}
+	rep, err := env.Summarize(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Counts["conversations_summarized"] != 1 || rep.Counts["messages_archived"] != len(ids) {
+		t.Fatalf("the pass did not summarize and archive the session: %+v", rep.Counts)
+	}
+	sums, err := eng.List(ctx, memory.ListRequest{Scope: "Friends", Source: "summary", Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sums.Memories) < 3 {
+		t.Fatalf("a summary of every fact of 30 detailed turns fits in %d parts of at most 1,024 bytes", len(sums.Memories))
+	}
+	slices.SortFunc(sums.Memories, func(a, b memory.Memory) int { return strings.Compare(a.ID, b.ID) })
+	var all []string
+	for _, s := range sums.Memories {
+		if len(s.Text) > env.Config.Memory.MaxContentBytes {
+			t.Errorf("a summary part has %d bytes, over memory.max_content_bytes", len(s.Text))
+		}
+		if s.ConversationID != "trip" {
+			t.Errorf("a summary part belongs to %q", s.ConversationID)
+		}
+		all = append(all, s.Text)
+	}
+	text := strings.Join(strings.Fields(strings.Join(all, "\n")), " ")
+	if n := strings.Count(text, "Conversation of "); n != 1 {
+		t.Errorf("the dates and speakers are said %d times", n)
+	}
+	lost := 0
+	for _, ss := range summarize.FactSentences(msgs) {
+		for _, s := range ss {
+			if !strings.Contains(text, strings.Join(strings.Fields(s), " ")) {
+				lost++
+			}
+		}
+	}
+	if lost > 0 {
+		t.Errorf("the summary lost %d fact sentences", lost)
+	}
+	res, err := eng.Search(ctx, memory.SearchRequest{Query: "How much did we pay for the hotel on day 23?", Scope: "Friends", Limit: 5, NoTouch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Results, func(m memory.Memory) bool {
+		return m.ID == ids[22] || strings.Contains(m.Text, "On day 23 we paid 106 euros")
+	}) {
+		t.Errorf("after the pass the detail of day 23 is not recalled: %v", res.Results)
+	}
+}
+
+// summaryParts splits between lines, else words, else characters, each
+// part within the limit, nothing lost.
+func TestSummaryParts(t *testing.T) {
+	text := "Conversation of 3 May 2024 between A and B\nA: " + strings.Repeat("fünf Äpfel ", 30) + "\nB: " + strings.Repeat("ø", 100) + "\nA: ok"
+	for _, limit := range []int{0, 5, 17, 64, 200, len(text) - 1, len(text)} {
+		parts := summaryParts(text, limit)
+		if limit <= 0 || limit >= len(text) {
+			if len(parts) != 1 || parts[0] != text {
+				t.Errorf("limit %d: %q", limit, parts)
+			}
+			continue
+		}
+		for _, p := range parts {
+			if len(p) > limit || !utf8.ValidString(p) || p == "" {
+				t.Errorf("limit %d: part %q", limit, p)
+			}
+		}
+		if got, want := strings.Join(strings.Fields(strings.Join(parts, "")), ""), strings.Join(strings.Fields(text), ""); got != want {
+			t.Errorf("limit %d: parts lose text:\n%q\n%q", limit, got, want)
 		}
 	}
 }

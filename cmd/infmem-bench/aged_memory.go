@@ -52,7 +52,10 @@ func runArchivedMemory(ctx context.Context, args []string) error {
 			stack.close()
 			return nil, 0, err
 		}
-		return stack, heapInUse(), nil
+		h := heapInUse()
+		rss, _ := procRSS(os.Getpid())
+		fmt.Fprintf(os.Stderr, "opened %s: heap in use %.1f MiB, process RSS %.1f MiB\n", dir, mib(h), mib(uint64(rss)))
+		return stack, h, nil
 	}
 	// The heap of an engine with an empty index, the embedder loaded: the
 	// base the index's own memory is measured from.
@@ -97,6 +100,8 @@ func runArchivedMemory(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	_, peak := procRSS(os.Getpid())
+	rss, _ := procRSS(os.Getpid())
 	n0, n1 := c0.Live+c0.Archived+c0.Forgotten, c1.Live+c1.Archived+c1.Forgotten
 	fmt.Printf("empty index, embedder loaded: heap in use %.1f MiB\n", mib(base))
 	fmt.Printf("before the pass: %d memories (%d archived); heap in use %.1f MiB: the index %.1f MiB, %.0f bytes a memory\n",
@@ -107,6 +112,7 @@ func runArchivedMemory(ctx context.Context, args []string) error {
 		n1, c1.Summaries, c1.Archived, mib(after), mib(after)-mib(base), (float64(after)-float64(base))/float64(max(n1, 1)))
 	fmt.Printf("an archived message stays in the index at the cost of a live one; the pass changed the index by %+.1f MiB (%d summaries added)\n",
 		mib(after)-mib(before), c1.Summaries-c0.Summaries)
+	fmt.Printf("process RSS after, reopened: %.1f MiB; peak over the whole run (pass included): %.1f MiB\n", mib(uint64(rss)), mib(uint64(peak)))
 	return nil
 }
 

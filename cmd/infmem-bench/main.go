@@ -32,6 +32,9 @@ const usage = `usage: infmem-bench <command> [flags]
                                      stored with its timestamps aged past keep_full_days
   archived-memory --data-dir DIR     heap of the index on a seeded root before and after the
                                      nightly pass archives its old conversations
+  summaries [--sets locomo,beam,realmem] [--fact-chars N]
+                                     every session's extractive summary: the share of its fact
+                                     sentences kept, its length, parts over max_content_bytes
   import --bin PATH [--n N] [--mode in-process|daemon|both]
                                      time 'infmem import' of a synthetic ChatGPT export of N
                                      messages into an empty data root; peak RSS
@@ -66,6 +69,8 @@ func main() {
 		err = runAged(ctx, os.Args[2:])
 	case "archived-memory":
 		err = runArchivedMemory(ctx, os.Args[2:])
+	case "summaries":
+		err = runSummaries(ctx, os.Args[2:])
 	case "import":
 		err = runImportBench(ctx, os.Args[2:])
 	default:

@@ -76,6 +76,7 @@ func runRecall(ctx context.Context, args []string) error {
 	misses := fs.Int("misses", 0, "print up to N questions per set where plain BM25 found more in the top 5 than the first mode")
 	sample := fs.Int("scopes", 0, "keep only the first N scopes (conversations, people) of each set, to iterate faster")
 	calibrate := fs.Bool("calibrate", false, "engine: fit each mode's confidence on every set at once and report its calibration per set")
+	dump := fs.String("dump", "", "engine: write every answer's results with their evidence to this file (JSON lines), to study the relevance bar")
 	bars := fs.Bool("bars", false, "also print, per set, what other relevance bars would say (from the best confidence of each answer)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -149,6 +150,11 @@ func runRecall(ctx context.Context, args []string) error {
 	}
 	if *bars {
 		printBars(runs)
+	}
+	if *dump != "" && len(cfg.modes) > 0 {
+		if err := dumpAnswers(runs, cfg.modes[0], *dump); err != nil {
+			return err
+		}
 	}
 	if *calibrate {
 		for _, m := range cfg.modes {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/infmem/infmem/internal/memory"
@@ -228,4 +230,53 @@ func firstPooled(list []float64) float64 {
 		}
 	}
 	return blocks[0].sum / float64(blocks[0].n)
+}
+
+// dumpAnswers writes, per question of every run, its answer by asker:
+// each result's evidence, confidence and whether it is gold (JSON lines).
+func dumpAnswers(runs []*setRun, asker, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	type result struct {
+		Gold bool
+		Conf float64
+		Ev   *memory.Evidence
+	}
+	type line struct {
+		Set, ID, Kind, Text string
+		Abstain, Nothing    bool
+		Results             []result
+	}
+	for _, run := range runs {
+		for qi := range run.set.Questions {
+			q := &run.set.Questions[qi]
+			a := run.answers[asker][qi]
+			if !a.asked {
+				continue
+			}
+			l := line{Set: run.set.Name, ID: q.ID, Kind: q.Kind, Text: q.Text, Abstain: q.Abstain, Nothing: a.nothing}
+			for j := range a.msgs {
+				rel := false
+				for _, id := range a.msgs[j] {
+					rel = rel || q.relevant(id, run.sessionOf)
+				}
+				r := result{Gold: rel}
+				if j < len(a.conf) {
+					r.Conf = a.conf[j]
+				}
+				if j < len(a.evidence) {
+					r.Ev = a.evidence[j]
+				}
+				l.Results = append(l.Results, r)
+			}
+			if err := enc.Encode(l); err != nil {
+				f.Close()
+				return err
+			}
+		}
+	}
+	return f.Close()
 }

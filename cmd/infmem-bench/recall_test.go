@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/infmem/infmem/internal/memory"
 )
 
 func TestPlainBM25(t *testing.T) {
@@ -65,6 +69,42 @@ func TestRecallSetReplay(t *testing.T) {
 	if bm := scoreSet(run, run.bm25, nil); bm.rk(0) != 100 {
 		t.Errorf("BM25 R@1 %.1f, want 100", bm.rk(0))
 	}
+	// --dump writes one line per question asked, with each result's
+	// evidence and whether it is gold.
+	path := filepath.Join(t.TempDir(), "dump.jsonl")
+	if err := dumpAnswers([]*setRun{run}, "hybrid", path); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type line struct {
+		Set, ID string
+		Abstain bool
+		Results []struct {
+			Gold bool
+			Conf float64
+			Ev   *memory.Evidence
+		}
+	}
+	byID := map[string]line{}
+	for _, text := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var l line
+		if err := json.Unmarshal([]byte(text), &l); err != nil {
+			t.Fatalf("dump line %q: %v", text, err)
+		}
+		byID[l.ID] = l
+	}
+	if len(byID) != 3 {
+		t.Fatalf("dump has %d questions, want 3: %s", len(byID), raw)
+	}
+	if c := byID["cat"]; c.Set != "tiny" || len(c.Results) == 0 || !c.Results[0].Gold || c.Results[0].Ev == nil || c.Results[0].Ev.Coverage <= 0 || c.Results[0].Conf <= 0 {
+		t.Errorf("dump of the cat question: %+v", c)
+	}
+	if n := byID["never"]; !n.Abstain || len(n.Results) == 0 || n.Results[0].Gold {
+		t.Errorf("dump of the never-stored question: %+v", n)
+	}
 }
 
 // TestFusionNotBelowParts: on a real conversation (the first of LoCoMo's
@@ -98,5 +138,23 @@ func TestFusionNotBelowParts(t *testing.T) {
 				t.Errorf("%s: hybrid R@%d %.1f is below keyword %.1f or vector %.1f", name, recallKs[k], h, sc["keyword"].rk(k), sc["vector"].rk(k))
 			}
 		}
+	}
+}
+
+// TestRankGridKeys: the grid names every weight it can vary, each point
+// is the cartesian product of the lists, and an unknown name is an error.
+func TestRankGridKeys(t *testing.T) {
+	grid, names, err := rankGrid("back=-1,0.5;rec=-1;imp=0.1", memory.RankOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(grid) != 2 || !reflect.DeepEqual(names, []string{"back=-1 rec=-1 imp=0.1", "back=0.5 rec=-1 imp=0.1"}) {
+		t.Fatalf("points %v", names)
+	}
+	if grid[0].BackShare != -1 || grid[1].BackShare != 0.5 || grid[1].RecencyWeight != -1 || grid[1].ImportanceWeight != 0.1 {
+		t.Errorf("grid %+v", grid)
+	}
+	if _, _, err := rankGrid("nope=1", memory.RankOptions{}); err == nil {
+		t.Error("an unknown weight is accepted")
 	}
 }

@@ -22,7 +22,7 @@ func BenchmarkEmbedQuery(b *testing.B) {
 			continue // test-only reference kernel
 		}
 		b.Run(k.name, func(b *testing.B) {
-			m, err := newUSELite(useLiteBlob, k.kern, k.kern16)
+			m, err := newUSELite(useLiteBlob, k.kern, k.kern16, k.kern12)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -43,43 +43,68 @@ func BenchmarkEmbedQuery(b *testing.B) {
 // BenchmarkEmbedBatch32 reports the time per sentence when embedding the
 // reference sentences (3 to 239 tokens) and short queries in batches of 32.
 func BenchmarkEmbedBatch32(b *testing.B) {
-	m := sharedModel(b)
 	ctx := context.Background()
-	for _, set := range []struct {
-		name  string
-		texts []string
-	}{
-		{"short", slices.Repeat([]string{benchQuery, "remember that my favourite colour is blue", "Where is the config file?", "What is my favorite programming language?"}, 8)},
-		{"mixed", referenceTexts(b, 32)},
-	} {
-		b.Run(set.name, func(b *testing.B) {
-			for b.Loop() {
-				if _, err := m.EmbedBatch(ctx, set.texts); err != nil {
-					b.Fatal(err)
+	for _, k := range fastKernels() {
+		m, err := newUSELite(useLiteBlob, k.kern, k.kern16, k.kern12)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, set := range []struct {
+			name  string
+			texts []string
+		}{
+			{"short", slices.Repeat([]string{benchQuery, "remember that my favourite colour is blue", "Where is the config file?", "What is my favorite programming language?"}, 8)},
+			{"mixed", referenceTexts(b, 32)},
+		} {
+			b.Run(k.name+"/"+set.name, func(b *testing.B) {
+				for b.Loop() {
+					if _, err := m.EmbedBatch(ctx, set.texts); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(set.texts))/1e6, "ms/sentence")
-		})
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(set.texts))/1e6, "ms/sentence")
+			})
+		}
 	}
+}
+
+// fastKernels lists the fp16 assembly kernel configurations (the ones a
+// CPU with F16C uses), or the best one there is.
+func fastKernels() []testKernels {
+	var ks []testKernels
+	for _, k := range allKernels() {
+		if strings.HasPrefix(k.name, "asm-f16") {
+			ks = append(ks, k)
+		}
+	}
+	if len(ks) == 0 {
+		ks = append(ks, allKernels()[len(allKernels())-1])
+	}
+	return ks
 }
 
 // BenchmarkEmbedLength shows how latency grows with token count.
 func BenchmarkEmbedLength(b *testing.B) {
-	m := sharedModel(b)
 	ctx := context.Background()
-	for _, words := range []int{1, 10, 45, 128} {
-		text := ""
-		for i := range words {
-			text += fmt.Sprintf("word%d ", i%7)
+	for _, k := range fastKernels() {
+		m, err := newUSELite(useLiteBlob, k.kern, k.kern16, k.kern12)
+		if err != nil {
+			b.Fatal(err)
 		}
-		n := len(m.Tokenize(text))
-		b.Run(fmt.Sprintf("words=%d/tokens=%d", words, min(n, 128)), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := m.Embed(ctx, text); err != nil {
-					b.Fatal(err)
-				}
+		for _, words := range []int{1, 10, 45, 128} {
+			text := ""
+			for i := range words {
+				text += fmt.Sprintf("word%d ", i%7)
 			}
-		})
+			n := len(m.Tokenize(text))
+			b.Run(fmt.Sprintf("%s/words=%d/tokens=%d", k.name, words, min(n, 128)), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := m.Embed(ctx, text); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 

@@ -24,7 +24,7 @@ func TestParseBlobRejectsDamage(t *testing.T) {
 			t.Errorf("%s: got %v, want errCorruptBlob", name, err)
 		}
 	}
-	if _, err := newUSELite(flipped, kernel6x16Go, nil); !errors.Is(err, errCorruptBlob) {
+	if _, err := newUSELite(flipped, kernel6x16Go, nil, nil); !errors.Is(err, errCorruptBlob) {
 		t.Errorf("newUSELite on a damaged blob: got %v", err)
 	}
 }

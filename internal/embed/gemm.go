@@ -153,6 +153,21 @@ type matrix struct {
 	kern   kernelFunc
 	half   []uint16
 	kern16 f16KernelFunc
+	// kern12, when set, is kern16 over twelve rows at once (AVX-512), and
+	// kernPair over twelve rows and two adjacent panels: mulAdd uses them
+	// for every whole twelve rows (kernPair for pairs of panels), kern16
+	// for the rest. Every element of C gets the same sums in the same order
+	// from each.
+	kern12, kernPair f16KernelFunc
+}
+
+// setKern12 gives w the twelve-row kernels when kern12 is not nil (and w
+// holds fp16 panels).
+func (w *matrix) setKern12(kern12 f16KernelFunc) {
+	if kern12 == nil || w.half == nil {
+		return
+	}
+	w.kern12, w.kernPair = kern12, asmF16Kernel12x32()
 }
 
 // newMatrix packs the row-major fp16 matrix data (k×n, little-endian) for
@@ -193,9 +208,29 @@ func (w *matrix) mulAdd(m int, a []float32, lda int, c []float32, ldc int) {
 			r1 := min(m, r0+rowBlock)
 			for p := p0; p < p1; p++ {
 				c0 := p * kernCols
+				if w.half != nil && w.kernPair != nil && p+1 < p1 {
+					// Two panels, the columns c0..c0+31.
+					pair := w.half[p*size : (p+2)*size]
+					r := r0
+					for ; r+2*kernRows <= r1; r += 2 * kernRows {
+						w.kernPair(w.k, a[r*lda:], lda, pair, c[r*ldc+c0:], ldc)
+					}
+					for ; r < r1; r += kernRows {
+						w.kern16(w.k, a[r*lda:], lda, pair[:size], c[r*ldc+c0:], ldc)
+						w.kern16(w.k, a[r*lda:], lda, pair[size:], c[r*ldc+c0+kernCols:], ldc)
+					}
+					p++
+					continue
+				}
 				if w.half != nil {
 					panel := w.half[p*size : (p+1)*size]
-					for r := r0; r < r1; r += kernRows {
+					r := r0
+					if w.kern12 != nil {
+						for ; r+2*kernRows <= r1; r += 2 * kernRows {
+							w.kern12(w.k, a[r*lda:], lda, panel, c[r*ldc+c0:], ldc)
+						}
+					}
+					for ; r < r1; r += kernRows {
 						w.kern16(w.k, a[r*lda:], lda, panel, c[r*ldc+c0:], ldc)
 					}
 					continue

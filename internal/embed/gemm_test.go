@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"context"
 	"github.com/infmem/infmem/internal/f16"
 
 	"encoding/binary"
@@ -59,15 +60,19 @@ type testKernels struct {
 	name   string
 	kern   kernelFunc
 	kern16 f16KernelFunc // nil: weights decoded to fp32
+	kern12 f16KernelFunc // nil: kern16 for every row
 }
 
 // allKernels lists every kernel configuration this build and CPU can run.
 func allKernels() []testKernels {
-	ks := []testKernels{{"go", kernel6x16Go, nil}, {"go-f16", kernel6x16Go, kernel6x16F16Go}}
+	ks := []testKernels{{"go", kernel6x16Go, nil, nil}, {"go-f16", kernel6x16Go, kernel6x16F16Go, nil}}
 	if k := asmKernel(); k != nil {
-		ks = append(ks, testKernels{"asm", k, nil})
+		ks = append(ks, testKernels{"asm", k, nil, nil})
 		if k16 := asmF16Kernel(); k16 != nil {
-			ks = append(ks, testKernels{"asm-f16", k, k16})
+			ks = append(ks, testKernels{"asm-f16", k, k16, nil})
+			if k12 := asmF16Kernel12(); k12 != nil {
+				ks = append(ks, testKernels{"asm-f16-avx512", k, k16, k12})
+			}
 		}
 	}
 	return ks
@@ -80,6 +85,7 @@ func checkMulAdd(t *testing.T, tk testKernels, m, k, n int, seed uint64) {
 	wb, w := randHalves(r, k*n)
 	bias := randMat(r, n)
 	mat := newMatrix(wb, k, n, tk.kern, tk.kern16)
+	mat.setKern12(tk.kern12)
 	mp := roundUp(m, kernRows)
 	ap := make([]float32, mp*k)
 	copy(ap, a)
@@ -202,6 +208,171 @@ func TestPackPanelsT(t *testing.T) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("element %d: got %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestAVX512KernelSameBitsAsAVX2 checks that the twelve-row AVX-512 kernel
+// gives bit for bit what two calls of the six-row AVX2 kernel give (each
+// element gets the same fused multiply-adds in the same order), and that it
+// writes nothing outside its 12×16 block; and that a whole matrix product
+// with it is bit for bit the one without it, on row counts with and without
+// a six-row tail.
+func TestAVX512KernelSameBitsAsAVX2(t *testing.T) {
+	k16, k12 := asmF16Kernel(), asmF16Kernel12()
+	if k12 == nil {
+		t.Skip("no AVX-512 kernel on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(12, 16))
+	for _, k := range []int{1, 2, 3, 17, 64, 255, 512, 1536} {
+		lda, ldc := k+5, kernCols+3
+		a := randMat(r, 2*kernRows*lda)
+		hb, _ := randHalves(r, k*kernCols)
+		halves := make([]uint16, k*kernCols)
+		for i := range halves {
+			halves[i] = binary.LittleEndian.Uint16(hb[2*i:])
+		}
+		c0 := randMat(r, 2*kernRows*ldc)
+		c1 := append([]float32(nil), c0...)
+		k16(k, a, lda, halves, c0, ldc)
+		k16(k, a[kernRows*lda:], lda, halves, c0[kernRows*ldc:], ldc)
+		k12(k, a, lda, halves, c1, ldc)
+		for i := range c0 {
+			if math.Float32bits(c0[i]) != math.Float32bits(c1[i]) {
+				t.Fatalf("k=%d: element %d (row %d, column %d): avx2 %v, avx512 %v", k, i, i/ldc, i%ldc, c0[i], c1[i])
+			}
+		}
+	}
+	for _, m := range []int{6, 12, 18, 48, 54, 96, 102} {
+		k, n := 512, 80 // five panels: two pairs and one alone
+		wb, _ := randHalves(r, k*n)
+		a := randMat(r, m*k)
+		with := newMatrix(wb, k, n, asmKernel(), k16)
+		with.setKern12(k12)
+		without := newMatrix(wb, k, n, asmKernel(), k16)
+		c0, c1 := make([]float32, m*n), make([]float32, m*n)
+		without.mulAdd(m, a, k, c0, n)
+		with.mulAdd(m, a, k, c1, n)
+		for i := range c0 {
+			if math.Float32bits(c0[i]) != math.Float32bits(c1[i]) {
+				t.Fatalf("m=%d: C[%d][%d]: without %v, with %v", m, i/n, i%n, c0[i], c1[i])
+			}
+		}
+	}
+}
+
+// BenchmarkF16Kernels compares the fp16 kernels on one 12×16 block at k=512
+// (GFLOP/s), the inner step of every product of the model.
+func BenchmarkF16Kernels(b *testing.B) {
+	k16, k12 := asmF16Kernel(), asmF16Kernel12()
+	if k16 == nil {
+		b.Skip("no fp16 assembly kernel")
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	const k = 512
+	a := randMat(r, 2*kernRows*k)
+	hb, _ := randHalves(r, k*kernCols)
+	halves := make([]uint16, k*kernCols)
+	for i := range halves {
+		halves[i] = binary.LittleEndian.Uint16(hb[2*i:])
+	}
+	c := make([]float32, 2*kernRows*kernCols)
+	flops := func(b *testing.B) {
+		b.ReportMetric(float64(b.N)*2*12*16*k/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	}
+	b.Run("avx2-6x16", func(b *testing.B) {
+		for b.Loop() {
+			k16(k, a, k, halves, c, kernCols)
+			k16(k, a[kernRows*k:], k, halves, c[kernRows*kernCols:], kernCols)
+		}
+		flops(b)
+	})
+	if k12 == nil {
+		return
+	}
+	b.Run("avx512-12x16", func(b *testing.B) {
+		for b.Loop() {
+			k12(k, a, k, halves, c, kernCols)
+		}
+		flops(b)
+	})
+	k32 := asmF16Kernel12x32()
+	h2 := append(halves, halves...)
+	c2 := make([]float32, 2*kernRows*2*kernCols)
+	b.Run("avx512-12x32", func(b *testing.B) {
+		for b.Loop() {
+			k32(k, a, k, h2, c2, 2*kernCols)
+		}
+		b.ReportMetric(float64(b.N)*2*12*32*k/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	})
+}
+
+func TestAVX512PairKernelSameBits(t *testing.T) {
+	k16, k32 := asmF16Kernel(), asmF16Kernel12x32()
+	if k32 == nil {
+		t.Skip("no AVX-512 kernel on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(12, 32))
+	for _, k := range []int{1, 2, 3, 17, 64, 255, 512, 1536} {
+		lda, ldc := k+5, 2*kernCols+3
+		a := randMat(r, 2*kernRows*lda)
+		hb, _ := randHalves(r, 2*k*kernCols)
+		halves := make([]uint16, 2*k*kernCols)
+		for i := range halves {
+			halves[i] = binary.LittleEndian.Uint16(hb[2*i:])
+		}
+		c0 := randMat(r, 2*kernRows*ldc)
+		c1 := append([]float32(nil), c0...)
+		for _, rr := range []int{0, kernRows} {
+			for _, p := range []int{0, 1} {
+				k16(k, a[rr*lda:], lda, halves[p*k*kernCols:], c0[rr*ldc+p*kernCols:], ldc)
+			}
+		}
+		k32(k, a, lda, halves, c1, ldc)
+		for i := range c0 {
+			if math.Float32bits(c0[i]) != math.Float32bits(c1[i]) {
+				t.Fatalf("k=%d: element %d (row %d, column %d): avx2 %v, avx512 %v", k, i, i/ldc, i%ldc, c0[i], c1[i])
+			}
+		}
+	}
+}
+
+// TestAVX512ModelSameBits: the model with the AVX-512 kernels embeds the
+// reference texts, one at a time and in batches, to exactly the vectors it
+// gives with the AVX2 kernel alone.
+func TestAVX512ModelSameBits(t *testing.T) {
+	k12 := asmF16Kernel12()
+	if k12 == nil {
+		t.Skip("no AVX-512 kernel on this CPU or build")
+	}
+	with, err := newUSELite(useLiteBlob, asmKernel(), asmF16Kernel(), k12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := newUSELite(useLiteBlob, asmKernel(), asmF16Kernel(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, c := range loadReference(t) {
+		texts = append(texts, c.Text)
+	}
+	ctx := context.Background()
+	for _, batch := range [][]string{texts[:1], texts[:7], texts} {
+		a, err := with.EmbedBatch(ctx, batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := without.EmbedBatch(ctx, batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range a {
+			for j := range a[i] {
+				if math.Float32bits(a[i][j]) != math.Float32bits(b[i][j]) {
+					t.Fatalf("batch of %d, text %d, component %d: %v with AVX-512, %v without", len(batch), i, j, a[i][j], b[i][j])
+				}
+			}
 		}
 	}
 }

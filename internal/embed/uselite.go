@@ -80,7 +80,7 @@ func NewUSELite() (*USELite, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := newUSELite(data, bestKernel(), asmF16Kernel())
+	m, err := newUSELite(data, bestKernel(), asmF16Kernel(), asmF16Kernel12())
 	if err != nil {
 		return nil, err
 	}
@@ -102,14 +102,15 @@ func NewUSELite() (*USELite, error) {
 }
 
 // newUSELite builds the model with the given kernels; kern16 nil means
-// decode the weights to fp32.
-func newUSELite(data []byte, kern kernelFunc, kern16 f16KernelFunc) (*USELite, error) {
+// decode the weights to fp32; kern12, when not nil, is kern16 over twelve
+// rows at once.
+func newUSELite(data []byte, kern kernelFunc, kern16, kern12 f16KernelFunc) (*USELite, error) {
 	bl, err := parseBlob(data)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load USE-lite weights: %w", err)
 	}
 	m := &USELite{kern: kern}
-	l := loader{bl: bl, kern: kern, kern16: kern16}
+	l := loader{bl: bl, kern: kern, kern16: kern16, kern12: kern12}
 	m.emb = l.raw("embeddings", dtypeF16, vocabRows, embDim)
 	inv := l.vec("timing.inv", timingDims)
 	m.lnEps = l.scalar("ln.eps")
@@ -170,6 +171,7 @@ type loader struct {
 	bl     *blob
 	kern   kernelFunc
 	kern16 f16KernelFunc
+	kern12 f16KernelFunc
 	err    error
 }
 
@@ -206,7 +208,9 @@ func (l *loader) mat(name string, k, n int) *matrix {
 		l.err = fmt.Errorf("%w: tensor %q has %d columns, not a multiple of %d", errCorruptBlob, name, n, kernCols)
 		return nil
 	}
-	return newMatrix(t.data, k, n, l.kern, l.kern16)
+	m := newMatrix(t.data, k, n, l.kern, l.kern16)
+	m.setKern12(l.kern12)
+	return m
 }
 
 // ModelID implements Embedder.
@@ -302,7 +306,9 @@ const slackRows = kernRows
 
 func grow(s []float32, n int) []float32 {
 	if cap(s) < n {
-		return make([]float32, n)
+		// A quarter more: the next batch is often a little longer, and
+		// each new buffer is zeroed by the allocator.
+		return make([]float32, n, n+n/4)
 	}
 	return s[:n]
 }
@@ -451,11 +457,7 @@ func (m *USELite) layer(L *encoderLayer, s *scratch, seqs [][]int, rows int, x, 
 	f1 := s.f1[:rows*ffnDim]
 	fillRows(f1, L.ffn1Bias, rows)
 	L.ffn1.mulAdd(rows, f, useDim, f1, ffnDim)
-	for i, v := range f1 {
-		if v < 0 {
-			f1[i] = 0
-		}
-	}
+	relu(f1)
 	y = y[:rows*useDim]
 	for r := range rows {
 		row := y[r*useDim : (r+1)*useDim]
@@ -515,7 +517,11 @@ func (m *USELite) attendHead(hs *headScratch, d, h, n, r0 int, qkv, ctx []float3
 		row := scores[i*n16 : i*n16+n]
 		mx := row[0]
 		for _, v := range row[1:] {
-			mx = max(mx, v)
+			// Not the builtin max, whose NaN and signed-zero handling
+			// cost a third of the softmax; the scores are finite.
+			if v > mx {
+				mx = v
+			}
 		}
 		var sum float32
 		for j, v := range row {
@@ -549,9 +555,38 @@ func fillRows(dst, bias []float32, rows int) {
 // layerNorm normalises each d-wide row of src over its features, as TF's
 // layer_norm: (x-mean)·scale/sqrt(var+eps) + bias.
 func layerNorm(dst, src []float32, d, rows int, scale, bias []float32, eps float32) {
-	for r := range rows {
+	// Four rows at a time: each row's sums are added in the same order as
+	// alone (the results are the same bits), but the four chains of
+	// dependent float64 additions overlap instead of waiting on each other.
+	r := 0
+	for ; r+4 <= rows; r += 4 {
+		x0, x1, x2, x3 := src[r*d:(r+1)*d], src[(r+1)*d:(r+2)*d], src[(r+2)*d:(r+3)*d], src[(r+3)*d:(r+4)*d]
+		x1, x2, x3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)]
+		var s0, s1, s2, s3 float64
+		for j, v := range x0 {
+			s0 += float64(v)
+			s1 += float64(x1[j])
+			s2 += float64(x2[j])
+			s3 += float64(x3[j])
+		}
+		m0, m1, m2, m3 := float32(s0/float64(d)), float32(s1/float64(d)), float32(s2/float64(d)), float32(s3/float64(d))
+		var v0, v1, v2, v3 float64
+		for j, v := range x0 {
+			d0 := float64(v - m0)
+			v0 += d0 * d0
+			d1 := float64(x1[j] - m1)
+			v1 += d1 * d1
+			d2 := float64(x2[j] - m2)
+			v2 += d2 * d2
+			d3 := float64(x3[j] - m3)
+			v3 += d3 * d3
+		}
+		for i, rv := range [4][2]float64{{float64(m0), v0}, {float64(m1), v1}, {float64(m2), v2}, {float64(m3), v3}} {
+			layerNormOut(dst[(r+i)*d:(r+i+1)*d], src[(r+i)*d:(r+i+1)*d], float32(rv[0]), rv[1], d, scale, bias, eps)
+		}
+	}
+	for ; r < rows; r++ {
 		x := src[r*d : (r+1)*d]
-		o := dst[r*d : (r+1)*d]
 		var sum float64
 		for _, v := range x {
 			sum += float64(v)
@@ -562,9 +597,25 @@ func layerNorm(dst, src []float32, d, rows int, scale, bias []float32, eps float
 			dv := float64(v - mean)
 			vs += dv * dv
 		}
-		rs := float32(1 / math.Sqrt(vs/float64(d)+float64(eps)))
-		for j, v := range x {
-			o[j] = (v-mean)*(scale[j]*rs) + bias[j]
-		}
+		layerNormOut(dst[r*d:(r+1)*d], x, mean, vs, d, scale, bias, eps)
+	}
+}
+
+// layerNormOut writes one normalised row, given its mean and the sum of
+// its squared deviations.
+func layerNormOut(o, x []float32, mean float32, vs float64, d int, scale, bias []float32, eps float32) {
+	rs := float32(1 / math.Sqrt(vs/float64(d)+float64(eps)))
+	for j, v := range x {
+		o[j] = (v-mean)*(scale[j]*rs) + bias[j]
+	}
+}
+
+// relu sets the negative values of x to zero, without a branch: about half
+// of them are negative, in no order a branch predictor could learn. The
+// values are finite (a NaN with its sign bit set would become 0).
+func relu(x []float32) {
+	for i, v := range x {
+		b := math.Float32bits(v)
+		x[i] = math.Float32frombits(b &^ uint32(int32(b)>>31))
 	}
 }

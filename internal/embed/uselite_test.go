@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -143,7 +144,7 @@ func TestEveryKernelMatchesJavaScript(t *testing.T) {
 			if tk.name == "go-f16" {
 				t.Skip("test-only reference kernel; covered by the kernel tests")
 			}
-			m, err := newUSELite(useLiteBlob, tk.kern, tk.kern16)
+			m, err := newUSELite(useLiteBlob, tk.kern, tk.kern16, tk.kern12)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -315,4 +316,76 @@ func TestUSELiteEmptyBatchAndEmptyTexts(t *testing.T) {
 	if m.Tokenize("\xff\xfe broken utf-8") == nil {
 		t.Error("invalid UTF-8 produced no tokens")
 	}
+}
+
+func TestRelu(t *testing.T) {
+	x := []float32{-1, 0, 2.5, -1e-30, float32(math.Inf(-1)), float32(math.Inf(1)), -0.0, 3}
+	want := []float32{0, 0, 2.5, 0, 0, float32(math.Inf(1)), 0, 3}
+	relu(x)
+	for i := range x {
+		if x[i] != want[i] {
+			t.Fatalf("relu: element %d = %v, want %v", i, x[i], want[i])
+		}
+	}
+}
+
+// layerNormRef is layerNorm one row at a time, as it was written first.
+func layerNormRef(dst, src []float32, d, rows int, scale, bias []float32, eps float32) {
+	for r := range rows {
+		x := src[r*d : (r+1)*d]
+		o := dst[r*d : (r+1)*d]
+		var sum float64
+		for _, v := range x {
+			sum += float64(v)
+		}
+		mean := float32(sum / float64(d))
+		var vs float64
+		for _, v := range x {
+			dv := float64(v - mean)
+			vs += dv * dv
+		}
+		rs := float32(1 / math.Sqrt(vs/float64(d)+float64(eps)))
+		for j, v := range x {
+			o[j] = (v-mean)*(scale[j]*rs) + bias[j]
+		}
+	}
+}
+
+// TestLayerNormSameBits: four rows at a time give the bits one at a time
+// gives, for every row count's remainder.
+func TestLayerNormSameBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	const d = 512
+	scale, bias := randMat(r, d), randMat(r, d)
+	for rows := 1; rows <= 13; rows++ {
+		src := randMat(r, rows*d)
+		for i := range src {
+			src[i] = src[i]*3 + 0.5 // a mean away from zero
+		}
+		a, b := make([]float32, rows*d), make([]float32, rows*d)
+		layerNorm(a, src, d, rows, scale, bias, 1e-6)
+		layerNormRef(b, src, d, rows, scale, bias, 1e-6)
+		for i := range a {
+			if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+				t.Fatalf("rows=%d: element %d: %v, one row at a time %v", rows, i, a[i], b[i])
+			}
+		}
+	}
+}
+
+func BenchmarkLayerNorm(b *testing.B) {
+	r := rand.New(rand.NewPCG(9, 9))
+	const d, rows = 512, 48
+	scale, bias, src := randMat(r, d), randMat(r, d), randMat(r, rows*d)
+	dst := make([]float32, rows*d)
+	b.Run("four-rows", func(b *testing.B) {
+		for b.Loop() {
+			layerNorm(dst, src, d, rows, scale, bias, 1e-6)
+		}
+	})
+	b.Run("one-row", func(b *testing.B) {
+		for b.Loop() {
+			layerNormRef(dst, src, d, rows, scale, bias, 1e-6)
+		}
+	})
 }

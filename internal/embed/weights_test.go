@@ -172,7 +172,7 @@ func TestNewUSELiteWeightsSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := newUSELite(useLiteBlob, m.kern, asmF16Kernel())
+	ref, err := newUSELite(useLiteBlob, m.kern, asmF16Kernel(), asmF16Kernel12())
 	if err != nil {
 		t.Fatal(err)
 	}

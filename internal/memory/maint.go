@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/facts"
+	"github.com/infmem/infmem/internal/memory/content"
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/mongostore"
 )
@@ -277,25 +278,10 @@ func (e *Engine) Merge(ctx context.Context, keep string, others []string) (int, 
 
 // Candidate lists for maintenance jobs (memindex's), oldest first.
 
-// ackKeys are the content keys of acknowledgements worth no memory.
-var ackKeys = func() map[[16]byte]bool {
-	m := map[[16]byte]bool{}
-	for _, a := range []string{"ok", "okay", "ok!", "ok.", "k", "kk", "thanks", "thanks!", "thank you", "thank you!", "thx", "ty",
-		"sure", "sure!", "got it", "got it!", "cool", "cool!", "great", "great!", "nice", "nice!", "yes", "no", "yep", "nope",
-		"lol", "haha", "sounds good", "sounds good!", "perfect", "perfect!", "alright", "np", "no problem", "👍", "🙏", "ok thanks",
-		"okay thanks", "thanks a lot", "awesome", "awesome!", "noted", "understood", "will do", "done"} {
-		m[contentKey(a)] = true
-	}
-	return m
-}()
-
-// isAck reports whether a memory's text is only an acknowledgement.
-func isAck(key [16]byte) bool { return ackKeys[key] }
-
 // NoiseCandidates lists live, unpinned acknowledgements ("ok", "thanks")
 // that happened before olderThan (never a memory with a path).
 func (e *Engine) NoiseCandidates(olderThan time.Time) []string {
-	return e.index().NoiseCandidates(olderThan, isAck, sourceFile)
+	return e.index().NoiseCandidates(olderThan, content.IsAck, sourceFile)
 }
 
 // StaleCandidates lists memories relevance pruning may archive

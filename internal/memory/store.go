@@ -113,7 +113,16 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 			Source: source, Importance: importance, Category: category, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now,
 		}
 	}
-	similar := e.index().Similar(vec, scope, ParaphraseCosine, 5)
+	// Similar and the update check's vector candidates come from one scan
+	// of the vectors (the pass is completed with the new memory's own
+	// vector when relate ranks).
+	var similar []memindex.Hit
+	var pass *memindex.VectorPass
+	if set, err := e.searchScopes(scope, "", false); err == nil && c.kind == memindex.KindMemory {
+		similar, pass = e.index().SimilarPass(vec, scope, ParaphraseCosine, 5, memindex.Filter{Scopes: set}, recall.RelateVectorCandidates)
+	} else {
+		similar = e.index().Similar(vec, scope, ParaphraseCosine, 5)
+	}
 	// The memory is stored and acknowledged once apply returns; a failed
 	// embedding write is retried by the background embedder.
 	if err := e.apply(ctx, &c); err != nil {
@@ -121,7 +130,7 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	}
 	res := StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: e.collection(c.kind).Name()}
 	if c.kind == memindex.KindMemory {
-		rel, err := e.relate(ctx, &c.doc)
+		rel, err := e.relate(ctx, &c.doc, pass)
 		if err != nil {
 			e.log.Warn("cannot compare the new memory with earlier ones", "memory_id", id.Hex(), "err", err)
 		}

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -33,23 +34,46 @@ func (e *Engine) embedText(ctx context.Context, text string) []float32 {
 // EmbedBatch embeds texts as Store would embed each as its Content, in
 // one model call, for StoreRequest.Vector. It returns nil when there is no
 // model or it failed (Store then embeds each text itself, or leaves it to
-// the background embedder).
+// the background embedder). Texts that are the same once normalised are
+// embedded once (chat exports repeat "thanks", "continue", regenerated
+// prompts); each gets its own copy of the vector.
 func (e *Engine) EmbedBatch(ctx context.Context, texts []string) [][]float32 {
 	if e.opts.Embedder == nil || len(texts) == 0 {
 		return nil
 	}
-	norm := make([]string, len(texts))
+	var unique []string
+	at := make([]int, len(texts)) // texts[i]'s position in unique
+	seen := make(map[string]int, len(texts))
 	for i, t := range texts {
-		norm[i] = normalizeContent(t)
+		n := normalizeContent(t)
+		j, ok := seen[n]
+		if !ok {
+			j = len(unique)
+			seen[n] = j
+			unique = append(unique, n)
+		}
+		at[i] = j
 	}
-	vs, err := e.opts.Embedder.EmbedBatch(ctx, norm)
-	if err != nil || len(vs) != len(texts) {
+	vs, err := e.opts.Embedder.EmbedBatch(ctx, unique)
+	if err != nil || len(vs) != len(unique) {
 		if ctx.Err() == nil {
 			e.log.Warn("cannot embed a batch now; each memory will be embedded as it is stored", "err", err)
 		}
 		return nil
 	}
-	return vs
+	if len(unique) == len(texts) {
+		return vs
+	}
+	out := make([][]float32, len(texts))
+	used := make([]bool, len(unique))
+	for i, j := range at {
+		if used[j] {
+			out[i] = slices.Clone(vs[j])
+		} else {
+			out[i], used[j] = vs[j], true
+		}
+	}
+	return out
 }
 
 // queryVector embeds a search query, through the query cache.

@@ -21,8 +21,10 @@ type ExtractiveOptions struct {
 	// link) may take it up to FactChars; 0 means DefaultMaxChars.
 	MaxChars int
 	// FactChars bounds the length the fact sentences may bring the summary
-	// to; 0 means 3 × MaxChars. Other sentences only fill what is left
-	// of MaxChars.
+	// to; 0 means no bound: every fact sentence of the conversation is
+	// kept, however long that makes the summary (issue 25: a session of
+	// long, detailed turns keeps all its details). Other sentences only
+	// fill what is left of MaxChars. A value below MaxChars means MaxChars.
 	FactChars int
 	// NoHeader leaves out the first line giving the conversation's dates
 	// and speakers.
@@ -37,7 +39,8 @@ type ExtractiveOptions struct {
 // Extractive summarizes offline by keeping whole sentences of the
 // conversation, so it cannot state anything the conversation did not. It
 // keeps every sentence with a date, number, name, decision or link (the
-// most central first when they overflow MaxChars), fills the remaining room
+// most central first when a FactChars bound is given and they overflow
+// it), fills the remaining room
 // with the most central other sentences, and drops acknowledgements.
 // Centrality is the cosine of a sentence's embedding to the mean embedding,
 // or a TF-IDF equivalent without an embedder. The result is deterministic.
@@ -52,8 +55,11 @@ func NewExtractive(e embed.Embedder, opts ExtractiveOptions) *Extractive {
 	if opts.MaxChars <= 0 {
 		opts.MaxChars = DefaultMaxChars
 	}
-	if opts.FactChars < opts.MaxChars {
-		opts.FactChars = 3 * opts.MaxChars
+	switch {
+	case opts.FactChars == 0:
+		opts.FactChars = math.MaxInt
+	case opts.FactChars < opts.MaxChars:
+		opts.FactChars = opts.MaxChars
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()

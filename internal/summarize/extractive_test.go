@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -165,7 +166,7 @@ func TestExtractiveKeepsFactsBeforeFiller(t *testing.T) {
 }
 
 // FactChars bounds the summary; MaxChars bounds it too once fact
-// sentences are kept (FactChars = MaxChars: a hard cap).
+// sentences are kept (FactChars = MaxChars: a hard cap; 0: no bound).
 func TestExtractiveRespectsMaxChars(t *testing.T) {
 	ctx := context.Background()
 	for _, e := range embedders(t)[:2] {
@@ -184,7 +185,7 @@ func TestExtractiveRespectsMaxChars(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					limit := max(factChars, 3*maxChars)
+					limit := math.MaxInt // FactChars 0: every fact sentence
 					if factChars == maxChars {
 						limit = maxChars
 					}
@@ -225,6 +226,63 @@ func TestExtractiveKeepsEveryFactWithinFactChars(t *testing.T) {
 				t.Errorf("%s: lost the fact %q:\n%s", f.name, x, s.Text)
 			}
 		}
+	}
+}
+
+// By default every fact sentence of the conversation is kept, however far
+// they take the summary beyond MaxChars (issue 25: a session of long,
+// detailed turns lost 40 % of its fact sentences to a 3 × MaxChars cap);
+// the other sentences still only fill what is left of MaxChars.
+func TestExtractiveKeepsEveryFactByDefault(t *testing.T) {
+	ctx := context.Background()
+	places := []string{"Lisbon", "Porto", "Madrid", "Seville", "Valencia", "Bilbao", "Granada", "Toledo"}
+	var lines []string
+	for i := range 120 {
+		who := []string{"Ana", "Ben"}[i%2]
+		lines = append(lines, who, fmt.Sprintf("On day %d we paid %d euros for the hotel in %s, booked through the agency. That was a pleasant stay overall, I would say.",
+			i+1, 40+i*3, places[i%len(places)]))
+	}
+	msgs := conv(t, "2024-03-01 09:00", lines...)
+	var facts, filler []string
+	for _, s := range analyse(msgs) {
+		switch {
+		case !s.candidate():
+		case s.feat.must():
+			facts = append(facts, s.text)
+		default:
+			filler = append(filler, s.text)
+		}
+	}
+	if n := len(strings.Join(facts, " ")); n < 5*DefaultMaxChars {
+		t.Fatalf("the fixture's fact sentences take %d characters; it needs more than %d", n, 5*DefaultMaxChars)
+	}
+	if len(filler) == 0 {
+		t.Fatal("the fixture needs filler")
+	}
+	for _, e := range embedders(t)[:2] {
+		s, err := NewExtractive(e.e, ExtractiveOptions{}).Summarize(ctx, msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		folded := strings.Join(strings.Fields(s.Text), " ")
+		lost := 0
+		for _, x := range facts {
+			if !strings.Contains(folded, strings.Join(strings.Fields(x), " ")) {
+				lost++
+			}
+		}
+		if lost > 0 {
+			t.Errorf("%s: lost %d of %d fact sentences (%d characters kept)", e.name, lost, len(facts), utf8.RuneCountInString(s.Text))
+		}
+		for _, x := range filler {
+			if strings.Contains(s.Text, x) {
+				t.Errorf("%s: kept the filler %q beyond MaxChars", e.name, x)
+			}
+		}
+		if got := strings.Count(s.Text, "Conversation of "); got != 1 {
+			t.Errorf("%s: the header is said %d times", e.name, got)
+		}
+		checkTraceable(t, s, msgs, true)
 	}
 }
 
@@ -541,7 +599,7 @@ func TestExtractiveSkipsOverlongSentences(t *testing.T) {
 		{Speaker: "A", Text: long},
 		{Speaker: "B", Text: "Rent is $900 a month."},
 	}
-	s, err := NewExtractive(nil, ExtractiveOptions{MaxChars: 100, NoHeader: true}).Summarize(context.Background(), msgs)
+	s, err := NewExtractive(nil, ExtractiveOptions{MaxChars: 100, FactChars: 100, NoHeader: true}).Summarize(context.Background(), msgs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,9 @@
 package vecindex
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 // Filter is a set of document ids, kept as a bitmap: the pre-filter of a
 // search. Build one per query (or keep one per scope and reuse it); the zero
@@ -63,4 +66,23 @@ func (f *Filter) word(i int) uint64 {
 		return f.words[i]
 	}
 	return 0
+}
+
+// or returns the union of f and g, a new filter.
+func (f *Filter) or(g *Filter) *Filter {
+	a, b := f.words, g.words
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	u := &Filter{words: slices.Clone(a)}
+	for i, w := range b {
+		u.words[i] |= w
+	}
+	return u
+}
+
+// FilterOf returns the set whose i-th word (ids 64·i to 64·i+63, lowest id
+// in the lowest bit) is words[i]; the set keeps words.
+func FilterOf(words []uint64) *Filter {
+	return &Filter{words: words}
 }

@@ -269,6 +269,15 @@ func TestSearchMatchesFullSort(t *testing.T) {
 			f.Add(id)
 		}
 	}
+	narrow, other, empty := NewFilter(0), NewFilter(0), NewFilter(0)
+	for id := range uint32(n) {
+		if id%4 == 1 && id%3 == 0 { // within f
+			narrow.Add(id)
+		}
+		if id%5 == 2 { // partly outside f
+			other.Add(id)
+		}
+	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	for _, par := range []struct {
 		name string
@@ -294,6 +303,19 @@ func TestSearchMatchesFullSort(t *testing.T) {
 				}
 				if got := ix.SearchFunc(q, k, allow); !slices.Equal(got, wantF) {
 					t.Fatalf("%s k=%d predicate: got %v…, want %v…", par.name, k, got[:min(5, len(got))], wantF[:min(5, len(wantF))])
+				}
+				// One scan for several searches gives each what Search gives.
+				for ri, reqs := range [][]Request{
+					{{k, f}, {3, narrow}},
+					{{3, narrow}, {k, f}, {k + 1, empty}, {5, nil}},
+					{{k, narrow}, {1, other}},
+				} {
+					got := ix.SearchEach(q, reqs)
+					for j, r := range reqs {
+						if want := ix.Search(q, r.K, r.Filter); !slices.Equal(got[j], want) {
+							t.Fatalf("%s k=%d: SearchEach set %d request %d: got %v…, want %v…", par.name, k, ri, j, got[j][:min(5, len(got[j]))], want[:min(5, len(want))])
+						}
+					}
 				}
 			}
 		}

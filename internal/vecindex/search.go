@@ -94,50 +94,99 @@ func (ix *Index) prepare(q []float32) (query, bool) {
 // k-th best cannot. The result is exactly the top k by refined score, the
 // score Score reports.
 func (ix *Index) Search(q []float32, k int, f *Filter) []Hit {
+	return ix.SearchEach(q, []Request{{K: k, Filter: f}})[0]
+}
+
+// Request is one search of SearchEach: the K best (K <= 0: every candidate)
+// among the documents Filter admits (nil: every document).
+type Request struct {
+	K      int
+	Filter *Filter
+}
+
+// SearchEach runs several searches for the same query in one scan of the
+// codes: out[i] is exactly what Search(q, reqs[i].K, reqs[i].Filter) would
+// return. A scan of a large index is bound by reading its codes, so two
+// searches cost little more than one.
+func (ix *Index) SearchEach(q []float32, reqs []Request) [][]Hit {
+	out := make([][]Hit, len(reqs))
 	qq, ok := ix.prepare(q)
-	if !ok {
-		return nil
+	if !ok || len(reqs) == 0 {
+		return out
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	n, delta := ix.candidatesLocked(f)
-	if n == 0 {
-		return nil
-	}
-	if k <= 0 || k > n {
-		k = n
-	}
-	window := 2 * delta
-	var next atomic.Int64
-	workers := ix.workers(n)
-	if workers == 1 {
-		return ix.rankLocked(&qq, ix.scanLocked(&qq, k, window, f, &next), k, window)
-	}
-	// Helpers that have not started by the time this goroutine has
-	// claimed every block are abandoned rather than waited for: on a busy
-	// machine a helper can sit in the run queue for a scheduler tick, and
-	// it would find nothing left to do.
-	const (
-		pending int32 = iota
-		running
-		abandoned
-	)
-	state := make([]atomic.Int32, workers)
-	results := make(chan []cand, workers)
-	for w := 1; w < workers; w++ {
-		go func() {
-			if state[w].CompareAndSwap(pending, running) {
-				results <- ix.scanLocked(&qq, k, window, f, &next)
-			}
-		}()
-	}
-	parts := [][]cand{ix.scanLocked(&qq, k, window, f, &next)}
-	for w := 1; w < workers; w++ {
-		if !state[w].CompareAndSwap(pending, abandoned) {
-			parts = append(parts, <-results)
+	// The scan reads the union of the filters; each request takes from it
+	// what its own filter admits, with its own k and window.
+	var union *Filter
+	scans := make([]scanReq, 0, len(reqs))
+	at := make([]int, 0, len(reqs)) // scans[j] answers reqs[at[j]]
+	for i, r := range reqs {
+		n, delta := ix.candidatesLocked(r.Filter)
+		if n == 0 {
+			continue
+		}
+		k := r.K
+		if k <= 0 || k > n {
+			k = n
+		}
+		scans = append(scans, scanReq{k: k, window: 2 * delta, f: r.Filter})
+		at = append(at, i)
+		switch {
+		case len(scans) == 1:
+			union = r.Filter
+		case union == nil || r.Filter == nil:
+			union = nil
+		default:
+			union = union.or(r.Filter)
 		}
 	}
-	return ix.rankLocked(&qq, slices.Concat(parts...), k, window)
+	if len(scans) == 0 {
+		return out
+	}
+	if len(scans) == 1 {
+		scans[0].f = nil // the union is its filter: no second check
+	}
+	n, _ := ix.candidatesLocked(union)
+	var next atomic.Int64
+	workers := ix.workers(n)
+	var parts [][][]cand
+	if workers == 1 {
+		parts = append(parts, ix.scanLocked(&qq, scans, union, &next))
+	} else {
+		// Helpers that have not started by the time this goroutine has
+		// claimed every block are abandoned rather than waited for: on a
+		// busy machine a helper can sit in the run queue for a scheduler
+		// tick, and it would find nothing left to do.
+		const (
+			pending int32 = iota
+			running
+			abandoned
+		)
+		state := make([]atomic.Int32, workers)
+		results := make(chan [][]cand, workers)
+		for w := 1; w < workers; w++ {
+			go func() {
+				if state[w].CompareAndSwap(pending, running) {
+					results <- ix.scanLocked(&qq, scans, union, &next)
+				}
+			}()
+		}
+		parts = append(parts, ix.scanLocked(&qq, scans, union, &next))
+		for w := 1; w < workers; w++ {
+			if !state[w].CompareAndSwap(pending, abandoned) {
+				parts = append(parts, <-results)
+			}
+		}
+	}
+	for j, sr := range scans {
+		var cands []cand
+		for _, p := range parts {
+			cands = append(cands, p[j]...)
+		}
+		out[at[j]] = ix.rankLocked(&qq, cands, sr.k, sr.window)
+	}
+	return out
 }
 
 // SearchFunc is Search with the pre-filter given as a predicate (nil admits
@@ -167,17 +216,36 @@ func (ix *Index) SearchFunc(q []float32, k int, allow func(id uint32) bool) []Hi
 	return ix.Search(q, k, f)
 }
 
-// scanLocked scores with the int8 codes the blocks it claims from next
-// (shared by the goroutines of one search) and returns every document within
-// window of its k-th best int8 score. The caller holds the read lock.
-func (ix *Index) scanLocked(q *query, k int, window float32, f *Filter, next *atomic.Int64) []cand {
+// scanReq is one request of a scan: its k, its refinement window, and its
+// filter when the scan reads a wider set (nil: every document scanned).
+type scanReq struct {
+	k      int
+	window float32
+	f      *Filter
+}
+
+// scanLocked scores with the int8 codes the documents of union (every live
+// one when nil) in the blocks it claims from next (shared by the goroutines
+// of one search), and returns for each request every document it admits
+// within its window of its k-th best int8 score. The caller holds the read
+// lock.
+func (ix *Index) scanLocked(q *query, reqs []scanReq, union *Filter, next *atomic.Int64) [][]cand {
 	buf, _ := ix.bufs.Get().(*scanBuf)
 	if buf == nil {
 		buf = new(scanBuf)
 	}
-	h := newTopK(buf.heap, k)
-	cands := buf.cands[:0]
-	limit := 4*k + 256 // compact cands when they outgrow this
+	type state struct {
+		h     topK
+		cands []cand
+		limit int
+	}
+	st := make([]state, len(reqs))
+	for i, r := range reqs {
+		st[i] = state{h: newTopK(nil, r.k), limit: 4*r.k + 256} // compact cands when they outgrow limit
+	}
+	if len(reqs) == 1 {
+		st[0].h, st[0].cands = newTopK(buf.heap, reqs[0].k), buf.cands[:0]
+	}
 	dim := ix.dim
 	for {
 		b := int(next.Add(1) - 1)
@@ -190,8 +258,8 @@ func (ix *Index) scanLocked(q *query, k int, window float32, f *Filter, next *at
 		}
 		ids := buf.ids[:0]
 		for w, live := range blk.live {
-			if f != nil {
-				live &= f.word(b*blockWords + w)
+			if union != nil {
+				live &= union.word(b*blockWords + w)
 			}
 			for ; live != 0; live &= live - 1 {
 				ids = append(ids, uint32(w*64+bits.TrailingZeros64(live)))
@@ -203,23 +271,34 @@ func (ix *Index) scanLocked(q *query, k int, window float32, f *Filter, next *at
 		dots := buf.dots[:len(ids)]
 		ix.dots(q.codes, blk.codes, dim, ids, dots)
 		base := uint32(b) << blockShift
-		cut := h.floor - window
-		for j, s := range ids {
-			p := score(dots[j], blk.scales[s], q.scale)
-			if p < cut {
-				continue // the common case once the heap is full
-			}
-			cands = append(cands, cand{id: base | s, dot: dots[j], p: p})
-			h.offer(base|s, p)
-			cut = h.floor - window
-			if len(cands) > limit {
-				cands = pruneCands(cands, cut)
-				limit = 2*len(cands) + 256
+		for i := range st {
+			r, t := &reqs[i], &st[i]
+			cut := t.h.floor - r.window
+			for j, s := range ids {
+				p := score(dots[j], blk.scales[s], q.scale)
+				if p < cut {
+					continue // the common case once the heap is full
+				}
+				if r.f != nil && !r.f.Has(base|s) {
+					continue
+				}
+				t.cands = append(t.cands, cand{id: base | s, dot: dots[j], p: p})
+				t.h.offer(base|s, p)
+				cut = t.h.floor - r.window
+				if len(t.cands) > t.limit {
+					t.cands = pruneCands(t.cands, cut)
+					t.limit = 2*len(t.cands) + 256
+				}
 			}
 		}
 	}
-	out := slices.Clone(pruneCands(cands, h.floor-window))
-	buf.heap, buf.cands = h.hits, cands
+	out := make([][]cand, len(reqs))
+	for i := range st {
+		out[i] = slices.Clone(pruneCands(st[i].cands, st[i].h.floor-reqs[i].window))
+	}
+	if len(reqs) == 1 {
+		buf.heap, buf.cands = st[0].h.hits, st[0].cands
+	}
 	ix.bufs.Put(buf)
 	return out
 }

@@ -114,6 +114,15 @@ type Index struct {
 	vecs *vecindex.Index
 	// vecCount is how many slots have their embedding in vecs.
 	vecCount int
+	// vecGen counts the changes of vecs, and vecLog holds the slots of the
+	// last vecLogLen of them (pass.go).
+	vecGen uint64
+	vecLog [vecLogLen]uint32
+	// gen counts the writes that can change what a filter admits (every
+	// write but Touch); allowed caches the last sets filters admitted
+	// (query.go), valid while gen is what it was.
+	gen     uint64
+	allowed allowCache
 	// convOrder lists each conversation's items in the order they happened
 	// (timestamp, then insertion), to find a turn's neighbours; sessions
 	// does the same for memories grouped by scope and timestamp alone (see
@@ -197,6 +206,7 @@ func (ix *Index) Put(d Doc) {
 		speaker = speakerPrefix(d.Text)
 	}
 	ix.mu.Lock()
+	ix.gen++
 	defer ix.mu.Unlock()
 	slot, ok := ix.byID[d.ID]
 	if ok {
@@ -269,6 +279,7 @@ func (ix *Index) setVecLocked(slot uint32, v []float32) {
 	}
 	it := &ix.items[slot]
 	had := ix.vecs.Has(slot)
+	ix.noteVecLocked(slot)
 	if v != nil && it.live() {
 		if err := ix.vecs.Put(slot, v); err == nil {
 			it.hasVec = true
@@ -290,6 +301,7 @@ func (ix *Index) setVecLocked(slot uint32, v []float32) {
 // SetVec stores the embedding of id (nil drops it).
 func (ix *Index) SetVec(id bson.ObjectID, v []float32) {
 	ix.mu.Lock()
+	ix.gen++
 	defer ix.mu.Unlock()
 	if slot, ok := ix.byID[id]; ok {
 		ix.setVecLocked(slot, v)
@@ -433,6 +445,7 @@ func (ix *Index) dropDedupLocked(slot uint32) {
 // Remove forgets a memory entirely (hard delete).
 func (ix *Index) Remove(id bson.ObjectID) {
 	ix.mu.Lock()
+	ix.gen++
 	defer ix.mu.Unlock()
 	slot, ok := ix.byID[id]
 	if !ok {
@@ -454,6 +467,7 @@ func (ix *Index) Remove(id bson.ObjectID) {
 // needed only to rejoin).
 func (ix *Index) SetForgotten(id bson.ObjectID, forgotten bool, at time.Time, text string, vec []float32) {
 	ix.mu.Lock()
+	ix.gen++
 	defer ix.mu.Unlock()
 	slot, ok := ix.byID[id]
 	if !ok {
@@ -480,6 +494,7 @@ func (ix *Index) SetForgotten(id bson.ObjectID, forgotten bool, at time.Time, te
 // SetFlag sets or clears the archived or pinned flag of id.
 func (ix *Index) SetFlag(id bson.ObjectID, flag Flag, on bool) {
 	ix.mu.Lock()
+	ix.gen++
 	defer ix.mu.Unlock()
 	if slot, ok := ix.byID[id]; ok {
 		it := &ix.items[slot]

@@ -73,6 +73,7 @@ func (ix *Index) dropLinksLocked(slot uint32) {
 // SetLinks replaces the links of id.
 func (ix *Index) SetLinks(id bson.ObjectID, l Links) {
 	ix.mu.Lock()
+	ix.gen++
 	defer ix.mu.Unlock()
 	if slot, ok := ix.byID[id]; ok {
 		ix.setLinksLocked(slot, l)

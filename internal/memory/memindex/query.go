@@ -3,8 +3,10 @@ package memindex
 import (
 	"bytes"
 	"cmp"
-	"math"
+	"math/bits"
+	"reflect"
 	"slices"
+	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -216,19 +218,67 @@ type Counts struct {
 	PerSource map[string]int
 }
 
-// allowedLocked is the set of slots c admits, and its size.
+// allowCache holds the last sets filters admitted: a store asks for the
+// same set up to four times (its similar memories' scope, then the update
+// check's scopes, by vector and by each claim), and a run of searches with
+// no write between for the same one. Rank and Similar run under the read
+// lock, concurrently, hence the cache's own mutex; the sets are shared and
+// must not be changed.
+type allowCache struct {
+	mu      sync.Mutex
+	entries [4]allowEntry
+	next    int
+}
+
+type allowEntry struct {
+	gen uint64
+	f   Filter
+	set *vecindex.Filter
+	n   int
+}
+
+// allowedLocked is the set of slots c admits, and its size, shared: the
+// caller must not change it. The caller holds mu (read or write).
 func (ix *Index) allowedLocked(c *compiled) (*vecindex.Filter, int) {
-	f := vecindex.NewFilter(len(ix.items))
+	ac := &ix.allowed
+	ac.mu.Lock()
+	for _, e := range ac.entries {
+		if e.set != nil && e.gen == ix.gen && reflect.DeepEqual(e.f, c.f) {
+			ac.mu.Unlock()
+			return e.set, e.n
+		}
+	}
+	ac.mu.Unlock()
+	set, n := ix.admittedLocked(c)
+	ac.mu.Lock()
+	ac.entries[ac.next] = allowEntry{gen: ix.gen, f: c.f, set: set, n: n}
+	ac.next = (ac.next + 1) % len(ac.entries)
+	ac.mu.Unlock()
+	return set, n
+}
+
+// admittedLocked computes the set of slots c admits, and its size.
+func (ix *Index) admittedLocked(c *compiled) (*vecindex.Filter, int) {
 	n := 0
 	if c.metaOnly() && len(ix.meta) == len(ix.items) {
-		for i := range ix.meta {
-			if c.matchMeta(&ix.meta[i]) {
-				f.Add(uint32(i))
-				n++
+		// A word of the set at a time: at 100k memories this loop is
+		// every search's first cost.
+		meta := ix.meta
+		words := make([]uint64, (len(meta)+63)/64)
+		for i := range words {
+			var w uint64
+			part := meta[i*64 : min(i*64+64, len(meta))]
+			for j := range part {
+				if c.matchMeta(&part[j]) {
+					w |= 1 << j
+				}
 			}
+			words[i] = w
+			n += bits.OnesCount64(w)
 		}
-		return f, n
+		return vecindex.FilterOf(words), n
 	}
+	f := vecindex.NewFilter(len(ix.items))
 	for i := range ix.items {
 		if c.match(&ix.items[i]) {
 			f.Add(uint32(i))
@@ -248,14 +298,7 @@ func (ix *Index) Similar(v []float32, scope string, threshold float64, k int) []
 	defer ix.mu.RUnlock()
 	c := ix.compileLocked(Filter{Scopes: []string{scope}})
 	allowed, _ := ix.allowedLocked(&c)
-	var out []Hit
-	for _, h := range ix.vecs.Search(v, k, allowed) {
-		if score := float64(h.Score); score >= threshold {
-			it := &ix.items[h.ID]
-			out = append(out, Hit{ID: it.id, Kind: it.kind, Score: math.Round(score*1000) / 1000, TS: it.ts})
-		}
-	}
-	return out
+	return ix.similarHits(ix.vecs.Search(v, k, allowed), threshold)
 }
 
 // MatchAll returns the memories f admits whose text holds every term of q,

@@ -43,6 +43,9 @@ type RankQuery struct {
 	// more: none is dropped).
 	K                int
 	DuplicateOverlap float64
+	// Pass, when set, holds the vector candidates drawn for this query
+	// ahead of time (SimilarPass); Rank scans when it cannot use them.
+	Pass *VectorPass
 }
 
 // Candidate is one memory being ranked: the evidence the index holds for
@@ -114,7 +117,11 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 		return nil, err
 	}
 	if useVec {
-		for _, h := range ix.vecs.Search(q.Vector, q.Candidates, allowed) {
+		hits, ok := ix.passHitsLocked(&q, allowed)
+		if !ok {
+			hits = ix.vecs.Search(q.Vector, q.Candidates, allowed)
+		}
+		for _, h := range hits {
 			add(h.ID)
 		}
 	}

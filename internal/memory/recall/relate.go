@@ -25,6 +25,10 @@ import (
 // needs half the words in common; turns of different speakers are never
 // compared.
 
+// RelateVectorCandidates is how many vector candidates Candidates draws
+// (its own memory among them), for a memindex.VectorPass drawn ahead.
+const RelateVectorCandidates = relateCandidates + 1
+
 // Limits of the update detection at store time.
 const (
 	// relateCandidates is how many close memories are compared.
@@ -71,10 +75,13 @@ type Relations struct {
 // Candidates finds, among the memories f admits, those to compare with
 // the new memory d (never d itself, nor an older version whose successor
 // is compared), and returns d's text parsed.
-func Candidates(ctx context.Context, ix *memindex.Index, f memindex.Filter, d *memindex.Doc) ([]memindex.Candidate, *facts.Statement, error) {
+//
+// pass, when not nil, holds the vector candidates drawn ahead of time
+// (memindex.SimilarPass, with RelateVectorCandidates).
+func Candidates(ctx context.Context, ix *memindex.Index, f memindex.Filter, d *memindex.Doc, pass *memindex.VectorPass) ([]memindex.Candidate, *facts.Statement, error) {
 	id, text, vec := d.ID, d.Text, d.Vec
 	rq := memindex.RankQuery{Filter: f, Terms: ix.Analyze(text), Vector: vec,
-		Candidates: relateCandidates + 1, K: relateCandidates + 1, DuplicateOverlap: 1}
+		Candidates: RelateVectorCandidates, K: RelateVectorCandidates, DuplicateOverlap: 1, Pass: pass}
 	if rq.Terms.Empty() && vec == nil {
 		return nil, nil, nil
 	}
