@@ -51,14 +51,12 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.NoTypos = v == 0
 				case "rtime":
 					o.RecentTimeWeight = v
-				case "back":
-					o.BackShare = v
 				case "rec":
 					o.RecencyWeight = v
 				case "imp":
 					o.ImportanceWeight = v
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, back)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

@@ -144,17 +144,17 @@ func TestFusionNotBelowParts(t *testing.T) {
 // TestRankGridKeys: the grid names every weight it can vary, each point
 // is the cartesian product of the lists, and an unknown name is an error.
 func TestRankGridKeys(t *testing.T) {
-	grid, names, err := rankGrid("back=-1,0.5;rec=-1;imp=0.1", memory.RankOptions{})
+	grid, names, err := rankGrid("rec=-1,0.05;imp=0.1", memory.RankOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(grid) != 2 || !reflect.DeepEqual(names, []string{"back=-1 rec=-1 imp=0.1", "back=0.5 rec=-1 imp=0.1"}) {
+	if len(grid) != 2 || !reflect.DeepEqual(names, []string{"rec=-1 imp=0.1", "rec=0.05 imp=0.1"}) {
 		t.Fatalf("points %v", names)
 	}
-	if grid[0].BackShare != -1 || grid[1].BackShare != 0.5 || grid[1].RecencyWeight != -1 || grid[1].ImportanceWeight != 0.1 {
+	if grid[0].RecencyWeight != -1 || grid[1].RecencyWeight != 0.05 || grid[1].ImportanceWeight != 0.1 {
 		t.Errorf("grid %+v", grid)
 	}
-	if _, _, err := rankGrid("nope=1", memory.RankOptions{}); err == nil {
+	if _, _, err := rankGrid("back=1", memory.RankOptions{}); err == nil {
 		t.Error("an unknown weight is accepted")
 	}
 }

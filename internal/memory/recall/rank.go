@@ -90,9 +90,6 @@ type Options struct {
 	// conversation scores about 1.8 × (coverage + cosine), so 0.2 lets a
 	// lesson pass one whose coverage + cosine is up to about 0.11 higher.
 	LessonWeight float64
-	// BackShare scales the share a turn borrows from the turn after it
-	// (1: the same as from the turn before it).
-	BackShare float64
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -116,12 +113,11 @@ func (o Options) WithDefaults() Options {
 	def(&o.DuplicateOverlap, 0.8)
 	def(&o.MinConfidence, 0.4)
 	def(&o.LessonWeight, 0.2)
-	def(&o.BackShare, 1)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.BackShare} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength} {
 		if *v < 0 {
 			*v = 0
 		}
@@ -297,13 +293,9 @@ func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) {
 	for i := range pool {
 		cd := &pool[i]
 		best := 0.0
-		for j, n := range cd.Neighbors {
+		for _, n := range cd.Neighbors {
 			if n >= 0 {
-				lent := own[n]
-				if j == 1 {
-					lent *= ro.BackShare
-				}
-				best = max(best, lent)
+				best = max(best, own[n])
 			}
 		}
 		if cd.Alone {

@@ -40,29 +40,3 @@ func TestLessonBoostGate(t *testing.T) {
 		t.Fatalf("coverage 0.30 has confidence %.3f, not under the bar %.2f: the under-the-bar case tests nothing", c, on.MinConfidence)
 	}
 }
-
-// TestBackShare: the turn before a matching turn borrows BackShare times
-// what the turn after it borrows; by default both borrow the same.
-func TestBackShare(t *testing.T) {
-	// Keyword mode: turns 0, 1, 2 of one conversation; only turn 1 matches.
-	pool := func() []memindex.Candidate {
-		return []memindex.Candidate{
-			{Neighbors: [2]int32{-1, 1}},
-			{Coverage: 0.6, Neighbors: [2]int32{0, 2}},
-			{Neighbors: [2]int32{1, -1}},
-		}
-	}
-	for _, tc := range []struct {
-		back, ratio float64
-	}{{0, 1}, {1, 1}, {0.5, 0.5}, {-1, 0}} {
-		ro := Options{BackShare: tc.back, RecencyWeight: -1, ImportanceWeight: -1}.WithDefaults()
-		p := pool()
-		score(p, &query{}, &ro, barsFor(true, false))
-		if p[2].Score <= 0 {
-			t.Fatalf("back %v: the turn after the match borrows nothing (%.3f)", tc.back, p[2].Score)
-		}
-		if got := p[0].Score / p[2].Score; got < tc.ratio-1e-9 || got > tc.ratio+1e-9 {
-			t.Errorf("back %v: the turn before borrows %.3f, the turn after %.3f: ratio %.3f, want %.3f", tc.back, p[0].Score, p[2].Score, got, tc.ratio)
-		}
-	}
-}
