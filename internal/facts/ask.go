@@ -35,7 +35,16 @@ func AskCurrent(question string) *Asked {
 	if first == "" && !auxiliaries[toks[0].lower] {
 		return nil
 	}
-	for _, t := range toks {
+	for i, t := range toks {
+		if t.lower == "first" && i > 0 && determiners[toks[i-1].lower] {
+			// "the first sprint", "my first draft": which one, not when.
+			continue
+		}
+		if t.lower == "used" && (i+1 == len(toks) || toks[i+1].lower != "to") {
+			// "the API key used in my app": which one; "used to" asks
+			// what was.
+			continue
+		}
 		if pastWords[t.lower] || aggregateWords[t.lower] {
 			return nil
 		}
@@ -192,6 +201,9 @@ var (
 		earlier ago used didn't wasn't weren't`)
 	// aggregateWords ask to count or compare what several memories say
 	// ("how many different tools", the days between two dates).
+	// determiners before "first" make it say which thing ("the first
+	// sprint"), not what was first.
+	determiners    = setOf(`the my our your his her their this that a`)
 	aggregateWords = setOf(`between different distinct unique across all compare compared`)
 	dateWords      = setOf(`date deadline due scheduled schedule`)
 	amountWords    = setOf(`budget cost costs price fee fees salary rent pay spend spent much`)

@@ -263,6 +263,21 @@ func unitsOf(toks []token) []unit {
 	return out
 }
 
+// maxLeadIn is the most words a lead-in ending in a colon has.
+const maxLeadIn = 5
+
+// leadIn returns how many words of a sentence come before a colon that
+// ends a short lead-in ("Timetable change: …", "Change of plans: …");
+// 0 when none. Its capitalised first word is no name.
+func leadIn(s []token) int {
+	for k := 1; k <= maxLeadIn && k < len(s)-1; k++ {
+		if s[k].before == ':' {
+			return k
+		}
+	}
+	return 0
+}
+
 // span is a clause of a sentence: its tokens [from, to).
 type span struct{ from, to int }
 
@@ -298,8 +313,12 @@ func newUnit(toks []token) unit {
 			inPhrase[i-1], inPhrase[i] = true, true
 		}
 	}
+	lead := leadIn(toks)
 	for i := range toks {
 		t := &toks[i]
+		if i < lead && t.maybeName {
+			t.maybeName = false
+		}
 		if t.lower == "if" || t.lower == "whether" || t.lower == "unless" {
 			u.cond = true
 		}
@@ -345,7 +364,7 @@ func newUnit(toks []token) unit {
 		} else if eventVerb(w) && i <= u.verb+1 {
 			u.event = true
 		}
-		if stopWords[w] || cueWords[w] || len(w) < 2 {
+		if stopWords[w] || cueWords[w] || len(w) < 2 || theUser(toks, i) {
 			continue
 		}
 		if _, ok := u.content[stem(w)]; !ok {
@@ -365,6 +384,18 @@ func newUnit(toks []token) unit {
 		}
 	}
 	return u
+}
+
+// theUser reports whether toks[i] is "user" naming the person a memory
+// is about ("User's dentist check-up…", "The user takes the train…"):
+// whom every memory Claude writes is about, so no subject word. "User
+// feedback", "user roles" keep it.
+func theUser(toks []token, i int) bool {
+	if toks[i].lower != "user" {
+		return false
+	}
+	text := strings.ToLower(toks[i].text)
+	return strings.HasSuffix(text, "'s") || strings.HasSuffix(text, "’s") || i+1 < len(toks) && isVerb(toks, i+1)
 }
 
 // relateUnits relates a sentence or clause b of the newer text to a of
@@ -801,12 +832,13 @@ var (
 		stopped quit rescheduled postponed delayed extended raised increased decreased reduced lowered dropped revised relocated
 		replaced replacing updated update actually sold renewed shortened lengthened since finished completed resolved approved
 		closed reopened latest currently grown grew reached adjusted shifted improved rose risen fell fallen upgraded downgraded
-		became become correction corrected transferred swapped promoted promotion reorg
+		became become correction corrected transferred swapped promoted promotion reorg passed surpassed exceeded topped
 		moving changing rescheduling postponing delaying extending raising increasing decreasing reducing lowering
 		revising relocating updating shortening upgrading downgrading adjusting shifting cancelling canceling`)
 	cueVerbs = setOf(`moved changed switched cancelled canceled stopped quit rescheduled postponed delayed extended raised increased
 		decreased reduced lowered dropped revised relocated replaced updated sold renewed shortened finished completed closed reopened
-		reached adjusted shifted improved rose fell upgraded downgraded became transferred swapped promoted`)
+		reached adjusted shifted improved rose fell upgraded downgraded became transferred swapped promoted passed surpassed exceeded
+		topped`)
 	// stateCues say a state changed even with no value beside them.
 	stateCues = setOf(`cancelled canceled stopped quit finished completed resolved closed reopened sold anymore longer
 		fixed repaired broken`)

@@ -22,6 +22,11 @@ func TestRelate(t *testing.T) {
 		{"My savings account is with Barclays.", "I moved my savings from Barclays to Marcus.", Updates, []Kind{Place}},
 		{"Leo is allergic to peanuts.", "The allergist confirmed Leo is not allergic to peanuts after all.", Updates, []Kind{Negation}},
 		{"The office printer is broken.", "The office printer works again since the repair.", Updates, []Kind{State}},
+		// Claude's own wording: "the user" names no subject; a lead-in
+		// before a colon is a sentence of its own.
+		{"User's next dentist check-up is on February 3 at 10:15.", "The dentist's office called: the check-up is now on February 10 at 10:15.", Updates, []Kind{Date}},
+		{"The user takes the 7:42 train to Leeds.", "Timetable change: the user's train to Leeds now leaves at 7:36.", Updates, []Kind{Time}},
+		{"The newsletter has 1,200 subscribers.", "The newsletter passed 1,500 subscribers this week.", Updates, []Kind{Number}},
 		// Without a word saying so: the same statement with only its value
 		// changed.
 		{"The Apollo launch deadline is December 12.", "The Apollo launch deadline is December 19.", Updates, []Kind{Date}},
@@ -43,6 +48,8 @@ func TestRelate(t *testing.T) {
 		{"The Apollo deadline is December 19", "The Apollo project deadline moved to December 19", Unrelated, nil},
 		{"Dan is my manager.", "My manager now wants weekly reports.", Unrelated, nil},
 		{"I take my coffee with oat milk.", "I now drink my tea with just milk.", Unrelated, nil},
+		{"User feedback on the beta was positive from 12 testers.", "The user roles now include 3 admins.", Unrelated, nil},
+		{"Reminder: Alice's birthday is January 20.", "Reminder: Bob's birthday is now March 2.", Unrelated, nil},
 	}
 	for _, c := range cases {
 		r := Relate(c.older, c.newer)

@@ -84,6 +84,51 @@ func TestCurrentFirst(t *testing.T) {
 	if res[0].Text != older {
 		t.Fatalf("a superseded memory passed: %q", order(res))
 	}
+
+	// A superseded first result's successor among the results takes its
+	// place, though it names only one of the question's words; unlinked,
+	// it does not move.
+	const short = "I'm kinda worried that I won't meet the new May 20 deadline."
+	res = results(older, day(0), other, day(1), short, day(0))
+	currentFirst(deadQ, res)
+	if got, want := order(res), []string{older, other, short}; !slices.Equal(got, want) {
+		t.Fatalf("unlinked: got %q, want %q", got, want)
+	}
+	res = results(older, day(0), other, day(1), short, day(0))
+	res[0].SupersededBy = &Link{ID: res[2].ID}
+	currentFirst(deadQ, res)
+	if got, want := order(res), []string{short, older, other}; !slices.Equal(got, want) {
+		t.Fatalf("successor: got %q, want %q", got, want)
+	}
+	// ... but not a successor that does not say the value changed.
+	const noChange = "I'm kinda worried that I won't meet the May 20 deadline."
+	res = results(older, day(0), other, day(1), noChange, day(0))
+	res[0].SupersededBy = &Link{ID: res[2].ID}
+	currentFirst(deadQ, res)
+	if got, want := order(res), []string{older, other, noChange}; !slices.Equal(got, want) {
+		t.Fatalf("successor saying no change: got %q, want %q", got, want)
+	}
+
+	// A recorded update stating the value passes results stating none;
+	// not recorded, it stays.
+	res = results(other, day(1), newer, day(2))
+	currentFirst(deadQ, res)
+	if got, want := order(res), []string{other, newer}; !slices.Equal(got, want) {
+		t.Fatalf("not recorded: got %q, want %q", got, want)
+	}
+	res = results(other, day(1), newer, day(2))
+	res[1].Supersedes = []Link{{ID: "x"}}
+	currentFirst(deadQ, res)
+	if got, want := order(res), []string{newer, other}; !slices.Equal(got, want) {
+		t.Fatalf("recorded update: got %q, want %q", got, want)
+	}
+	// ... above a result stating another value it does not pass.
+	res = results(role, day(60), newer, day(2))
+	res[1].Supersedes = []Link{{ID: "x"}}
+	currentFirst(deadQ, res)
+	if got, want := order(res), []string{role, newer}; !slices.Equal(got, want) {
+		t.Fatalf("above a stated value: got %q, want %q", got, want)
+	}
 }
 
 // TestCurrentValueThroughSearch: a long conversation turn mentioning in

@@ -17,21 +17,32 @@ import (
 // the kind the question asks for beside its words, the latest is moved
 // up to where the first of them ranked; the others keep their order.
 // The ranks' confidences stay where they were: the moved memory answers
-// the question at least as well as the one it passes.
+// the question at least as well as the one it passes. Two links the
+// store recorded count too: a superseded result's successor among the
+// results takes its place, and a recorded update that says the value
+// changed passes results above it that state no such value.
 
 // currentMinWords is how many of the question's words must stand beside
 // the value (fewer when the question names fewer).
 const currentMinWords = 2
 
 // Said is what CurrentFirst reads of one result: its text, when it was
-// said and its id (the order of one batch's messages), and Skip for a
-// result that cannot be the current value (superseded, or weak).
+// said and its id (the order of one batch's messages), Skip for a
+// result that cannot be the current value (superseded, or weak), and
+// Successor: the id of the memory that supersedes it ("" for none).
 type Said struct {
-	Text string
-	At   time.Time
-	ID   string
-	Skip bool
+	Text      string
+	At        time.Time
+	ID        string
+	Skip      bool
+	Successor string
+	// Updates: storing it superseded an earlier memory.
+	Updates bool
 }
+
+// successorReach is how many links CurrentFirst follows from a
+// superseded result to its latest successor among the results.
+const successorReach = 4
 
 // CurrentFirst reads res, a search's results for query, best first, and
 // returns the result to move up (from) and the place it moves to (to);
@@ -50,16 +61,25 @@ func CurrentFirst(query string, res []Said) (from, to int) {
 		at int // position in res
 		facts.Stated
 	}
+	parsed := make([]*facts.Statement, len(res))
+	at := make(map[string]int, len(res))
+	for i := range res {
+		parsed[i] = facts.Parse(res[i].Text)
+		at[res[i].ID] = i
+	}
 	var states []statement // the results that state the value
 	for i := range res {
 		if res[i].Skip {
+			if from, ok := successorOf(q, res, parsed, at, i, need); ok && len(states) == 0 {
+				return from, i
+			}
 			continue
 		}
-		if st := q.States(facts.Parse(res[i].Text)); st.Words >= need {
+		if st := q.States(parsed[i]); st.Words >= need {
 			states = append(states, statement{i, st})
 		}
 	}
-	if len(states) < 2 {
+	if len(states) == 0 {
 		return 0, 0
 	}
 	// The latest that says the value changed to another than the first
@@ -72,6 +92,11 @@ func CurrentFirst(query string, res []Said) (from, to int) {
 			slices.ContainsFunc(s.Anchors, func(w string) bool { return slices.Contains(first.Anchors, w) }) {
 			latest = s
 		}
+	}
+	if latest.at == first.at && first.at > 0 && res[first.at].Updates && first.Changed {
+		// A recorded update that says the value changed passes the
+		// results above it, which state no such value.
+		return first.at, 0
 	}
 	return latest.at, first.at
 }
@@ -99,4 +124,35 @@ func sameValues(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// successorOf: when res[i], superseded, states the asked value and its
+// latest successor among the results ranks below it, states a value of
+// that kind for one same word of the question and says it changed ("my
+// April 20 deadline for the peer-reviewed draft" / "the new April 25
+// deadline"), the successor is the current value of what res[i]
+// answered: it moves up to i. The store linked the two, so the
+// successor needs only one of the question's words.
+func successorOf(q *facts.Asked, res []Said, parsed []*facts.Statement, at map[string]int, i, need int) (int, bool) {
+	j := i
+	for range successorReach {
+		k, ok := at[res[j].Successor]
+		if res[j].Successor == "" || !ok || k <= i {
+			break
+		}
+		j = k
+	}
+	if j == i {
+		return 0, false
+	}
+	old := q.States(parsed[i])
+	if old.Words < need {
+		return 0, false
+	}
+	cur := q.States(parsed[j])
+	if cur.Words == 0 || !cur.Changed || sameValues(cur.Values, old.Values) ||
+		!slices.ContainsFunc(cur.Anchors, func(w string) bool { return slices.Contains(old.Anchors, w) }) {
+		return 0, false
+	}
+	return j, true
 }
