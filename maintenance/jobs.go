@@ -8,10 +8,10 @@ import (
 	"math"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/memory"
+	"github.com/infmem/infmem/internal/memory/content"
 	"github.com/infmem/infmem/internal/summarize"
 	"github.com/infmem/infmem/mongostore"
 )
@@ -215,7 +215,7 @@ func (env *Env) summarizeConversations(ctx context.Context, convs []memory.Conve
 			// every fact sentence of a long session is kept) is stored in
 			// parts, each a summary of the conversation.
 			var partIDs []string
-			for _, part := range summaryParts(sum.Text, env.Config.Memory.MaxContentBytes) {
+			for _, part := range content.Split(sum.Text, env.Config.Memory.MaxContentBytes) {
 				id, err := env.Engine.AddSummary(ctx, memory.SummaryInput{
 					ConversationID: c.ID, Scope: c.Scope, Text: part, Method: sum.Method, Refs: ids, From: c.From, To: c.To,
 				})
@@ -244,41 +244,6 @@ func (env *Env) summarizeConversations(ctx context.Context, convs []memory.Conve
 		}
 	}
 	return summarized, archived, nil
-}
-
-// summaryParts splits a summary into parts of at most limit bytes (limit
-// <= 0: one part): between lines where it can, else between words, else
-// between characters. Nothing is dropped or repeated, so the header (the
-// dates and speakers) is said once, in the first part.
-func summaryParts(text string, limit int) []string {
-	if limit <= 0 || len(text) <= limit {
-		return []string{text}
-	}
-	var parts []string
-	for text != "" {
-		if len(text) <= limit {
-			parts = append(parts, text)
-			break
-		}
-		cut := strings.LastIndexByte(text[:limit+1], '\n')
-		if cut <= 0 {
-			cut = strings.LastIndexByte(text[:limit+1], ' ')
-		}
-		if cut <= 0 {
-			cut = limit
-			for cut > 0 && !utf8.RuneStart(text[cut]) {
-				cut--
-			}
-			if cut == 0 {
-				_, cut = utf8.DecodeRuneInString(text)
-			}
-		}
-		if p := strings.TrimSpace(text[:cut]); p != "" {
-			parts = append(parts, p)
-		}
-		text = strings.TrimSpace(text[cut:])
-	}
-	return parts
 }
 
 // Noise archives acknowledgements ("ok", "thanks", …) older than a day.

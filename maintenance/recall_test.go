@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/infmem/infmem/internal/config"
 	"github.com/infmem/infmem/internal/embed"
@@ -318,28 +317,5 @@ func TestLongSessionSummaryKeepsEveryFact(t *testing.T) {
 		return m.ID == ids[22] || strings.Contains(m.Text, "On day 23 we paid 106 euros")
 	}) {
 		t.Errorf("after the pass the detail of day 23 is not recalled: %v", res.Results)
-	}
-}
-
-// summaryParts splits between lines, else words, else characters, each
-// part within the limit, nothing lost.
-func TestSummaryParts(t *testing.T) {
-	text := "Conversation of 3 May 2024 between A and B\nA: " + strings.Repeat("fünf Äpfel ", 30) + "\nB: " + strings.Repeat("ø", 100) + "\nA: ok"
-	for _, limit := range []int{0, 5, 17, 64, 200, len(text) - 1, len(text)} {
-		parts := summaryParts(text, limit)
-		if limit <= 0 || limit >= len(text) {
-			if len(parts) != 1 || parts[0] != text {
-				t.Errorf("limit %d: %q", limit, parts)
-			}
-			continue
-		}
-		for _, p := range parts {
-			if len(p) > limit || !utf8.ValidString(p) || p == "" {
-				t.Errorf("limit %d: part %q", limit, p)
-			}
-		}
-		if got, want := strings.Join(strings.Fields(strings.Join(parts, "")), ""), strings.Join(strings.Fields(text), ""); got != want {
-			t.Errorf("limit %d: parts lose text:\n%q\n%q", limit, got, want)
-		}
 	}
 }

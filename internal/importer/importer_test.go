@@ -550,30 +550,6 @@ func TestLimits(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-func TestSplitText(t *testing.T) {
-	for _, c := range []struct {
-		text string
-		max  int
-	}{
-		{strings.Repeat("word ", 100), 50},
-		{strings.Repeat("Sentence one is here. ", 30), 64},
-		{strings.Repeat("x", 300), 64},
-		{strings.Repeat("é", 300), 65},
-		{"para one\n\npara two\n\n" + strings.Repeat("line\n", 40), 30},
-	} {
-		parts := splitText(c.text, c.max)
-		joined := strings.Join(parts, "")
-		for _, p := range parts {
-			if len(p) > c.max || p == "" || !strings.Contains(c.text, strings.TrimSpace(p)) && !strings.ContainsRune(p, '\n') {
-				t.Fatalf("part %q (max %d)", p, c.max)
-			}
-		}
-		if strings.Join(strings.Fields(joined), "") != strings.Join(strings.Fields(c.text), "") {
-			t.Fatalf("text lost: %q", parts)
-		}
-	}
-}
-
 // The ledger spans several records once it outgrows one.
 func TestLedgerChunks(t *testing.T) {
 	store := testenv.Store(t)

@@ -15,6 +15,7 @@ import (
 	"github.com/infmem/infmem/internal/lookalike"
 	"github.com/infmem/infmem/internal/memfiles"
 	"github.com/infmem/infmem/internal/memory"
+	"github.com/infmem/infmem/internal/memory/content"
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/mongostore"
 	"github.com/infmem/infmem/scopes"
@@ -499,7 +500,7 @@ func makePlan(in *Input, o Options, reg *scopes.Registry) (*plan, error) {
 		}
 		parts := []string{text}
 		if len(text) > limit && it.Path == "" {
-			parts = splitText(text, limit-partReserve)
+			parts = content.Split(text, limit-partReserve)
 			for j := range parts {
 				parts[j] = fmt.Sprintf("%s\n\n(part %d of %d)", parts[j], j+1, len(parts))
 			}
