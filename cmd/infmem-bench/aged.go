@@ -398,17 +398,11 @@ func runAged(ctx context.Context, args []string) error {
 	fmt.Printf("recall without and after the nightly pass (%s; aged %d days, keep_full_days %d, retention %s, summarizer %s)\n",
 		via, cfg.ageDays, cfg.keepFullDays, cfg.retention, cfg.summarizer)
 	fmt.Printf("%-9s %5s | %-19s | %-19s | %-13s | %-13s | %s\n", "set", "n", "R@5 without/after", "R@10 without/after", "ans→NR", "abstain→NR", "after: via summaries R@5, summaries in top 5")
-	for i, spec := range strings.Split(*setList, ",") {
-		if spec = strings.TrimSpace(spec); spec == "" {
-			continue
-		}
-		s, err := loadSet(spec)
-		if err != nil {
-			return err
-		}
-		if *sample > 0 {
-			s.keepScopes(*sample)
-		}
+	sets, err := loadSets(*setList, *sample)
+	if err != nil {
+		return err
+	}
+	for i, s := range sets {
 		root := filepath.Join(tmp, fmt.Sprintf("root%d", i))
 		now := time.Now()
 		if *keep != "" && *bin == "" {

@@ -102,19 +102,9 @@ func runRecall(ctx context.Context, args []string) error {
 	} else if *crossValidate {
 		return fmt.Errorf("--cross-validate works through the engine only (no --mcp)")
 	}
-	var sets []*benchSet
-	for _, spec := range strings.Split(*setList, ",") {
-		if spec = strings.TrimSpace(spec); spec == "" {
-			continue
-		}
-		s, err := loadSet(spec)
-		if err != nil {
-			return err
-		}
-		if *sample > 0 {
-			s.keepScopes(*sample)
-		}
-		sets = append(sets, s)
+	sets, err := loadSets(*setList, *sample)
+	if err != nil {
+		return err
 	}
 	tmp, err := os.MkdirTemp("", "infmem-recall")
 	if err != nil {

@@ -89,6 +89,26 @@ func registerSet(name, defaultPath string, load func(path string) (*benchSet, er
 // datasetsDir is where the shared datasets live; --datasets changes it.
 var datasetsDir = "/work/shared/datasets"
 
+// loadSets reads the sets of a comma-separated --sets list (blank entries
+// skipped), each cut to its first sample scopes when sample > 0.
+func loadSets(list string, sample int) ([]*benchSet, error) {
+	var sets []*benchSet
+	for _, spec := range strings.Split(list, ",") {
+		if spec = strings.TrimSpace(spec); spec == "" {
+			continue
+		}
+		s, err := loadSet(spec)
+		if err != nil {
+			return nil, err
+		}
+		if sample > 0 {
+			s.keepScopes(sample)
+		}
+		sets = append(sets, s)
+	}
+	return sets, nil
+}
+
 // loadSet reads one registered set by name; "name=path" reads it from path.
 func loadSet(spec string) (*benchSet, error) {
 	name, path, _ := strings.Cut(spec, "=")

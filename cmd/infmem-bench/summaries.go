@@ -39,14 +39,11 @@ func runSummaries(ctx context.Context, args []string) error {
 	sum := summarize.NewExtractive(emb, summarize.ExtractiveOptions{FactChars: *factChars})
 	limit := config.Defaults().Memory.MaxContentBytes
 	fmt.Printf("extractive summaries of every session (embedding %s, FactChars %d)\n", *model, *factChars)
-	for _, spec := range strings.Split(*setList, ",") {
-		if spec = strings.TrimSpace(spec); spec == "" {
-			continue
-		}
-		s, err := loadSet(spec)
-		if err != nil {
-			return err
-		}
+	sets, err := loadSets(*setList, 0)
+	if err != nil {
+		return err
+	}
+	for _, s := range sets {
 		gold := map[string]bool{}
 		for _, q := range s.Questions {
 			for g := range q.Gold {

@@ -5,7 +5,8 @@
 // model with what to send instead, and the rules every field of a memory
 // keeps (validate.go: source, importance, the short fields, timestamp,
 // path; CheckStoredMemory and CheckStoredSummary for a document that
-// arrives another way, e.g. a restored backup).
+// arrives another way, e.g. a restored backup), and Split, which cuts a
+// text too long for one memory into parts.
 package content
 
 import (
