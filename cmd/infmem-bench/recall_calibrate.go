@@ -3,8 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/infmem/infmem/internal/memory"
@@ -244,13 +246,22 @@ func dumpAnswers(runs []*setRun, asker, path string) error {
 		Gold bool
 		Conf float64
 		Ev   *memory.Evidence
+		// Msgs are the set's messages the result stands for (its own and
+		// its context turns'), Texts their contents.
+		Msgs, Texts []string
 	}
 	type line struct {
 		Set, ID, Kind, Text string
 		Abstain, Nothing    bool
-		Results             []result
+		// Gold are the gold messages' ids and contents.
+		Gold, GoldTexts []string
+		Results         []result
 	}
 	for _, run := range runs {
+		content := map[string]string{}
+		for _, m := range run.set.Messages {
+			content[m.ID] = m.Content
+		}
 		for qi := range run.set.Questions {
 			q := &run.set.Questions[qi]
 			a := run.answers[asker][qi]
@@ -258,12 +269,18 @@ func dumpAnswers(runs []*setRun, asker, path string) error {
 				continue
 			}
 			l := line{Set: run.set.Name, ID: q.ID, Kind: q.Kind, Text: q.Text, Abstain: q.Abstain, Nothing: a.nothing}
+			for _, id := range slices.Sorted(maps.Keys(q.Gold)) {
+				l.Gold, l.GoldTexts = append(l.Gold, id), append(l.GoldTexts, content[id])
+			}
 			for j := range a.msgs {
 				rel := false
 				for _, id := range a.msgs[j] {
 					rel = rel || q.relevant(id, run.sessionOf)
 				}
-				r := result{Gold: rel}
+				r := result{Gold: rel, Msgs: a.msgs[j]}
+				for _, id := range a.msgs[j] {
+					r.Texts = append(r.Texts, content[id])
+				}
 				if j < len(a.conf) {
 					r.Conf = a.conf[j]
 				}
