@@ -49,7 +49,11 @@ type rankedItem struct {
 	memoryItem
 	Supersedes  []linkOut `json:"supersedes,omitempty" jsonschema_description:"Older memories this one replaces."`
 	Contradicts []string  `json:"contradicts,omitempty" jsonschema_description:"Ids of results that contradict it."`
-	Context     []turnOut `json:"context,omitempty" jsonschema_description:"Turns next to it in its conversation: part of this result."`
+	// Context are the turns next to it in its conversation that ranking
+	// folded into it (memory.Memory.Context): part of this result, each a
+	// turnOut. Its schema is left open and undescribed to keep tools/list
+	// within its bound (a typed one cost 300 bytes in each of three tools).
+	Context []any `json:"context,omitempty"`
 }
 
 // turnOut is a conversation turn shown as a result's context.

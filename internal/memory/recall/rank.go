@@ -94,7 +94,9 @@ type Options struct {
 	// conversation, as that result's context, when one of the two owes at
 	// least this share of its score to what the other lends it (the
 	// neighbour share): the pair is one place in the answer, shown
-	// together, rather than two places holding the same evidence.
+	// together, rather than two places holding the same evidence. The
+	// default, 0.01, folds nearly every pair that lends (it gained on every
+	// recall set over 0.25, 0.5 and no folding: BENCHMARKS.md).
 	// Negative: never fold.
 	FoldShare float64
 }
@@ -120,7 +122,7 @@ func (o Options) WithDefaults() Options {
 	def(&o.DuplicateOverlap, 0.8)
 	def(&o.MinConfidence, 0.4)
 	def(&o.LessonWeight, 0.2)
-	def(&o.FoldShare, 0.5)
+	def(&o.FoldShare, 0.01)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
