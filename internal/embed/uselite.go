@@ -41,6 +41,7 @@ const maxChunkTokens = 256
 type USELite struct {
 	tok    *Tokenizer
 	kern   kernelFunc // for products with activations (attention)
+	amx    bool       // weight products in bf16 on the AMX tile unit
 	emb    []byte     // fp16 [vocabRows][embDim], read in place from the blob
 	timing []float32  // [maxLen][embDim] sinusoid position signal
 	maxLen int
@@ -80,7 +81,7 @@ func NewUSELite() (*USELite, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := newUSELite(data, bestKernel(), asmF16Kernel(), asmF16Kernel12())
+	m, err := newUSELiteAMX(data, bestKernel(), asmF16Kernel(), asmF16Kernel12(), amxUsable())
 	if err != nil {
 		return nil, err
 	}
@@ -105,12 +106,18 @@ func NewUSELite() (*USELite, error) {
 // decode the weights to fp32; kern12, when not nil, is kern16 over twelve
 // rows at once.
 func newUSELite(data []byte, kern kernelFunc, kern16, kern12 f16KernelFunc) (*USELite, error) {
+	return newUSELiteAMX(data, kern, kern16, kern12, false)
+}
+
+// newUSELiteAMX is newUSELite, with the weight products on the AMX tile
+// unit in bf16 when amx is true (the caller has checked amxUsable).
+func newUSELiteAMX(data []byte, kern kernelFunc, kern16, kern12 f16KernelFunc, amx bool) (*USELite, error) {
 	bl, err := parseBlob(data)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load USE-lite weights: %w", err)
 	}
-	m := &USELite{kern: kern}
-	l := loader{bl: bl, kern: kern, kern16: kern16, kern12: kern12}
+	m := &USELite{kern: kern, amx: amx}
+	l := loader{bl: bl, kern: kern, kern16: kern16, kern12: kern12, amx: amx}
 	m.emb = l.raw("embeddings", dtypeF16, vocabRows, embDim)
 	inv := l.vec("timing.inv", timingDims)
 	m.lnEps = l.scalar("ln.eps")
@@ -172,6 +179,7 @@ type loader struct {
 	kern   kernelFunc
 	kern16 f16KernelFunc
 	kern12 f16KernelFunc
+	amx    bool
 	err    error
 }
 
@@ -207,6 +215,9 @@ func (l *loader) mat(name string, k, n int) *matrix {
 	case n%kernCols != 0:
 		l.err = fmt.Errorf("%w: tensor %q has %d columns, not a multiple of %d", errCorruptBlob, name, n, kernCols)
 		return nil
+	}
+	if l.amx && k%bf16Block == 0 && n%bf16Block == 0 {
+		return &matrix{k: k, n: n, bf: packBF16Pairs(t.data, k, n)}
 	}
 	m := newMatrix(t.data, k, n, l.kern, l.kern16)
 	m.setKern12(l.kern12)
@@ -301,8 +312,10 @@ type headScratch struct {
 }
 
 // slackRows lets the 6-row kernel read (never use) rows past a sentence's
-// end in the last block without a bounds failure.
-const slackRows = kernRows
+// end in the last block without a bounds failure, and the AMX products
+// (mulAddBF16) read and write back the rows up to the next multiple of 32
+// in place.
+const slackRows = bf16Block
 
 func grow(s []float32, n int) []float32 {
 	if cap(s) < n {
