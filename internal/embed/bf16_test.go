@@ -3,6 +3,7 @@ package embed
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -178,3 +179,25 @@ func TestAMXModelNearFP32(t *testing.T) {
 }
 
 var _ = binary.LittleEndian
+
+// BenchmarkAMXMulAdd times whole weight products on the tile unit, in the
+// shapes of the model's largest (feed-forward) products.
+func BenchmarkAMXMulAdd(b *testing.B) {
+	if !amxUsable() {
+		b.Skip("no AMX-BF16 on this CPU, build or system")
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, s := range [][3]int{{32, 512, 1536}, {256, 512, 1536}, {256, 1536, 512}} {
+		m, k, n := s[0], s[1], s[2]
+		wb, _ := randHalves(r, k*n)
+		mat := &matrix{k: k, n: n, bf: packBF16Pairs(wb, k, n)}
+		a := randMat(r, m*k)
+		c := make([]float32, m*n)
+		b.Run(fmt.Sprintf("m=%d/k=%d/n=%d", m, k, n), func(b *testing.B) {
+			for b.Loop() {
+				mat.mulAdd(m, a, k, c, n)
+			}
+			b.ReportMetric(float64(b.N)*2*float64(m*k*n)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}

@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -81,7 +83,7 @@ func NewUSELite() (*USELite, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := newUSELiteAMX(data, bestKernel(), asmF16Kernel(), asmF16Kernel12(), amxUsable())
+	m, err := newUSELiteAMX(data, bestKernel(), asmF16Kernel(), asmF16Kernel12(), useAMX())
 	if err != nil {
 		return nil, err
 	}
@@ -100,6 +102,35 @@ func NewUSELite() (*USELite, error) {
 		releasePages(data)
 	}
 	return m, nil
+}
+
+// AMXEnv names the environment variable that, set to "off", keeps the
+// model's products in float32 on a CPU with AMX (the vectors then match
+// those of CPUs without it bit for bit, at about half the speed).
+const AMXEnv = "INFMEM_EMBED_AMX"
+
+// useAMX reports whether NewUSELite puts the weight products on the AMX
+// tile unit: the CPU and system allow it and AMXEnv does not say "off".
+func useAMX() bool {
+	return amxUsable() && !strings.EqualFold(strings.TrimSpace(os.Getenv(AMXEnv)), "off")
+}
+
+// Kernel describes how NewUSELite multiplies on this machine, for the
+// doctor and the logs: "AMX bf16" (weights and activations rounded to
+// bf16, products summed in float32 on the tile unit), "AVX-512 fp16",
+// "AVX2 fp16", "AVX2" or "portable Go" (float32 weights and arithmetic).
+func Kernel() string {
+	switch {
+	case useAMX():
+		return "AMX bf16"
+	case asmF16Kernel12() != nil:
+		return "AVX-512 fp16"
+	case asmF16Kernel() != nil:
+		return "AVX2 fp16"
+	case asmKernel() != nil:
+		return "AVX2"
+	}
+	return "portable Go"
 }
 
 // newUSELite builds the model with the given kernels; kern16 nil means
