@@ -2,7 +2,6 @@ package embed
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -120,8 +119,8 @@ func TestAMXMulAddMatchesReference(t *testing.T) {
 
 // TestAMXModelNearFP32: the model with its weight products in bf16 on the
 // tile unit embeds the reference texts close to the float32 model (cosine
-// at least 0.998 each; the minimum and mean are logged), and a text gets
-// the same bits alone and in any batch.
+// at least 0.9995 each; measured: minimum 0.99994, mean 0.99997), and a
+// text gets the same bits alone and in any batch.
 func TestAMXModelNearFP32(t *testing.T) {
 	if !amxUsable() {
 		t.Skip("no AMX-BF16 on this CPU, build or system")
@@ -156,7 +155,7 @@ func TestAMXModelNearFP32(t *testing.T) {
 		sum += cos
 		n++
 		minCos = min(minCos, cos)
-		if cos < 0.998 {
+		if cos < 0.9995 {
 			t.Errorf("%q: cosine %.5f between bf16 and float32 vectors", texts[i], cos)
 		}
 	}
@@ -178,7 +177,31 @@ func TestAMXModelNearFP32(t *testing.T) {
 	}
 }
 
-var _ = binary.LittleEndian
+// TestAMXEnvOff: INFMEM_EMBED_AMX=off gives the float32 model, bit for bit.
+func TestAMXEnvOff(t *testing.T) {
+	t.Setenv(AMXEnv, "off")
+	if Kernel() == "AMX bf16" {
+		t.Fatalf("Kernel() = %q with %s=off", Kernel(), AMXEnv)
+	}
+	m, err := NewUSELite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.amx {
+		t.Fatal("the model uses AMX despite the variable")
+	}
+	ref, err := newUSELite(useLiteBlob, bestKernel(), asmF16Kernel(), asmF16Kernel12())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := m.Embed(t.Context(), benchQuery)
+	b, _ := ref.Embed(t.Context(), benchQuery)
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			t.Fatalf("component %d: %v, want %v", i, a[i], b[i])
+		}
+	}
+}
 
 // BenchmarkAMXMulAdd times whole weight products on the tile unit, in the
 // shapes of the model's largest (feed-forward) products.
