@@ -24,6 +24,11 @@ func amxPairBF16(cfg *byte, a *uint16, lda int, b *uint16, k int, c *float32, ld
 //go:noescape
 func cvtBF16AVX512(dst *uint16, src *float32, n int)
 
+// cvtBF16ReLUAVX512 is cvtBF16AVX512 of max(src, +0).
+//
+//go:noescape
+func cvtBF16ReLUAVX512(dst *uint16, src *float32, n int)
+
 // amxConfig is the tile configuration (palette 1): tiles 0–3 hold a 32×32
 // block of C as four 16×16 float32 tiles, 4–5 two 16-row blocks of A and
 // 6–7 two panels' 16 pairs of k rows, every tile 16 rows of 64 bytes.
@@ -55,6 +60,16 @@ func toBF16Row(dst []uint16, src []float32) {
 		cvtBF16AVX512(&dst[0], &src[0], n)
 	}
 	toBF16RowGo(dst[n:], src[n:])
+}
+
+// toBF16ReLURow rounds relu(src) to bf16 into dst.
+func toBF16ReLURow(dst []uint16, src []float32) {
+	n := len(src) &^ (bf16Block - 1)
+	if n > 0 && amxUsable() {
+		_ = dst[n-1]
+		cvtBF16ReLUAVX512(&dst[0], &src[0], n)
+	}
+	toBF16ReLURowGo(dst[n:], src[n:])
 }
 
 var amxOnce struct {

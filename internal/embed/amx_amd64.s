@@ -103,3 +103,29 @@ cvt:
 	JNZ  cvt
 	VZEROUPPER
 	RET
+
+// func cvtBF16ReLUAVX512(dst *uint16, src *float32, n int)
+//
+// cvtBF16AVX512 of max(src, +0): MAXPS gives its second source, +0, unless
+// the first (the value) is greater, so negative values and zeros of either
+// sign become +0.
+TEXT ·cvtBF16ReLUAVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $5, CX
+	VPXORD Z3, Z3, Z3
+
+cvtrelu:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VMAXPS Z3, Z0, Z0 // maxps zmm0, zmm0, zmm3
+	VMAXPS Z3, Z1, Z1
+	BYTE $0x62; BYTE $0xf2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xd0 // vcvtne2ps2bf16 zmm2, zmm1, zmm0
+	VMOVDQU32 Z2, (DI)
+	ADDQ $128, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  cvtrelu
+	VZEROUPPER
+	RET

@@ -40,6 +40,19 @@ func toBF16RowGo(dst []uint16, src []float32) {
 	}
 }
 
+// toBF16ReLURowGo is toBF16RowGo of relu(src): a negative value (or
+// negative zero) rounds to +0.
+func toBF16ReLURowGo(dst []uint16, src []float32) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		if math.Float32bits(v)>>31 != 0 {
+			dst[i] = 0
+			continue
+		}
+		dst[i] = toBF16(v)
+	}
+}
+
 // bf16Block is the tile unit's block: a product runs over 32 rows of
 // activations by 32 columns of weights (two 16×16 tiles each way) and 32
 // values of k (one 64-byte tile row of bf16) at a time.
@@ -76,6 +89,11 @@ var bf16Pool = sync.Pool{New: func() any { return new([]uint16) }}
 // nothing added; when c's capacity does not reach them, the last rows go
 // through a copy.
 func (w *matrix) mulAddBF16(m int, a []float32, lda int, c []float32, ldc int) {
+	w.mulAddBF16Act(m, a, lda, c, ldc, false)
+}
+
+// mulAddBF16Act is mulAddBF16, of relu(A) when relu is set (A unchanged).
+func (w *matrix) mulAddBF16Act(m int, a []float32, lda int, c []float32, ldc int, relu bool) {
 	k, n := w.k, w.n
 	mp := roundUp(m, bf16Block)
 	bufp := bf16Pool.Get().(*[]uint16)
@@ -85,7 +103,11 @@ func (w *matrix) mulAddBF16(m int, a []float32, lda int, c []float32, ldc int) {
 	}
 	ab := (*bufp)[:mp*k]
 	for r := range m {
-		toBF16Row(ab[r*k:(r+1)*k], a[r*lda:r*lda+k])
+		if relu {
+			toBF16ReLURow(ab[r*k:(r+1)*k], a[r*lda:r*lda+k])
+		} else {
+			toBF16Row(ab[r*k:(r+1)*k], a[r*lda:r*lda+k])
+		}
 	}
 	clear(ab[m*k:])
 

@@ -59,6 +59,22 @@ func TestToBF16RowSameBits(t *testing.T) {
 			t.Fatalf("element %d (%#x): %#x, want %#x", i, math.Float32bits(v), got[i], want)
 		}
 	}
+	// The model's activations are finite; a NaN's ReLU is not specified.
+	for i, v := range src {
+		if math.IsNaN(float64(v)) {
+			src[i] = 1
+		}
+	}
+	src[0], src[1] = float32(math.Copysign(0, -1)), 0
+	toBF16ReLURow(got, src)
+	want := make([]uint16, len(src))
+	relu(src)
+	toBF16RowGo(want, src)
+	for i := range src {
+		if got[i] != want[i] {
+			t.Fatalf("ReLU, element %d (%#x): %#x, want %#x", i, math.Float32bits(src[i]), got[i], want[i])
+		}
+	}
 }
 
 // bf16MulAddRef is the meaning of mulAddBF16: C += bf16(A)·bf16(W), each

@@ -202,6 +202,19 @@ func newMatrix(data []byte, k, n int, kern kernelFunc, kern16 f16KernelFunc) *ma
 	return m
 }
 
+// mulAddReLU is mulAdd of relu(A), leaving A so: the bf16 products apply
+// the ReLU as they round A, without a pass of their own over it.
+func (w *matrix) mulAddReLU(m int, a []float32, lda int, c []float32, ldc int) {
+	if w.bf != nil {
+		w.mulAddBF16Act(m, a, lda, c, ldc, true)
+		return
+	}
+	for r := range m {
+		relu(a[r*lda : r*lda+w.k])
+	}
+	w.mulAdd(m, a, lda, c, ldc)
+}
+
 // mulAdd adds A·W to C for m rows (a multiple of 6) of A (stride lda) and C
 // (stride ldc).
 func (w *matrix) mulAdd(m int, a []float32, lda int, c []float32, ldc int) {

@@ -26,3 +26,6 @@ func amxGemmPair(a []uint16, lda int, b []uint16, k int, c []float32, ldc int, r
 
 // toBF16Row rounds src to bf16 into dst.
 func toBF16Row(dst []uint16, src []float32) { toBF16RowGo(dst, src) }
+
+// toBF16ReLURow rounds relu(src) to bf16 into dst.
+func toBF16ReLURow(dst []uint16, src []float32) { toBF16ReLURowGo(dst, src) }

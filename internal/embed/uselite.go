@@ -501,7 +501,6 @@ func (m *USELite) layer(L *encoderLayer, s *scratch, seqs [][]int, rows int, x, 
 	f1 := s.f1[:rows*ffnDim]
 	fillRows(f1, L.ffn1Bias, rows)
 	L.ffn1.mulAdd(rows, f, useDim, f1, ffnDim)
-	relu(f1)
 	y = y[:rows*useDim]
 	for r := range rows {
 		row := y[r*useDim : (r+1)*useDim]
@@ -510,7 +509,7 @@ func (m *USELite) layer(L *encoderLayer, s *scratch, seqs [][]int, rows int, x, 
 			row[j] = ar[j] + L.ffn2Bias[j]
 		}
 	}
-	L.ffn2.mulAdd(rows, f1, ffnDim, y, useDim)
+	L.ffn2.mulAddReLU(rows, f1, ffnDim, y, useDim)
 	return y
 }
 
