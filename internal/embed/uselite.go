@@ -343,10 +343,19 @@ type headScratch struct {
 }
 
 // slackRows lets the 6-row kernel read (never use) rows past a sentence's
-// end in the last block without a bounds failure, and the AMX products
-// (mulAddBF16) read and write back the rows up to the next multiple of 32
-// in place.
-const slackRows = bf16Block
+// end in the last block without a bounds failure.
+const slackRows = kernRows
+
+// rowSlack is how many rows past a pass's last the activation buffers
+// hold: slackRows, or with AMX bf16Block, as the tile products
+// (mulAddBF16) read and write back in place the rows of C up to the next
+// multiple of 32.
+func (m *USELite) rowSlack() int {
+	if m.amx {
+		return bf16Block
+	}
+	return slackRows
+}
 
 func grow(s []float32, n int) []float32 {
 	if cap(s) < n {
@@ -362,7 +371,7 @@ func (m *USELite) getScratch(rows, seqs, maxSeq int) *scratch {
 	if s == nil {
 		s = &scratch{}
 	}
-	r := rows + slackRows
+	r := rows + m.rowSlack()
 	s.x0 = grow(s.x0, r*embDim)
 	s.h = grow(s.h, r*useDim)
 	s.qkv = grow(s.qkv, r*3*useDim)
