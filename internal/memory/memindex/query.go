@@ -257,6 +257,41 @@ func (ix *Index) allowedLocked(c *compiled) (*vecindex.Filter, int) {
 	return set, n
 }
 
+// reviseAllowedLocked keeps the cached sets valid across a write that
+// changed what filters may read of these slots only (ix.mu held for
+// writing, ix.gen already advanced by that write): each set that was valid
+// before the write gets the slots' new answers, so the next search does not
+// rebuild it with a pass over every item (at 100k memories ~1.6 ms, paid by
+// every store's update check). A set that was already stale stays stale.
+// The sets are shared, but only while the caller holds mu, so changing
+// them under the write lock is safe.
+func (ix *Index) reviseAllowedLocked(slots ...uint32) {
+	ac := &ix.allowed
+	ac.mu.Lock()
+	defer ac.mu.Unlock()
+	for i := range ac.entries {
+		e := &ac.entries[i]
+		if e.set == nil || e.gen != ix.gen-1 {
+			continue
+		}
+		// Compiled again: the write may have added the scope, tag or
+		// source the filter names, which the set's compilation did not know.
+		c := ix.compileLocked(e.f)
+		for _, s := range slots {
+			in := int(s) < len(ix.items) && c.match(&ix.items[s])
+			switch had := e.set.Has(s); {
+			case in && !had:
+				e.set.Add(s)
+				e.n++
+			case !in && had:
+				e.set.Remove(s)
+				e.n--
+			}
+		}
+		e.gen = ix.gen
+	}
+}
+
 // admittedLocked computes the set of slots c admits, and its size.
 func (ix *Index) admittedLocked(c *compiled) (*vecindex.Filter, int) {
 	n := 0
