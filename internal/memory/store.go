@@ -116,16 +116,23 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	// Similar and the update check's vector candidates come from one scan
 	// of the vectors (the pass is completed with the new memory's own
 	// vector when relate ranks).
+	// The scan runs while apply writes the memory to the database (whose
+	// sync is a store's longest wait); it holds the index's read lock from
+	// the start, so it sees the index without the new memory, and apply's
+	// last step, the index, waits for it.
 	var similar []memindex.Hit
 	var pass *memindex.VectorPass
-	if set, err := e.searchScopes(scope, "", false); err == nil && c.kind == memindex.KindMemory {
-		similar, pass = e.index().SimilarPass(vec, scope, ParaphraseCosine, 5, memindex.Filter{Scopes: set}, recall.RelateVectorCandidates)
+	if set, serr := e.searchScopes(scope, "", false); serr == nil && c.kind == memindex.KindMemory {
+		wait := e.index().SimilarPassGo(vec, scope, ParaphraseCosine, 5, memindex.Filter{Scopes: set}, recall.RelateVectorCandidates)
+		err = e.apply(ctx, &c)
+		similar, pass = wait()
 	} else {
 		similar = e.index().Similar(vec, scope, ParaphraseCosine, 5)
+		err = e.apply(ctx, &c)
 	}
 	// The memory is stored and acknowledged once apply returns; a failed
 	// embedding write is retried by the background embedder.
-	if err := e.apply(ctx, &c); err != nil {
+	if err != nil {
 		return StoreResult{}, fmt.Errorf("cannot store memory: %w", err)
 	}
 	res := StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: e.collection(c.kind).Name()}
