@@ -76,8 +76,10 @@ type encoderLayer struct {
 // NewUSELite loads the weight blob: the one embedded in the binary, or, in a
 // build with the tag infmem_external_model, the file WeightsPath names
 // (checked against WeightsSize and WeightsSHA256 first). On amd64 CPUs with
-// AVX2, FMA and F16C the weights stay fp16 (about 10 MB of heap); elsewhere
-// they are decoded to fp32 (about 20 MB).
+// AVX2, FMA and F16C the weights stay fp16 (about 10 MB of heap), on those
+// with AMX under Linux they are held as bf16 for the tile unit (the same
+// size; see Kernel and AMXEnv); elsewhere they are decoded to fp32 (about
+// 20 MB).
 func NewUSELite() (*USELite, error) {
 	data, inPlace, err := modelWeights()
 	if err != nil {
