@@ -155,7 +155,8 @@ func oneSided(u, other *unit, s *Statement) []string {
 		}
 		prev := &u.toks[at-1]
 		q := stem(prev.lower)
-		if p, ok := u.content[q]; !ok || p != at-1 || s.hasWord(q) || slices.Contains(out, prev.lower) {
+		if p, ok := u.content[q]; !ok || p != at-1 || strings.HasSuffix(prev.lower, "ly") || s.hasWord(q, prev.lower) || slices.Contains(out, prev.lower) {
+			// "monthly", "recently" say how or when, not which thing.
 			continue
 		}
 		out = append(out, prev.lower)
@@ -165,11 +166,17 @@ func oneSided(u, other *unit, s *Statement) []string {
 }
 
 // hasWord reports whether any sentence or clause of s has the stem w as
-// a word.
-func (s *Statement) hasWord(w string) bool {
+// a word, or a word that lower (w's word) starts with ("month" for
+// "monthly").
+func (s *Statement) hasWord(w, lower string) bool {
 	for i := range s.units {
 		if _, ok := s.units[i].content[w]; ok {
 			return true
+		}
+		for _, t := range s.units[i].toks {
+			if len(t.lower) >= 4 && strings.HasPrefix(lower, t.lower) {
+				return true
+			}
 		}
 	}
 	return false

@@ -76,6 +76,12 @@ func TestRelateOneSided(t *testing.T) {
 	if r := Relate(older, newer); r.Kind != Updates || len(r.OneSided) > 0 {
 		t.Errorf("the same problems: %+v, want an update with no one-sided word", r)
 	}
+	// "monthly" says how often, and "$550/month" has it anyway.
+	older = "With Alexis starting her freelance design business in Jan 2025 and expecting $2,000/month initially, how should we adjust our joint budget, considering we've already increased our grocery budget to $500 monthly starting Sept 1, and later to $550, to accommodate her new income and our changing expenses?"
+	newer = "I've increased my grocery budget to $550/month starting Dec 1 due to holiday meals and guests, can you help me plan how to manage this increased expense without affecting my other financial goals?"
+	if r := Relate(older, newer); r.Kind != Updates || len(r.OneSided) > 0 {
+		t.Errorf("grocery budget: %+v, want an update with no one-sided word", r)
+	}
 }
 
 // TestRelateLongText finds an update inside long messages, clause by
