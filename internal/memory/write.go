@@ -68,6 +68,10 @@ type change struct {
 	at   time.Time // opForget
 	flag memindex.Flag
 	on   bool // opFlag
+	// afterDB, when set, runs once the database holds the change, before
+	// its embedding and the index hear of it: Store fills in doc.Vec,
+	// embedded meanwhile, there.
+	afterDB func()
 }
 
 // apply carries a change through the sequence every write to a memory
@@ -141,6 +145,9 @@ func (e *Engine) apply(ctx context.Context, c *change) error {
 	}
 	if err != nil {
 		return err
+	}
+	if c.afterDB != nil {
+		c.afterDB()
 	}
 
 	switch {

@@ -120,7 +120,8 @@ type Index struct {
 	vecLog [vecLogLen]uint32
 	// gen counts the writes that can change what a filter admits (every
 	// write but Touch); allowed caches the last sets filters admitted
-	// (query.go), valid while gen is what it was.
+	// (query.go), valid while gen is what it was: a write of one slot
+	// revises the valid sets for that slot (reviseAllowedLocked).
 	gen     uint64
 	allowed allowCache
 	// convOrder lists each conversation's items in the order they happened
@@ -260,6 +261,7 @@ func (ix *Index) Put(d Doc) {
 	if !keep {
 		ix.setVecLocked(slot, d.Vec)
 	}
+	ix.reviseAllowedLocked(slot)
 }
 
 // addTextLocked puts a slot's text in the keyword index. A summary's is
@@ -305,6 +307,7 @@ func (ix *Index) SetVec(id bson.ObjectID, v []float32) {
 	defer ix.mu.Unlock()
 	if slot, ok := ix.byID[id]; ok {
 		ix.setVecLocked(slot, v)
+		ix.reviseAllowedLocked(slot)
 	}
 }
 
@@ -460,6 +463,7 @@ func (ix *Index) Remove(id bson.ObjectID) {
 	delete(ix.byID, id)
 	ix.items[slot] = item{}
 	ix.free = append(ix.free, slot)
+	ix.reviseAllowedLocked(slot)
 }
 
 // SetForgotten flips the soft-forget flag, forgotten at at; the text
@@ -476,6 +480,7 @@ func (ix *Index) SetForgotten(id bson.ObjectID, forgotten bool, at time.Time, te
 	it := &ix.items[slot]
 	ix.countLocked(slot, -1)
 	defer ix.countLocked(slot, 1)
+	defer ix.reviseAllowedLocked(slot)
 	if forgotten {
 		it.flags |= FlagForgotten
 		it.forgottenAt = at.UnixMilli()
@@ -505,6 +510,7 @@ func (ix *Index) SetFlag(id bson.ObjectID, flag Flag, on bool) {
 			it.flags &^= flag
 		}
 		ix.countLocked(slot, 1)
+		ix.reviseAllowedLocked(slot)
 	}
 }
 
