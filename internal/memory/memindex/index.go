@@ -222,7 +222,7 @@ func (ix *Index) Put(d Doc) {
 		ix.free = ix.free[:n-1]
 	} else {
 		slot = uint32(len(ix.items))
-		ix.items = append(ix.items, item{})
+		ix.items = appendItem(ix.items)
 	}
 	it := item{
 		id: d.ID, kind: d.Kind, source: ix.sources.intern(d.Source), scope: ix.scopes.intern(d.Scope),
@@ -266,6 +266,20 @@ func (ix *Index) Put(d Doc) {
 		ix.setVecLocked(slot, d.Vec)
 	}
 	ix.reviseAllowedLocked(slot)
+}
+
+// appendItem appends an empty item, growing a full slice by a sixteenth
+// (at least 1,024 items) rather than by append's quarter: the index loaded
+// from a snapshot is exactly full, so its first new memory would leave
+// room for 25k more at 100k memories, 3 MB of the heap for nothing. The
+// copy (13 MB at 100k) comes once every 6k new memories.
+func appendItem(items []item) []item {
+	if len(items) == cap(items) {
+		grown := make([]item, len(items), len(items)+max(1024, len(items)/16))
+		copy(grown, items)
+		items = grown
+	}
+	return append(items, item{})
 }
 
 // addTextLocked puts a slot's text in the keyword index. A summary's is

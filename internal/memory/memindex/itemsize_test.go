@@ -15,3 +15,16 @@ func TestItemHasNoPadding(t *testing.T) {
 		t.Fatalf("item is %d bytes; order its fields so that it fits in 128", got)
 	}
 }
+
+// The items grow by a sixteenth when full, not by append's quarter.
+func TestItemsGrowBySixteenth(t *testing.T) {
+	items := make([]item, 100_000)
+	items = appendItem(items)
+	if len(items) != 100_001 || cap(items) > 100_000+100_000/16 {
+		t.Fatalf("len %d cap %d after one append to 100k full items; want cap at most %d", len(items), cap(items), 100_000+100_000/16)
+	}
+	small := appendItem(nil)
+	if len(small) != 1 || cap(small) < 1024 {
+		t.Fatalf("len %d cap %d from nil; want room for 1,024", len(small), cap(small))
+	}
+}
