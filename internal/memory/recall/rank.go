@@ -7,7 +7,8 @@
 // its successor (supersede.go), finds which result states the current
 // value a question asks for (CurrentFirst: current.go) and turns evidence
 // into confidences and the relevance bar's verdict, fitted on every recall set at once
-// (`infmem-bench recall --calibrate`). It reads only the index it is given and what the
+// (`infmem-bench recall --calibrate`); the bar rises for a query that names
+// people the store knows when no result is by or about them. It reads only the index it is given and what the
 // engine passes in; the engine (package memory) fetches the results.
 // At store time it also finds which earlier memories a new one updates
 // or contradicts (relate.go; the engine records the links) and which read
@@ -68,7 +69,9 @@ type Options struct {
 	DuplicateOverlap float64
 	// MinConfidence is the relevance bar: results below it are returned
 	// but marked weak, and a search whose results are all weak says that
-	// nothing relevant is remembered.
+	// nothing relevant is remembered. It rises to namesAbsentBar when the
+	// query names people none of the results is by or about (a negative
+	// bar: none at all).
 	MinConfidence float64
 	// NeighborLength scales the neighbour share down for a turn longer
 	// than this many keyword terms (share × NeighborLength / length): a
