@@ -641,14 +641,23 @@ func (r *Runtime) Do(ctx context.Context, fn func(*Stack) error) error {
 	return fn(st)
 }
 
-// WaitLoaded waits until the memory is open (at most CallWait) and its
-// index loaded (until ctx ends): what a terminal command that reads the
-// whole index (maintenance) needs first.
+// commandOpenWait bounds how long a terminal command waits for the
+// database to open: longer than a tool call (CallWait), since the command
+// has nothing else to do and a loaded machine can take more than a few
+// seconds; still bounded, so a database that cannot open is reported.
+const commandOpenWait = time.Minute
+
+// WaitLoaded waits until the memory is open (at most commandOpenWait, or
+// CallWait if longer) and its index loaded (until ctx ends): what a
+// terminal command that reads the whole index (maintenance, an import)
+// needs first.
 func (r *Runtime) WaitLoaded(ctx context.Context) error {
-	var loaded <-chan struct{}
-	if err := r.Do(ctx, func(st *Stack) error { loaded = st.Memory.Loaded(); return nil }); err != nil {
+	st, leave, err := r.enter(ctx, max(r.opts.CallWait, commandOpenWait))
+	if err != nil {
 		return err
 	}
+	loaded := st.Memory.Loaded()
+	leave()
 	select {
 	case <-loaded:
 		return nil

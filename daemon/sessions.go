@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/infmem/infmem/internal/mcpserve"
+	"github.com/infmem/infmem/internal/mcptools"
 )
 
 // Sessions are the MCP sessions connected now. Maintenance uses them to
@@ -83,6 +84,9 @@ const MaxConcurrentCalls = 16
 func (r *Runtime) Serve(ctx context.Context, rd io.Reader, w io.Writer, opts mcpserve.Options) error {
 	if opts.Shared == nil {
 		opts.Shared = r.calls
+	}
+	if opts.Beside == nil {
+		opts.Beside = mcptools.RunsBeside
 	}
 	var sess *mcpserve.Session
 	on := opts.OnSession

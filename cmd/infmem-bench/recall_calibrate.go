@@ -246,6 +246,10 @@ func dumpAnswers(runs []*setRun, asker, path string) error {
 		Gold bool
 		Conf float64
 		Ev   *memory.Evidence
+		// Text is the stored message's content (the first, for a memory
+		// standing for several), to study what the results say.
+		Text    string `json:",omitempty"`
+		Speaker string `json:",omitempty"`
 		// Msgs are the set's messages the result stands for (its own and
 		// its context turns'), Texts their contents.
 		Msgs, Texts []string
@@ -258,9 +262,11 @@ func dumpAnswers(runs []*setRun, asker, path string) error {
 		Results         []result
 	}
 	for _, run := range runs {
+		byID := make(map[string]*benchMessage, len(run.set.Messages))
 		content := map[string]string{}
-		for _, m := range run.set.Messages {
-			content[m.ID] = m.Content
+		for i := range run.set.Messages {
+			byID[run.set.Messages[i].ID] = &run.set.Messages[i]
+			content[run.set.Messages[i].ID] = run.set.Messages[i].Content
 		}
 		for qi := range run.set.Questions {
 			q := &run.set.Questions[qi]
@@ -280,6 +286,11 @@ func dumpAnswers(runs []*setRun, asker, path string) error {
 				r := result{Gold: rel, Msgs: a.msgs[j]}
 				for _, id := range a.msgs[j] {
 					r.Texts = append(r.Texts, content[id])
+				}
+				if len(a.msgs[j]) > 0 {
+					if m := byID[a.msgs[j][0]]; m != nil {
+						r.Text, r.Speaker = m.Content, m.Speaker
+					}
 				}
 				if j < len(a.conf) {
 					r.Conf = a.conf[j]

@@ -23,6 +23,11 @@ type Relation struct {
 	// the same word on both sides ("snack budget to $65" / "snack budget
 	// to $75"), within anchorReach words.
 	Anchored bool
+	// OneSided lists the words that stand right before a shared word on
+	// one side and nowhere in the other text ("15 classification
+	// problems" / "15 problems" about triangle areas): they may say
+	// another thing is meant.
+	OneSided []string
 }
 
 // anchorReach is how near (in words) a changed value and a shared word
@@ -125,12 +130,56 @@ func RelateParsed(older, newer *Statement) Relation {
 			if r.Kind == Unrelated {
 				continue
 			}
-			if best.Kind == Unrelated || r.Shared > best.Shared || r.Shared == best.Shared && r.Kind == Updates && best.Kind != Updates {
+			if r.Kind == Updates {
+				r.OneSided = append(oneSided(&older.units[j], &newer.units[i], newer), oneSided(&newer.units[i], &older.units[j], older)...)
+			}
+			// A pair that says which thing on both sides is preferred.
+			if best.Kind == Unrelated || len(r.OneSided) < len(best.OneSided) ||
+				len(r.OneSided) == len(best.OneSided) && (r.Shared > best.Shared || r.Shared == best.Shared && r.Kind == Updates && best.Kind != Updates) {
 				best = r
 			}
 		}
 	}
 	return best
+}
+
+// oneSided lists the words of u that stand right before a word it shares
+// with other and that the text s (other's) has nowhere: "classification"
+// in "15 classification problems" against a text about "15 problems"
+// that never says "classification".
+func oneSided(u, other *unit, s *Statement) []string {
+	var out []string
+	for w, at := range u.content {
+		if _, ok := other.content[w]; !ok || at == 0 {
+			continue
+		}
+		prev := &u.toks[at-1]
+		q := stem(prev.lower)
+		if p, ok := u.content[q]; !ok || p != at-1 || strings.HasSuffix(prev.lower, "ly") || s.hasWord(q, prev.lower) || slices.Contains(out, prev.lower) {
+			// "monthly", "recently" say how or when, not which thing.
+			continue
+		}
+		out = append(out, prev.lower)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// hasWord reports whether any sentence or clause of s has the stem w as
+// a word, or a word that lower (w's word) starts with ("month" for
+// "monthly").
+func (s *Statement) hasWord(w, lower string) bool {
+	for i := range s.units {
+		if _, ok := s.units[i].content[w]; ok {
+			return true
+		}
+		for _, t := range s.units[i].toks {
+			if len(t.lower) >= 4 && strings.HasPrefix(lower, t.lower) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // withoutSpeaker drops the name a conversation turn starts with
@@ -355,7 +404,7 @@ func newUnit(toks []token) unit {
 		if u.verb == len(toks) && isVerb(toks, i) {
 			u.verb = i
 		}
-		if cueWords[w] || stateCues[w] {
+		if (cueWords[w] || stateCues[w]) && !sinceAsReason(toks, i) {
 			u.cue = true
 			u.stateCue = u.stateCue || stateCues[w]
 		}
@@ -384,6 +433,13 @@ func newUnit(toks []token) unit {
 		}
 	}
 	return u
+}
+
+// sinceAsReason reports whether toks[i] is "since" giving a reason
+// ("especially since I've decided…", "since my draft is long"), not the
+// time from which something holds ("since the repair", "since October").
+func sinceAsReason(toks []token, i int) bool {
+	return toks[i].lower == "since" && i+1 < len(toks) && (pronouns[toks[i+1].lower] || possessives[toks[i+1].lower])
 }
 
 // theUser reports whether toks[i] is "user" naming the person a memory
@@ -811,6 +867,7 @@ func setOf(words string) map[string]bool {
 
 var (
 	pronouns    = setOf(`i we you he she they it i'm we're they're you're he's she's it's i've we've they've`)
+	possessives = setOf(`my our your his her their its`)
 	auxiliaries = setOf(`is are am was were be been being has have had will would shall should can could might must do does did 's 're 've 'd 'll`)
 	// stateVerbs state what is, now.
 	stateVerbs = setOf(`is are am 's 're costs cost lives live works work has have takes take starts start begins begin ends end
@@ -860,7 +917,8 @@ var (
 		think thought feel felt sure good bad really totally definitely absolutely pretty super thank wow yeah yep hey hi
 		hello right well oh ah haha lol seem seems sound sounds looks look something anything everything nothing someone
 		everyone anyone people much always often sometimes usually maybe perhaps probably actually basically literally
-		like love loved enjoy enjoyed glad excited exciting interesting special`)
+		like love loved enjoy enjoyed glad excited exciting interesting special
+		especially particularly specifically mainly mostly kinda sorta`)
 )
 
 func init() {

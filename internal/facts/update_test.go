@@ -50,12 +50,37 @@ func TestRelate(t *testing.T) {
 		{"I take my coffee with oat milk.", "I now drink my tea with just milk.", Unrelated, nil},
 		{"User feedback on the beta was positive from 12 testers.", "The user roles now include 3 admins.", Unrelated, nil},
 		{"Reminder: Alice's birthday is January 20.", "Reminder: Bob's birthday is now March 2.", Unrelated, nil},
+		// "since" giving a reason says nothing changed, and "especially"
+		// is no subject word (BEAM conversation 7).
+		{"I want to improve my essay, especially since my final draft reached 4,700 words by May 13.",
+			"How can I improve my essay structure, especially since I've decided to add a 500-word literature review section?", Unrelated, nil},
 	}
 	for _, c := range cases {
 		r := Relate(c.older, c.newer)
 		if r.Kind != c.want || !slices.Equal(r.DiffersIn, c.differsIn) {
 			t.Errorf("%q then %q: %v %v, want %v %v", c.older, c.newer, r.Kind, r.DiffersIn, c.want, c.differsIn)
 		}
+	}
+}
+
+// TestRelateOneSided: a word saying which thing on one side only is
+// reported, and a pair of clauses without one is preferred.
+func TestRelateOneSided(t *testing.T) {
+	older := "I've never attempted triangle classification problems before, but I recently completed 15 classification problems with a consistent accuracy rate above 80%."
+	newer := "I want to compare Heron's formula with the base-height formula for triangle area calculations, and I've already completed 15 problems with 95% accuracy."
+	if r := Relate(older, newer); r.Kind == Updates && !slices.Equal(r.OneSided, []string{"classification"}) {
+		t.Errorf("classification problems / problems: %+v, want OneSided [classification]", r)
+	}
+	older = "I've completed 10 classification problems with 80% accuracy."
+	newer = "I've now completed 15 classification problems with 85% accuracy."
+	if r := Relate(older, newer); r.Kind != Updates || len(r.OneSided) > 0 {
+		t.Errorf("the same problems: %+v, want an update with no one-sided word", r)
+	}
+	// "monthly" says how often, and "$550/month" has it anyway.
+	older = "With Alexis starting her freelance design business in Jan 2025 and expecting $2,000/month initially, how should we adjust our joint budget, considering we've already increased our grocery budget to $500 monthly starting Sept 1, and later to $550, to accommodate her new income and our changing expenses?"
+	newer = "I've increased my grocery budget to $550/month starting Dec 1 due to holiday meals and guests, can you help me plan how to manage this increased expense without affecting my other financial goals?"
+	if r := Relate(older, newer); r.Kind != Updates || len(r.OneSided) > 0 {
+		t.Errorf("grocery budget: %+v, want an update with no one-sided word", r)
 	}
 }
 

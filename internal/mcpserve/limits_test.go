@@ -43,8 +43,10 @@ func startSession(t *testing.T, ctx context.Context, srv *server.MCPServer, opts
 	return c2sW, s2cR
 }
 
-func callWait(w io.Writer, id int) {
-	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"wait","arguments":{}}}`+"\n", id)
+func callWait(w io.Writer, id int) { callTool(w, id, "wait") }
+
+func callTool(w io.Writer, id int, name string) {
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}}}`+"\n", id, name)
 }
 
 func eventually(t *testing.T, what string, cond func() bool) {
@@ -79,7 +81,8 @@ func TestSharedBoundAcrossSessions(t *testing.T) {
 	eventually(t, "every call finished", func() bool { return running.Load() == 0 && len(shared) == 0 })
 }
 
-// TestPerSessionBound: one session runs at most MaxConcurrent calls.
+// TestPerSessionBound: one session runs at most MaxConcurrent calls (reads:
+// a session's writes take turns, see TestWritesTakeTurns).
 func TestPerSessionBound(t *testing.T) {
 	var running atomic.Int32
 	release := make(chan struct{})
@@ -91,7 +94,7 @@ func TestPerSessionBound(t *testing.T) {
 	// writes block: send from a goroutine.
 	go func() {
 		for i := range 12 {
-			callWait(w, i+1)
+			callTool(w, i+1, "peek")
 		}
 	}()
 	eventually(t, "eight calls running", func() bool { return running.Load() == 8 })
@@ -122,7 +125,8 @@ func TestCallsStopWhenTheClientLeaves(t *testing.T) {
 
 // TestReadsStopAtOnceWhenTheClientLeaves: a read-only call is cancelled as
 // soon as its client leaves, without waiting for the drain time; a call
-// that may write keeps running meanwhile, so a store is not cut in half.
+// that may write, sent after it, then runs and is not cut short, so a store
+// is not cut in half.
 func TestReadsStopAtOnceWhenTheClientLeaves(t *testing.T) {
 	var running atomic.Int32
 	release := make(chan struct{})
@@ -130,18 +134,61 @@ func TestReadsStopAtOnceWhenTheClientLeaves(t *testing.T) {
 	cancelled := make(chan struct{}, 2)
 	srv := blockingServer(&running, release, cancelled)
 	w, _ := startSession(t, context.Background(), srv, Options{DrainTimeout: time.Minute})
-	callWait(w, 1)
-	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"peek","arguments":{}}}`+"\n")
-	eventually(t, "both calls running", func() bool { return running.Load() == 2 })
+	callTool(w, 1, "peek")
+	callWait(w, 2)
+	eventually(t, "the read running", func() bool { return running.Load() == 1 })
 	w.Close()
 	select {
 	case <-cancelled:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the read was not cancelled when its client left")
 	}
-	eventually(t, "the read stopped", func() bool { return running.Load() == 1 })
+	// The write waited for the read; now it runs, and keeps running.
+	eventually(t, "the write running", func() bool { return running.Load() == 1 && len(cancelled) == 0 })
 	time.Sleep(100 * time.Millisecond)
 	if running.Load() != 1 || len(cancelled) != 0 {
 		t.Fatal("the write was cancelled before the drain time")
+	}
+}
+
+// TestWritesTakeTurns: in one session a call that may write waits for the
+// calls sent before it, and the calls sent after it wait for it (a client
+// pipelining store then retrieve finds what it stored); reads run together;
+// a tool Beside names runs beside the others.
+func TestWritesTakeTurns(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		calls  []string // sent in this order without waiting
+		at     int32    // how many run at once before the release
+		beside bool
+	}{
+		{"read after write", []string{"wait", "peek"}, 1, false},
+		{"write after read", []string{"peek", "wait"}, 1, false},
+		{"write after write", []string{"wait", "wait"}, 1, false},
+		{"reads together", []string{"peek", "peek", "peek"}, 3, false},
+		{"read after a write beside", []string{"wait", "peek"}, 2, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var running atomic.Int32
+			release := make(chan struct{})
+			srv := blockingServer(&running, release, make(chan struct{}, 8))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			opts := Options{}
+			if tc.beside {
+				opts.Beside = func(tool string) bool { return tool == "wait" }
+			}
+			w, _ := startSession(t, ctx, srv, opts)
+			for i, c := range tc.calls {
+				callTool(w, i+1, c)
+			}
+			eventually(t, "the first calls running", func() bool { return running.Load() == tc.at })
+			time.Sleep(100 * time.Millisecond)
+			if n := running.Load(); n != tc.at {
+				t.Fatalf("%d calls running at once, want %d", n, tc.at)
+			}
+			close(release)
+			eventually(t, "every call finished", func() bool { return running.Load() == 0 })
+		})
 	}
 }

@@ -34,12 +34,23 @@ type Options struct {
 	DrainTimeout time.Duration
 	// OnSession is called with the session once it is registered.
 	OnSession func(*Session)
-	Logger    *slog.Logger
+	// Beside, when set, names tools that are not read-only but change
+	// nothing a later call reads soon (a backup, an export, a maintenance
+	// pass): they run beside the session's other calls instead of in
+	// order (see Serve).
+	Beside func(tool string) bool
+	Logger *slog.Logger
 }
 
 // Serve runs one MCP session over r and w until r ends or ctx is done.
 // Requests run concurrently, so responses may leave in a different order
-// than their requests came; each is written whole on one line.
+// than their requests came; each is written whole on one line. A session
+// still reads its own writes: a call that may write (a tool not annotated
+// read-only, unless opts.Beside names it) starts once every earlier call
+// of the session has ended, and every later call starts once it has ended;
+// calls that only read run together. A client that sends store_memory and
+// then retrieve_memory without waiting for the first answer finds the
+// stored memory.
 func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer, opts Options) error {
 	if opts.MaxConcurrent <= 0 {
 		opts.MaxConcurrent = 8
@@ -88,6 +99,7 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 	}()
 
 	var inflight sync.WaitGroup
+	var ord order
 	sem := make(chan struct{}, opts.MaxConcurrent)
 	br := bufio.NewReaderSize(r, 64<<10)
 	var readErr error
@@ -98,7 +110,7 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 			continue
 		}
 		if len(line) > 0 {
-			handle(sctx, lctx, srv, sess, out, line, sem, opts.Shared, &inflight, opts.Logger)
+			handle(sctx, lctx, srv, sess, out, line, sem, &ord, &opts, &inflight)
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
@@ -164,24 +176,62 @@ type callEnvelope struct {
 	} `json:"params"`
 }
 
-// readOnly reports whether a request only reads: a tools/call of a tool
-// annotated read-only, or any method but tools/call (lists, ping,
-// prompts, resources).
-func readOnly(srv *server.MCPServer, method string, line []byte) bool {
+// classify reports whether a request only reads (a tools/call of a tool
+// annotated read-only, or any method but tools/call: lists, ping, prompts,
+// resources) and whether it takes its turn in the session's order (every
+// request that may write, but the tools beside names).
+func classify(srv *server.MCPServer, method string, line []byte, beside func(string) bool) (readOnly, ordered bool) {
 	if method != string(mcp.MethodToolsCall) {
-		return true
+		return true, false
 	}
 	var call callEnvelope
 	if json.Unmarshal(line, &call) != nil {
-		return false
+		return false, true
 	}
 	t := srv.GetTool(call.Params.Name)
-	return t != nil && t.Tool.Annotations.ReadOnlyHint != nil && *t.Tool.Annotations.ReadOnlyHint
+	if t != nil && t.Tool.Annotations.ReadOnlyHint != nil && *t.Tool.Annotations.ReadOnlyHint {
+		return true, false
+	}
+	return false, beside == nil || !beside(call.Params.Name)
+}
+
+// order keeps a session's calls in the order read-your-writes needs: a
+// write waits for every earlier call, any call waits for the writes before
+// it. It is used by the session's reading loop only.
+type order struct {
+	write chan struct{}   // closed when the session's latest write has ended
+	reads []chan struct{} // calls since that write, open while they run
+}
+
+// next places a call: it returns what the call must wait for and the
+// channel it closes when it ends.
+func (o *order) next(write bool) (wait []chan struct{}, done chan struct{}) {
+	done = make(chan struct{})
+	if o.write != nil {
+		wait = append(wait, o.write)
+	}
+	if write {
+		wait = append(wait, o.reads...)
+		o.write, o.reads = done, nil
+		return wait, done
+	}
+	// Keep only the calls still running (at most the session's bound).
+	open := o.reads[:0]
+	for _, r := range o.reads {
+		select {
+		case <-r:
+		default:
+			open = append(open, r)
+		}
+	}
+	o.reads = append(open, done)
+	return wait, done
 }
 
 // handle routes one message. Requests that only read run under lctx,
 // which ends when the client leaves; the others under ctx.
-func handle(ctx, lctx context.Context, srv *server.MCPServer, sess *Session, out *lineWriter, line []byte, sem, shared chan struct{}, inflight *sync.WaitGroup, log *slog.Logger) {
+func handle(ctx, lctx context.Context, srv *server.MCPServer, sess *Session, out *lineWriter, line []byte, sem chan struct{}, ord *order, opts *Options, inflight *sync.WaitGroup) {
+	log := opts.Logger
 	var env envelope
 	if err := json.Unmarshal(line, &env); err != nil {
 		_ = out.send(errorResponse(nil, mcp.PARSE_ERROR, "parse error: each line must be one JSON-RPC message"))
@@ -203,14 +253,26 @@ func handle(ctx, lctx context.Context, srv *server.MCPServer, sess *Session, out
 		dispatch(ctx, srv, out, msg, nil, log)
 		return
 	}
-	if readOnly(srv, env.Method, line) {
+	readOnly, ordered := classify(srv, env.Method, line, opts.Beside)
+	if readOnly {
 		ctx = lctx
 	}
+	wait, done := ord.next(ordered)
+	shared := opts.Shared
 	sem <- struct{}{}
 	inflight.Add(1)
 	go func() {
 		defer inflight.Done()
 		defer func() { <-sem }()
+		defer close(done)
+		for _, w := range wait {
+			select {
+			case <-w:
+			case <-ctx.Done():
+				_ = out.send(errorResponse(env.ID, mcp.INTERNAL_ERROR, "the session ended before the request could run"))
+				return
+			}
+		}
 		if shared != nil {
 			select {
 			case shared <- struct{}{}:

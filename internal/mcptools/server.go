@@ -134,3 +134,15 @@ func Tools(d Deps) []server.ServerTool {
 	}
 	return tools
 }
+
+// RunsBeside reports whether a tool that is not read-only still runs
+// beside its session's other calls instead of in their order: a backup, an
+// export and a maintenance pass change nothing a client reads right after,
+// and may take a minute a retrieve sent after them should not wait.
+func RunsBeside(tool string) bool {
+	switch tool {
+	case "backup_memory", "export_memory", "optimize_memory":
+		return true
+	}
+	return false
+}

@@ -329,3 +329,22 @@ func TestModelChangeReembeds(t *testing.T) {
 		t.Fatalf("stored models after migration: %v", models)
 	}
 }
+
+// A store reports similar memories, never itself: the vector scan runs
+// while the memory is written (Store, memindex.SimilarPassGo), and must see
+// the index as it was before the memory joined it.
+func TestStoreSimilarNeverItself(t *testing.T) {
+	e := semanticEngine(t, testenv.Store(t), useLite(t))
+	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike", "november"}
+	for i, w := range words {
+		res := mustStore(t, e, StoreRequest{Content: "Remember that the Project Apollo deadline is June 5, said " + w})
+		if len(res.Similar) > 5 || i >= 3 && len(res.Similar) < 3 {
+			t.Fatalf("store %d: %d similar memories, want 3 to 5: %+v", i, len(res.Similar), res.Similar)
+		}
+		for _, s := range res.Similar {
+			if s.ID == res.ID {
+				t.Fatalf("store %d: the memory is similar to itself: %+v", i, res.Similar)
+			}
+		}
+	}
+}

@@ -82,14 +82,24 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	text, tags, source, importance, now, ts, scope, created := in.text, in.tags, in.source, in.importance, in.now, in.ts, in.scope, in.created
 	speaker, conv, category := in.speaker, in.conv, in.category
 	key := contentKey(text)
-	// Embed before taking the write lock: it is the slow part of a store.
-	var vec []float32
+	// The embedding, the slow part of a store, starts before the write
+	// lock and runs while the memory is written to the database (which
+	// does not hold it): apply waits for it (afterDB below) before the
+	// embedding and the index hear of the memory.
+	var embedded chan []float32
 	if _, dup := e.index().Duplicate(scope, key); !dup {
+		embedded = make(chan []float32, 1)
 		if e.opts.Embedder != nil && len(req.Vector) == e.dim {
-			vec = req.Vector
+			embedded <- req.Vector
 		} else {
-			vec = e.embedText(ctx, text)
+			go func() { embedded <- e.embedText(ctx, text) }()
 		}
+	}
+	embedding := func() []float32 {
+		if embedded == nil {
+			return nil // a duplicate at first sight, gone since: embedded in the background
+		}
+		return <-embedded
 	}
 
 	e.writeMu.Lock()
@@ -100,7 +110,7 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	}
 	id := e.newID()
 	c := change{op: opInsert, id: id, doc: memindex.Doc{Text: text, Source: source, Scope: scope, Conv: conv, Speaker: speaker,
-		Tags: tags, TS: ts, Created: now, Importance: importance, Key: key, Vec: vec}}
+		Tags: tags, TS: ts, Created: now, Importance: importance, Key: key}}
 	if source == sourceSummary {
 		c.kind = memindex.KindSummary
 		c.insert = &mongostore.Summary{
@@ -116,16 +126,30 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	// Similar and the update check's vector candidates come from one scan
 	// of the vectors (the pass is completed with the new memory's own
 	// vector when relate ranks).
+	// Once the database holds the memory and the embedding is ready, the
+	// scan starts; it runs while apply writes the embedding, and holds
+	// the index's read lock from its start, so it sees the index without
+	// the new memory, and apply's next step, the index, waits for it.
 	var similar []memindex.Hit
 	var pass *memindex.VectorPass
-	if set, err := e.searchScopes(scope, "", false); err == nil && c.kind == memindex.KindMemory {
-		similar, pass = e.index().SimilarPass(vec, scope, ParaphraseCosine, 5, memindex.Filter{Scopes: set}, recall.RelateVectorCandidates)
+	if set, serr := e.searchScopes(scope, "", false); serr == nil && c.kind == memindex.KindMemory {
+		var wait func() ([]memindex.Hit, *memindex.VectorPass)
+		c.afterDB = func() {
+			c.doc.Vec = embedding()
+			wait = e.index().SimilarPassGo(c.doc.Vec, scope, ParaphraseCosine, 5, memindex.Filter{Scopes: set}, recall.RelateVectorCandidates)
+		}
+		err = e.apply(ctx, &c)
+		if wait != nil {
+			similar, pass = wait()
+		}
 	} else {
-		similar = e.index().Similar(vec, scope, ParaphraseCosine, 5)
+		c.doc.Vec = embedding()
+		similar = e.index().Similar(c.doc.Vec, scope, ParaphraseCosine, 5)
+		err = e.apply(ctx, &c)
 	}
 	// The memory is stored and acknowledged once apply returns; a failed
 	// embedding write is retried by the background embedder.
-	if err := e.apply(ctx, &c); err != nil {
+	if err != nil {
 		return StoreResult{}, fmt.Errorf("cannot store memory: %w", err)
 	}
 	res := StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: e.collection(c.kind).Name()}

@@ -68,6 +68,10 @@ type change struct {
 	at   time.Time // opForget
 	flag memindex.Flag
 	on   bool // opFlag
+	// afterDB, when set, runs once the database holds the change, before
+	// its embedding and the index hear of it: Store fills in doc.Vec,
+	// embedded meanwhile, there.
+	afterDB func()
 }
 
 // apply carries a change through the sequence every write to a memory
@@ -76,7 +80,9 @@ type change struct {
 //  1. the change journal: markDirty appends the id and syncs before the
 //     database hears of the change, so that the index snapshot stays
 //     usable after a crash (snapshot.go);
-//  2. the database, in the collection the memory's kind lives in;
+//  2. the database, in the collection the memory's kind lives in; then
+//     change.afterDB, when set (Store: its embedding, computed meanwhile,
+//     and the vector scan that must see the index without the memory);
 //  3. its embedding in MemoryIndex: written (a new memory's after the
 //     store is acknowledged, by the vector writer: vecwrite.go), deleted,
 //     or its scope, time and tags updated;
@@ -141,6 +147,9 @@ func (e *Engine) apply(ctx context.Context, c *change) error {
 	}
 	if err != nil {
 		return err
+	}
+	if c.afterDB != nil {
+		c.afterDB()
 	}
 
 	switch {

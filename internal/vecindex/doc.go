@@ -40,8 +40,10 @@
 // allowed live slots of each into a list and hands the list to a dot-product
 // kernel: AVX2 assembly on amd64 (VPMOVSXBW widens sixteen codes, VPMADDWD
 // multiplies them by the int16 query and adds pairs; the row four slots ahead
-// is prefetched, since filtered rows are scattered), portable Go elsewhere and
-// under the purego build tag. Large scans are split over GOMAXPROCS
+// is prefetched, since filtered rows are scattered), or its AVX-512 VNNI
+// twin where the CPU has it (VPDPWSSD multiplies and adds thirty-two codes
+// into an accumulator in one instruction; the same sums), portable Go
+// elsewhere and under the purego build tag. Large scans are split over GOMAXPROCS
 // goroutines. The int8 scores pick the candidates; each document's int8 and
 // refined scores differ by at most a bound computed when it is stored, so
 // only documents within twice the largest bound of the k-th best int8 score

@@ -10,6 +10,12 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func dotsAVX2(q *int16, n int, codes *int8, stride int, ids *uint32, m int, out *int32)
 
+// dotsVNNI is dotsAVX2 on AVX-512 VNNI (VPDPWSSD on 512-bit registers):
+// the same sums, in about a third of the instructions.
+//
+//go:noescape
+func dotsVNNI(q *int16, n int, codes *int8, stride int, ids *uint32, m int, out *int32)
+
 func dotsAsm(q []int16, codes []int8, stride int, ids []uint32, out []int32) {
 	if len(ids) == 0 {
 		return
@@ -22,9 +28,40 @@ func dotsAsm(q []int16, codes []int8, stride int, ids []uint32, out []int32) {
 	dotsAVX2(&q[0], len(q), &codes[0], stride, &ids[0], len(ids), &out[0])
 }
 
+func dotsAsmVNNI(q []int16, codes []int8, stride int, ids []uint32, out []int32) {
+	if len(ids) == 0 {
+		return
+	}
+	checkDots(q, codes, stride, ids, out)
+	if len(q) == 0 {
+		clear(out[:len(ids)])
+		return
+	}
+	dotsVNNI(&q[0], len(q), &codes[0], stride, &ids[0], len(ids), &out[0])
+}
+
+// hasVNNI: the CPU and OS give AVX-512 F, BW and VNNI (cpu checks that
+// the OS saves the 512-bit registers).
+var hasVNNI = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VNNI
+
 func asmDots() dotsFunc {
-	if cpu.X86.HasAVX2 {
+	switch {
+	case hasVNNI:
+		return dotsAsmVNNI
+	case cpu.X86.HasAVX2:
 		return dotsAsm
 	}
 	return nil
+}
+
+// asmKernels lists every assembly kernel this CPU runs, for the tests.
+func asmKernels() map[string]dotsFunc {
+	ks := map[string]dotsFunc{}
+	if cpu.X86.HasAVX2 {
+		ks["avx2"] = dotsAsm
+	}
+	if hasVNNI {
+		ks["vnni"] = dotsAsmVNNI
+	}
+	return ks
 }

@@ -9,8 +9,8 @@ import (
 // kernels lists every dot-product kernel this build can run.
 func kernels() map[string]dotsFunc {
 	ks := map[string]dotsFunc{"go": dotsGo}
-	if k := asmDots(); k != nil {
-		ks["asm"] = k
+	for name, k := range asmKernels() {
+		ks[name] = k
 	}
 	return ks
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/internal/vecindex"
 )
 
 // The allowed sets a search gets from the cache are always the ones the
@@ -33,9 +35,10 @@ func TestAllowedCacheFollowsWrites(t *testing.T) {
 	}
 	filters := []Filter{{}, {Scopes: []string{"s1"}}, {Scopes: []string{"s0", "s2"}}, {Tags: []string{"t1"}},
 		{Sources: []string{"note"}}, {IncludeArchived: true}, {OnlyForgotten: true}, {IncludeForgotten: true, Scopes: []string{"s3"}},
-		{From: at.Add(100 * time.Hour), To: at.Add(500 * time.Hour)}, {Scopes: []string{"s9"}}}
+		{From: at.Add(100 * time.Hour), To: at.Add(500 * time.Hour)}, {Scopes: []string{"s9"}}, {Tags: []string{"t9"}},
+		{Sources: []string{"file"}}, {Scopes: []string{}}, {Sources: []string{}}}
 	// Each step checks two filters, the second again at the next step
-	// after a write: the cache (four entries) still holds its set then.
+	// after a write: the cache still holds its set then, revised.
 	check := func(step string, fs ...Filter) {
 		t.Helper()
 		ix.mu.RLock()
@@ -82,6 +85,14 @@ func TestAllowedCacheFollowsWrites(t *testing.T) {
 			ix.SetVec(id, randVec(r, dim))
 			ix.Touch([]bson.ObjectID{id})
 		}
+		if step == 9+14*10 { // just after a check of filters[9] and [10] (s9, t9)
+			// A scope, tag and source the filters named before any
+			// memory had them: the sets cached then must take it in.
+			nid := bson.NewObjectID()
+			ix.Put(Doc{ID: nid, Kind: KindMemory, Text: "late newcomer", Source: "file", Scope: "s9", Tags: []string{"t9"},
+				TS: at, Created: at, Key: key("late newcomer"), Vec: randVec(r, dim)})
+			ids = append(ids, nid)
+		}
 	}
 	// No write between: the second search's set is the first's.
 	ix.mu.RLock()
@@ -91,5 +102,35 @@ func TestAllowedCacheFollowsWrites(t *testing.T) {
 	b, _ := ix.allowedLocked(&c)
 	if a != b {
 		t.Fatal("the same filter with no write between was not served from the cache")
+	}
+}
+
+// A write of one memory revises the cached sets instead of dropping them:
+// a store's update check must not pass over every item again.
+func TestAllowedCacheRevisedByWrite(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const dim = 8
+	ix := New(dim, time.UTC)
+	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 100 {
+		text := fmt.Sprintf("memory %d", i)
+		ix.Put(Doc{ID: bson.NewObjectID(), Kind: KindMemory, Text: text, Source: "note", Scope: "s1", TS: at, Created: at, Key: key(text), Vec: randVec(r, dim)})
+	}
+	set := func() (*vecindex.Filter, int) {
+		ix.mu.RLock()
+		defer ix.mu.RUnlock()
+		c := ix.compileLocked(Filter{Scopes: []string{"s1"}})
+		return ix.allowedLocked(&c)
+	}
+	a, n := set()
+	id := bson.NewObjectID()
+	ix.Put(Doc{ID: id, Kind: KindMemory, Text: "one more", Source: "note", Scope: "s1", TS: at, Created: at, Key: key("one more"), Vec: randVec(r, dim)})
+	b, m := set()
+	if a != b || m != n+1 {
+		t.Fatalf("after one store: set %p of %d, before %p of %d; want the same set, one more", b, m, a, n)
+	}
+	ix.SetFlag(id, FlagArchived, true)
+	if c, k := set(); c != a || k != n {
+		t.Fatalf("after archiving it: set %p of %d; want %p of %d", c, k, a, n)
 	}
 }

@@ -77,6 +77,7 @@ func (ix *Index) SetLinks(id bson.ObjectID, l Links) {
 	defer ix.mu.Unlock()
 	if slot, ok := ix.byID[id]; ok {
 		ix.setLinksLocked(slot, l)
+		ix.reviseAllowedLocked(slot)
 	}
 }
 

@@ -56,6 +56,10 @@ func (ix *Index) SimilarPass(v []float32, scope string, threshold float64, k int
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
+	return ix.similarPassLocked(v, scope, threshold, k, f, rankK)
+}
+
+func (ix *Index) similarPassLocked(v []float32, scope string, threshold float64, k int, f Filter, rankK int) ([]Hit, *VectorPass) {
 	c := ix.compileLocked(Filter{Scopes: []string{scope}})
 	allowed, _ := ix.allowedLocked(&c)
 	cf := ix.compileLocked(f)
@@ -64,6 +68,32 @@ func (ix *Index) SimilarPass(v []float32, scope string, threshold float64, k int
 	res := ix.vecs.SearchEach(v, []vecindex.Request{{K: k, Filter: allowed}, {K: passK, Filter: wide}})
 	pass := &VectorPass{vecs: ix.vecs, gen: ix.vecGen, filter: f, vector: v, k: passK, hits: res[1]}
 	return ix.similarHits(res[0], threshold), pass
+}
+
+// SimilarPassGo runs SimilarPass in a goroutine of its own and returns once
+// that holds the index's read lock, so the scan sees the index as it is
+// now: a write the caller makes next (the new memory's own) waits for the
+// scan to end, and whatever it does before (its database write and sync)
+// runs beside the scan. wait returns SimilarPass's answers.
+func (ix *Index) SimilarPassGo(v []float32, scope string, threshold float64, k int, f Filter, rankK int) (wait func() ([]Hit, *VectorPass)) {
+	if ix.vecs == nil || v == nil {
+		return func() ([]Hit, *VectorPass) { return nil, nil }
+	}
+	var hits []Hit
+	var pass *VectorPass
+	locked, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		ix.mu.RLock()
+		defer ix.mu.RUnlock()
+		close(locked)
+		hits, pass = ix.similarPassLocked(v, scope, threshold, k, f, rankK)
+	}()
+	<-locked
+	return func() ([]Hit, *VectorPass) {
+		<-done
+		return hits, pass
+	}
 }
 
 // similarHits turns Similar's vector hits into Hits, keeping those at
