@@ -276,10 +276,15 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 // 96 % with this; answerable questions lost one in 760 (see BENCHMARKS.md).
 const namesAbsentBar = 0.9
 
+// hitIDs are the results' ids and those of the turns folded into them
+// (part of the results).
 func hitIDs(hits []Hit) []bson.ObjectID {
-	ids := make([]bson.ObjectID, len(hits))
-	for i, h := range hits {
-		ids[i] = h.ID
+	ids := make([]bson.ObjectID, 0, len(hits))
+	for _, h := range hits {
+		ids = append(ids, h.ID)
+		for _, c := range h.Context {
+			ids = append(ids, c.ID)
+		}
 	}
 	return ids
 }
