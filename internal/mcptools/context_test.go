@@ -1,6 +1,10 @@
 package mcptools
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/infmem/infmem/internal/memory"
+)
 
 // TestRetrieveShowsFoldedTurns: a reply that ranks only by the turn before
 // it comes back inside that turn's result, as its context (id, text,
@@ -8,6 +12,7 @@ import "testing"
 // tool's output schema (the harness validates every result).
 func TestRetrieveShowsFoldedTurns(t *testing.T) {
 	h := newHarness(t)
+	h.eng.SetRankOptions(memory.RankOptions{FoldShare: 0.01}) // off by default
 	c := h.connect()
 	meta := func(speaker, ts string) map[string]any {
 		return map[string]any{"conversation_id": "chat-1", "speaker": speaker, "timestamp": ts}

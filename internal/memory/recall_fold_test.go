@@ -7,8 +7,9 @@ import (
 
 // TestFoldNeighbourTurns: a short reply that ranks only by what the turn
 // before it lends it is shown as that turn's context, not as a result of
-// its own, and the place it frees goes to a match from elsewhere; with
-// folding off the reply takes that place (so the case tests something).
+// its own, and the place it frees goes to a match from elsewhere (with
+// FoldShare 0.01); with folding off (the default) the reply takes that
+// place (so the case tests something).
 func TestFoldNeighbourTurns(t *testing.T) {
 	e := recallEngine(t)
 	at := time.Date(2025, 4, 5, 18, 0, 0, 0, la)
@@ -25,6 +26,7 @@ func TestFoldNeighbourTurns(t *testing.T) {
 		Scope: "chat", ConversationID: "chat-2", Speaker: "Sam", Timestamp: at.Add(-72 * time.Hour)}
 	mustStore(t, e, elsewhere)
 	mustStore(t, e, StoreRequest{Content: "ok, see you at the climbing gym", Scope: "chat", ConversationID: "chat-2", Speaker: "Lena", Timestamp: at.Add(-71 * time.Hour)})
+	e.SetRankOptions(RankOptions{FoldShare: 0.01})
 	q := SearchRequest{Query: "when were the bike brakes fixed?", Scope: "chat", ExactScope: true, Limit: 2}
 
 	res := search(t, e, q)
