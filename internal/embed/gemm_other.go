@@ -29,3 +29,6 @@ func toBF16Row(dst []uint16, src []float32) { toBF16RowGo(dst, src) }
 
 // toBF16ReLURow rounds relu(src) to bf16 into dst.
 func toBF16ReLURow(dst []uint16, src []float32) { toBF16ReLURowGo(dst, src) }
+
+// asmKernel12 reports that this build has no twelve-row float32 kernel.
+func asmKernel12() kernelFunc { return nil }

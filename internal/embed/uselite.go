@@ -43,6 +43,7 @@ const maxChunkTokens = 256
 type USELite struct {
 	tok    *Tokenizer
 	kern   kernelFunc // for products with activations (attention)
+	kern12 kernelFunc // kern over twelve rows, or nil
 	amx    bool       // weight products in bf16 on the AMX tile unit
 	emb    []byte     // fp16 [vocabRows][embDim], read in place from the blob
 	timing []float32  // [maxLen][embDim] sinusoid position signal
@@ -150,6 +151,10 @@ func newUSELiteAMX(data []byte, kern kernelFunc, kern16, kern12 f16KernelFunc, a
 		return nil, fmt.Errorf("failed to load USE-lite weights: %w", err)
 	}
 	m := &USELite{kern: kern, amx: amx}
+	if kern12 != nil {
+		// The twelve-row fp16 kernels' CPU has the float32 one too.
+		m.kern12 = asmKernel12()
+	}
 	l := loader{bl: bl, kern: kern, kern16: kern16, kern12: kern12, amx: amx}
 	m.emb = l.raw("embeddings", dtypeF16, vocabRows, embDim)
 	inv := l.vec("timing.inv", timingDims)
@@ -565,7 +570,7 @@ func (m *USELite) attendHead(hs *headScratch, d, h, n, r0 int, qkv, ctx []float3
 	packPanelsT(hs.packK, qkv[r0*ld+d+h*dh:], dh, n, ld)
 	scores := hs.scores[:n6*n16]
 	clear(scores)
-	gemmPanels(m.kern, n6, dh, 0, n16/kernCols, q, ld, hs.packK, scores, n16)
+	gemmPanels(m.kern, m.kern12, n6, dh, 0, n16/kernCols, q, ld, hs.packK, scores, n16)
 
 	for i := range n {
 		row := scores[i*n16 : i*n16+n]
@@ -592,7 +597,7 @@ func (m *USELite) attendHead(hs *headScratch, d, h, n, r0 int, qkv, ctx []float3
 	packPanels(hs.packV, qkv[r0*ld+2*d+h*dh:], n, dh, ld)
 	out := hs.out[:n6*dh]
 	clear(out)
-	gemmPanels(m.kern, n6, n, 0, dh/kernCols, scores, n16, hs.packV, out, dh)
+	gemmPanels(m.kern, m.kern12, n6, n, 0, dh/kernCols, scores, n16, hs.packV, out, dh)
 	for i := range n {
 		copy(ctx[(r0+i)*d+h*dh:(r0+i)*d+(h+1)*dh], out[i*dh:(i+1)*dh])
 	}
