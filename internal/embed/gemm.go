@@ -159,6 +159,10 @@ type matrix struct {
 	// for the rest. Every element of C gets the same sums in the same order
 	// from each.
 	kern12, kernPair f16KernelFunc
+	// bf, when set, holds the weights as bf16 for the AMX tile unit
+	// (packBF16Pairs), and every product goes through mulAddBF16; half,
+	// panels and the kernels are then unused.
+	bf []uint16
 }
 
 // setKern12 gives w the twelve-row kernels when kern12 is not nil (and w
@@ -198,9 +202,26 @@ func newMatrix(data []byte, k, n int, kern kernelFunc, kern16 f16KernelFunc) *ma
 	return m
 }
 
+// mulAddReLU is mulAdd of relu(A), leaving A so: the bf16 products apply
+// the ReLU as they round A, without a pass of their own over it.
+func (w *matrix) mulAddReLU(m int, a []float32, lda int, c []float32, ldc int) {
+	if w.bf != nil {
+		w.mulAddBF16Act(m, a, lda, c, ldc, true)
+		return
+	}
+	for r := range m {
+		relu(a[r*lda : r*lda+w.k])
+	}
+	w.mulAdd(m, a, lda, c, ldc)
+}
+
 // mulAdd adds A·W to C for m rows (a multiple of 6) of A (stride lda) and C
 // (stride ldc).
 func (w *matrix) mulAdd(m int, a []float32, lda int, c []float32, ldc int) {
+	if w.bf != nil {
+		w.mulAddBF16(m, a, lda, c, ldc)
+		return
+	}
 	np := w.n / kernCols
 	size := w.k * kernCols
 	splitPanels(np, m*w.k*w.n, func(p0, p1 int) {
