@@ -214,11 +214,24 @@ func newMatrix(data []byte, k, n int, kern kernelFunc, kern16 f16KernelFunc) *ma
 // the ReLU as they round A, without a pass of their own over it.
 func (w *matrix) mulAddReLU(m int, a []float32, lda int, c []float32, ldc int) {
 	if w.bf != nil {
-		w.mulAddBF16Act(m, a, lda, c, ldc, true)
+		w.mulAddBF16Act(m, a, lda, nil, c, ldc, true)
 		return
 	}
 	for r := range m {
 		relu(a[r*lda : r*lda+w.k])
+	}
+	w.mulAdd(m, a, lda, c, ldc)
+}
+
+// mulBias sets C to bias + A·W for m rows (bias has w.n values): with
+// AMX the tiles start from the bias, without a pass filling C first.
+func (w *matrix) mulBias(m int, a []float32, lda int, bias, c []float32, ldc int) {
+	if w.bf != nil {
+		w.mulAddBF16Act(m, a, lda, bias[:w.n], c, ldc, false)
+		return
+	}
+	for r := range m {
+		copy(c[r*ldc:r*ldc+w.n], bias)
 	}
 	w.mulAdd(m, a, lda, c, ldc)
 }

@@ -456,8 +456,7 @@ func (m *USELite) forward(seqs [][]int, dst [][]float32) {
 	}
 	prows := roundUp(len(seqs), kernRows)
 	out := s.h[:prows*useDim]
-	fillRows(out, m.tanhB, prows)
-	m.tanhW.mulAdd(prows, pooled, useDim, out, useDim)
+	m.tanhW.mulBias(prows, pooled, useDim, m.tanhB, out, useDim)
 	for i := range seqs {
 		v := out[i*useDim : (i+1)*useDim]
 		var ss float64
@@ -483,8 +482,7 @@ func (m *USELite) layer(L *encoderLayer, s *scratch, seqs [][]int, rows int, x, 
 	// The attention kernel's last row block reads up to slackRows rows past
 	// the sentences; those must exist and hold finite values.
 	qkv := s.qkv[:(rows+slackRows)*3*d]
-	fillRows(qkv, L.qkvBias, rows)
-	L.qkv.mulAdd(rows, h, d, qkv, 3*d)
+	L.qkv.mulBias(rows, h, d, L.qkvBias, qkv, 3*d)
 	clear(qkv[rows*3*d:])
 
 	ctx := s.ctx[:rows*d]
@@ -515,8 +513,7 @@ func (m *USELite) layer(L *encoderLayer, s *scratch, seqs [][]int, rows int, x, 
 	f := s.h[:rows*useDim]
 	layerNorm(f, a, useDim, rows, L.ffnLNScale, L.ffnLNBias, m.lnEps)
 	f1 := s.f1[:rows*ffnDim]
-	fillRows(f1, L.ffn1Bias, rows)
-	L.ffn1.mulAdd(rows, f, useDim, f1, ffnDim)
+	L.ffn1.mulBias(rows, f, useDim, L.ffn1Bias, f1, ffnDim)
 	y = y[:rows*useDim]
 	for r := range rows {
 		row := y[r*useDim : (r+1)*useDim]
