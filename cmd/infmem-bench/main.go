@@ -38,6 +38,8 @@ const usage = `usage: infmem-bench <command> [flags]
   import --bin PATH [--n N] [--mode in-process|daemon|both]
                                      time 'infmem import' of a synthetic ChatGPT export of N
                                      messages into an empty data root; peak RSS
+  kernels [--sets a,b,c]             cosine between this CPU's USE-lite vectors (AMX bf16 where
+                                     there is AMX) and the float32 ones, over the sets' texts
 `
 
 func main() {
@@ -73,6 +75,8 @@ func main() {
 		err = runSummaries(ctx, os.Args[2:])
 	case "import":
 		err = runImportBench(ctx, os.Args[2:])
+	case "kernels":
+		err = runKernels(ctx, os.Args[2:])
 	default:
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)

@@ -244,6 +244,10 @@ func dumpAnswers(runs []*setRun, asker, path string) error {
 		Gold bool
 		Conf float64
 		Ev   *memory.Evidence
+		// Text is the stored message's content (the first, for a memory
+		// standing for several), to study what the results say.
+		Text    string `json:",omitempty"`
+		Speaker string `json:",omitempty"`
 	}
 	type line struct {
 		Set, ID, Kind, Text string
@@ -251,6 +255,10 @@ func dumpAnswers(runs []*setRun, asker, path string) error {
 		Results             []result
 	}
 	for _, run := range runs {
+		byID := make(map[string]*benchMessage, len(run.set.Messages))
+		for i := range run.set.Messages {
+			byID[run.set.Messages[i].ID] = &run.set.Messages[i]
+		}
 		for qi := range run.set.Questions {
 			q := &run.set.Questions[qi]
 			a := run.answers[asker][qi]
@@ -264,6 +272,11 @@ func dumpAnswers(runs []*setRun, asker, path string) error {
 					rel = rel || q.relevant(id, run.sessionOf)
 				}
 				r := result{Gold: rel}
+				if len(a.msgs[j]) > 0 {
+					if m := byID[a.msgs[j][0]]; m != nil {
+						r.Text, r.Speaker = m.Content, m.Speaker
+					}
+				}
 				if j < len(a.conf) {
 					r.Conf = a.conf[j]
 				}

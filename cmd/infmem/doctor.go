@@ -485,6 +485,9 @@ func (d *doctor) checkModel() {
 			if es.Weights != "" {
 				detail += ", weights " + es.Weights
 			}
+			if id, _, ok, _ := embed.Describe(es.Model); ok && id == embed.USELiteModelID {
+				detail += "; kernel on this machine: " + embed.Kernel()
+			}
 			d.add("model", checkPass, detail, "")
 		}
 		return
@@ -509,7 +512,7 @@ func (d *doctor) checkModel() {
 	if embed.WeightsExternal() {
 		where += ", size and SHA-256 as built"
 	}
-	d.add("model", checkPass, "USE-lite weights "+where, "")
+	d.add("model", checkPass, "USE-lite weights "+where+"; kernel: "+embed.Kernel(), "")
 }
 
 // checkDaemonConfig judges the daemon's record of its configuration: a

@@ -17,12 +17,12 @@ const benchQuery = "What did we discuss about the database migration last week?"
 // BenchmarkEmbedQuery reports the median and 99th-percentile latency of
 // embedding one 10-word question, the figure the search path cares about.
 func BenchmarkEmbedQuery(b *testing.B) {
-	for _, k := range allKernels() {
+	for _, k := range append(allKernels(), amxKernels()...) {
 		if k.name == "go-f16" {
 			continue // test-only reference kernel
 		}
 		b.Run(k.name, func(b *testing.B) {
-			m, err := newUSELite(useLiteBlob, k.kern, k.kern16, k.kern12)
+			m, err := k.model()
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -45,7 +45,7 @@ func BenchmarkEmbedQuery(b *testing.B) {
 func BenchmarkEmbedBatch32(b *testing.B) {
 	ctx := context.Background()
 	for _, k := range fastKernels() {
-		m, err := newUSELite(useLiteBlob, k.kern, k.kern16, k.kern12)
+		m, err := k.model()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -80,14 +80,24 @@ func fastKernels() []testKernels {
 	if len(ks) == 0 {
 		ks = append(ks, allKernels()[len(allKernels())-1])
 	}
-	return ks
+	return append(ks, amxKernels()...)
+}
+
+// amxKernels is the AMX configuration, when this CPU and system can run it.
+func amxKernels() []testKernels {
+	if !amxUsable() {
+		return nil
+	}
+	k := allKernels()[len(allKernels())-1]
+	k.name, k.amx = "amx-bf16", true
+	return []testKernels{k}
 }
 
 // BenchmarkEmbedLength shows how latency grows with token count.
 func BenchmarkEmbedLength(b *testing.B) {
 	ctx := context.Background()
 	for _, k := range fastKernels() {
-		m, err := newUSELite(useLiteBlob, k.kern, k.kern16, k.kern12)
+		m, err := k.model()
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -6,6 +6,24 @@
 // and the wrappers that load a model in the background (Lazy) and memoise
 // vectors (Cached). Nothing here touches the network at run time, nor the
 // disk except to read that weight file.
+//
+// # Kernels
+//
+// USE-lite's matrix products run on the best kernel the CPU offers
+// (Kernel names it; `infmem doctor` shows it). On x86-64 CPUs with AMX
+// (Intel Sapphire Rapids and later) under Linux, the weight products run
+// on the tile unit in bf16 (amx_amd64.s, bf16.go): weights and
+// activations rounded to bf16, products summed in float32, two to three
+// times faster per text; the vectors keep a cosine of at least 0.9998
+// (mean 0.99997) to the float32 ones on the recall sets' texts, and recall
+// does not move (BENCHMARKS.md, issue 24). Elsewhere the
+// products are float32: AVX-512 or AVX2 with fp16 weights, AVX2 with
+// float32 weights, or portable Go, all giving the same vectors bit for bit
+// except the portable kernel (cosine 0.9999993). INFMEM_EMBED_AMX=off keeps
+// an AMX machine on float32. Every path gives a text the same vector alone
+// and in any batch. The vectors are stored under the one model id
+// (use-lite-512-v1) whatever the kernel: nothing compares vectors bit for
+// bit across processes.
 package embed
 
 import (

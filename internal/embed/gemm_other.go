@@ -15,3 +15,20 @@ func asmF16Kernel12() f16KernelFunc { return nil }
 
 // asmF16Kernel12x32 reports that this build has no two-panel kernel.
 func asmF16Kernel12x32() f16KernelFunc { return nil }
+
+// amxUsable reports that this build has no tile-unit kernel.
+func amxUsable() bool { return false }
+
+// amxGemmPair is never called: no matrix holds bf16 panels in this build.
+func amxGemmPair(a []uint16, lda int, b []uint16, k int, c []float32, ldc int, rowPairs int, bias []float32) {
+	panic("embed: no AMX kernel in this build")
+}
+
+// toBF16Row rounds src to bf16 into dst.
+func toBF16Row(dst []uint16, src []float32) { toBF16RowGo(dst, src) }
+
+// toBF16ReLURow rounds relu(src) to bf16 into dst.
+func toBF16ReLURow(dst []uint16, src []float32) { toBF16ReLURowGo(dst, src) }
+
+// asmKernel12 reports that this build has no twelve-row float32 kernel.
+func asmKernel12() kernelFunc { return nil }

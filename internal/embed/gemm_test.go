@@ -61,17 +61,23 @@ type testKernels struct {
 	kern   kernelFunc
 	kern16 f16KernelFunc // nil: weights decoded to fp32
 	kern12 f16KernelFunc // nil: kern16 for every row
+	amx    bool          // weight products in bf16 on the AMX tile unit
+}
+
+// model builds the model with tk's kernels.
+func (tk testKernels) model() (*USELite, error) {
+	return newUSELiteAMX(useLiteBlob, tk.kern, tk.kern16, tk.kern12, tk.amx)
 }
 
 // allKernels lists every kernel configuration this build and CPU can run.
 func allKernels() []testKernels {
-	ks := []testKernels{{"go", kernel6x16Go, nil, nil}, {"go-f16", kernel6x16Go, kernel6x16F16Go, nil}}
+	ks := []testKernels{{"go", kernel6x16Go, nil, nil, false}, {"go-f16", kernel6x16Go, kernel6x16F16Go, nil, false}}
 	if k := asmKernel(); k != nil {
-		ks = append(ks, testKernels{"asm", k, nil, nil})
+		ks = append(ks, testKernels{"asm", k, nil, nil, false})
 		if k16 := asmF16Kernel(); k16 != nil {
-			ks = append(ks, testKernels{"asm-f16", k, k16, nil})
+			ks = append(ks, testKernels{"asm-f16", k, k16, nil, false})
 			if k12 := asmF16Kernel12(); k12 != nil {
-				ks = append(ks, testKernels{"asm-f16-avx512", k, k16, k12})
+				ks = append(ks, testKernels{"asm-f16-avx512", k, k16, k12, false})
 			}
 		}
 	}
@@ -127,7 +133,7 @@ func TestGemmPanelsOddWidths(t *testing.T) {
 			packed := make([]float32, k*ldc)
 			packPanels(packed, b, k, n, n)
 			c := make([]float32, roundUp(m, kernRows)*ldc)
-			gemmPanels(tk.kern, roundUp(m, kernRows), k, 0, ldc/kernCols, a, k, packed, c, ldc)
+			gemmPanels(tk.kern, nil, roundUp(m, kernRows), k, 0, ldc/kernCols, a, k, packed, c, ldc)
 			want := naiveMul(a, b, m, k, n)
 			for i := range m {
 				for j := range n {
@@ -372,6 +378,33 @@ func TestAVX512ModelSameBits(t *testing.T) {
 				if math.Float32bits(a[i][j]) != math.Float32bits(b[i][j]) {
 					t.Fatalf("batch of %d, text %d, component %d: %v with AVX-512, %v without", len(batch), i, j, a[i][j], b[i][j])
 				}
+			}
+		}
+	}
+}
+
+// TestAVX512F32KernelSameBits: the attention products give the same bits
+// with the twelve-row AVX-512 float32 kernel as with the AVX2 one alone.
+func TestAVX512F32KernelSameBits(t *testing.T) {
+	k12 := asmKernel12()
+	if k12 == nil {
+		t.Skip("no AVX-512 kernel on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(12, 12))
+	for _, s := range [][3]int{{12, 1, 16}, {18, 33, 40}, {60, 64, 130}, {132, 128, 132}} {
+		m, k, n := s[0], s[1], s[2]
+		a := randMat(r, m*k)
+		b := randMat(r, k*n)
+		ldc := roundUp(n, kernCols)
+		packed := make([]float32, k*ldc)
+		packPanels(packed, b, k, n, n)
+		c0 := randMat(r, m*ldc)
+		c1 := append([]float32(nil), c0...)
+		gemmPanels(asmKernel(), nil, m, k, 0, ldc/kernCols, a, k, packed, c0, ldc)
+		gemmPanels(asmKernel(), k12, m, k, 0, ldc/kernCols, a, k, packed, c1, ldc)
+		for i := range c0 {
+			if math.Float32bits(c0[i]) != math.Float32bits(c1[i]) {
+				t.Fatalf("m=%d k=%d n=%d: element %d: %v with AVX2, %v with AVX-512", m, k, n, i, c0[i], c1[i])
 			}
 		}
 	}

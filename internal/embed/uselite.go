@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -41,6 +43,8 @@ const maxChunkTokens = 256
 type USELite struct {
 	tok    *Tokenizer
 	kern   kernelFunc // for products with activations (attention)
+	kern12 kernelFunc // kern over twelve rows, or nil
+	amx    bool       // weight products in bf16 on the AMX tile unit
 	emb    []byte     // fp16 [vocabRows][embDim], read in place from the blob
 	timing []float32  // [maxLen][embDim] sinusoid position signal
 	maxLen int
@@ -73,14 +77,16 @@ type encoderLayer struct {
 // NewUSELite loads the weight blob: the one embedded in the binary, or, in a
 // build with the tag infmem_external_model, the file WeightsPath names
 // (checked against WeightsSize and WeightsSHA256 first). On amd64 CPUs with
-// AVX2, FMA and F16C the weights stay fp16 (about 10 MB of heap); elsewhere
-// they are decoded to fp32 (about 20 MB).
+// AVX2, FMA and F16C the weights stay fp16 (about 10 MB of heap), on those
+// with AMX under Linux they are held as bf16 for the tile unit (the same
+// size; see Kernel and AMXEnv); elsewhere they are decoded to fp32 (about
+// 20 MB).
 func NewUSELite() (*USELite, error) {
 	data, inPlace, err := modelWeights()
 	if err != nil {
 		return nil, err
 	}
-	m, err := newUSELite(data, bestKernel(), asmF16Kernel(), asmF16Kernel12())
+	m, err := newUSELiteAMX(data, bestKernel(), asmF16Kernel(), asmF16Kernel12(), useAMX())
 	if err != nil {
 		return nil, err
 	}
@@ -101,16 +107,55 @@ func NewUSELite() (*USELite, error) {
 	return m, nil
 }
 
+// AMXEnv names the environment variable that, set to "off", keeps the
+// model's products in float32 on a CPU with AMX (the vectors then match
+// those of CPUs without it bit for bit, at about half the speed).
+const AMXEnv = "INFMEM_EMBED_AMX"
+
+// useAMX reports whether NewUSELite puts the weight products on the AMX
+// tile unit: the CPU and system allow it and AMXEnv does not say "off".
+func useAMX() bool {
+	return amxUsable() && !strings.EqualFold(strings.TrimSpace(os.Getenv(AMXEnv)), "off")
+}
+
+// Kernel describes how NewUSELite multiplies on this machine, for the
+// doctor and the logs: "AMX bf16" (weights and activations rounded to
+// bf16, products summed in float32 on the tile unit), "AVX-512 fp16",
+// "AVX2 fp16", "AVX2" or "portable Go" (float32 weights and arithmetic).
+func Kernel() string {
+	switch {
+	case useAMX():
+		return "AMX bf16"
+	case asmF16Kernel12() != nil:
+		return "AVX-512 fp16"
+	case asmF16Kernel() != nil:
+		return "AVX2 fp16"
+	case asmKernel() != nil:
+		return "AVX2"
+	}
+	return "portable Go"
+}
+
 // newUSELite builds the model with the given kernels; kern16 nil means
 // decode the weights to fp32; kern12, when not nil, is kern16 over twelve
 // rows at once.
 func newUSELite(data []byte, kern kernelFunc, kern16, kern12 f16KernelFunc) (*USELite, error) {
+	return newUSELiteAMX(data, kern, kern16, kern12, false)
+}
+
+// newUSELiteAMX is newUSELite, with the weight products on the AMX tile
+// unit in bf16 when amx is true (the caller has checked amxUsable).
+func newUSELiteAMX(data []byte, kern kernelFunc, kern16, kern12 f16KernelFunc, amx bool) (*USELite, error) {
 	bl, err := parseBlob(data)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load USE-lite weights: %w", err)
 	}
-	m := &USELite{kern: kern}
-	l := loader{bl: bl, kern: kern, kern16: kern16, kern12: kern12}
+	m := &USELite{kern: kern, amx: amx}
+	if kern12 != nil {
+		// The twelve-row fp16 kernels' CPU has the float32 one too.
+		m.kern12 = asmKernel12()
+	}
+	l := loader{bl: bl, kern: kern, kern16: kern16, kern12: kern12, amx: amx}
 	m.emb = l.raw("embeddings", dtypeF16, vocabRows, embDim)
 	inv := l.vec("timing.inv", timingDims)
 	m.lnEps = l.scalar("ln.eps")
@@ -172,6 +217,7 @@ type loader struct {
 	kern   kernelFunc
 	kern16 f16KernelFunc
 	kern12 f16KernelFunc
+	amx    bool
 	err    error
 }
 
@@ -207,6 +253,9 @@ func (l *loader) mat(name string, k, n int) *matrix {
 	case n%kernCols != 0:
 		l.err = fmt.Errorf("%w: tensor %q has %d columns, not a multiple of %d", errCorruptBlob, name, n, kernCols)
 		return nil
+	}
+	if l.amx && k%bf16Block == 0 && n%bf16Block == 0 {
+		return &matrix{k: k, n: n, bf: packBF16Pairs(t.data, k, n)}
 	}
 	m := newMatrix(t.data, k, n, l.kern, l.kern16)
 	m.setKern12(l.kern12)
@@ -304,6 +353,17 @@ type headScratch struct {
 // end in the last block without a bounds failure.
 const slackRows = kernRows
 
+// rowSlack is how many rows past a pass's last the activation buffers
+// hold: slackRows, or with AMX bf16Block, as the tile products
+// (mulAddBF16) read and write back in place the rows of C up to the next
+// multiple of 32.
+func (m *USELite) rowSlack() int {
+	if m.amx {
+		return bf16Block
+	}
+	return slackRows
+}
+
 func grow(s []float32, n int) []float32 {
 	if cap(s) < n {
 		// A quarter more: the next batch is often a little longer, and
@@ -318,7 +378,7 @@ func (m *USELite) getScratch(rows, seqs, maxSeq int) *scratch {
 	if s == nil {
 		s = &scratch{}
 	}
-	r := rows + slackRows
+	r := rows + m.rowSlack()
 	s.x0 = grow(s.x0, r*embDim)
 	s.h = grow(s.h, r*useDim)
 	s.qkv = grow(s.qkv, r*3*useDim)
@@ -396,8 +456,7 @@ func (m *USELite) forward(seqs [][]int, dst [][]float32) {
 	}
 	prows := roundUp(len(seqs), kernRows)
 	out := s.h[:prows*useDim]
-	fillRows(out, m.tanhB, prows)
-	m.tanhW.mulAdd(prows, pooled, useDim, out, useDim)
+	m.tanhW.mulBias(prows, pooled, useDim, m.tanhB, out, useDim)
 	for i := range seqs {
 		v := out[i*useDim : (i+1)*useDim]
 		var ss float64
@@ -423,8 +482,7 @@ func (m *USELite) layer(L *encoderLayer, s *scratch, seqs [][]int, rows int, x, 
 	// The attention kernel's last row block reads up to slackRows rows past
 	// the sentences; those must exist and hold finite values.
 	qkv := s.qkv[:(rows+slackRows)*3*d]
-	fillRows(qkv, L.qkvBias, rows)
-	L.qkv.mulAdd(rows, h, d, qkv, 3*d)
+	L.qkv.mulBias(rows, h, d, L.qkvBias, qkv, 3*d)
 	clear(qkv[rows*3*d:])
 
 	ctx := s.ctx[:rows*d]
@@ -455,9 +513,7 @@ func (m *USELite) layer(L *encoderLayer, s *scratch, seqs [][]int, rows int, x, 
 	f := s.h[:rows*useDim]
 	layerNorm(f, a, useDim, rows, L.ffnLNScale, L.ffnLNBias, m.lnEps)
 	f1 := s.f1[:rows*ffnDim]
-	fillRows(f1, L.ffn1Bias, rows)
-	L.ffn1.mulAdd(rows, f, useDim, f1, ffnDim)
-	relu(f1)
+	L.ffn1.mulBias(rows, f, useDim, L.ffn1Bias, f1, ffnDim)
 	y = y[:rows*useDim]
 	for r := range rows {
 		row := y[r*useDim : (r+1)*useDim]
@@ -466,7 +522,7 @@ func (m *USELite) layer(L *encoderLayer, s *scratch, seqs [][]int, rows int, x, 
 			row[j] = ar[j] + L.ffn2Bias[j]
 		}
 	}
-	L.ffn2.mulAdd(rows, f1, ffnDim, y, useDim)
+	L.ffn2.mulAddReLU(rows, f1, ffnDim, y, useDim)
 	return y
 }
 
@@ -511,7 +567,7 @@ func (m *USELite) attendHead(hs *headScratch, d, h, n, r0 int, qkv, ctx []float3
 	packPanelsT(hs.packK, qkv[r0*ld+d+h*dh:], dh, n, ld)
 	scores := hs.scores[:n6*n16]
 	clear(scores)
-	gemmPanels(m.kern, n6, dh, 0, n16/kernCols, q, ld, hs.packK, scores, n16)
+	gemmPanels(m.kern, m.kern12, n6, dh, 0, n16/kernCols, q, ld, hs.packK, scores, n16)
 
 	for i := range n {
 		row := scores[i*n16 : i*n16+n]
@@ -538,7 +594,7 @@ func (m *USELite) attendHead(hs *headScratch, d, h, n, r0 int, qkv, ctx []float3
 	packPanels(hs.packV, qkv[r0*ld+2*d+h*dh:], n, dh, ld)
 	out := hs.out[:n6*dh]
 	clear(out)
-	gemmPanels(m.kern, n6, n, 0, dh/kernCols, scores, n16, hs.packV, out, dh)
+	gemmPanels(m.kern, m.kern12, n6, n, 0, dh/kernCols, scores, n16, hs.packV, out, dh)
 	for i := range n {
 		copy(ctx[(r0+i)*d+h*dh:(r0+i)*d+(h+1)*dh], out[i*dh:(i+1)*dh])
 	}

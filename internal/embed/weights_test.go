@@ -172,7 +172,7 @@ func TestNewUSELiteWeightsSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := newUSELite(useLiteBlob, m.kern, asmF16Kernel(), asmF16Kernel12())
+	ref, err := newUSELiteAMX(useLiteBlob, m.kern, asmF16Kernel(), asmF16Kernel12(), useAMX())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,3 +88,54 @@ func TestImportEmbedsInBatches(t *testing.T) {
 		t.Fatalf("vector search after a batched import: %+v, %v", res.Results, err)
 	}
 }
+
+// TestEmbeddedBatchesMerge: the batches waiting when the store loop takes
+// one are stored with it, up to about storeBatchMax units, in order,
+// without writing into the plan's slice of units; an empty or closed
+// channel returns the batch as it is.
+func TestEmbeddedBatchesMerge(t *testing.T) {
+	plan := make([]*unit, 3*embedBatch+1)
+	for i := range plan {
+		plan[i] = &unit{text: fmt.Sprint(i)}
+	}
+	sentinel := plan[embedBatch]
+	window := func(lo, hi int) embeddedBatch {
+		b := embeddedBatch{units: plan[lo:hi], reqs: make([]memory.StoreRequest, hi-lo)}
+		for i := range b.reqs {
+			b.reqs[i].Content = plan[lo+i].text
+		}
+		return b
+	}
+	ready := make(chan embeddedBatch, 4)
+	if got := window(0, 5).with(ready); len(got.units) != 5 {
+		t.Fatalf("nothing waiting: %d units, want 5", len(got.units))
+	}
+	ready <- window(2*embedBatch, 3*embedBatch)
+	ready <- window(3*embedBatch, 3*embedBatch+1)
+	got := window(0, embedBatch).with(ready)
+	if len(got.units) != 2*embedBatch+1 || len(got.reqs) != len(got.units) {
+		t.Fatalf("merged %d units, %d requests; want %d", len(got.units), len(got.reqs), 2*embedBatch+1)
+	}
+	for i, u := range got.units {
+		if got.reqs[i].Content != u.text {
+			t.Fatalf("unit %d (%s) has the request of %q", i, u.text, got.reqs[i].Content)
+		}
+	}
+	if got.units[embedBatch].text != fmt.Sprint(2*embedBatch) || plan[embedBatch] != sentinel {
+		t.Fatal("the merge wrote into the plan's units")
+	}
+
+	big := make(chan embeddedBatch, storeBatchMax/embedBatch+2)
+	for range cap(big) {
+		big <- window(0, embedBatch)
+	}
+	if got := window(0, embedBatch).with(big); len(got.units) != storeBatchMax || len(big) != 3 {
+		t.Fatalf("took %d units, left %d batches; want %d and 3", len(got.units), len(big), storeBatchMax)
+	}
+	close(ready)
+	for range ready {
+	}
+	if got := window(0, 3).with(ready); len(got.units) != 3 {
+		t.Fatalf("closed channel: %d units, want 3", len(got.units))
+	}
+}

@@ -38,5 +38,10 @@
 // less per message than single calls for long messages, about 100
 // tokens, and 40% less for short ones), then stores each with
 // memory.Engine.Store and its vector (StoreRequest.Vector), which skips
-// the store's own model call. See BENCHMARKS.md, "Import (issue 15)".
+// the store's own model call. One goroutine stores the embedded batches,
+// each with one memory.Engine.StoreMany; the batches that wait for it
+// meanwhile are stored together (up to 256 items), since each StoreMany
+// is a commit with its disk syncs, which on CPUs with AMX (fast
+// embedding) came to cost more than the embedding. See BENCHMARKS.md,
+// "Import (issue 15)" and "Speed at scale (issue 24)".
 package importer

@@ -323,8 +323,44 @@ func Run(ctx context.Context, t Target, in *Input, o Options) (*Report, error) {
 }
 
 // embedBatch is how many texts an import embeds in one model call, and
-// stores in one StoreMany.
+// stores in one StoreMany unless more are waiting (storeBatchMax).
 const embedBatch = 32
+
+// storeBatchMax bounds how many embedded units one StoreMany takes when
+// batches wait for the database: each StoreMany is a commit with its disk
+// syncs (about 3 per call, 8–25 ms each on the build VM), which with the
+// AMX embedding came to cost more than embedding the batch.
+const storeBatchMax = 256
+
+// embeddedBatch is units with their store requests, vectors filled in.
+type embeddedBatch struct {
+	units []*unit
+	reqs  []memory.StoreRequest
+}
+
+// with returns b and the batches already waiting in ready, up to about
+// storeBatchMax units, without waiting for more. b.units is a window on
+// the plan's units, so a merge copies it rather than appending in place.
+func (b embeddedBatch) with(ready <-chan embeddedBatch) embeddedBatch {
+	merged := false
+	for len(b.units) < storeBatchMax {
+		select {
+		case nb, ok := <-ready:
+			if !ok {
+				return b
+			}
+			if !merged {
+				b.units, b.reqs = slices.Clip(slices.Clone(b.units)), slices.Clip(b.reqs)
+				merged = true
+			}
+			b.units = append(b.units, nb.units...)
+			b.reqs = append(b.reqs, nb.reqs...)
+		default:
+			return b
+		}
+	}
+	return b
+}
 
 // storeAll stores units, calling done for each stored one, in the caller's
 // goroutine. o.Workers goroutines each take a batch of units (of any
@@ -337,12 +373,12 @@ const embedBatch = 32
 func storeAll(ctx context.Context, eng *memory.Engine, todo []*unit, o Options, progress *throttle, done func(*unit, memory.StoreResult) error) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type batch struct {
-		units []*unit
-		reqs  []memory.StoreRequest
-	}
+	type batch = embeddedBatch
 	jobs := make(chan []*unit)
-	ready := make(chan batch, o.Workers)
+	// Room for a few batches per worker: while the database's writes (each
+	// StoreMany a commit and a sync) are slower than the embedding, the
+	// batches waiting are stored together (embeddedBatch.with).
+	ready := make(chan batch, 4*o.Workers)
 	var wg sync.WaitGroup
 	for range o.Workers {
 		wg.Go(func() {
@@ -394,6 +430,7 @@ func storeAll(ctx context.Context, eng *memory.Engine, todo []*unit, o Options, 
 		if first != nil {
 			continue
 		}
+		b = b.with(ready)
 		res, errs, err := storeMany(ctx, eng, b.units, b.reqs)
 		if err != nil {
 			first = err

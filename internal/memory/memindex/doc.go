@@ -8,6 +8,7 @@
 // similar memories by cosine, keyword matches, conversations and the turns
 // next to a memory, ranking candidates with their evidence (a summary is a
 // way in to its conversation's turns, never in their place: summaries.go),
+// whether results are by or about the people a query names (NamesAbsent),
 // and duplicate groups for maintenance. It reads and writes itself as the
 // snapshot file (snapshot.go), and writes and reads the change journal
 // that names what changed since (journal.go).

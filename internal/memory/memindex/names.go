@@ -1,6 +1,12 @@
 package memindex
 
-import "github.com/infmem/infmem/internal/textindex"
+import (
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/internal/textindex"
+)
 
 // Names in chat are spelt several ways ("Muhammad" / "Muhhamed",
 // "Carolline" / "Caroline") and people are named by first name or full
@@ -91,3 +97,65 @@ func editDistance(a, b string, limit int) int {
 
 // nameWords are the words of a person's name as nameWordsMatch compares them.
 func nameWords(name string) []string { return textindex.Words(name) }
+
+// roleNames are speakers that are roles or labels, not people ("user",
+// "assistant"; speakerPrefix reads "Note: …" as said by "Note").
+var roleNames = map[string]bool{
+	"user": true, "assistant": true, "system": true, "human": true, "ai": true, "bot": true,
+	"claude": true, "me": true, "you": true, "tool": true, "note": true, "notes": true,
+	"update": true, "summary": true, "reminder": true, "todo": true, "important": true,
+	"question": true, "answer": true, "tip": true, "warning": true, "fyi": true,
+}
+
+// NamesAbsent reports whether words (a query's words, textindex.Words)
+// name someone the index knows as a speaker (who said any memory, in any
+// scope) while none of ids was said by anyone they name and none holds a
+// word of those names: the query is about people these memories are not
+// about ("what did Tim say…" over a conversation Tim is not in).
+func (ix *Index) NamesAbsent(words []string, ids []bson.ObjectID) bool {
+	if len(words) == 0 || len(ids) == 0 {
+		return false
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	named := map[uint32]bool{}
+	var look []string
+	for sp, name := range ix.speakers.names {
+		nws := nameWords(name)
+		if sp == 0 || len(nws) == 0 || roleNames[nws[0]] {
+			continue
+		}
+		for i, n := range nws {
+			if i > 0 && len(n) < 4 || ix.text.Analyze(n).Empty() {
+				continue // a short surname, or a name that is a stopword ("May")
+			}
+			for _, w := range words {
+				if nameWordsMatch(w, n) {
+					named[uint32(sp)] = true
+					look = append(look, n, w)
+				}
+			}
+		}
+	}
+	if len(named) == 0 {
+		return false
+	}
+	slots := make([]uint32, 0, len(ids))
+	for _, id := range ids {
+		if s, ok := ix.byID[id]; ok {
+			if named[ix.items[s].speaker] {
+				return false
+			}
+			slots = append(slots, s)
+		}
+	}
+	if len(slots) == 0 {
+		return false
+	}
+	for _, score := range ix.text.ScoreQuery(ix.text.Analyze(strings.Join(look, " ")), slots) {
+		if score > 0 {
+			return false
+		}
+	}
+	return true
+}

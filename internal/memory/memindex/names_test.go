@@ -1,6 +1,13 @@
 package memindex
 
-import "testing"
+import (
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/internal/textindex"
+)
 
 func TestNameWordsMatch(t *testing.T) {
 	for _, c := range []struct {
@@ -42,6 +49,49 @@ func TestEditDistance(t *testing.T) {
 	} {
 		if got := editDistance(c.a, c.b, c.limit); got != c.want {
 			t.Errorf("editDistance(%q, %q, %d) = %d, want %d", c.a, c.b, c.limit, got, c.want)
+		}
+	}
+}
+
+// TestNamesAbsent: a query naming a speaker the index knows is about
+// memories that person said or that name them; role speakers ("user"),
+// names that are stopwords and words that name nobody do not count.
+func TestNamesAbsent(t *testing.T) {
+	ix := New(0, time.UTC)
+	at := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
+	put := func(scope, speaker, text string) bson.ObjectID {
+		id := bson.NewObjectID()
+		at = at.Add(time.Minute)
+		ix.Put(Doc{ID: id, Kind: KindMemory, Text: text, Source: SourceConversation, Scope: scope, Conv: scope, Speaker: speaker, TS: at, Created: at})
+		return id
+	}
+	books := put("a", "Melanie", "I've been reading lots of fantasy books lately.")
+	paint := put("a", "Caroline", "I painted a sunset by the lake last week.")
+	aboutTim := put("a", "Caroline", "My cousin Tim lent me his favourite novel.")
+	said := put("b", "Tim", "I just finished another Harry Potter book.")
+	put("c", "user", "The user guide says to restart the router.")
+	put("c", "May", "See you at the market.")
+	words := textindex.Words
+	for _, c := range []struct {
+		query string
+		ids   []bson.ObjectID
+		want  bool
+	}{
+		{"What books has Tim read?", []bson.ObjectID{books, paint}, true},
+		{"what books has timm read", []bson.ObjectID{books, paint}, false}, // "timm" is four letters: names must be spelt the same
+		{"What books has Tim read?", []bson.ObjectID{books, aboutTim}, false},
+		{"What books has Tim read?", []bson.ObjectID{said}, false},
+		{"What did Carolline paint?", []bson.ObjectID{books, paint}, false},
+		{"What did Carolline paint?", []bson.ObjectID{books, said}, true},
+		{"What did Caroline and Tim talk about?", []bson.ObjectID{said}, false},
+		{"What books have I read?", []bson.ObjectID{books, paint}, false},
+		{"What does the user guide say?", []bson.ObjectID{books, paint}, false},
+		{"What did I buy in May?", []bson.ObjectID{books, paint}, false},
+		{"What books has Tim read?", nil, false},
+		{"What did Maria paint?", []bson.ObjectID{books, paint}, false},
+	} {
+		if got := ix.NamesAbsent(words(c.query), c.ids); got != c.want {
+			t.Errorf("NamesAbsent(%q, %d results) = %v, want %v", c.query, len(c.ids), got, c.want)
 		}
 	}
 }

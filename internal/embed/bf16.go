@@ -1,0 +1,143 @@
+package embed
+
+import (
+	"encoding/binary"
+	"math"
+	"sync"
+
+	"github.com/infmem/infmem/internal/f16"
+)
+
+// bf16 ("brain float") keeps a float32's sign and 8-bit exponent and the top
+// 7 bits of its mantissa. On CPUs with AMX (amx.go) the weight matrices are
+// held as bf16 and each product's activations are rounded to bf16 before the
+// tile unit multiplies them; every product of two bf16 values is exact in
+// float32, and the sums are float32.
+
+// toBF16 rounds v to the nearest bf16 (ties to even), as VCVTNE2PS2BF16
+// does: a denormal input becomes a zero of the same sign, a NaN stays a
+// (quiet) NaN.
+func toBF16(v float32) uint16 {
+	b := math.Float32bits(v)
+	switch {
+	case b&0x7f800000 == 0:
+		return uint16(b>>16) & 0x8000
+	case b&0x7fffffff > 0x7f800000:
+		return uint16(b>>16) | 0x40
+	}
+	b += 0x7fff + (b>>16)&1
+	return uint16(b >> 16)
+}
+
+// fromBF16 widens a bf16 value to float32 (exact).
+func fromBF16(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
+
+// toBF16RowGo is toBF16 over a row.
+func toBF16RowGo(dst []uint16, src []float32) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = toBF16(v)
+	}
+}
+
+// toBF16ReLURowGo is toBF16RowGo of relu(src): a negative value (or
+// negative zero) rounds to +0.
+func toBF16ReLURowGo(dst []uint16, src []float32) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		if math.Float32bits(v)>>31 != 0 {
+			dst[i] = 0
+			continue
+		}
+		dst[i] = toBF16(v)
+	}
+}
+
+// bf16Block is the tile unit's block: a product runs over 32 rows of
+// activations by 32 columns of weights (two 16×16 tiles each way) and 32
+// values of k (one 64-byte tile row of bf16) at a time.
+const bf16Block = 32
+
+// packBF16Pairs lays out the row-major fp16 matrix data (k×n, little-endian,
+// k and n multiples of 32) for the tile unit: panels of 16 columns, each k/2
+// rows of 16 pairs (W[2i][j], W[2i+1][j]) as bf16, so that one 16×64-byte
+// tile of a panel holds 32 values of k for 16 columns, the layout
+// TDPBF16PS multiplies by.
+func packBF16Pairs(data []byte, k, n int) []uint16 {
+	out := make([]uint16, k*n)
+	np := n / kernCols
+	for p := range np {
+		panel := out[p*k*kernCols : (p+1)*k*kernCols]
+		for kk := range k {
+			src := data[2*(kk*n+p*kernCols):]
+			for j := range kernCols {
+				h := binary.LittleEndian.Uint16(src[2*j:])
+				panel[(kk/2)*2*kernCols+2*j+kk%2] = toBF16(f16.ToFloat32(h))
+			}
+		}
+	}
+	return out
+}
+
+// bf16Pool holds the activations of a product rounded to bf16.
+var bf16Pool = sync.Pool{New: func() any { return new([]uint16) }}
+
+// mulAddBF16 adds A·W to C on the tile unit: A (m rows, stride lda) is
+// rounded to bf16 once, padded with zero rows to a multiple of 32, and each
+// pair of panels is one call of the assembly, which sweeps every 32 rows.
+// The padding rows of C (up to 31 past m) are read and written back with
+// nothing added; when c's capacity does not reach them, the last rows go
+// through a copy.
+func (w *matrix) mulAddBF16(m int, a []float32, lda int, c []float32, ldc int) {
+	w.mulAddBF16Act(m, a, lda, nil, c, ldc, false)
+}
+
+// mulAddBF16Act is mulAddBF16, of relu(A) when relu is set (A unchanged),
+// and with bias not nil C = bias + A·W (C's rows are not read).
+func (w *matrix) mulAddBF16Act(m int, a []float32, lda int, bias, c []float32, ldc int, relu bool) {
+	k, n := w.k, w.n
+	mp := roundUp(m, bf16Block)
+	bufp := bf16Pool.Get().(*[]uint16)
+	defer bf16Pool.Put(bufp)
+	if cap(*bufp) < mp*k {
+		*bufp = make([]uint16, mp*k)
+	}
+	ab := (*bufp)[:mp*k]
+	for r := range m {
+		if relu {
+			toBF16ReLURow(ab[r*k:(r+1)*k], a[r*lda:r*lda+k])
+		} else {
+			toBF16Row(ab[r*k:(r+1)*k], a[r*lda:r*lda+k])
+		}
+	}
+	clear(ab[m*k:])
+
+	cc := c[:cap(c)]
+	var tail []float32
+	if need := (mp-1)*ldc + n; len(cc) < need {
+		// Rows from full on go through tail, a copy with room.
+		full := m / bf16Block * bf16Block
+		tail = make([]float32, bf16Block*ldc)
+		copy(tail, cc[full*ldc:min(len(cc), m*ldc)])
+		defer copy(cc[full*ldc:min(len(cc), m*ldc)], tail)
+		cc = cc[:full*ldc]
+		mp = full
+	}
+	pairs := n / (2 * kernCols)
+	size := 2 * k * kernCols
+	splitPanels(pairs, m*k*n, func(p0, p1 int) {
+		for p := p0; p < p1; p++ {
+			b := w.bf[p*size : (p+1)*size]
+			var bp []float32
+			if bias != nil {
+				bp = bias[p*2*kernCols : (p+1)*2*kernCols]
+			}
+			if mp > 0 {
+				amxGemmPair(ab, k, b, k, cc[p*2*kernCols:], ldc, mp/bf16Block, bp)
+			}
+			if tail != nil {
+				amxGemmPair(ab[mp*k:], k, b, k, tail[p*2*kernCols:], ldc, 1, bp)
+			}
+		}
+	})
+}
