@@ -11,12 +11,13 @@ import (
 // amxPairBF16 adds A·B to C for rowPairs blocks of 32 rows and one pair of
 // panels (32 columns), on the AMX tile unit (amx_amd64.s): a is bf16, k
 // columns used, row stride lda; b is two packBF16Pairs panels; c is float32
-// with row stride ldc. k must be a positive multiple of 32. It loads the
+// with row stride ldc; with bias (32 values) not nil, C = bias + A·B. k
+// must be a positive multiple of 32. It loads the
 // tile configuration cfg first and releases the tiles before it returns,
 // so no tile state outlives the call.
 //
 //go:noescape
-func amxPairBF16(cfg *byte, a *uint16, lda int, b *uint16, k int, c *float32, ldc int, rowPairs int)
+func amxPairBF16(cfg *byte, a *uint16, lda int, b *uint16, k int, c *float32, ldc int, rowPairs int, bias *float32)
 
 // cvtBF16AVX512 rounds n float32 (n a positive multiple of 32) to bf16 with
 // VCVTNE2PS2BF16.
@@ -41,15 +42,21 @@ var amxConfig = func() (cfg [64]byte) {
 	return cfg
 }()
 
-// amxGemmPair is amxPairBF16 with its arguments checked.
-func amxGemmPair(a []uint16, lda int, b []uint16, k int, c []float32, ldc int, rowPairs int) {
+// amxGemmPair is amxPairBF16 with its arguments checked; bias is nil or
+// holds the pair's 32 bias values.
+func amxGemmPair(a []uint16, lda int, b []uint16, k int, c []float32, ldc int, rowPairs int, bias []float32) {
 	if k <= 0 || k%bf16Block != 0 || rowPairs <= 0 || lda < k || ldc < 2*kernCols {
 		panic("embed: bad AMX product shape")
 	}
 	_ = a[(rowPairs*bf16Block-1)*lda+k-1]
 	_ = b[2*k*kernCols-1]
 	_ = c[(rowPairs*bf16Block-1)*ldc+2*kernCols-1]
-	amxPairBF16(&amxConfig[0], &a[0], lda, &b[0], k, &c[0], ldc, rowPairs)
+	var bp *float32
+	if bias != nil {
+		_ = bias[2*kernCols-1]
+		bp = &bias[0]
+	}
+	amxPairBF16(&amxConfig[0], &a[0], lda, &b[0], k, &c[0], ldc, rowPairs, bp)
 }
 
 // toBF16Row rounds src to bf16 into dst.

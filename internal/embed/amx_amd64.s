@@ -8,8 +8,10 @@
 // encodings: A tiles are read at (AX)(R8*1) and (DI)(R8*1), B tiles at
 // (BX)(R10*1) and (CX)(R10*1), C tiles at (DX)(R9*1) and (CX)(R9*1).
 
-// func amxPairBF16(cfg *byte, a *uint16, lda int, b *uint16, k int, c *float32, ldc int, rowPairs int)
+// func amxPairBF16(cfg *byte, a *uint16, lda int, b *uint16, k int, c *float32, ldc int, rowPairs int, bias *float32)
 //
+// With bias not nil, C = bias + A·B: the C tiles start as 32 copies of the
+// 32 bias values (a tile load with stride 0) instead of C's rows.
 // For each block of 32 rows: load the 32×32 float32 block of C into tiles
 // 0–3, then for every 32 values of k load two 16-row tiles of A (4, 5) and
 // the two panels' tiles of 16 k-pairs (6, 7) and issue four TDPBF16PS
@@ -18,7 +20,7 @@
 // no call, so a goroutine never leaves it with live tiles (Go never
 // preempts assembly asynchronously; the kernel saves the tiles on signals
 // and context switches once the process has the permission).
-TEXT ·amxPairBF16(SB), NOSPLIT, $0-64
+TEXT ·amxPairBF16(SB), NOSPLIT, $0-72
 	MOVQ cfg+0(FP), DI
 	BYTE $0xc4; BYTE $0xe2; BYTE $0x78; BYTE $0x49; BYTE $0x07 // ldtilecfg [rdi]
 	MOVQ a+8(FP), SI
@@ -38,10 +40,23 @@ rows:
 	MOVQ R9, CX
 	SHLQ $4, CX
 	ADDQ DX, CX // C row 16 of the block
+	MOVQ bias+64(FP), AX
+	TESTQ AX, AX
+	JNZ  biasload
 	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x04; BYTE $0x0a             // tileloadd tmm0, [rdx+r9]
 	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x4c; BYTE $0x0a; BYTE $0x40 // tileloadd tmm1, [rdx+r9+64]
 	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x14; BYTE $0x09             // tileloadd tmm2, [rcx+r9]
 	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x5c; BYTE $0x09; BYTE $0x40 // tileloadd tmm3, [rcx+r9+64]
+	JMP  cloaded
+
+biasload:
+	XORQ R11, R11 // stride 0: every row of the tile is the 16 bias values
+	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x04; BYTE $0x18             // tileloadd tmm0, [rax+r11]
+	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x4c; BYTE $0x18; BYTE $0x40 // tileloadd tmm1, [rax+r11+64]
+	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x14; BYTE $0x18             // tileloadd tmm2, [rax+r11]
+	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x5c; BYTE $0x18; BYTE $0x40 // tileloadd tmm3, [rax+r11+64]
+
+cloaded:
 	MOVQ SI, AX // A rows 0-15
 	MOVQ R8, DI
 	SHLQ $4, DI

@@ -89,11 +89,12 @@ var bf16Pool = sync.Pool{New: func() any { return new([]uint16) }}
 // nothing added; when c's capacity does not reach them, the last rows go
 // through a copy.
 func (w *matrix) mulAddBF16(m int, a []float32, lda int, c []float32, ldc int) {
-	w.mulAddBF16Act(m, a, lda, c, ldc, false)
+	w.mulAddBF16Act(m, a, lda, nil, c, ldc, false)
 }
 
-// mulAddBF16Act is mulAddBF16, of relu(A) when relu is set (A unchanged).
-func (w *matrix) mulAddBF16Act(m int, a []float32, lda int, c []float32, ldc int, relu bool) {
+// mulAddBF16Act is mulAddBF16, of relu(A) when relu is set (A unchanged),
+// and with bias not nil C = bias + A·W (C's rows are not read).
+func (w *matrix) mulAddBF16Act(m int, a []float32, lda int, bias, c []float32, ldc int, relu bool) {
 	k, n := w.k, w.n
 	mp := roundUp(m, bf16Block)
 	bufp := bf16Pool.Get().(*[]uint16)
@@ -127,11 +128,15 @@ func (w *matrix) mulAddBF16Act(m int, a []float32, lda int, c []float32, ldc int
 	splitPanels(pairs, m*k*n, func(p0, p1 int) {
 		for p := p0; p < p1; p++ {
 			b := w.bf[p*size : (p+1)*size]
+			var bp []float32
+			if bias != nil {
+				bp = bias[p*2*kernCols : (p+1)*2*kernCols]
+			}
 			if mp > 0 {
-				amxGemmPair(ab, k, b, k, cc[p*2*kernCols:], ldc, mp/bf16Block)
+				amxGemmPair(ab, k, b, k, cc[p*2*kernCols:], ldc, mp/bf16Block, bp)
 			}
 			if tail != nil {
-				amxGemmPair(ab[mp*k:], k, b, k, tail[p*2*kernCols:], ldc, 1)
+				amxGemmPair(ab[mp*k:], k, b, k, tail[p*2*kernCols:], ldc, 1, bp)
 			}
 		}
 	})

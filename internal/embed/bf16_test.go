@@ -240,3 +240,30 @@ func BenchmarkAMXMulAdd(b *testing.B) {
 		})
 	}
 }
+
+// TestAMXMulBiasSameBits: starting the tiles from the bias gives the bits
+// that filling C with it and adding the product gives, in place and
+// through the tail copy.
+func TestAMXMulBiasSameBits(t *testing.T) {
+	if !amxUsable() {
+		t.Skip("no AMX-BF16 on this CPU, build or system")
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, s := range [][3]int{{6, 256, 768}, {33, 512, 64}, {64, 64, 1536}} {
+		m, k, n := s[0], s[1], s[2]
+		wb, _ := randHalves(r, k*n)
+		mat := &matrix{k: k, n: n, bf: packBF16Pairs(wb, k, n)}
+		a, bias := randMat(r, m*k), randMat(r, n)
+		for _, rows := range []int{m, roundUp(m, bf16Block)} {
+			c1, c2 := make([]float32, rows*n), randMat(r, rows*n)
+			fillRows(c1, bias, m)
+			mat.mulAdd(m, a, k, c1[:m*n], n)
+			mat.mulBias(m, a, k, bias, c2[:m*n], n)
+			for i := range m * n {
+				if math.Float32bits(c1[i]) != math.Float32bits(c2[i]) {
+					t.Fatalf("m=%d k=%d n=%d rows=%d: element %d: %v filled, %v from the bias", m, k, n, rows, i, c1[i], c2[i])
+				}
+			}
+		}
+	}
+}

@@ -132,12 +132,20 @@ const rowBlock = 48
 
 // gemmPanels adds A·B to C for panels [p0, p1): A is m×k (row stride lda,
 // m a multiple of 6), B is packed as panels of k×16, C has row stride ldc.
-func gemmPanels(kern kernelFunc, m, k, p0, p1 int, a []float32, lda int, b []float32, c []float32, ldc int) {
+// kern12, when not nil, is kern over twelve rows (the same sums in the
+// same order), used for every whole twelve rows.
+func gemmPanels(kern, kern12 kernelFunc, m, k, p0, p1 int, a []float32, lda int, b []float32, c []float32, ldc int) {
 	for r0 := 0; r0 < m; r0 += rowBlock {
 		r1 := min(m, r0+rowBlock)
 		for p := p0; p < p1; p++ {
 			panel := b[p*k*kernCols : (p+1)*k*kernCols]
-			for r := r0; r < r1; r += kernRows {
+			r := r0
+			if kern12 != nil {
+				for ; r+2*kernRows <= r1; r += 2 * kernRows {
+					kern12(k, a[r*lda:], lda, panel, c[r*ldc+p*kernCols:], ldc)
+				}
+			}
+			for ; r < r1; r += kernRows {
 				kern(k, a[r*lda:], lda, panel, c[r*ldc+p*kernCols:], ldc)
 			}
 		}
@@ -206,11 +214,24 @@ func newMatrix(data []byte, k, n int, kern kernelFunc, kern16 f16KernelFunc) *ma
 // the ReLU as they round A, without a pass of their own over it.
 func (w *matrix) mulAddReLU(m int, a []float32, lda int, c []float32, ldc int) {
 	if w.bf != nil {
-		w.mulAddBF16Act(m, a, lda, c, ldc, true)
+		w.mulAddBF16Act(m, a, lda, nil, c, ldc, true)
 		return
 	}
 	for r := range m {
 		relu(a[r*lda : r*lda+w.k])
+	}
+	w.mulAdd(m, a, lda, c, ldc)
+}
+
+// mulBias sets C to bias + A·W for m rows (bias has w.n values): with
+// AMX the tiles start from the bias, without a pass filling C first.
+func (w *matrix) mulBias(m int, a []float32, lda int, bias, c []float32, ldc int) {
+	if w.bf != nil {
+		w.mulAddBF16Act(m, a, lda, bias[:w.n], c, ldc, false)
+		return
+	}
+	for r := range m {
+		copy(c[r*ldc:r*ldc+w.n], bias)
 	}
 	w.mulAdd(m, a, lda, c, ldc)
 }

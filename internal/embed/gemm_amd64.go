@@ -25,6 +25,31 @@ func kernel12x16F16AVX512(k int, a *float32, lda int, b *uint16, c *float32, ldc
 //go:noescape
 func kernel12x32F16AVX512(k int, a *float32, lda int, b *uint16, c *float32, ldc int)
 
+// kernel12x16AVX512 is kernel6x16AVX2 over twelve rows, in AVX-512.
+//
+//go:noescape
+func kernel12x16AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+
+// kernel12x16F32Asm is kernel12x16AVX512 with its arguments checked.
+func kernel12x16F32Asm(k int, a []float32, lda int, b []float32, c []float32, ldc int) {
+	if k <= 0 {
+		return
+	}
+	_ = a[(2*kernRows-1)*lda+k-1]
+	_ = b[k*kernCols-1]
+	_ = c[(2*kernRows-1)*ldc+kernCols-1]
+	kernel12x16AVX512(k, &a[0], lda, &b[0], &c[0], ldc)
+}
+
+// asmKernel12 returns the twelve-row float32 kernel (AVX-512) when the CPU
+// and system can run it, else nil.
+func asmKernel12() kernelFunc {
+	if asmF16Kernel12() != nil {
+		return kernel12x16F32Asm
+	}
+	return nil
+}
+
 // kernel12x32F16Asm is kernel12x32F16AVX512 with its arguments checked: b
 // holds two panels, c twelve rows of 32.
 func kernel12x32F16Asm(k int, a []float32, lda int, b []uint16, c []float32, ldc int) {

@@ -20,7 +20,7 @@ func asmF16Kernel12x32() f16KernelFunc { return nil }
 func amxUsable() bool { return false }
 
 // amxGemmPair is never called: no matrix holds bf16 panels in this build.
-func amxGemmPair(a []uint16, lda int, b []uint16, k int, c []float32, ldc int, rowPairs int) {
+func amxGemmPair(a []uint16, lda int, b []uint16, k int, c []float32, ldc int, rowPairs int, bias []float32) {
 	panic("embed: no AMX kernel in this build")
 }
 
@@ -29,3 +29,6 @@ func toBF16Row(dst []uint16, src []float32) { toBF16RowGo(dst, src) }
 
 // toBF16ReLURow rounds relu(src) to bf16 into dst.
 func toBF16ReLURow(dst []uint16, src []float32) { toBF16ReLURowGo(dst, src) }
+
+// asmKernel12 reports that this build has no twelve-row float32 kernel.
+func asmKernel12() kernelFunc { return nil }

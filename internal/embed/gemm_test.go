@@ -133,7 +133,7 @@ func TestGemmPanelsOddWidths(t *testing.T) {
 			packed := make([]float32, k*ldc)
 			packPanels(packed, b, k, n, n)
 			c := make([]float32, roundUp(m, kernRows)*ldc)
-			gemmPanels(tk.kern, roundUp(m, kernRows), k, 0, ldc/kernCols, a, k, packed, c, ldc)
+			gemmPanels(tk.kern, nil, roundUp(m, kernRows), k, 0, ldc/kernCols, a, k, packed, c, ldc)
 			want := naiveMul(a, b, m, k, n)
 			for i := range m {
 				for j := range n {
@@ -378,6 +378,33 @@ func TestAVX512ModelSameBits(t *testing.T) {
 				if math.Float32bits(a[i][j]) != math.Float32bits(b[i][j]) {
 					t.Fatalf("batch of %d, text %d, component %d: %v with AVX-512, %v without", len(batch), i, j, a[i][j], b[i][j])
 				}
+			}
+		}
+	}
+}
+
+// TestAVX512F32KernelSameBits: the attention products give the same bits
+// with the twelve-row AVX-512 float32 kernel as with the AVX2 one alone.
+func TestAVX512F32KernelSameBits(t *testing.T) {
+	k12 := asmKernel12()
+	if k12 == nil {
+		t.Skip("no AVX-512 kernel on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(12, 12))
+	for _, s := range [][3]int{{12, 1, 16}, {18, 33, 40}, {60, 64, 130}, {132, 128, 132}} {
+		m, k, n := s[0], s[1], s[2]
+		a := randMat(r, m*k)
+		b := randMat(r, k*n)
+		ldc := roundUp(n, kernCols)
+		packed := make([]float32, k*ldc)
+		packPanels(packed, b, k, n, n)
+		c0 := randMat(r, m*ldc)
+		c1 := append([]float32(nil), c0...)
+		gemmPanels(asmKernel(), nil, m, k, 0, ldc/kernCols, a, k, packed, c0, ldc)
+		gemmPanels(asmKernel(), k12, m, k, 0, ldc/kernCols, a, k, packed, c1, ldc)
+		for i := range c0 {
+			if math.Float32bits(c0[i]) != math.Float32bits(c1[i]) {
+				t.Fatalf("m=%d k=%d n=%d: element %d: %v with AVX2, %v with AVX-512", m, k, n, i, c0[i], c1[i])
 			}
 		}
 	}

@@ -43,6 +43,7 @@ const maxChunkTokens = 256
 type USELite struct {
 	tok    *Tokenizer
 	kern   kernelFunc // for products with activations (attention)
+	kern12 kernelFunc // kern over twelve rows, or nil
 	amx    bool       // weight products in bf16 on the AMX tile unit
 	emb    []byte     // fp16 [vocabRows][embDim], read in place from the blob
 	timing []float32  // [maxLen][embDim] sinusoid position signal
@@ -150,6 +151,10 @@ func newUSELiteAMX(data []byte, kern kernelFunc, kern16, kern12 f16KernelFunc, a
 		return nil, fmt.Errorf("failed to load USE-lite weights: %w", err)
 	}
 	m := &USELite{kern: kern, amx: amx}
+	if kern12 != nil {
+		// The twelve-row fp16 kernels' CPU has the float32 one too.
+		m.kern12 = asmKernel12()
+	}
 	l := loader{bl: bl, kern: kern, kern16: kern16, kern12: kern12, amx: amx}
 	m.emb = l.raw("embeddings", dtypeF16, vocabRows, embDim)
 	inv := l.vec("timing.inv", timingDims)
@@ -451,8 +456,7 @@ func (m *USELite) forward(seqs [][]int, dst [][]float32) {
 	}
 	prows := roundUp(len(seqs), kernRows)
 	out := s.h[:prows*useDim]
-	fillRows(out, m.tanhB, prows)
-	m.tanhW.mulAdd(prows, pooled, useDim, out, useDim)
+	m.tanhW.mulBias(prows, pooled, useDim, m.tanhB, out, useDim)
 	for i := range seqs {
 		v := out[i*useDim : (i+1)*useDim]
 		var ss float64
@@ -478,8 +482,7 @@ func (m *USELite) layer(L *encoderLayer, s *scratch, seqs [][]int, rows int, x, 
 	// The attention kernel's last row block reads up to slackRows rows past
 	// the sentences; those must exist and hold finite values.
 	qkv := s.qkv[:(rows+slackRows)*3*d]
-	fillRows(qkv, L.qkvBias, rows)
-	L.qkv.mulAdd(rows, h, d, qkv, 3*d)
+	L.qkv.mulBias(rows, h, d, L.qkvBias, qkv, 3*d)
 	clear(qkv[rows*3*d:])
 
 	ctx := s.ctx[:rows*d]
@@ -510,8 +513,7 @@ func (m *USELite) layer(L *encoderLayer, s *scratch, seqs [][]int, rows int, x, 
 	f := s.h[:rows*useDim]
 	layerNorm(f, a, useDim, rows, L.ffnLNScale, L.ffnLNBias, m.lnEps)
 	f1 := s.f1[:rows*ffnDim]
-	fillRows(f1, L.ffn1Bias, rows)
-	L.ffn1.mulAdd(rows, f, useDim, f1, ffnDim)
+	L.ffn1.mulBias(rows, f, useDim, L.ffn1Bias, f1, ffnDim)
 	y = y[:rows*useDim]
 	for r := range rows {
 		row := y[r*useDim : (r+1)*useDim]
@@ -565,7 +567,7 @@ func (m *USELite) attendHead(hs *headScratch, d, h, n, r0 int, qkv, ctx []float3
 	packPanelsT(hs.packK, qkv[r0*ld+d+h*dh:], dh, n, ld)
 	scores := hs.scores[:n6*n16]
 	clear(scores)
-	gemmPanels(m.kern, n6, dh, 0, n16/kernCols, q, ld, hs.packK, scores, n16)
+	gemmPanels(m.kern, m.kern12, n6, dh, 0, n16/kernCols, q, ld, hs.packK, scores, n16)
 
 	for i := range n {
 		row := scores[i*n16 : i*n16+n]
@@ -592,7 +594,7 @@ func (m *USELite) attendHead(hs *headScratch, d, h, n, r0 int, qkv, ctx []float3
 	packPanels(hs.packV, qkv[r0*ld+2*d+h*dh:], n, dh, ld)
 	out := hs.out[:n6*dh]
 	clear(out)
-	gemmPanels(m.kern, n6, n, 0, dh/kernCols, scores, n16, hs.packV, out, dh)
+	gemmPanels(m.kern, m.kern12, n6, n, 0, dh/kernCols, scores, n16, hs.packV, out, dh)
 	for i := range n {
 		copy(ctx[(r0+i)*d+h*dh:(r0+i)*d+(h+1)*dh], out[i*dh:(i+1)*dh])
 	}
