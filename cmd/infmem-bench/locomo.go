@@ -119,7 +119,9 @@ func evidenceSet(ids []string) map[string]bool {
 
 // retrieved is one search's answer as the benchmark reads it.
 type retrieved struct {
-	ids             []string // memory ids, best first
+	ids []string // memory ids, best first
+	// context are the ids of the turns each result shows as its context
+	context         [][]string
 	confidences     []float64
 	nothingRelevant bool
 	// evidence of each result (engine only), for calibration
@@ -147,6 +149,11 @@ func (r engineRetriever) retrieve(ctx context.Context, scope, question string, k
 		out.ids = append(out.ids, m.ID)
 		out.confidences = append(out.confidences, m.Confidence)
 		out.evidence = append(out.evidence, m.Evidence)
+		var turns []string
+		for _, t := range m.Context {
+			turns = append(turns, t.ID)
+		}
+		out.context = append(out.context, turns)
 	}
 	return out, nil
 }

@@ -30,6 +30,9 @@ func (r mcpRetriever) retrieve(ctx context.Context, scope, question string, k in
 		Results []struct {
 			MemoryID   string  `json:"memory_id"`
 			Confidence float64 `json:"confidence"`
+			Context    []struct {
+				MemoryID string `json:"memory_id"`
+			} `json:"context"`
 		} `json:"results"`
 		NothingRelevant bool `json:"nothing_relevant"`
 	}
@@ -42,6 +45,11 @@ func (r mcpRetriever) retrieve(ctx context.Context, scope, question string, k in
 	for _, m := range out.Results {
 		got.ids = append(got.ids, m.MemoryID)
 		got.confidences = append(got.confidences, m.Confidence)
+		var turns []string
+		for _, t := range m.Context {
+			turns = append(turns, t.MemoryID)
+		}
+		got.context = append(got.context, turns)
 	}
 	return got, nil
 }

@@ -55,8 +55,10 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.RecencyWeight = v
 				case "imp":
 					o.ImportanceWeight = v
+				case "fold":
+					o.FoldShare = v
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

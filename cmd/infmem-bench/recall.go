@@ -233,8 +233,16 @@ func recallSet(ctx context.Context, s *benchSet, cfg recallConfig) (*setRun, err
 					return fmt.Errorf("%s %s: %w", s.Name, q.ID, err)
 				}
 				ans := answer{conf: res.confidences, nothing: res.nothingRelevant, asked: true, evidence: res.evidence}
-				for _, id := range res.ids {
-					ans.msgs = append(ans.msgs, owners[id])
+				for i, id := range res.ids {
+					// A result stands for its own messages and those of the
+					// turns it shows as its context.
+					msgs := append([]string{}, owners[id]...)
+					if i < len(res.context) {
+						for _, t := range res.context[i] {
+							msgs = append(msgs, owners[t]...)
+						}
+					}
+					ans.msgs = append(ans.msgs, msgs)
 				}
 				run.answers[a.name][qi] = ans
 			}

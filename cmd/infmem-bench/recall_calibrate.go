@@ -3,8 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/infmem/infmem/internal/memory"
@@ -248,16 +250,23 @@ func dumpAnswers(runs []*setRun, asker, path string) error {
 		// standing for several), to study what the results say.
 		Text    string `json:",omitempty"`
 		Speaker string `json:",omitempty"`
+		// Msgs are the set's messages the result stands for (its own and
+		// its context turns'), Texts their contents.
+		Msgs, Texts []string
 	}
 	type line struct {
 		Set, ID, Kind, Text string
 		Abstain, Nothing    bool
-		Results             []result
+		// Gold are the gold messages' ids and contents.
+		Gold, GoldTexts []string
+		Results         []result
 	}
 	for _, run := range runs {
 		byID := make(map[string]*benchMessage, len(run.set.Messages))
+		content := map[string]string{}
 		for i := range run.set.Messages {
 			byID[run.set.Messages[i].ID] = &run.set.Messages[i]
+			content[run.set.Messages[i].ID] = run.set.Messages[i].Content
 		}
 		for qi := range run.set.Questions {
 			q := &run.set.Questions[qi]
@@ -266,12 +275,18 @@ func dumpAnswers(runs []*setRun, asker, path string) error {
 				continue
 			}
 			l := line{Set: run.set.Name, ID: q.ID, Kind: q.Kind, Text: q.Text, Abstain: q.Abstain, Nothing: a.nothing}
+			for _, id := range slices.Sorted(maps.Keys(q.Gold)) {
+				l.Gold, l.GoldTexts = append(l.Gold, id), append(l.GoldTexts, content[id])
+			}
 			for j := range a.msgs {
 				rel := false
 				for _, id := range a.msgs[j] {
 					rel = rel || q.relevant(id, run.sessionOf)
 				}
-				r := result{Gold: rel}
+				r := result{Gold: rel, Msgs: a.msgs[j]}
+				for _, id := range a.msgs[j] {
+					r.Texts = append(r.Texts, content[id])
+				}
 				if len(a.msgs[j]) > 0 {
 					if m := byID[a.msgs[j][0]]; m != nil {
 						r.Text, r.Speaker = m.Content, m.Speaker

@@ -49,6 +49,19 @@ type rankedItem struct {
 	memoryItem
 	Supersedes  []linkOut `json:"supersedes,omitempty" jsonschema_description:"Older memories this one replaces."`
 	Contradicts []string  `json:"contradicts,omitempty" jsonschema_description:"Ids of results that contradict it."`
+	// Context are the turns next to it in its conversation that ranking
+	// folded into it (memory.Memory.Context): part of this result, each a
+	// turnOut. Its schema is left open and undescribed to keep tools/list
+	// within its bound (a typed one cost 300 bytes in each of three tools).
+	Context []any `json:"context,omitempty"`
+}
+
+// turnOut is a conversation turn shown as a result's context.
+type turnOut struct {
+	MemoryID  string `json:"memory_id"`
+	Text      string `json:"text"`
+	Speaker   string `json:"speaker,omitempty"`
+	Timestamp string `json:"timestamp"`
 }
 
 // linkOut names a related memory.
@@ -67,6 +80,9 @@ func rankedItems(ms []memory.Memory, withConfidence bool, loc *time.Location) []
 		}
 		for _, l := range m.Contradicts {
 			out[i].Contradicts = append(out[i].Contradicts, l.ID)
+		}
+		for _, t := range m.Context {
+			out[i].Context = append(out[i].Context, turnOut{MemoryID: t.ID, Text: t.Text, Speaker: t.Speaker, Timestamp: iso(t.Timestamp)})
 		}
 	}
 	return out

@@ -42,7 +42,7 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 	}
 	out := make([]hit, len(found))
 	for i, h := range found {
-		out[i] = hit{id: h.ID, kind: h.Kind, score: h.Score, weak: h.Weak, ts: h.TS, ev: h.Ev, folded: h.Folded}
+		out[i] = hit{id: h.ID, kind: h.Kind, score: h.Score, weak: h.Weak, ts: h.TS, ev: h.Ev, folded: h.Folded, context: h.Context}
 	}
 	return out, nil
 }
@@ -82,4 +82,42 @@ func (e *Engine) contacts(ctx context.Context) []mongostore.Contact {
 	contacts := c.contacts
 	c.mu.Unlock()
 	return contacts
+}
+
+// withContext gives each result the turns ranking folded into it as its
+// context (hit.context), read in one fetch.
+func (e *Engine) withContext(ctx context.Context, hits []hit, res []Memory) {
+	var turns []hit
+	for _, h := range hits {
+		for _, c := range h.context {
+			turns = append(turns, hit{id: c.ID, kind: c.Kind})
+		}
+	}
+	if len(turns) == 0 {
+		return
+	}
+	ms, err := e.fetch(ctx, turns)
+	if err != nil {
+		e.log.Warn("cannot read the turns folded into results", "err", err)
+		return
+	}
+	byID := make(map[string]*Memory, len(ms))
+	for i := range ms {
+		byID[ms[i].ID] = &ms[i]
+	}
+	at := make(map[string]int, len(res))
+	for i := range res {
+		at[res[i].ID] = i
+	}
+	for _, h := range hits {
+		i, ok := at[h.id.Hex()]
+		if !ok {
+			continue
+		}
+		for _, c := range h.context {
+			if m := byID[c.ID.Hex()]; m != nil {
+				res[i].Context = append(res[i].Context, Turn{ID: m.ID, Text: m.Text, Speaker: m.Speaker, Timestamp: m.Timestamp})
+			}
+		}
+	}
 }

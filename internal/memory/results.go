@@ -44,12 +44,22 @@ type Memory struct {
 	// Folded is how many other copies of the same fact this result stands
 	// for (searches with a query only; see curated).
 	Folded int
+	// Context are the turns next to it in its conversation that ranking
+	// folded into it, as part of this result (recall.Options.FoldShare;
+	// searches with a query only).
+	Context []Turn
 	// SupersededBy is the newer memory that updates this one; Supersedes
 	// the older ones it updates; Contradicts those that contradict it
 	// (supersede.go). Only live memories are named.
 	SupersededBy *Link
 	Supersedes   []Link
 	Contradicts  []Link
+}
+
+// Turn is a conversation turn shown as a result's context.
+type Turn struct {
+	ID, Text, Speaker string
+	Timestamp         time.Time
 }
 
 // Link names a related memory.
@@ -93,8 +103,9 @@ type hit struct {
 	weak bool
 	ts   int64
 	ev   *Evidence
-	// folded are the copies of this result that ranking folded into it.
-	folded []memindex.Hit
+	// folded are the copies of this result that ranking folded into it;
+	// context the turns next to it that it shows with it.
+	folded, context []memindex.Hit
 }
 
 // asHits turns what the index found into hits.

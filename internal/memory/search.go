@@ -137,6 +137,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		return SearchResult{}, err
 	}
 	e.curated(ctx, hits, res)
+	e.withContext(ctx, hits, res)
 	e.withRelated(ctx, res)
 	if query != "" {
 		currentFirst(query, res)

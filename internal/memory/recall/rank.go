@@ -93,6 +93,17 @@ type Options struct {
 	// conversation scores about 1.8 × (coverage + cosine), so 0.2 lets a
 	// lesson pass one whose coverage + cosine is up to about 0.11 higher.
 	LessonWeight float64
+	// FoldShare folds a turn into the result next to it in the same
+	// conversation, as that result's context, when one of the two owes at
+	// least this share of its score to what the other lends it (the
+	// neighbour share): the pair is one place in the answer, shown
+	// together, rather than two places holding the same evidence. 0.01
+	// folds nearly every pair that lends: it gained on every recall set
+	// (BENCHMARKS.md), but keyword-only ranking gains more than hybrid on
+	// the messy conversation of TestFusionNotBelowParts (hybrid R@10 67.7,
+	// keyword 68.0), so it is off by default until fusion holds with it.
+	// Negative (the default): never fold.
+	FoldShare float64
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -116,11 +127,12 @@ func (o Options) WithDefaults() Options {
 	def(&o.DuplicateOverlap, 0.8)
 	def(&o.MinConfidence, 0.4)
 	def(&o.LessonWeight, 0.2)
+	def(&o.FoldShare, -1)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare} {
 		if *v < 0 {
 			*v = 0
 		}
@@ -163,6 +175,9 @@ type Hit struct {
 	Ev    *Evidence
 	// Folded are the copies of this result that ranking folded into it.
 	Folded []memindex.Hit
+	// Context are the turns next to it that ranking folded into it
+	// (Options.FoldShare), in ranking order: shown with it.
+	Context []memindex.Hit
 }
 
 // Rank runs a hybrid (or keyword-only / vector-only) search over the items
@@ -211,9 +226,23 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 		q.unknown = ix.Unknown(q.terms)
 	}
 	cal, bar := calibrationsFor(useKW, useVec), barsFor(useKW, useVec)
-	best, err := ix.Rank(ctx, rq, func(pool []memindex.Candidate) { score(pool, &q, &ro, bar); supersede(pool) })
+	var pairs lendings
+	if ro.FoldShare > 0 {
+		// Folding frees places: draw enough to fill K after it.
+		rq.K = foldDraw * r.K
+	}
+	best, err := ix.Rank(ctx, rq, func(pool []memindex.Candidate) {
+		lent := score(pool, &q, &ro, bar)
+		supersede(pool)
+		if ro.FoldShare > 0 {
+			pairs = lendingsOf(pool, lent)
+		}
+	})
 	if err != nil {
 		return nil, err
+	}
+	if ro.FoldShare > 0 {
+		best = pairs.fold(best, ro.FoldShare, r.K)
 	}
 	out := make([]Hit, len(best))
 	clears := make([]Hit, len(best))
@@ -221,7 +250,7 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 		cd := &best[i]
 		ev := evidence(cd)
 		ev.Unknown = q.unknown
-		out[i] = Hit{ID: cd.ID, Kind: cd.Kind, Score: cal.clears(ev), TS: cd.TS, Ev: ev, Folded: cd.Folded}
+		out[i] = Hit{ID: cd.ID, Kind: cd.Kind, Score: cal.clears(ev), TS: cd.TS, Ev: ev, Folded: cd.Folded, Context: pairs.context[cd.ID]}
 		clears[i].Score = bar.clears(ev)
 	}
 	// Confidence: how likely this result is one the question asks for.
@@ -249,10 +278,15 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 // 96 % with this; answerable questions lost one in 760 (see BENCHMARKS.md).
 const namesAbsentBar = 0.9
 
+// hitIDs are the results' ids and those of the turns folded into them
+// (part of the results).
 func hitIDs(hits []Hit) []bson.ObjectID {
-	ids := make([]bson.ObjectID, len(hits))
-	for i, h := range hits {
-		ids[i] = h.ID
+	ids := make([]bson.ObjectID, 0, len(hits))
+	for _, h := range hits {
+		ids = append(ids, h.ID)
+		for _, c := range h.Context {
+			ids = append(ids, c.ID)
+		}
 	}
 	return ids
 }
@@ -289,11 +323,15 @@ func evidence(cd *memindex.Candidate) *Evidence {
 // neighbouring turn's share of the same, the tie-breakers, and the lesson
 // boost for a lesson that clears the relevance bar (cal says whether it
 // does, as the results' confidences will).
-func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) {
+//
+// It returns, per candidate and neighbour (as Candidate.Neighbors), the
+// score that neighbour lends it.
+func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) [][2]float64 {
 	// own is a candidate's score on what the query asks: keywords, meaning
 	// and time; speaker is the prior for a turn of the speaker it names.
 	own := make([]float64, len(pool))
 	speaker := make([]float64, len(pool))
+	lent := make([][2]float64, len(pool))
 	newest, oldest := int64(math.MinInt64), int64(math.MaxInt64)
 	for i := range pool {
 		cd := &pool[i]
@@ -339,7 +377,15 @@ func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) {
 		if ro.LessonWeight > 0 && cd.Source == sourceLesson && bar.clears(evidenceFor(cd, q)) >= ro.MinConfidence {
 			cd.Score += ro.LessonWeight
 		}
+		if !cd.Alone {
+			for j, n := range cd.Neighbors {
+				if n >= 0 {
+					lent[i][j] = share * own[n]
+				}
+			}
+		}
 	}
+	return lent
 }
 
 // monotone makes confidences fall with rank where the ranking (with its
