@@ -16,7 +16,11 @@ func dotsAVX2(q *int16, n int, codes *int8, stride int, ids *uint32, m int, out 
 //go:noescape
 func dotsVNNI(q *int16, n int, codes *int8, stride int, ids *uint32, m int, out *int32)
 
-func dotsAsm(q []int16, codes []int8, stride int, ids []uint32, out []int32) {
+// dotsKernel is the signature dotsAVX2 and dotsVNNI share.
+type dotsKernel func(q *int16, n int, codes *int8, stride int, ids *uint32, m int, out *int32)
+
+// checked runs an assembly kernel with its arguments checked first.
+func (k dotsKernel) checked(q []int16, codes []int8, stride int, ids []uint32, out []int32) {
 	if len(ids) == 0 {
 		return
 	}
@@ -25,19 +29,15 @@ func dotsAsm(q []int16, codes []int8, stride int, ids []uint32, out []int32) {
 		clear(out[:len(ids)])
 		return
 	}
-	dotsAVX2(&q[0], len(q), &codes[0], stride, &ids[0], len(ids), &out[0])
+	k(&q[0], len(q), &codes[0], stride, &ids[0], len(ids), &out[0])
+}
+
+func dotsAsm(q []int16, codes []int8, stride int, ids []uint32, out []int32) {
+	dotsKernel(dotsAVX2).checked(q, codes, stride, ids, out)
 }
 
 func dotsAsmVNNI(q []int16, codes []int8, stride int, ids []uint32, out []int32) {
-	if len(ids) == 0 {
-		return
-	}
-	checkDots(q, codes, stride, ids, out)
-	if len(q) == 0 {
-		clear(out[:len(ids)])
-		return
-	}
-	dotsVNNI(&q[0], len(q), &codes[0], stride, &ids[0], len(ids), &out[0])
+	dotsKernel(dotsVNNI).checked(q, codes, stride, ids, out)
 }
 
 // hasVNNI: the CPU and OS give AVX-512 F, BW and VNNI (cpu checks that
