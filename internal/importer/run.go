@@ -373,17 +373,16 @@ func (b embeddedBatch) with(ready <-chan embeddedBatch) embeddedBatch {
 func storeAll(ctx context.Context, eng *memory.Engine, todo []*unit, o Options, progress *throttle, done func(*unit, memory.StoreResult) error) (int, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type batch = embeddedBatch
 	jobs := make(chan []*unit)
 	// Room for a few batches per worker: while the database's writes (each
 	// StoreMany a commit and a sync) are slower than the embedding, the
 	// batches waiting are stored together (embeddedBatch.with).
-	ready := make(chan batch, 4*o.Workers)
+	ready := make(chan embeddedBatch, 4*o.Workers)
 	var wg sync.WaitGroup
 	for range o.Workers {
 		wg.Go(func() {
 			for units := range jobs {
-				b := batch{units: units, reqs: make([]memory.StoreRequest, len(units))}
+				b := embeddedBatch{units: units, reqs: make([]memory.StoreRequest, len(units))}
 				var texts []string
 				for i, u := range units {
 					it := u.item
