@@ -161,6 +161,18 @@ func headOf(toks []token) (head string, mods []string) {
 	return "", nil
 }
 
+// slotBlocked reports whether a word between positions a and b says the
+// value there is of something else ("12 applications for interview
+// slots").
+func slotBlocked(toks []token, a, b int) bool {
+	for i := min(a, b) + 1; i < max(a, b); i++ {
+		if slotBlockers[toks[i].lower] {
+			return true
+		}
+	}
+	return false
+}
+
 // Covers counts the question's words and names that s has anywhere.
 func (a *Asked) Covers(s *Statement) int {
 	n := 0
@@ -211,7 +223,7 @@ func (a *Asked) Slot(s *Statement) (values []string, changed bool) {
 			}
 			for k := range a.kinds {
 				for n, v := range u.valueAt[k] {
-					if v >= j-slotReach && v <= j+slotReach && !slices.Contains(values, u.values[k][n]) {
+					if v >= j-slotReach && v <= j+slotReach && !slotBlocked(u.toks, v, j) && !slices.Contains(values, u.values[k][n]) {
 						values = append(values, u.values[k][n])
 						found = true
 					}
@@ -336,6 +348,9 @@ var (
 	// phraseStops end the noun phrase a question asks about.
 	phraseStops = setOf(`for of in on at to with by from about into during since and or as per that which who
 		i we you he she they it`)
+	// slotBlockers between a value and the head word make the value
+	// another thing's.
+	slotBlockers = setOf(`for in on with from by per and or but than`)
 	// kindWords name only the kind of the value asked for.
 	kindWords      = setOf(`percentage percent number count total amount rate date time level figure value`)
 	aggregateWords = setOf(`between different distinct unique across all compare compared`)

@@ -119,8 +119,8 @@ const slotRank = 5
 // that gives another value than the first passes it when it says the
 // value changed or was said in the same conversation (stored with one
 // time: "…the fact that I secured 5 interviews"); the answer then passes
-// the results above it that state no such value and name no more of the
-// question's words. The assistant's replies only repeat the user's
+// the results above it that state no value of that kind beside any of
+// the question's words and name no more of them. The assistant's replies only repeat the user's
 // values: they do not count.
 func slotFirst(q *facts.Asked, res []Said, parsed []*facts.Statement) (from, to int) {
 	if q.Head() == "" {
@@ -150,7 +150,7 @@ func slotFirst(q *facts.Asked, res []Said, parsed []*facts.Statement) (from, to 
 	}
 	covers := q.Covers(parsed[latest])
 	to = first
-	for to > 0 && q.Covers(parsed[to-1]) <= covers {
+	for to > 0 && q.States(parsed[to-1]).Words == 0 && q.Covers(parsed[to-1]) <= covers {
 		to--
 	}
 	return latest, to
