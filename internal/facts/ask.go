@@ -161,6 +161,32 @@ func headOf(toks []token) (head string, mods []string) {
 	return "", nil
 }
 
+// Foreign reports whether s, stating the asked value beside the head
+// word, puts a word right before that word that neither the question
+// nor other has: the value of another thing ("The Hermes project budget
+// is £55,000" for "What's our budget for the bathroom?", beside "the
+// bathroom renovation budget").
+func (a *Asked) Foreign(s, other *Statement) bool {
+	for i := range s.units {
+		u := &s.units[i]
+		for j, t := range u.toks {
+			if j == 0 || t.kind != "" || stem(t.lower) != a.head {
+				continue
+			}
+			w := u.toks[j-1]
+			if w.kind == Number || w.kind == Amount || w.kind == Date || w.kind == Time || stopWords[w.lower] || cueWords[w.lower] || len(w.lower) < 2 {
+				continue
+			}
+			st := stem(w.lower)
+			if _, ok := a.subject[st]; ok || slices.Contains(a.mods, w.lower) || other.hasWord(st, w.lower) {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
 // slotBlocked reports whether a word between positions a and b says the
 // value there is of something else ("12 applications for interview
 // slots").

@@ -35,6 +35,10 @@ func TestSlotFirst(t *testing.T) {
 		budget35 = "I'm worried that I spent $43 on books, which is $8 over my $35 monthly budget."
 		budget75 = "I've increased my April-June book budget to $75."
 		again35  = "I spent $18 on one novel, exceeding my $35 monthly budget by $8."
+
+		bathroomQ = "What's our budget for the bathroom?"
+		bathroom  = "We increased the bathroom renovation budget to £11,500."
+		hermes    = "The Hermes project budget is £55,000."
 	)
 	type said struct {
 		text      string
@@ -71,6 +75,7 @@ func TestSlotFirst(t *testing.T) {
 		{"names fewer words, says it changed", sprintQ, []said{{sprintOld, day(0), false}, {sprintNew, day(3), false}}, []string{sprintNew, sprintOld}},
 		{"an answer passes results stating none", cardsQ, []said{{launch, day(40), false}, {cards10, day(9), false}}, []string{cards10, launch}},
 		{"another budget", budgetQ, []said{{budget35, day(0), false}, {budget75, day(50), false}}, []string{budget35, budget75}},
+		{"another thing's budget", bathroomQ, []said{{bathroom, day(0), false}, {hermes, day(0), false}}, []string{bathroom, hermes}},
 		{"the first value restated", budgetQ, []said{{budget35, day(0), false}, {again35, day(0), false}}, []string{budget35, again35}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

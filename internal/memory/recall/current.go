@@ -121,7 +121,8 @@ const slotRank = 5
 // time: "…the fact that I secured 5 interviews"); the answer then passes
 // the results above it that state no value of that kind beside any of
 // the question's words and name no more of them. The assistant's replies only repeat the user's
-// values: they do not count.
+// values: they do not count, nor a value of another thing (a word right
+// before the head word that neither the question nor the first has).
 func slotFirst(q *facts.Asked, res []Said, parsed []*facts.Statement) (from, to int) {
 	if q.Head() == "" {
 		return 0, 0
@@ -141,7 +142,7 @@ func slotFirst(q *facts.Asked, res []Said, parsed []*facts.Statement) (from, to 
 			continue
 		}
 		if later(&res[i], &res[latest]) && !within(values, firstValues) && !within(firstValues, values) &&
-			(changed || res[i].At.Equal(res[first].At)) {
+			(changed || res[i].At.Equal(res[first].At)) && !q.Foreign(parsed[i], parsed[first]) {
 			latest = i
 		}
 	}
