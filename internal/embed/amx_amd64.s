@@ -2,11 +2,6 @@
 
 #include "textflag.h"
 
-// PFD is how far ahead of the B tiles the first block of rows prefetches
-// (BenchmarkEmbedCold: 6 KB, 12 KB about the same; 8 KB is the size of a
-// k=256 panel, so its prefetches mostly land on the other panel).
-#define PFD 6144
-
 // The Go assembler knows neither the AMX instructions nor VCVTNE2PS2BF16,
 // so they are written as bytes (encodings from GNU as 2.40); each comment
 // gives the instruction in Intel syntax. The registers are fixed by the
@@ -69,62 +64,6 @@ cloaded:
 	MOVQ R12, BX // first panel
 	MOVQ R13, CX // second panel
 
-	CMPQ R14, rowPairs+56(FP)
-	JNE  kloop
-
-	// The first block of rows reads the panels from memory: their tiles
-	// PFD bytes ahead are prefetched (a stream the hardware prefetcher
-	// picks up again at every 4 KB page only); the next blocks find them
-	// in the caches.
-kloopfirst:
-	PREFETCHT0 (PFD+0)(BX)
-	PREFETCHT0 (PFD+0)(CX)
-	PREFETCHT0 (PFD+64)(BX)
-	PREFETCHT0 (PFD+64)(CX)
-	PREFETCHT0 (PFD+128)(BX)
-	PREFETCHT0 (PFD+128)(CX)
-	PREFETCHT0 (PFD+192)(BX)
-	PREFETCHT0 (PFD+192)(CX)
-	PREFETCHT0 (PFD+256)(BX)
-	PREFETCHT0 (PFD+256)(CX)
-	PREFETCHT0 (PFD+320)(BX)
-	PREFETCHT0 (PFD+320)(CX)
-	PREFETCHT0 (PFD+384)(BX)
-	PREFETCHT0 (PFD+384)(CX)
-	PREFETCHT0 (PFD+448)(BX)
-	PREFETCHT0 (PFD+448)(CX)
-	PREFETCHT0 (PFD+512)(BX)
-	PREFETCHT0 (PFD+512)(CX)
-	PREFETCHT0 (PFD+576)(BX)
-	PREFETCHT0 (PFD+576)(CX)
-	PREFETCHT0 (PFD+640)(BX)
-	PREFETCHT0 (PFD+640)(CX)
-	PREFETCHT0 (PFD+704)(BX)
-	PREFETCHT0 (PFD+704)(CX)
-	PREFETCHT0 (PFD+768)(BX)
-	PREFETCHT0 (PFD+768)(CX)
-	PREFETCHT0 (PFD+832)(BX)
-	PREFETCHT0 (PFD+832)(CX)
-	PREFETCHT0 (PFD+896)(BX)
-	PREFETCHT0 (PFD+896)(CX)
-	PREFETCHT0 (PFD+960)(BX)
-	PREFETCHT0 (PFD+960)(CX)
-	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x24; BYTE $0x00 // tileloadd tmm4, [rax+r8]
-	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x2c; BYTE $0x07 // tileloadd tmm5, [rdi+r8]
-	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x34; BYTE $0x13 // tileloadd tmm6, [rbx+r10]
-	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x3c; BYTE $0x11 // tileloadd tmm7, [rcx+r10]
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xc4             // tdpbf16ps tmm0, tmm4, tmm6
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xcc             // tdpbf16ps tmm1, tmm4, tmm7
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xd5             // tdpbf16ps tmm2, tmm5, tmm6
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xdd             // tdpbf16ps tmm3, tmm5, tmm7
-	ADDQ $64, AX   // 32 values of k
-	ADDQ $64, DI
-	ADDQ $1024, BX // 16 k-pairs of 16 columns
-	ADDQ $1024, CX
-	CMPQ BX, R13
-	JNE  kloopfirst
-	JMP  kdone
-
 kloop:
 	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x24; BYTE $0x00 // tileloadd tmm4, [rax+r8]
 	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x2c; BYTE $0x07 // tileloadd tmm5, [rdi+r8]
@@ -140,8 +79,6 @@ kloop:
 	ADDQ $1024, CX
 	CMPQ BX, R13
 	JNE  kloop
-
-kdone:
 
 	MOVQ R9, CX
 	SHLQ $4, CX
