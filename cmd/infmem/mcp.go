@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -119,11 +118,6 @@ func connectDaemon(ctx context.Context, s *session, ep control.Endpoints, wait t
 
 // pipeToDaemon copies in to the daemon and its answers to out (bridge.Pipe).
 func pipeToDaemon(ctx context.Context, conn net.Conn, in io.Reader, out io.Writer, logFile string) error {
-	// Copying bytes needs one thread: with more, the Go scheduler spins
-	// idle threads on every message, which cost the bridge 0.5-0.7 ms of
-	// CPU per tool call (0.23-0.27 ms with one), taken from the daemon on
-	// a small machine.
-	runtime.GOMAXPROCS(1)
 	if err := bridge.Pipe(ctx, conn, in, out); err != nil {
 		if logFile == "" {
 			return fmt.Errorf("%w\nhint: the next 'infmem mcp' starts a new daemon", err)
