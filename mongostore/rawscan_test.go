@@ -309,3 +309,48 @@ func TestRawIterateHandsOverBatches(t *testing.T) {
 		t.Fatalf("fn's error: Iterate returned %v after %d calls, want %v after 2", err, calls, stop)
 	}
 }
+
+// TestRawGetKeepsUpWithTables: the raw reads keep their queries prepared:
+// a collection dropped and made again (the schema changed under the
+// prepared statements) is read afresh, without the dropped documents,
+// and more query shapes than are kept prepared still read.
+func TestRawGetKeepsUpWithTables(t *testing.T) {
+	s := openTestStore(t, Options{Mode: ModeEmbedded})
+	ctx := ctxT(t)
+	insert := func(n int, text string) []bson.ObjectID {
+		var ids []bson.ObjectID
+		for i := range n {
+			m := newMemory(fmt.Sprintf("%s %d", text, i), "s", "t")
+			if err := s.Memories.Insert(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, m.ID)
+		}
+		return ids
+	}
+	old := insert(3, "before")
+	if got, err := s.Memories.GetMany(ctx, old); err != nil || len(got) != 3 {
+		t.Fatalf("GetMany: %d, %v", len(got), err)
+	}
+	if err := s.db.Collection(ConversationHistory).Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Memories.GetMany(ctx, old); err != nil || len(got) != 0 {
+		t.Fatalf("GetMany after the drop: %d found, %v", len(got), err)
+	}
+	fresh := insert(maxStmts+6, "after")
+	for n := 1; n <= len(fresh); n++ {
+		got, err := s.Memories.GetMany(ctx, fresh[:n])
+		if err != nil || len(got) != n {
+			t.Fatalf("GetMany of %d: %d found, %v", n, len(got), err)
+		}
+		for _, id := range fresh[:n] {
+			if got[id] == nil || !strings.HasPrefix(got[id].Text, "after ") {
+				t.Fatalf("GetMany of %d: %s read %+v", n, id.Hex(), got[id])
+			}
+		}
+	}
+	if got, err := s.Memories.Get(ctx, old[0]); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a dropped memory read back: %+v %v", got, err)
+	}
+}

@@ -26,6 +26,7 @@ func runStdio(ctx context.Context, args []string) error {
 	calls := fs.Int("calls", 500, "calls per measured tool")
 	extra := fs.String("args", "", "extra arguments for infmem mcp, space-separated")
 	statsCalls := fs.Int("stats-calls", 20, "calls of get_memory_stats measured (at most --calls)")
+	tools := fs.String("tools", "", "comma-separated tools to measure (default all: store_memory,retrieve_memory,recall_memory_by_time,get_memory_stats); e.g. store_memory alone to profile a store burst")
 	crashAfter := fs.Int("crash-after", 0, "instead of measuring, store this many new memories, then kill the server (SIGKILL) to leave a crash behind")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -95,6 +96,9 @@ func runStdio(ctx context.Context, args []string) error {
 		return storeThenKill(ctx, c, gen, *crashAfter)
 	}
 	measure := func(name string, args func(i int) map[string]any) error {
+		if *tools != "" && !slices.Contains(strings.Split(*tools, ","), name) {
+			return nil
+		}
 		n := *calls
 		if name == "get_memory_stats" {
 			n = min(n, *statsCalls)

@@ -79,6 +79,14 @@ func packBF16Pairs(data []byte, k, n int) []uint16 {
 	return out
 }
 
+// amxSplitMinRows is how many rows a product on the tile unit needs before
+// its panels are split across goroutines. Below it (a query, one stored
+// text) the products are bound by reading the weights (10 MB per text), and
+// one core reads them about as fast as two: the split only doubled the CPU
+// and took the second core from the rest of the caller's work (a store's
+// database write and vector scan run beside its embedding).
+const amxSplitMinRows = 128
+
 // bf16Pool holds the activations of a product rounded to bf16.
 var bf16Pool = sync.Pool{New: func() any { return new([]uint16) }}
 
@@ -125,7 +133,11 @@ func (w *matrix) mulAddBF16Act(m int, a []float32, lda int, bias, c []float32, l
 	}
 	pairs := n / (2 * kernCols)
 	size := 2 * k * kernCols
-	splitPanels(pairs, m*k*n, func(p0, p1 int) {
+	work := m * k * n
+	if m < amxSplitMinRows {
+		work = 0 // one goroutine: see amxSplitMinRows
+	}
+	splitPanels(pairs, work, func(p0, p1 int) {
 		for p := p0; p < p1; p++ {
 			b := w.bf[p*size : (p+1)*size]
 			var bp []float32

@@ -267,3 +267,32 @@ func TestAMXMulBiasSameBits(t *testing.T) {
 		}
 	}
 }
+
+// TestAMXSplitSameBits: a product of fewer than amxSplitMinRows rows runs
+// on one goroutine and a larger one is split across goroutines by panels;
+// each row of C gets the same bits either way.
+func TestAMXSplitSameBits(t *testing.T) {
+	if !amxUsable() {
+		t.Skip("no AMX-BF16 on this CPU, build or system")
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	const big = amxSplitMinRows + 37
+	for _, s := range [][2]int{{256, 768}, {512, 1536}, {1536, 512}} {
+		k, n := s[0], s[1]
+		wb, _ := randHalves(r, k*n)
+		mat := &matrix{k: k, n: n, bf: packBF16Pairs(wb, k, n)}
+		a, bias := randMat(r, big*k), randMat(r, n)
+		all := make([]float32, roundUp(big, bf16Block)*n)
+		mat.mulBias(big, a, k, bias, all, n)
+		for _, rows := range [][2]int{{0, 1}, {0, 20}, {big - 33, big}, {100, amxSplitMinRows - 1}} {
+			m := rows[1] - rows[0]
+			part := make([]float32, roundUp(m, bf16Block)*n)
+			mat.mulBias(m, a[rows[0]*k:], k, bias, part, n)
+			for i := range m * n {
+				if math.Float32bits(part[i]) != math.Float32bits(all[rows[0]*n+i]) {
+					t.Fatalf("k=%d n=%d rows %d-%d: element %d: %v alone, %v in the %d-row product", k, n, rows[0], rows[1], i, part[i], all[rows[0]*n+i], big)
+				}
+			}
+		}
+	}
+}

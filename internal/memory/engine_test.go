@@ -753,3 +753,46 @@ func mustOID(t *testing.T, id string) bson.ObjectID {
 	}
 	return oid
 }
+
+// TestUserLocationCached: the zone the profile names is read from the
+// database at most once per peopleTTL (every retrieval formats its
+// results' times in it); the engine's own profile updates are seen at
+// once, another writer's once the cache is dropped or old.
+func TestUserLocationCached(t *testing.T) {
+	e, store, _ := newEngine(t)
+	ctx := testenv.Context(t)
+	if loc, err := e.UserLocation(ctx); err != nil || loc != la {
+		t.Fatalf("no zone in the profile: %v %v, want the configured %v", loc, err, la)
+	}
+	if _, _, err := e.UpdateProfile(ctx, ProfileUpdate{SetPreferences: map[string]string{"time_zone": "Asia/Tokyo"}}); err != nil {
+		t.Fatal(err)
+	}
+	if loc, err := e.UserLocation(ctx); err != nil || loc.String() != "Asia/Tokyo" {
+		t.Fatalf("after the engine's own update: %v %v, want Asia/Tokyo", loc, err)
+	}
+	// Another writer (a synced device) changes the profile behind the engine.
+	p, err := store.Profiles.Get(ctx, mongostore.DefaultUserID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Preferences["time_zone"] = "Europe/Paris"
+	if err := store.Profiles.Replace(ctx, mongostore.DefaultUserID, p); err != nil {
+		t.Fatal(err)
+	}
+	if loc, _ := e.UserLocation(ctx); loc.String() != "Asia/Tokyo" {
+		t.Fatalf("read the profile again within its TTL: %v", loc)
+	}
+	e.people.drop() // what peopleTTL's expiry does
+	if loc, err := e.UserLocation(ctx); err != nil || loc.String() != "Europe/Paris" {
+		t.Fatalf("after the cache's expiry: %v %v, want Europe/Paris", loc, err)
+	}
+	// A zone that is not valid: the configured one, and why.
+	p.Preferences["time_zone"] = "Mars/Olympus"
+	if err := store.Profiles.Replace(ctx, mongostore.DefaultUserID, p); err != nil {
+		t.Fatal(err)
+	}
+	e.people.drop()
+	if loc, err := e.UserLocation(ctx); err == nil || loc != la {
+		t.Fatalf("invalid zone: %v %v, want the configured zone and an error", loc, err)
+	}
+}

@@ -2,10 +2,12 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/internal/memory/profile"
 	"github.com/infmem/infmem/internal/memory/recall"
 	"github.com/infmem/infmem/mongostore"
 )
@@ -47,16 +49,24 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 	return out, nil
 }
 
-// peopleTTL is how long the engine keeps the profile's contacts before
-// reading them again (another device may have changed them); this
-// engine's own profile updates drop them at once.
+// peopleTTL is how long the engine keeps the profile's contacts and time
+// zone before reading them again (another device may have changed them);
+// this engine's own profile updates drop them at once.
 const peopleTTL = 10 * time.Second
 
+// peopleCache keeps what searches and tool results read from the user's
+// profile: its contacts (a query that names a relation) and its time zone
+// (every result's local times). Reading the profile from the database
+// cost a retrieval about half a millisecond.
 type peopleCache struct {
 	mu       sync.Mutex
 	contacts []mongostore.Contact
-	at       time.Time
-	valid    bool
+	// loc is the zone the profile names (else the configured one) and
+	// locErr why the profile's zone is not used (profile.PreferredLocation).
+	loc    *time.Location
+	locErr error
+	at     time.Time
+	valid  bool
 }
 
 func (c *peopleCache) drop() {
@@ -65,23 +75,44 @@ func (c *peopleCache) drop() {
 	c.mu.Unlock()
 }
 
+// profileLocked reads the profile again when the cache is empty or old.
+// The caller holds c.mu.
+func (e *Engine) profileLocked(ctx context.Context) error {
+	c := &e.people
+	if c.valid && time.Since(c.at) <= peopleTTL {
+		return nil
+	}
+	p, err := e.store.Profiles.Get(ctx, mongostore.DefaultUserID)
+	if err != nil {
+		return err
+	}
+	c.contacts, c.at, c.valid = p.Contacts, time.Now(), true
+	c.loc, c.locErr = profile.PreferredLocation(p.Preferences, e.Location())
+	return nil
+}
+
 // contacts are the profile's contacts, for a query that names people by
 // relation ("what did I say about my sister?": Lena).
 func (e *Engine) contacts(ctx context.Context) []mongostore.Contact {
 	c := &e.people
 	c.mu.Lock()
-	if !c.valid || time.Since(c.at) > peopleTTL {
-		p, err := e.store.Profiles.Get(ctx, mongostore.DefaultUserID)
-		if err != nil {
-			c.mu.Unlock()
-			e.log.Warn("cannot read the profile's contacts for a search", "err", err)
-			return nil
-		}
-		c.contacts, c.at, c.valid = p.Contacts, time.Now(), true
+	defer c.mu.Unlock()
+	if err := e.profileLocked(ctx); err != nil {
+		e.log.Warn("cannot read the profile's contacts for a search", "err", err)
+		return nil
 	}
-	contacts := c.contacts
-	c.mu.Unlock()
-	return contacts
+	return c.contacts
+}
+
+// userLocation is UserLocation from the cached profile.
+func (e *Engine) userLocation(ctx context.Context) (*time.Location, error) {
+	c := &e.people
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := e.profileLocked(ctx); err != nil {
+		return e.Location(), fmt.Errorf("cannot read the user profile: %w", err)
+	}
+	return c.loc, c.locErr
 }
 
 // withContext gives each result the turns ranking folded into it as its

@@ -126,20 +126,32 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	// Similar and the update check's vector candidates come from one scan
 	// of the vectors (the pass is completed with the new memory's own
 	// vector when relate ranks).
-	// Once the database holds the memory and the embedding is ready, the
-	// scan starts; it runs while apply writes the embedding, and holds
+	// The scan starts as soon as the embedding is ready, while the
+	// database write (and its sync) runs: under writeMu no other write
+	// changes the index until apply puts the memory in it (retrievals
+	// only count their uses), and the scan holds
 	// the index's read lock from its start, so it sees the index without
-	// the new memory, and apply's next step, the index, waits for it.
+	// the new memory, and apply's index step, after the database write,
+	// waits for it (afterDB first waits until the scan holds that lock).
 	var similar []memindex.Hit
 	var pass *memindex.VectorPass
 	if set, serr := e.searchScopes(scope, "", false); serr == nil && c.kind == memindex.KindMemory {
 		var wait func() ([]memindex.Hit, *memindex.VectorPass)
+		var vec []float32
+		scanning := make(chan struct{})
+		go func() {
+			defer close(scanning)
+			vec = embedding()
+			wait = e.index().SimilarPassGo(vec, scope, ParaphraseCosine, 5, memindex.Filter{Scopes: set}, recall.RelateVectorCandidates)
+		}()
 		c.afterDB = func() {
-			c.doc.Vec = embedding()
-			wait = e.index().SimilarPassGo(c.doc.Vec, scope, ParaphraseCosine, 5, memindex.Filter{Scopes: set}, recall.RelateVectorCandidates)
+			<-scanning
+			c.doc.Vec = vec
 		}
 		err = e.apply(ctx, &c)
-		if wait != nil {
+		// apply succeeds only past afterDB; when it failed before, the
+		// scan may not have started (and is not waited for).
+		if err == nil && wait != nil {
 			similar, pass = wait()
 		}
 	} else {

@@ -8,8 +8,8 @@ import (
 )
 
 // The user's profile is package profile's; the engine serialises its
-// updates with its own writes and drops the contacts it keeps for
-// searches (ranked.go) when they change.
+// updates with its own writes and drops the contacts and time zone it
+// keeps for searches and results (ranked.go) when they change.
 type (
 	// Profile is the user's profile.
 	Profile = profile.Profile
@@ -46,6 +46,8 @@ func (e *Engine) UpdateProfile(ctx context.Context, u ProfileUpdate) (Profile, [
 // the profile's time_zone preference, else the configured zone. A non-nil
 // error says why the profile's zone was not used (the profile could not be
 // read, or its zone is not valid); the configured zone is returned then.
+// The profile is read at most every peopleTTL (10 s): this engine's own
+// profile updates are seen at once, another device's within that time.
 func (e *Engine) UserLocation(ctx context.Context) (*time.Location, error) {
-	return profile.StoreLocation(ctx, e.store, e.Location())
+	return e.userLocation(ctx)
 }

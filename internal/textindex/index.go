@@ -784,6 +784,21 @@ func (ix *Index) Overlap(a, b DocID) float64 {
 	return float64(inter) / float64(union)
 }
 
+// Distinct is how many distinct terms document id has (0 when absent):
+// Overlap(a, b) is at most min/max of the two counts.
+func (ix *Index) Distinct(id DocID) int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if int(id) >= len(ix.fwd) {
+		return 0
+	}
+	x, n := ix.fwd[id], 0
+	for i := 0; i < len(x); i = skip(x, i) {
+		n++
+	}
+	return n
+}
+
 // skip returns the index after the run of values equal to s[i].
 func skip(s []uint32, i int) int {
 	v := s[i]

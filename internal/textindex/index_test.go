@@ -462,6 +462,42 @@ func TestOverlap(t *testing.T) {
 	}
 }
 
+// TestDistinctBoundsOverlap: Distinct counts each term once, however often
+// it occurs, and no two documents overlap more than the smaller count over
+// the larger (what lets a duplicate check skip most pairs unread).
+func TestDistinctBoundsOverlap(t *testing.T) {
+	ix := New(DefaultOptions())
+	rng := rand.New(rand.NewPCG(7, 8))
+	words := []string{"boiler", "henrik", "garden", "tomato", "falcon", "river", "walk", "apollo", "deadline", "blue"}
+	const n = 60
+	for d := DocID(0); d < n; d++ {
+		var w []string
+		for range 1 + rng.IntN(14) {
+			w = append(w, words[rng.IntN(len(words))]) // repeats on purpose
+		}
+		ix.Add(d, strings.Join(w, " "))
+	}
+	if got := ix.Distinct(1); got == 0 {
+		t.Fatal("a document without terms")
+	}
+	ix.Add(n, "river river river walk")
+	if got := ix.Distinct(n); got != 2 {
+		t.Fatalf("Distinct(river river river walk) = %d, want 2", got)
+	}
+	if got := ix.Distinct(n + 5); got != 0 {
+		t.Fatalf("Distinct of an absent document = %d", got)
+	}
+	for a := DocID(0); a <= n; a++ {
+		for b := DocID(0); b <= n; b++ {
+			da, db := ix.Distinct(a), ix.Distinct(b)
+			bound := float64(min(da, db)) / float64(max(da, db))
+			if o := ix.Overlap(a, b); o > bound {
+				t.Fatalf("Overlap(%d, %d) = %v over the bound %v (distinct %d, %d)", a, b, o, bound, da, db)
+			}
+		}
+	}
+}
+
 func TestMatchAll(t *testing.T) {
 	ix := New(DefaultOptions())
 	docs := []string{

@@ -218,16 +218,20 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 	})
 	ordered = ix.summariesLeadLocked(ordered)
 	out := make([]Candidate, 0, q.K)
-	var kept []uint32
+	var kept []keptTerms
 	for _, cd := range ordered {
 		// Past the K-th result the pool is read only for the copies of
 		// the results, so that each says how many it stands for.
-		if j := ix.nearDuplicateLocked(cd.slot, kept, q.DuplicateOverlap); j >= 0 {
+		c := keptTerms{slot: cd.slot}
+		if q.DuplicateOverlap < 1 {
+			c.distinct = ix.text.Distinct(cd.slot)
+		}
+		if j := ix.nearDuplicateLocked(c, kept, q.DuplicateOverlap); j >= 0 {
 			out[j].Folded = append(out[j].Folded, Hit{ID: cd.ID, Kind: cd.Kind, TS: cd.TS, Score: cd.Score})
 			continue
 		}
 		if len(out) < q.K {
-			kept = append(kept, cd.slot)
+			kept = append(kept, c)
 			out = append(out, *cd)
 		}
 	}
@@ -282,15 +286,28 @@ func (ix *Index) cosinesLocked(qv []float32, pool []Candidate) {
 	}
 }
 
-// nearDuplicateLocked returns the position in kept of the first slot that
-// slot says the same as (their keyword terms overlap at least threshold),
-// or -1.
-func (ix *Index) nearDuplicateLocked(slot uint32, kept []uint32, threshold float64) int {
+// keptTerms is a result (or a candidate for one) and how many distinct
+// keyword terms it has.
+type keptTerms struct {
+	slot     uint32
+	distinct int
+}
+
+// nearDuplicateLocked returns the position in kept of the first result
+// that c says the same as (their keyword terms overlap at least
+// threshold), or -1. Two texts whose distinct-term counts differ too much
+// cannot overlap that much (the overlap is at most the smaller count over
+// the larger): most pairs are told apart without reading their terms.
+func (ix *Index) nearDuplicateLocked(c keptTerms, kept []keptTerms, threshold float64) int {
 	if threshold >= 1 {
 		return -1
 	}
 	for j, k := range kept {
-		if ix.text.Overlap(slot, k) >= threshold {
+		lo, hi := min(c.distinct, k.distinct), max(c.distinct, k.distinct)
+		if float64(lo)/float64(hi) < threshold {
+			continue
+		}
+		if ix.text.Overlap(c.slot, k.slot) >= threshold {
 			return j
 		}
 	}
@@ -299,13 +316,15 @@ func (ix *Index) nearDuplicateLocked(slot uint32, kept []uint32, threshold float
 
 // speakerMatcher reports whether a query names a memory's speaker: a word
 // of the query matches the speaker's first name, or another word of the
-// name of four letters or more, closely enough (nameWordsMatch: "Muhammad"
-// names "Muhhamed", "Fahim Khan" names "Fahim" and "Fahim" "Fahim Khan").
-// Answers are cached per query, since a conversation has few speakers.
+// name of four letters or more, closely enough and better than it matches
+// anyone else's (wordNamesLocked: "Muhammad" names "Muhhamed", "jon"
+// "Jonn", "Fahim Khan" names "Fahim" and "Fahim" "Fahim Khan"). Answers
+// are cached per query, since a conversation has few speakers.
 type speakerMatcher struct {
 	ix    *Index
 	words []string
 	seen  map[uint32]bool
+	word  map[string][]uint32 // the speakers a word names, once it matched one
 }
 
 func (m *speakerMatcher) named(speaker uint32) bool {
@@ -316,15 +335,25 @@ func (m *speakerMatcher) named(speaker uint32) bool {
 		return v
 	}
 	if m.seen == nil {
-		m.seen = map[uint32]bool{}
+		m.seen, m.word = map[uint32]bool{}, map[string][]uint32{}
 	}
 	named := false
-	for i, n := range nameWords(m.ix.speakers.names[speaker]) {
+	nws := nameWords(m.ix.speakers.names[speaker])
+	role := len(nws) > 0 && roleNames[nws[0]]
+	for i, n := range nws {
 		if i > 0 && len(n) < 4 {
 			continue
 		}
 		for _, w := range m.words {
-			named = named || nameWordsMatch(w, n)
+			if named || nameMatch(w, n, role) == nameOther {
+				continue
+			}
+			sps, ok := m.word[w]
+			if !ok {
+				sps, _ = m.ix.wordNamesLocked(w, false)
+				m.word[w] = sps
+			}
+			named = slices.Contains(sps, speaker)
 		}
 	}
 	m.seen[speaker] = named

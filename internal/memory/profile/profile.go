@@ -231,8 +231,14 @@ func StoreLocation(ctx context.Context, store *mongostore.Store, configured *tim
 	if err != nil {
 		return configured, fmt.Errorf("cannot read the user profile: %w", err)
 	}
+	return PreferredLocation(p.Preferences, configured)
+}
+
+// PreferredLocation is StoreLocation for a profile's preferences already
+// read.
+func PreferredLocation(prefs map[string]string, configured *time.Location) (*time.Location, error) {
 	for _, k := range TimeZoneKeys {
-		if name := p.Preferences[k]; name != "" {
+		if name := prefs[k]; name != "" {
 			loc, err := LoadZone(name)
 			if err != nil {
 				return configured, fmt.Errorf("the profile's %s is not valid: %w", k, err)

@@ -17,6 +17,7 @@ package recall
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"math"
 	"time"
@@ -185,12 +186,31 @@ type Hit struct {
 // that fall with rank; results under the relevance bar are marked weak.
 func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 	ro := r.Options
-	q := readQuery(ix, r.Query, r.Now, r.Loc)
 	// "my sister" also looks for the sister's name, from the profile.
 	var refs []personRef
 	if r.Contacts != nil && relationTerms(r.Query) != nil {
 		refs = contactsFor(r.Query, r.Contacts(ctx))
 	}
+	useVec := r.Mode != ModeKeyword && ix.HasVectors() && r.Vector != nil
+	// The query is embedded (about a millisecond) while its words are
+	// read and looked up on the other core.
+	var embedded chan queryVector
+	if useVec {
+		embedded = make(chan queryVector, 1)
+		ectx, cancel := context.WithCancel(ctx)
+		defer cancel() // a query answered by its period alone needs no embedding
+		go func() {
+			var qv queryVector
+			defer func() {
+				if p := recover(); p != nil {
+					qv.err = fmt.Errorf("embedding the query panicked: %v", p)
+				}
+				embedded <- qv
+			}()
+			qv.v, qv.err = r.Vector(ectx, withNames(r.Query, refs))
+		}()
+	}
+	q := readQuery(ix, r.Query, r.Now, r.Loc)
 	q.addPeople(ix, refs)
 	if !ro.NoTypos {
 		q.terms = ix.Fuzzy(q.terms)
@@ -202,12 +222,15 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 			return hits, nil
 		}
 	}
-	useVec := r.Mode != ModeKeyword && ix.HasVectors() && r.Vector != nil
 	useKW := r.Mode != ModeVector
 	rq := memindex.RankQuery{Filter: r.Filter, Names: q.names, From: q.from, To: q.to, Period: q.hasPeriod, PeriodCandidates: ro.Candidates,
 		Candidates: ro.Candidates, Neighbors: ro.NeighborShare > 0, K: r.K, DuplicateOverlap: ro.DuplicateOverlap}
+	if useKW {
+		q.unknown = ix.Unknown(q.terms)
+	}
 	if useVec {
-		v, err := r.Vector(ctx, withNames(r.Query, refs))
+		qv := <-embedded
+		v, err := qv.v, qv.err
 		if err != nil {
 			// Semantic recall is unavailable for now; keywords still work.
 			r.Log.Warn("cannot embed the query; keyword search only", "err", err)
@@ -221,9 +244,6 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 	}
 	if !useVec && rq.Terms.Empty() {
 		return nil, nil
-	}
-	if useKW {
-		q.unknown = ix.Unknown(q.terms)
 	}
 	cal, bar := calibrationsFor(useKW, useVec), barsFor(useKW, useVec)
 	var pairs lendings
@@ -267,6 +287,12 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 		out[i].Weak = clears[i].Score < minimum
 	}
 	return out, nil
+}
+
+// queryVector is the query's embedding, or why there is none.
+type queryVector struct {
+	v   []float32
+	err error
 }
 
 // namesAbsentBar is the relevance bar for a search whose query names
