@@ -120,7 +120,8 @@ const slotRank = 5
 // value changed or was said in the same conversation (stored with one
 // time: "…the fact that I secured 5 interviews"); the answer then passes
 // the results above it that state no value of that kind beside any of
-// the question's words and name no more of them. The assistant's replies only repeat the user's
+// the question's words, or only an earlier one, and name no more of
+// them. The assistant's replies only repeat the user's
 // values: they do not count, nor a value of another thing (a word right
 // before the head word that neither the question nor the first has).
 func slotFirst(q *facts.Asked, res []Said, parsed []*facts.Statement) (from, to int) {
@@ -151,7 +152,7 @@ func slotFirst(q *facts.Asked, res []Said, parsed []*facts.Statement) (from, to 
 	}
 	covers := q.Covers(parsed[latest])
 	to = first
-	for to > 0 && q.States(parsed[to-1]).Words == 0 && q.Covers(parsed[to-1]) <= covers {
+	for to > 0 && q.Covers(parsed[to-1]) <= covers && (q.States(parsed[to-1]).Words == 0 || later(&res[latest], &res[to-1])) {
 		to--
 	}
 	return latest, to
