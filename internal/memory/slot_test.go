@@ -39,6 +39,10 @@ func TestSlotFirst(t *testing.T) {
 		bathroomQ = "What's our budget for the bathroom?"
 		bathroom  = "We increased the bathroom renovation budget to £11,500."
 		hermes    = "The Hermes project budget is £55,000."
+
+		accuracyQ = "What accuracy rate does the AI screening tool achieve?"
+		rated87   = "I've been told our AI screening accuracy is now rated 87% by HR."
+		tool90    = "How do I make sure the AI screening tool's 90% accuracy doesn't introduce bias?"
 	)
 	type said struct {
 		text      string
@@ -76,6 +80,8 @@ func TestSlotFirst(t *testing.T) {
 		{"an answer passes results stating none", cardsQ, []said{{launch, day(40), false}, {cards10, day(9), false}}, []string{cards10, launch}},
 		{"another budget", budgetQ, []said{{budget35, day(0), false}, {budget75, day(50), false}}, []string{budget35, budget75}},
 		{"another thing's budget", bathroomQ, []said{{bathroom, day(0), false}, {hermes, day(0), false}}, []string{bathroom, hermes}},
+		{"an answer passes an earlier value", accuracyQ, []said{{rated87, day(0), false}, {tool90, day(0), false}}, []string{tool90, rated87}},
+		{"an answer does not pass a later value", accuracyQ, []said{{rated87, day(1), false}, {tool90, day(0), false}}, []string{rated87, tool90}},
 		{"the first value restated", budgetQ, []said{{budget35, day(0), false}, {again35, day(0), false}}, []string{budget35, again35}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
