@@ -41,8 +41,10 @@ import (
 //     journal and syncs it; apply (write.go) does this first for every
 //     write. A new memory's id is journaled before it is handed out:
 //     newID journals a few ids at a time (one sync for the lot), so a
-//     store finds its id already journaled; an id journaled but never
-//     used costs a start one read that finds nothing. After a crash the
+//     store finds its id already journaled; the ids journaled but never
+//     used (they pile up, restart after restart, until the next snapshot)
+//     cost a start three batched reads for them all (journaledChanges),
+//     not a refresh each. After a crash the
 //     next start loads the snapshot and re-reads only the journaled
 //     memories by _id (refresh). A torn last record is a write that never
 //     reached the database.
