@@ -66,13 +66,13 @@ func TestSnapshotLoadRefreshesOnlyWhatChanged(t *testing.T) {
 	if err := e.wait(ctx); err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`index loaded from snapshot.*journaled_changes=(\d+) refreshed=(\d+)`).FindStringSubmatch(logs.String())
+	m := regexp.MustCompile(`index loaded from snapshot.*journaled_changes=(\d+) refreshed=(\d+) duration=(\S+)`).FindStringSubmatch(logs.String())
 	if m == nil {
 		t.Fatalf("not loaded from the snapshot:\n%s", logs.String())
 	}
 	journaled, _ := strconv.Atoi(m[1])
 	refreshed, _ := strconv.Atoi(m[2])
-	t.Logf("journaled ids %d, refreshed %d", journaled, refreshed)
+	t.Logf("journaled ids %d, refreshed %d, in %s", journaled, refreshed, m[3])
 	if journaled < restarts*reserveIDs || refreshed != restarts {
 		t.Fatalf("journaled %d ids, refreshed %d; want at least %d journaled (reserved 32 at a time) and the %d stored refreshed", journaled, refreshed, restarts*reserveIDs, restarts)
 	}
