@@ -526,6 +526,13 @@ func (m *USELite) layer(L *encoderLayer, s *scratch, seqs [][]int, rows int, x, 
 	return y
 }
 
+// attendParallelMinRows is how many rows (tokens of all the texts) a
+// forward pass needs before a sentence's heads run on goroutines of their
+// own. One short text's heads take microseconds each: starting and waking
+// goroutines for them cost more than they saved (BenchmarkEmbedQuery and
+// BenchmarkEmbedCold's warm text about 0.15 ms less on one goroutine).
+const attendParallelMinRows = 128
+
 // attention computes multi-head self-attention for each sentence separately
 // (no mask is needed: a sentence attends to all of its own positions).
 func (m *USELite) attention(L *encoderLayer, s *scratch, seqs [][]int, rows int, qkv, ctx []float32) {
@@ -541,7 +548,7 @@ func (m *USELite) attention(L *encoderLayer, s *scratch, seqs [][]int, rows int,
 	r0 := 0
 	for _, ids := range seqs {
 		n := len(ids)
-		if n*n*d >= parallelMinWork/4 {
+		if rows >= attendParallelMinRows && n*n*d >= parallelMinWork/4 {
 			var wg sync.WaitGroup
 			for h := range numHeads {
 				wg.Go(func() { m.attendHead(&s.heads[h], d, h, n, r0, qkv, ctx) })

@@ -49,3 +49,56 @@ func TestQuestionAboutSomeoneElse(t *testing.T) {
 		}
 	}
 }
+
+// TestSpeakerSpeltAnotherWay: typed chat spells people's names one way in
+// the messages and another in the questions ("Tem" / "tim", "Jonn" /
+// "jon", "Melenie" / "melanies"). A question naming a speaker that way is
+// about that speaker: answered over their conversation with their turn
+// first, told nothing_relevant over a conversation they are not in.
+func TestSpeakerSpeltAnotherWay(t *testing.T) {
+	e := recallEngine(t)
+	at := time.Date(2024, 3, 1, 18, 0, 0, 0, la)
+	chat := func(scope string, turns [][2]string) {
+		for _, tn := range turns {
+			at = at.Add(2 * time.Minute)
+			mustStore(t, e, StoreRequest{Content: tn[0] + ": " + tn[1], Source: "conversation", ConversationID: scope, Scope: scope, Timestamp: at})
+		}
+	}
+	chat("travel", [][2]string{
+		{"Tem", "just got back from a trip, so tired lol"},
+		{"John", "welcome back!! how was it"},
+		{"Tem", "amazing, i finally read the hobbit on the plane"},
+		{"John", "i'm still stuck on my basketball drills tbh"},
+		{"Tem", "im learning the violin now too, its so hard"},
+		{"John", "went to seattle last week for a game, loved it"},
+	})
+	chat("studio", [][2]string{
+		{"Jonn", "lost my job at the bank today :("},
+		{"Gina", "oh no, im so sorry"},
+		{"Jonn", "gonna open a dance studio instead, always wanted to"},
+		{"Gina", "my clothing store is doing ok, got a new supplier"},
+		{"Melenie", "the kids made me a pottery bowl for my birthday"},
+		{"Gina", "aww thats sweet"},
+	})
+	for _, c := range []struct{ scope, q, want string }{
+		{"travel", "what book did tim read on the plane", "Tem: amazing, i finally read the hobbit on the plane"},
+		{"travel", "what instrument is tim learning", "Tem: im learning the violin now too, its so hard"},
+		{"studio", "what does jon want to open", "Jonn: gonna open a dance studio instead, always wanted to"},
+		{"studio", "what did melanies kids make her", "Melenie: the kids made me a pottery bowl for my birthday"},
+	} {
+		res := search(t, e, SearchRequest{Query: c.q, Scope: c.scope, ExactScope: true, Limit: 10})
+		if res.NothingRelevant || len(res.Results) == 0 || res.Results[0].Text != c.want || res.Results[0].Weak {
+			t.Errorf("%q: nothing relevant %v, got %v %v", c.q, res.NothingRelevant, texts(res.Results), confidences(res.Results))
+		}
+	}
+	for _, c := range []struct{ scope, q string }{
+		{"studio", "what book did tim read on the plane"},
+		{"studio", "what instrument is tim learning"},
+		{"travel", "what does jon want to open"},
+	} {
+		res := search(t, e, SearchRequest{Query: c.q, Scope: c.scope, ExactScope: true, Limit: 10})
+		if !res.NothingRelevant || len(relevant(res)) != 0 {
+			t.Errorf("%q over the other conversation: nothing relevant %v, relevant %v %v", c.q, res.NothingRelevant, texts(relevant(res)), confidences(res.Results))
+		}
+	}
+}

@@ -26,9 +26,16 @@ import (
 // them all. An engine that shares its database with other devices writes
 // each embedding at once (they read MemoryIndex).
 
-// vecWriteDelay is how long the writer lets embeddings gather, and
-// vecWriteBatch how many make it write at once.
-var vecWriteDelay = 20 * time.Millisecond
+// The writer writes once no new embedding came for vecWriteDelay (the
+// stores paused), or vecWriteMaxDelay after the first one it holds, or at
+// once when vecWriteBatch are pending. It holds writeMu while it writes,
+// so a store that comes meanwhile waits for its insert and sync: during a
+// burst of stores it writes seldom (every vecWriteBatch stores or
+// vecWriteMaxDelay), not every few stores.
+var (
+	vecWriteDelay    = 20 * time.Millisecond
+	vecWriteMaxDelay = time.Second
+)
 
 const vecWriteBatch = 64
 
@@ -139,13 +146,25 @@ func (e *Engine) runVectorWriter(ctx context.Context) {
 			return
 		case <-e.vecw.wake:
 		}
-		if e.vecw.len() < vecWriteBatch {
+		deadline := time.Now().Add(vecWriteMaxDelay)
+		quiet := time.NewTimer(vecWriteDelay)
+	gather:
+		for e.vecw.len() < vecWriteBatch {
 			select {
-			case <-time.After(vecWriteDelay):
+			case <-e.vecw.wake: // another store: wait for a pause again
+				left := time.Until(deadline)
+				if left <= 0 {
+					break gather
+				}
+				quiet.Reset(min(vecWriteDelay, left))
+			case <-quiet.C:
+				break gather
 			case <-ctx.Done():
+				quiet.Stop()
 				return
 			}
 		}
+		quiet.Stop()
 		e.writeMu.Lock()
 		e.flushVectors(ctx)
 		e.writeMu.Unlock()

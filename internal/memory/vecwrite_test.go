@@ -53,6 +53,8 @@ func TestVectorWriteBehind(t *testing.T) {
 	// again in the background.
 	defer func(d time.Duration) { vecWriteDelay = d }(vecWriteDelay)
 	vecWriteDelay = time.Hour
+	defer func(d time.Duration) { vecWriteMaxDelay = d }(vecWriteMaxDelay)
+	vecWriteMaxDelay = time.Hour
 	lost := mustStore(t, e, StoreRequest{Content: "stored just before the crash"})
 	lost2 := mustStore(t, e, StoreRequest{Content: "also stored just before the crash"})
 	if n := e.vecw.len(); n != 2 {

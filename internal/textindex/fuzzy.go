@@ -157,6 +157,22 @@ func (ix *Index) shapeRemoveLocked(id uint32, name string) {
 	}
 }
 
+// DocFreq is how many documents hold the term word analyses to (its first
+// term, stemmed as the index stems; 0 when it has none): how common a word
+// is in this index.
+func (ix *Index) DocFreq(word string) int {
+	q := ix.Analyze(word)
+	if q.Empty() {
+		return 0
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if id, ok := ix.dict[q.terms[0]]; ok {
+		return len(ix.terms[id].postings)
+	}
+	return 0
+}
+
 // Unknown is the share of the query's ideal score (IdealScore) that
 // falls to terms no document holds and that found no alternative: words
 // the index has never seen ("what is my cousin Rachel's number?" in a

@@ -107,6 +107,157 @@ var roleNames = map[string]bool{
 	"question": true, "answer": true, "tip": true, "warning": true, "fyi": true,
 }
 
+// Grades of nameMatch.
+const (
+	nameOther = iota // another word
+	nameClose        // a typo away ("jhon" for "john", "tim" for "tem")
+	nameSame         // the name as written, but for doubled letters or a possessive "s"
+)
+
+// nameMatch grades how closely query word q stands for name word n (both
+// folded, unstemmed). What nameWordsMatch accepts is close; for the name
+// of a person (not a role such as "user"), typed chat adds: letters
+// doubled or not count once ("jonn" and "jon", "joohn" and "john" are the
+// same name); a possessive without its apostrophe ("melanies", "nates")
+// is the name; and, the first letter agreeing, a word of four letters one
+// edit from a name of five ("maia" for "maria"), or a word of three or
+// four letters a swap of neighbouring letters ("jhon") or one vowel for
+// another ("tim" for "tem") from the name, are close. Close matches
+// between short words are also common words ("note" and "nate"):
+// wordNamesLocked checks those against the memories.
+func nameMatch(q, n string, role bool) int {
+	if q == n {
+		return nameSame
+	}
+	if role {
+		if nameWordsMatch(q, n) {
+			return nameClose
+		}
+		return nameOther
+	}
+	if len(q) > len(n) && len(n) >= 3 && strings.HasSuffix(q, "s") && !strings.HasSuffix(n, "s") {
+		if g := nameMatch(q[:len(q)-1], n, false); g != nameOther {
+			return g
+		}
+	}
+	a, b := []rune(undouble(q)), []rune(undouble(n))
+	if len(a) < 3 || len(b) < 3 {
+		return nameOther
+	}
+	if string(a) == string(b) {
+		return nameSame
+	}
+	if nameWordsMatch(q, n) || nameWordsMatch(string(a), string(b)) {
+		return nameClose
+	}
+	if a[0] != b[0] {
+		return nameOther
+	}
+	switch la, lb := len(a), len(b); {
+	case la == lb && la <= 4:
+		// One vowel for another, or two neighbours swapped.
+		diff := -1
+		for i := range a {
+			if a[i] != b[i] {
+				if diff >= 0 {
+					if i == diff+1 && a[diff] == b[i] && a[i] == b[diff] && string(a[i+1:]) == string(b[i+1:]) {
+						return nameClose
+					}
+					return nameOther
+				}
+				diff = i
+			}
+		}
+		if diff > 0 && isVowel(a[diff]) && isVowel(b[diff]) {
+			return nameClose
+		}
+	case abs(la-lb) == 1 && min(la, lb) == 4:
+		if editDistance(string(a), string(b), 1) <= 1 {
+			return nameClose
+		}
+	}
+	return nameOther
+}
+
+// shortName reports whether a close nameMatch of q and n rests on a word
+// of fewer than five letters (one that is common words' length).
+func shortName(q, n string) bool {
+	return min(len([]rune(undouble(q))), len([]rune(undouble(n)))) < 5
+}
+
+func isVowel(r rune) bool { return strings.ContainsRune("aeiouy", r) }
+
+// undouble is w with each run of one letter written once ("joohn" is
+// "john", "joannna" "joana").
+func undouble(w string) string {
+	out := make([]rune, 0, len(w))
+	for _, r := range w {
+		if len(out) == 0 || out[len(out)-1] != r {
+			out = append(out, r)
+		}
+	}
+	return string(out)
+}
+
+// commonWordShare: a short query word that as many memories hold as this
+// share of those that name a person or were said by them is a word of its
+// own, not that name misspelt ("note" beside "Nate"): a misspelt name is
+// rare in the memories, a word people write is not.
+const commonWordShare = 0.005
+
+// wordNamesLocked returns the speakers query word w names and the name
+// words it matched: those whose names it matches best (nameMatch). A word
+// only close to two different names, or to a short name while the
+// memories use it as a word of its own (commonWordShare), names no one.
+// people leaves out roles ("user") and names that are stopwords ("May");
+// otherwise roles are matched as nameWordsMatch matches them.
+func (ix *Index) wordNamesLocked(w string, people bool) (ids []uint32, names []string) {
+	best, dfw := nameOther, -1
+	for sp, name := range ix.speakers.names {
+		nws := nameWords(name)
+		if sp == 0 || len(nws) == 0 {
+			continue
+		}
+		role := roleNames[nws[0]]
+		if people && role {
+			continue
+		}
+		for i, n := range nws {
+			if i > 0 && len(n) < 4 || people && ix.text.Analyze(n).Empty() {
+				continue // a short surname, or a name that is a stopword
+			}
+			g := nameMatch(w, n, role)
+			if g < best || g == nameOther {
+				continue
+			}
+			if g == nameClose && shortName(w, n) {
+				if dfw < 0 {
+					dfw = ix.text.DocFreq(w)
+				}
+				said := 0
+				if sp < len(ix.tally.perSpeaker) {
+					said = ix.tally.perSpeaker[sp]
+				}
+				if float64(dfw) >= commonWordShare*float64(said+ix.text.DocFreq(n)) {
+					continue
+				}
+			}
+			if g > best {
+				best, ids, names = g, ids[:0], names[:0]
+			}
+			ids, names = append(ids, uint32(sp)), append(names, n)
+		}
+	}
+	if best == nameClose {
+		for _, n := range names[1:] {
+			if n != names[0] {
+				return nil, nil // close to two people's names
+			}
+		}
+	}
+	return ids, names
+}
+
 // NamesAbsent reports whether words (a query's words, textindex.Words)
 // name someone the index knows as a speaker (who said any memory, in any
 // scope) while none of ids was said by anyone they name and none holds a
@@ -120,21 +271,13 @@ func (ix *Index) NamesAbsent(words []string, ids []bson.ObjectID) bool {
 	defer ix.mu.RUnlock()
 	named := map[uint32]bool{}
 	var look []string
-	for sp, name := range ix.speakers.names {
-		nws := nameWords(name)
-		if sp == 0 || len(nws) == 0 || roleNames[nws[0]] {
-			continue
+	for _, w := range words {
+		sps, names := ix.wordNamesLocked(w, true)
+		for _, sp := range sps {
+			named[sp] = true
 		}
-		for i, n := range nws {
-			if i > 0 && len(n) < 4 || ix.text.Analyze(n).Empty() {
-				continue // a short surname, or a name that is a stopword ("May")
-			}
-			for _, w := range words {
-				if nameWordsMatch(w, n) {
-					named[uint32(sp)] = true
-					look = append(look, n, w)
-				}
-			}
+		for _, n := range names {
+			look = append(look, n, w)
 		}
 	}
 	if len(named) == 0 {

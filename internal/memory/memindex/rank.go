@@ -318,13 +318,15 @@ func (ix *Index) nearDuplicateLocked(c keptTerms, kept []keptTerms, threshold fl
 
 // speakerMatcher reports whether a query names a memory's speaker: a word
 // of the query matches the speaker's first name, or another word of the
-// name of four letters or more, closely enough (nameWordsMatch: "Muhammad"
-// names "Muhhamed", "Fahim Khan" names "Fahim" and "Fahim" "Fahim Khan").
-// Answers are cached per query, since a conversation has few speakers.
+// name of four letters or more, closely enough and better than it matches
+// anyone else's (wordNamesLocked: "Muhammad" names "Muhhamed", "jon"
+// "Jonn", "Fahim Khan" names "Fahim" and "Fahim" "Fahim Khan"). Answers
+// are cached per query, since a conversation has few speakers.
 type speakerMatcher struct {
 	ix    *Index
 	words []string
 	seen  map[uint32]bool
+	word  map[string][]uint32 // the speakers a word names, once it matched one
 }
 
 func (m *speakerMatcher) named(speaker uint32) bool {
@@ -335,15 +337,25 @@ func (m *speakerMatcher) named(speaker uint32) bool {
 		return v
 	}
 	if m.seen == nil {
-		m.seen = map[uint32]bool{}
+		m.seen, m.word = map[uint32]bool{}, map[string][]uint32{}
 	}
 	named := false
-	for i, n := range nameWords(m.ix.speakers.names[speaker]) {
+	nws := nameWords(m.ix.speakers.names[speaker])
+	role := len(nws) > 0 && roleNames[nws[0]]
+	for i, n := range nws {
 		if i > 0 && len(n) < 4 {
 			continue
 		}
 		for _, w := range m.words {
-			named = named || nameWordsMatch(w, n)
+			if named || nameMatch(w, n, role) == nameOther {
+				continue
+			}
+			sps, ok := m.word[w]
+			if !ok {
+				sps, _ = m.ix.wordNamesLocked(w, false)
+				m.word[w] = sps
+			}
+			named = slices.Contains(sps, speaker)
 		}
 	}
 	m.seen[speaker] = named

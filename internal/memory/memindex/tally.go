@@ -17,6 +17,8 @@ type tally struct {
 	// perSource counts memories (not summaries) not forgotten, archived
 	// included, by interned source.
 	perSource []int
+	// perSpeaker counts them by interned speaker.
+	perSpeaker []int
 }
 
 // slotMeta is what a filter reads of an item (compiled.matchMeta), 16
@@ -53,6 +55,10 @@ func (ix *Index) countLocked(slot uint32, d int) {
 			t.perSource = append(t.perSource, 0)
 		}
 		t.perSource[it.source] += d
+		for int(it.speaker) >= len(t.perSpeaker) {
+			t.perSpeaker = append(t.perSpeaker, 0)
+		}
+		t.perSpeaker[it.speaker] += d
 	}
 	switch {
 	case it.flags&FlagForgotten != 0:
