@@ -125,6 +125,9 @@ func (b *backupService) backupJob(ctx context.Context, s *Stack, raw json.RawMes
 	args.Passphrase = ""
 	var res *backup.Result
 	if err == nil {
+		if s.Memory != nil {
+			s.Memory.WritePendingVectors(ctx) // new memories' embeddings wait up to a second
+		}
 		res, err = backup.Create(ctx, s.Store, backup.Options{Dir: b.dir, Kind: backup.KindManual, Encryption: enc, Logger: b.log,
 			Progress: func(p backup.Progress) { control.ReportProgress(ctx, p) }, Space: b.space})
 	}
@@ -227,6 +230,9 @@ func (b *backupService) backupTool(ctx context.Context, st *Stack) (mcptools.Bac
 	}
 	if err != nil {
 		return mcptools.BackupResult{}, err
+	}
+	if st.Memory != nil {
+		st.Memory.WritePendingVectors(ctx) // new memories' embeddings wait up to a second
 	}
 	res, err := backup.Create(ctx, st.Store, backup.Options{Dir: b.dir, Kind: backup.KindManual, Encryption: enc, Logger: b.log, Space: b.space})
 	if err != nil {

@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/infmem/infmem/internal/config"
+	"github.com/infmem/infmem/internal/faultpoint"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/internal/memory/content"
 	"github.com/infmem/infmem/internal/summarize"
@@ -195,40 +199,48 @@ func (env *Env) summarizeConversations(ctx context.Context, convs []memory.Conve
 			archived += len(ids)
 			continue
 		}
-		summaryID := ""
-		if !c.Summarized {
-			in := make([]summarize.Message, len(msgs))
-			for i, m := range msgs {
-				in[i] = summarize.Message{Text: m.Text, Speaker: m.Speaker, Timestamp: m.Timestamp}
-			}
-			sum, err := env.Summarizer.Summarize(ctx, in)
+		// What earlier passes left: a summary stored whole covers its
+		// messages; the parts of one a crash cut short cover nothing, and
+		// are dropped once the conversation's summary is stored whole.
+		covered, all, unfinished := map[string]bool{}, false, []string(nil)
+		if c.Summarized {
+			sums, err := env.Engine.ConversationSummaries(ctx, c.ID)
 			if err != nil {
-				return summarized, archived, fmt.Errorf("cannot summarize conversation %q: %w", c.ID, err)
+				return summarized, archived, err
 			}
-			if strings.TrimSpace(sum.Text) == "" {
+			covered, all, unfinished = summaryCoverage(sums)
+		}
+		var todo []memory.Memory
+		for _, m := range msgs {
+			if !all && !covered[m.ID] {
+				todo = append(todo, m)
+			}
+		}
+		summaryID := ""
+		if len(todo) > 0 {
+			partIDs, err := env.summarizeMessages(ctx, c, todo, len(todo) == len(msgs))
+			if err != nil {
+				return summarized, archived, err
+			}
+			if partIDs == nil {
 				// Nothing worth keeping was said (acknowledgements only);
 				// the messages stay as they are rather than be lost.
 				rep.Warnings = append(rep.Warnings, fmt.Sprintf("conversation %q produced an empty summary; left unarchived", c.ID))
 				continue
 			}
-			// A summary longer than a memory may be (memory.max_content_bytes:
-			// every fact sentence of a long session is kept) is stored in
-			// parts, each a summary of the conversation.
-			var partIDs []string
-			for _, part := range content.Split(sum.Text, env.Config.Memory.MaxContentBytes) {
-				id, err := env.Engine.AddSummary(ctx, memory.SummaryInput{
-					ConversationID: c.ID, Scope: c.Scope, Text: part, Method: sum.Method, Refs: ids, From: c.From, To: c.To,
-				})
-				if err != nil {
-					return summarized, archived, err
-				}
-				partIDs = append(partIDs, id)
-			}
 			summaryID = strings.Join(partIDs, ", ")
 			summarized++
 		}
-		// A conversation summarized before a crash got its summary but
-		// not its archiving: finishing it needs no new summary.
+		if len(unfinished) > 0 {
+			n, err := env.Engine.DropSummaries(ctx, unfinished)
+			rep.add("unfinished_summary_parts_dropped", n, fmt.Sprintf("dropped_%d_parts_of_an_unfinished_summary_of_%s", n, c.ID))
+			rep.change("dropped_unfinished_summary:"+c.ID, unfinished...)
+			if err != nil {
+				return summarized, archived, err
+			}
+		}
+		// Messages are archived only once a whole summary covers them
+		// (one a crash interrupted after its summary needs no new one).
 		reason := "summarized"
 		if summaryID != "" {
 			reason = "summarized into " + summaryID
@@ -244,6 +256,102 @@ func (env *Env) summarizeConversations(ctx context.Context, convs []memory.Conve
 		}
 	}
 	return summarized, archived, nil
+}
+
+// summarizeMessages summarizes msgs of conversation c (all of its live
+// messages when whole) and stores the summary, in parts if it is longer
+// than a memory may be (memory.max_content_bytes: every fact sentence of a
+// long session is kept), each part naming the whole summary and its
+// number so that a pass after a crash between parts sees the summary is
+// unfinished. It returns the ids stored, none for an empty summary.
+func (env *Env) summarizeMessages(ctx context.Context, c memory.ConversationInfo, msgs []memory.Memory, whole bool) ([]string, error) {
+	in := make([]summarize.Message, len(msgs))
+	ids := make([]string, len(msgs))
+	from, to := c.From, c.To
+	for i, m := range msgs {
+		in[i] = summarize.Message{Text: m.Text, Speaker: m.Speaker, Timestamp: m.Timestamp}
+		ids[i] = m.ID
+		if !whole && (i == 0 || m.Timestamp.Before(from)) {
+			from = m.Timestamp
+		}
+		if !whole && (i == 0 || m.Timestamp.After(to)) {
+			to = m.Timestamp
+		}
+	}
+	sum, err := env.Summarizer.Summarize(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("cannot summarize conversation %q: %w", c.ID, err)
+	}
+	if strings.TrimSpace(sum.Text) == "" {
+		return nil, nil
+	}
+	parts := content.Split(sum.Text, env.Config.Memory.MaxContentBytes)
+	wholeID := ""
+	if len(parts) > 1 {
+		wholeID = bson.NewObjectID().Hex()
+	}
+	partIDs := make([]string, 0, len(parts))
+	for k, part := range parts {
+		in := memory.SummaryInput{ConversationID: c.ID, Scope: c.Scope, Text: part, Method: sum.Method, Refs: ids, From: from, To: to}
+		if wholeID != "" {
+			in.Whole, in.Part, in.Parts = wholeID, k+1, len(parts)
+		}
+		id, err := env.Engine.AddSummary(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		partIDs = append(partIDs, id)
+		faultpoint.Crash("summary-part")
+	}
+	return partIDs, nil
+}
+
+// summaryCoverage reads a conversation's summaries: the messages those
+// stored whole cover (all: one names none, as a client's summary of the
+// conversation) and the ids of the parts of summaries left unfinished.
+func summaryCoverage(sums []memory.SummaryPart) (covered map[string]bool, all bool, unfinished []string) {
+	covered = map[string]bool{}
+	type whole struct {
+		parts int
+		have  map[int]bool
+		ids   []string
+		refs  []string
+	}
+	wholes := map[string]*whole{}
+	cover := func(refs []string) {
+		all = all || len(refs) == 0
+		for _, r := range refs {
+			covered[r] = true
+		}
+	}
+	for _, s := range sums {
+		if s.Parts <= 1 || s.Whole == "" {
+			cover(s.Refs)
+			continue
+		}
+		w := wholes[s.Whole]
+		if w == nil {
+			w = &whole{have: map[int]bool{}}
+			wholes[s.Whole] = w
+		}
+		w.parts = max(w.parts, s.Parts)
+		w.have[s.Part] = true
+		w.ids = append(w.ids, s.ID)
+		w.refs = append(w.refs, s.Refs...)
+	}
+	for _, w := range wholes {
+		done := true
+		for k := 1; k <= w.parts; k++ {
+			done = done && w.have[k]
+		}
+		if done {
+			cover(w.refs)
+		} else {
+			unfinished = append(unfinished, w.ids...)
+		}
+	}
+	slices.Sort(unfinished)
+	return covered, all, unfinished
 }
 
 // Noise archives acknowledgements ("ok", "thanks", …) older than a day.

@@ -94,8 +94,14 @@ type Summary struct {
 	SummaryText    string          `bson:"summary_text"`
 	TimeRange      *TimeRange      `bson:"time_range,omitempty"`
 	MessageRefs    []bson.ObjectID `bson:"message_refs,omitempty"`
-	Scope          string          `bson:"scope"`
-	Tags           []string        `bson:"tags"`
+	// A summary too long for one document is stored in parts: Whole is
+	// the id all its parts share, Part this one's number (1 to Parts).
+	// A summary without Parts is whole by itself.
+	Whole string   `bson:"whole,omitempty"`
+	Part  int      `bson:"part,omitempty"`
+	Parts int      `bson:"parts,omitempty"`
+	Scope string   `bson:"scope"`
+	Tags  []string `bson:"tags"`
 	// Method says how the summary was made (extractive, ollama, sampling, client).
 	Method       string     `bson:"method,omitempty"`
 	Timestamp    time.Time  `bson:"timestamp"`

@@ -44,6 +44,10 @@ type SummaryInput struct {
 	Refs     []string
 	From, To time.Time
 	Tags     []string
+	// A summary stored in parts: Whole is the id every part shares, Part
+	// this one's number, 1 to Parts (mongostore.Summary). Zero: whole.
+	Whole       string
+	Part, Parts int
 }
 
 // AddSummary stores a summary (embedded and indexed like any memory) and
@@ -79,6 +83,7 @@ func (e *Engine) AddSummary(ctx context.Context, in SummaryInput) (string, error
 		insert: &mongostore.Summary{
 			ID: id, ConversationID: in.ConversationID, SummaryText: text, Scope: in.Scope, Tags: tags, Method: in.Method,
 			TimeRange: &mongostore.TimeRange{From: in.From.UTC().Truncate(time.Millisecond), To: ts}, MessageRefs: refs,
+			Whole: in.Whole, Part: in.Part, Parts: in.Parts,
 			Timestamp: ts, Importance: 0.6, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now,
 		},
 		doc: memindex.Doc{Text: text, Source: sourceSummary, Scope: in.Scope, Conv: in.ConversationID,
@@ -88,6 +93,69 @@ func (e *Engine) AddSummary(ctx context.Context, in SummaryInput) (string, error
 		return "", fmt.Errorf("cannot store the summary of %q: %w", in.ConversationID, err)
 	}
 	return id.Hex(), nil
+}
+
+// SummaryPart is a live summary of a conversation as maintenance sees
+// it: the whole summary it belongs to and the messages it condenses.
+type SummaryPart struct {
+	ID string
+	// Whole, Part and Parts: see SummaryInput (zero: a whole summary).
+	Whole       string
+	Part, Parts int
+	// Refs are the messages it condenses (none: the whole conversation,
+	// as a summary a client stored).
+	Refs []string
+}
+
+// ConversationSummaries reads a conversation's live summaries.
+func (e *Engine) ConversationSummaries(ctx context.Context, conv string) ([]SummaryPart, error) {
+	if err := e.wait(ctx); err != nil {
+		return nil, err
+	}
+	hits := e.index().SummaryHits(conv)
+	ids := make([]bson.ObjectID, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	docs, err := e.store.Summaries.GetMany(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the summaries of %q: %w", conv, err)
+	}
+	out := make([]SummaryPart, 0, len(ids))
+	for _, id := range ids {
+		d := docs[id]
+		if d == nil {
+			continue
+		}
+		p := SummaryPart{ID: id.Hex(), Whole: d.Whole, Part: d.Part, Parts: d.Parts, Refs: make([]string, len(d.MessageRefs))}
+		for i, r := range d.MessageRefs {
+			p.Refs[i] = r.Hex()
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// DropSummaries deletes summaries for good, with their embeddings:
+// maintenance removes the parts of a summary a crash left unfinished once
+// the summary is stored whole. Only summaries are touched; it returns how
+// many were deleted.
+func (e *Engine) DropSummaries(ctx context.Context, ids []string) (int, error) {
+	if err := e.wait(ctx); err != nil {
+		return 0, err
+	}
+	done, err := e.writeIDs(ctx, ids, func(_ int, id bson.ObjectID) (*change, error) {
+		if it, ok := e.index().Lookup(id); ok && it.Kind == memindex.KindSummary {
+			return &change{op: opDelete, id: id, kind: it.Kind}, nil
+		}
+		return nil, nil
+	}, func(c *change, _ int, err error) error {
+		return fmt.Errorf("cannot delete summary %s: %w", c.id.Hex(), err)
+	})
+	return len(done), err
 }
 
 // Archive marks live memories archived: kept, exported, recoverable and

@@ -96,6 +96,15 @@ func (e *Engine) flushVectorOf(ctx context.Context, id bson.ObjectID) {
 	}
 }
 
+// WritePendingVectors writes the embeddings still waiting for the vector
+// writer (at most vecWriteBatch, or vecWriteMaxDelay's worth), so that
+// what reads the database itself, such as a backup, finds them.
+func (e *Engine) WritePendingVectors(ctx context.Context) {
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	e.flushVectors(ctx)
+}
+
 // flushVectors writes every pending embedding. Callers hold writeMu.
 func (e *Engine) flushVectors(ctx context.Context) {
 	if !e.vecw.on {

@@ -55,6 +55,19 @@ func TestVectorWriteBehind(t *testing.T) {
 	vecWriteDelay = time.Hour
 	defer func(d time.Duration) { vecWriteMaxDelay = d }(vecWriteMaxDelay)
 	vecWriteMaxDelay = time.Hour
+	// A backup first writes what is pending (WritePendingVectors).
+	early := mustStore(t, e, StoreRequest{Content: "stored just before a backup"})
+	if n := e.vecw.len(); n != 1 {
+		t.Fatalf("%d embeddings pending, want 1", n)
+	}
+	e.WritePendingVectors(ctx)
+	eid, _ := bson.ObjectIDFromHex(early.ID)
+	if n := e.vecw.len(); n != 0 {
+		t.Fatalf("%d embeddings pending after WritePendingVectors", n)
+	}
+	if _, err := store.Index.Get(ctx, eid); err != nil {
+		t.Fatalf("the embedding written for a backup is missing: %v", err)
+	}
 	lost := mustStore(t, e, StoreRequest{Content: "stored just before the crash"})
 	lost2 := mustStore(t, e, StoreRequest{Content: "also stored just before the crash"})
 	if n := e.vecw.len(); n != 2 {

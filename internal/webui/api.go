@@ -203,6 +203,9 @@ type memoryOut struct {
 	Weak           bool          `json:"weak,omitempty"`
 	// Folded counts the look-alike copies a search showed as this one.
 	Folded int `json:"folded,omitempty"`
+	// Context are the turns next to it in its conversation that a search
+	// folded into it (memory.Memory.Context), shown under it.
+	Context []turnOut `json:"context,omitempty"`
 	// SupersededBy, Supersedes and Contradicts: knowledge updates (the
 	// memory engine's supersede.go).
 	SupersededBy *linkOut  `json:"superseded_by,omitempty"`
@@ -210,6 +213,22 @@ type memoryOut struct {
 	Contradicts  []linkOut `json:"contradicts,omitempty"`
 	// Related is set on one memory's page only (get).
 	Related *relatedOut `json:"related,omitempty"`
+}
+
+// turnOut is a conversation turn shown as a result's context.
+type turnOut struct {
+	ID        string    `json:"id"`
+	Text      string    `json:"text"`
+	Speaker   string    `json:"speaker,omitempty"`
+	Timestamp time.Time `json:"timestamp"`
+}
+
+func turnsOut(ts []memory.Turn) []turnOut {
+	var out []turnOut
+	for _, t := range ts {
+		out = append(out, turnOut{ID: t.ID, Text: t.Text, Speaker: t.Speaker, Timestamp: t.Timestamp})
+	}
+	return out
 }
 
 // linkOut names a memory another one updates, is updated by or
@@ -408,7 +427,7 @@ func (s *Server) search(ctx context.Context, eng *memory.Engine, r *http.Request
 	for _, m := range res.Results {
 		o := toOut(m, false)
 		c := m.Confidence
-		o.Confidence, o.Weak, o.Folded = &c, m.Weak, m.Folded
+		o.Confidence, o.Weak, o.Folded, o.Context = &c, m.Weak, m.Folded, turnsOut(m.Context)
 		out.Results = append(out.Results, o)
 	}
 	return out, nil

@@ -61,13 +61,22 @@ func (ix *Index) Conversations(olderThan time.Time) []Conversation {
 // ConversationHits lists a conversation's live, unarchived messages (not
 // its summaries) in the order they happened.
 func (ix *Index) ConversationHits(conv string) []Hit {
+	return ix.conversationItems(conv, func(it *item) bool { return it.kind == KindMemory && it.flags&FlagArchived == 0 })
+}
+
+// SummaryHits lists a conversation's live summaries, archived or not.
+func (ix *Index) SummaryHits(conv string) []Hit {
+	return ix.conversationItems(conv, func(it *item) bool { return it.kind == KindSummary })
+}
+
+func (ix *Index) conversationItems(conv string, keep func(*item) bool) []Hit {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	var hits []Hit
 	if c, ok := ix.convs.lookup(conv); ok && c != 0 {
 		for _, s := range ix.convOrder[c] {
 			it := &ix.items[s]
-			if it.live() && it.kind == KindMemory && it.flags&FlagArchived == 0 {
+			if it.live() && keep(it) {
 				hits = append(hits, Hit{ID: it.id, Kind: it.kind, TS: it.ts})
 			}
 		}

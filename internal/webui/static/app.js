@@ -130,7 +130,18 @@ function card(m) {
       el("meter", { min: 0, max: 1, value: m.confidence }), " ", pct + "%", m.weak ? " weak" : ""));
   }
   if (m.folded) meta.append(" · ", el("span", { class: "folded", title: "Look-alike copies of this memory that the search shows as this one" }, "stands for " + plural(m.folded + 1, "copy", "copies")));
-  return el("li", { class: "card" + (m.forgotten_at ? " forgotten" : "") }, top, meta, m.tags.length ? tagList(m.tags) : null);
+  return el("li", { class: "card" + (m.forgotten_at ? " forgotten" : "") }, top, meta, contextList(m), m.tags.length ? tagList(m.tags) : null);
+}
+
+// contextList shows the turns next to a search result in its conversation
+// that the search folded into it (as part of this result), each linking
+// to its own page; none: nothing.
+function contextList(m) {
+  if (!m.context || !m.context.length) return null;
+  return el("ol", { class: "context", "aria-label": "Context: the turns next to it in its conversation" },
+    m.context.map((c) => el("li", { class: "turn" },
+      el("span", { class: "meta" }, c.speaker ? c.speaker + " · " : "", el("time", { datetime: c.timestamp }, fmtDate(c.timestamp)), " "),
+      el("a", { class: "text", href: "#/memory/" + c.id, "data-id": c.id }, short(c.text, 300)))));
 }
 
 // --- Search -----------------------------------------------------------
