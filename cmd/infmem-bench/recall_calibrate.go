@@ -257,8 +257,10 @@ func dumpAnswers(runs []*setRun, asker, path string) error {
 	type line struct {
 		Set, ID, Kind, Text string
 		Abstain, Nothing    bool
-		// Gold are the gold messages' ids and contents.
+		// Gold are the gold messages' ids and contents; Sessions the
+		// gold sessions (a message of one counts).
 		Gold, GoldTexts []string
+		Sessions        []string `json:",omitempty"`
 		Results         []result
 	}
 	for _, run := range runs {
@@ -278,6 +280,7 @@ func dumpAnswers(runs []*setRun, asker, path string) error {
 			for _, id := range slices.Sorted(maps.Keys(q.Gold)) {
 				l.Gold, l.GoldTexts = append(l.Gold, id), append(l.GoldTexts, content[id])
 			}
+			l.Sessions = slices.Sorted(maps.Keys(q.GoldSessions))
 			for j := range a.msgs {
 				rel := false
 				for _, id := range a.msgs[j] {

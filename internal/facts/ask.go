@@ -1,5 +1,10 @@
 package facts
 
+import (
+	"slices"
+	"strings"
+)
+
 // Questions about a value as it stands now ("What is my monthly grocery
 // budget?", "How many sources are in my Zotero library?", "When is my
 // Zoom call with the creative director?"): when several memories state
@@ -14,6 +19,14 @@ type Asked struct {
 	// subject holds the stems of its words and its names (lower case),
 	// true for a name.
 	subject map[string]bool
+	// head is the stem of the word the asked value belongs to ("cards"
+	// in "How many project cards…", "deadline" in "What is the deadline
+	// for…"); "" when the question names none but the value's kind.
+	head string
+	// mods are the stems of the words before the head word in that noun
+	// phrase ("monthly" in "my monthly budget"), names and words of the
+	// value's kind aside.
+	mods []string
 }
 
 // AskCurrent reads a question that asks for a number, amount, date or
@@ -93,7 +106,161 @@ func AskCurrent(question string) *Asked {
 	if len(a.subject) == 0 {
 		return nil
 	}
+	a.head, a.mods = headOf(toks)
 	return a
+}
+
+// headOf finds the word a question's value belongs to: the last word of
+// the noun phrase after "how many/much" or after "what/which/when" and
+// its verb ("What is my weekly word count target for…" → target), or the
+// word before when that word only names the value's kind ("accuracy
+// percentage" → accuracy), and the words before it there ("weekly",
+// "word"). "" when there is none.
+func headOf(toks []token) (head string, mods []string) {
+	start := -1
+	for i, t := range toks[:min(3, len(toks))] {
+		switch {
+		case t.lower == "how" && i+1 < len(toks) && (toks[i+1].lower == "many" || toks[i+1].lower == "much"):
+			start = i + 2
+		case t.lower == "what" || t.lower == "which" || t.lower == "when" || t.lower == "what's":
+			start = i + 1
+		default:
+			continue
+		}
+		break
+	}
+	if start < 0 {
+		return "", nil
+	}
+	for start < len(toks) && (auxiliaries[toks[start].lower] || determiners[toks[start].lower] || possessives[toks[start].lower]) {
+		start++
+	}
+	var phrase []token
+	for _, t := range toks[start:] {
+		if t.kind == Name || t.kind == Place {
+			// "my Zoom call": a name says which one.
+			phrase = append(phrase, t)
+			continue
+		}
+		if t.kind != "" || phraseStops[t.lower] || auxiliaries[t.lower] || pronouns[t.lower] || determiners[t.lower] ||
+			possessives[t.lower] || len(phrase) > 0 && strings.HasSuffix(t.lower, "ed") {
+			break
+		}
+		phrase = append(phrase, t)
+	}
+	for i := len(phrase) - 1; i >= 0; i-- {
+		if w := phrase[i].lower; !phrase[i].maybeName && phrase[i].kind == "" && !kindWords[w] {
+			for _, t := range phrase[:i] {
+				if !t.maybeName && t.kind == "" && !kindWords[t.lower] && !stopWords[t.lower] {
+					mods = append(mods, t.lower)
+				}
+			}
+			return stem(w), mods
+		}
+	}
+	return "", nil
+}
+
+// Foreign reports whether s, stating the asked value beside the head
+// word, puts a word right before that word that neither the question
+// nor other has: the value of another thing ("The Hermes project budget
+// is £55,000" for "What's our budget for the bathroom?", beside "the
+// bathroom renovation budget").
+func (a *Asked) Foreign(s, other *Statement) bool {
+	for i := range s.units {
+		u := &s.units[i]
+		for j, t := range u.toks {
+			if j == 0 || t.kind != "" || stem(t.lower) != a.head {
+				continue
+			}
+			w := u.toks[j-1]
+			if w.kind == Number || w.kind == Amount || w.kind == Date || w.kind == Time || stopWords[w.lower] || cueWords[w.lower] || len(w.lower) < 2 {
+				continue
+			}
+			st := stem(w.lower)
+			if _, ok := a.subject[st]; ok || slices.Contains(a.mods, w.lower) || other.hasWord(st, w.lower) {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// slotBlocked reports whether a word between positions a and b says the
+// value there is of something else ("12 applications for interview
+// slots").
+func slotBlocked(toks []token, a, b int) bool {
+	for i := min(a, b) + 1; i < max(a, b); i++ {
+		if slotBlockers[toks[i].lower] {
+			return true
+		}
+	}
+	return false
+}
+
+// Covers counts the question's words and names that s has anywhere.
+func (a *Asked) Covers(s *Statement) int {
+	n := 0
+	for w, name := range a.subject {
+		for i := range s.units {
+			if _, ok := s.units[i].content[w]; ok || name && s.units[i].has(w) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// Head is the stem of the word the asked value belongs to ("" for none).
+func (a *Asked) Head() string { return a.head }
+
+// slotReach is how near (in words) a value must stand to the question's
+// head word to be its value ("5 interviews", "the new sprint deadline of
+// April 5").
+const slotReach = 3
+
+// Slot returns the values of the kind the question asks for that stand
+// within slotReach words of its head word in s (a sentence or clause
+// stating a condition does not count), and whether that sentence or
+// clause says the value changed. Nil when the question has no head word
+// or s lacks a word the question puts before it ("classification" in
+// "How many classification problems…").
+func (a *Asked) Slot(s *Statement) (values []string, changed bool) {
+	if a.head == "" {
+		return nil, false
+	}
+	for _, m := range a.mods {
+		// "my monthly budget": not the April-June budget.
+		if !s.hasWord(stem(m), m) {
+			return nil, false
+		}
+	}
+	for i := range s.units {
+		u := &s.units[i]
+		if u.cond {
+			continue
+		}
+		found := false
+		for j, t := range u.toks {
+			if t.kind != "" || stem(t.lower) != a.head {
+				continue
+			}
+			for k := range a.kinds {
+				for n, v := range u.valueAt[k] {
+					if v >= j-slotReach && v <= j+slotReach && !slotBlocked(u.toks, v, j) && !slices.Contains(values, u.values[k][n]) {
+						values = append(values, u.values[k][n])
+						found = true
+					}
+				}
+			}
+		}
+		if found && u.cue && u.saysChanged() {
+			changed = true
+		}
+	}
+	return values, changed
 }
 
 // Stated is how a statement answers an Asked question.
@@ -203,7 +370,15 @@ var (
 	// ("how many different tools", the days between two dates).
 	// determiners before "first" make it say which thing ("the first
 	// sprint"), not what was first.
-	determiners    = setOf(`the my our your his her their this that a`)
+	determiners = setOf(`the my our your his her their this that a an`)
+	// phraseStops end the noun phrase a question asks about.
+	phraseStops = setOf(`for of in on at to with by from about into during since and or as per that which who
+		i we you he she they it`)
+	// slotBlockers between a value and the head word make the value
+	// another thing's.
+	slotBlockers = setOf(`for in on with from by per and or but than`)
+	// kindWords name only the kind of the value asked for.
+	kindWords      = setOf(`percentage percent number count total amount rate date time level figure value`)
 	aggregateWords = setOf(`between different distinct unique across all compare compared`)
 	dateWords      = setOf(`date deadline due scheduled schedule`)
 	amountWords    = setOf(`budget cost costs price fee fees salary rent pay spend spent much`)

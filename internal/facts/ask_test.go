@@ -64,3 +64,52 @@ func TestStates(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadOf: the word a question's value belongs to, and the words
+// before it in its noun phrase.
+func TestHeadOf(t *testing.T) {
+	for q, want := range map[string][]string{
+		"How many project cards are included in my gallery?":                   {"card", "project"},
+		"How many interviews have I secured for executive producer roles?":     {"interv"},
+		"What is the deadline for completing the first sprint?":                {stem("deadline")},
+		"What is my accuracy percentage in solving area calculation problems?": {"accura"},
+		"What is my monthly budget for books and subscriptions?":               {"budget", "monthly"},
+		"When is my Zoom call with the creative director scheduled?":           {"call"},
+		"How many hours of overtime have I tracked most recently?":             {"hour"},
+		"What is the total budget allocated for software licenses?":            {"budget"},
+		"What time should I join the Zoom meeting with Danielle?":              {""},
+		"Is the launch still on?":                                              {""},
+	} {
+		head, mods := headOf(scan(prose(q)))
+		if got := append([]string{head}, mods...); !slices.Equal(got, want) {
+			t.Errorf("headOf(%q) = %q, want %q", q, got, want)
+		}
+	}
+}
+
+// TestSlot: the values that stand right beside the question's head word,
+// and only in a statement with the words the question puts before it.
+func TestSlot(t *testing.T) {
+	for _, c := range []struct {
+		q, text string
+		values  []string
+		changed bool
+	}{
+		{"How many interviews have I secured?", "I'm kinda curious how I can leverage the fact that I secured 5 interviews to improve my resume?", []string{"5"}, false},
+		{"How many interviews have I secured?", "I secured 5 callbacks and sent 12 applications for interview slots.", nil, false},
+		{"What is the deadline for the first sprint?", "I'm trying to update my timeline to reflect the new sprint deadline of April 5, 2024.", []string{"5", "april"}, true},
+		{"What is my monthly budget for books?", "I've increased my April-June book budget to $75.", nil, false},
+		{"What is my monthly budget for books?", "I spent $43 on books, which is $8 over my $35 monthly budget.", []string{"35"}, false},
+		{"How many classification problems have I completed?", "I've already completed 15 problems with 95% accuracy.", nil, false},
+		{"How many project cards are in my gallery?", "If I add 3 cards to the project gallery, will it fit?", nil, false},
+		{"What time should I join the meeting?", "The meeting moved to 3 PM.", nil, false},
+	} {
+		values, changed := AskCurrent(c.q).Slot(Parse(c.text))
+		slices.Sort(values)
+		want := slices.Clone(c.values)
+		slices.Sort(want)
+		if !slices.Equal(values, want) || changed != c.changed {
+			t.Errorf("%q / %q: %q %v, want %q %v", c.q, c.text, values, changed, want, c.changed)
+		}
+	}
+}

@@ -46,3 +46,53 @@ func TestFoldNeighbourTurns(t *testing.T) {
 		t.Errorf("folding off: got %v, want the question turn and the reply as two results", texts(res.Results))
 	}
 }
+
+// TestFoldReplyBelowDraw: a long reply next to the question that finds
+// it is folded into the question's result even when, by its own score, it
+// ranks below what Rank draws from the index (3 × the limit): memories
+// elsewhere that share the topic outrank it, and without taking it in
+// from the pool the answer would show the question without its reply.
+func TestFoldReplyBelowDraw(t *testing.T) {
+	e := recallEngine(t)
+	at := time.Date(2025, 4, 5, 18, 0, 0, 0, la)
+	question := StoreRequest{Content: "how do I set up the new water filter for the aquarium?", Speaker: "Lena"}
+	reply := StoreRequest{Content: "Sure. Rinse the sponge and the ceramic rings under tap water first, never with soap, " +
+		"hang the unit on the back wall of the tank so the intake sits about five centimetres above the gravel, " +
+		"fill the box with tank water before you plug it in so the motor does not run dry, and then let it " +
+		"run for a day before adding any new fish, checking that the flow is gentle enough for small ones.", Speaker: "assistant"}
+	for i, turn := range []StoreRequest{question, reply} {
+		turn.Scope, turn.ConversationID, turn.Timestamp = "chat", "chat-1", at.Add(time.Duration(i)*time.Minute)
+		mustStore(t, e, turn)
+	}
+	for i, text := range []string{
+		"the aquarium filter at the pet shop is on sale this week",
+		"my aquarium filter got noisy again last night",
+		"cleaned the aquarium filter and the water looks clear now",
+		"ordered a spare aquarium water filter online",
+		"the new filter for the aquarium arrived today",
+	} {
+		mustStore(t, e, StoreRequest{Content: text, Scope: "chat", ConversationID: "note-" + string(rune('a'+i)), Speaker: "Lena", Timestamp: at.Add(-time.Duration(i+1) * 24 * time.Hour)})
+	}
+	q := SearchRequest{Query: "how do I set up the water filter for the aquarium", Scope: "chat", ExactScope: true, Limit: 1}
+
+	e.SetRankOptions(RankOptions{FoldShare: -1})
+	res := search(t, e, SearchRequest{Query: q.Query, Scope: q.Scope, ExactScope: true, Limit: 10})
+	place := -1
+	for i, m := range res.Results {
+		if m.Text == reply.Content {
+			place = i
+		}
+	}
+	if place < 3 {
+		t.Fatalf("folding off: the reply is at place %d of %v; the case needs it below the first 3", place, texts(res.Results))
+	}
+
+	e.SetRankOptions(RankOptions{FoldShare: 0.01})
+	res = search(t, e, q)
+	if len(res.Results) != 1 || res.Results[0].Text != question.Content {
+		t.Fatalf("got %v, want the question turn", texts(res.Results))
+	}
+	if ctx := res.Results[0].Context; len(ctx) != 1 || ctx[0].Text != reply.Content {
+		t.Errorf("the question's context %+v, want its reply", ctx)
+	}
+}

@@ -395,7 +395,8 @@ func parseSort(s string) (memindex.Order, error) {
 func currentFirst(query string, res []Memory) {
 	said := make([]recall.Said, len(res))
 	for i, m := range res {
-		said[i] = recall.Said{Text: m.Text, At: m.Timestamp, ID: m.ID, Skip: m.SupersededBy != nil || m.Weak, Updates: len(m.Supersedes) > 0}
+		said[i] = recall.Said{Text: m.Text, At: m.Timestamp, ID: m.ID, Skip: m.SupersededBy != nil || m.Weak, Updates: len(m.Supersedes) > 0,
+			Assistant: strings.EqualFold(m.Speaker, "assistant")}
 		if m.SupersededBy != nil {
 			said[i].Successor = m.SupersededBy.ID
 		}

@@ -38,6 +38,9 @@ type Said struct {
 	Successor string
 	// Updates: storing it superseded an earlier memory.
 	Updates bool
+	// Assistant: the assistant said it (a conversation's reply repeats
+	// what the user said; it states nothing of its own).
+	Assistant bool
 }
 
 // successorReach is how many links CurrentFirst follows from a
@@ -80,7 +83,7 @@ func CurrentFirst(query string, res []Said) (from, to int) {
 		}
 	}
 	if len(states) == 0 {
-		return 0, 0
+		return slotFirst(q, res, parsed)
 	}
 	// The latest that says the value changed to another than the first
 	// gives, for one same word of the question ("the application deadline
@@ -98,7 +101,70 @@ func CurrentFirst(query string, res []Said) (from, to int) {
 		// results above it, which state no such value.
 		return first.at, 0
 	}
+	if latest.at == first.at {
+		return slotFirst(q, res, parsed)
+	}
 	return latest.at, first.at
+}
+
+// slotRank: slotFirst moves results among the first slotRank only, so
+// which memories a question's first slotRank results hold never changes.
+const slotRank = 5
+
+// slotFirst: when the question names the thing whose value it asks for
+// ("How many interviews have I secured…", "What is the deadline for the
+// first sprint…"), the results among the first slotRank that state a
+// value of that kind right beside that word ("I secured 3 interviews",
+// "the new sprint deadline of April 5") answer it. The latest of them
+// that gives another value than the first passes it when it says the
+// value changed or was said in the same conversation (stored with one
+// time: "…the fact that I secured 5 interviews"); the answer then passes
+// the results above it that state no value of that kind beside any of
+// the question's words and name no more of them. The assistant's replies only repeat the user's
+// values: they do not count, nor a value of another thing (a word right
+// before the head word that neither the question nor the first has).
+func slotFirst(q *facts.Asked, res []Said, parsed []*facts.Statement) (from, to int) {
+	if q.Head() == "" {
+		return 0, 0
+	}
+	first, latest := -1, -1
+	var firstValues []string
+	for i := range res[:min(len(res), slotRank)] {
+		if res[i].Skip || res[i].Assistant {
+			continue
+		}
+		values, changed := q.Slot(parsed[i])
+		if len(values) == 0 {
+			continue
+		}
+		if first < 0 {
+			first, latest, firstValues = i, i, values
+			continue
+		}
+		if later(&res[i], &res[latest]) && !within(values, firstValues) && !within(firstValues, values) &&
+			(changed || res[i].At.Equal(res[first].At)) && !q.Foreign(parsed[i], parsed[first]) {
+			latest = i
+		}
+	}
+	if first < 0 {
+		return 0, 0
+	}
+	covers := q.Covers(parsed[latest])
+	to = first
+	for to > 0 && q.States(parsed[to-1]).Words == 0 && q.Covers(parsed[to-1]) <= covers {
+		to--
+	}
+	return latest, to
+}
+
+// within reports whether every value of a is in b.
+func within(a, b []string) bool {
+	for _, v := range a {
+		if !slices.Contains(b, v) {
+			return false
+		}
+	}
+	return true
 }
 
 // later reports whether a was said after b: its time, then (for the

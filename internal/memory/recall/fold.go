@@ -1,6 +1,9 @@
 package recall
 
 import (
+	"cmp"
+	"slices"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/memory/memindex"
@@ -15,8 +18,10 @@ const foldDraw = 3
 // which (the neighbour share), to fold a pair of adjacent turns into one
 // result.
 type lendings struct {
-	// at is each candidate's position in the pool.
-	at map[bson.ObjectID]int32
+	// at is each candidate's position in the pool; pool what fold needs
+	// of each (id, kind, time, score).
+	at   map[bson.ObjectID]int32
+	pool []memindex.Hit
 	// nb are each position's neighbours (Candidate.Neighbors); owes the
 	// share of its score each of them lends it.
 	nb   [][2]int32
@@ -27,10 +32,11 @@ type lendings struct {
 
 // lendingsOf reads the pool once scored; lent is what score returned.
 func lendingsOf(pool []memindex.Candidate, lent [][2]float64) lendings {
-	l := lendings{at: make(map[bson.ObjectID]int32, len(pool)), nb: make([][2]int32, len(pool)), owes: make([][2]float64, len(pool))}
+	l := lendings{at: make(map[bson.ObjectID]int32, len(pool)), pool: make([]memindex.Hit, len(pool)), nb: make([][2]int32, len(pool)), owes: make([][2]float64, len(pool))}
 	for i := range pool {
 		cd := &pool[i]
 		l.at[cd.ID] = int32(i)
+		l.pool[i] = memindex.Hit{ID: cd.ID, Kind: cd.Kind, TS: cd.TS, Score: cd.Score}
 		l.nb[i] = cd.Neighbors
 		for j := range 2 {
 			if cd.Score > 0 {
@@ -51,33 +57,51 @@ func (l *lendings) owesTo(p, n int32) float64 {
 	return 0
 }
 
+// pair reports whether adjacent positions p and n are one result: one of
+// the two owes at least share of its score to the other.
+func (l *lendings) pair(p, n int32, share float64) bool {
+	return l.owesTo(p, n) >= share || l.owesTo(n, p) >= share
+}
+
 // fold walks ranked (best first) and keeps up to k results; a turn next to
 // a result already kept, when one of the two owes at least share of its
 // score to the other, joins that result's context instead of taking a
-// place of its own.
+// place of its own. The pair is one result wherever its second turn
+// ranks: a kept result also takes in such a neighbour from the pool that
+// ranked below what was drawn (with meaning in the score, a long reply
+// next to the question that found it often ranks below many turns that
+// merely share the conversation's topic; drawn or not, it is the same
+// pair).
 func (l *lendings) fold(ranked []memindex.Candidate, share float64, k int) []memindex.Candidate {
 	out := make([]memindex.Candidate, 0, k)
-	shown := map[int32]int{} // pool position → index in out
+	shown := map[int32]int{}  // pool position → index in out
+	taken := map[int32]bool{} // pool positions shown, folded or passed over
+	add := func(into int, h memindex.Hit) {
+		if l.context == nil {
+			l.context = map[bson.ObjectID][]memindex.Hit{}
+		}
+		id := out[into].ID
+		l.context[id] = append(l.context[id], h)
+	}
 	for _, cd := range ranked {
 		p, ok := l.at[cd.ID]
+		if ok {
+			taken[p] = true
+		}
 		into := -1
 		if ok && !cd.Alone {
 			for _, n := range l.nb[p] {
 				if n < 0 {
 					continue
 				}
-				if i, ok := shown[n]; ok && (l.owesTo(p, n) >= share || l.owesTo(n, p) >= share) {
+				if i, ok := shown[n]; ok && l.pair(p, n, share) {
 					into = i
 					break
 				}
 			}
 		}
 		if into >= 0 {
-			if l.context == nil {
-				l.context = map[bson.ObjectID][]memindex.Hit{}
-			}
-			id := out[into].ID
-			l.context[id] = append(l.context[id], memindex.Hit{ID: cd.ID, Kind: cd.Kind, TS: cd.TS, Score: cd.Score})
+			add(into, memindex.Hit{ID: cd.ID, Kind: cd.Kind, TS: cd.TS, Score: cd.Score})
 			continue
 		}
 		if len(out) < k {
@@ -85,6 +109,27 @@ func (l *lendings) fold(ranked []memindex.Candidate, share float64, k int) []mem
 				shown[p] = len(out)
 			}
 			out = append(out, cd)
+		}
+	}
+	// The neighbours of the results that were not drawn, best first.
+	var rest []int32
+	for p := range shown {
+		for _, n := range l.nb[p] {
+			if n >= 0 && !taken[n] && l.pair(p, n, share) {
+				taken[n] = true
+				rest = append(rest, n)
+			}
+		}
+	}
+	slices.SortFunc(rest, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(l.pool[b].Score, l.pool[a].Score), cmp.Compare(a, b))
+	})
+	for _, n := range rest {
+		for _, p := range l.nb[n] {
+			if i, ok := shown[p]; ok && p >= 0 && l.pair(p, n, share) {
+				add(i, l.pool[n])
+				break
+			}
 		}
 	}
 	return out
