@@ -132,6 +132,35 @@ func (c Collection[T]) GetMany(ctx context.Context, ids []bson.ObjectID) (map[bs
 	return out, nil
 }
 
+// Existing reports which of these _ids have a document, whether it
+// decodes or not.
+func (c Collection[T]) Existing(ctx context.Context, ids []bson.ObjectID) (map[bson.ObjectID]bool, error) {
+	out := make(map[bson.ObjectID]bool, len(ids))
+	if c.raw != nil {
+		err := c.raw.get(ctx, c.Name(), ids, func(raw bson.Raw) error {
+			if id, ok := raw.Lookup("_id").ObjectIDOK(); ok {
+				out[id] = true
+			}
+			return nil
+		})
+		if !errors.Is(err, errNoRawTable) {
+			return out, c.wrap("read from", err)
+		}
+		clear(out)
+	}
+	for _, id := range ids {
+		_, err := c.Get(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil && !errors.Is(err, ErrUndecodable) {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, nil
+}
+
 // Replace overwrites the document with this _id.
 func (c Collection[T]) Replace(ctx context.Context, id any, doc *T) error {
 	res, err := c.c.ReplaceOne(ctx, bson.D{{Key: "_id", Value: id}}, doc)

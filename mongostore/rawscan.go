@@ -35,39 +35,6 @@ type sqliteFiles struct {
 	once sync.Once
 	db   *sql.DB
 	err  error
-
-	// stmts are the prepared queries of get and table, by their text:
-	// SQLite parsed the two queries of every search's fetch anew, about
-	// 40 % of its time. A statement follows a schema change by itself (it
-	// is prepared again, or fails when its table is gone).
-	mu    sync.Mutex
-	stmts map[string]*sql.Stmt
-}
-
-// maxStmts bounds the prepared queries kept (one per collection and
-// number of ids asked for, up to a search's limit).
-const maxStmts = 64
-
-// query runs q, prepared once and kept while fewer than maxStmts are.
-func (f *sqliteFiles) query(ctx context.Context, db *sql.DB, q string, args ...any) (*sql.Rows, error) {
-	f.mu.Lock()
-	st := f.stmts[q]
-	if st == nil && len(f.stmts) < maxStmts {
-		var err error
-		if st, err = db.PrepareContext(ctx, q); err != nil {
-			f.mu.Unlock()
-			return nil, err
-		}
-		if f.stmts == nil {
-			f.stmts = map[string]*sql.Stmt{}
-		}
-		f.stmts[q] = st
-	}
-	f.mu.Unlock()
-	if st == nil {
-		return db.QueryContext(ctx, q, args...)
-	}
-	return st.QueryContext(ctx, args...)
 }
 
 func newSQLiteFiles(dataDir, database string) *sqliteFiles {
@@ -86,12 +53,6 @@ func (f *sqliteFiles) open() (*sql.DB, error) {
 }
 
 func (f *sqliteFiles) close() error {
-	f.mu.Lock()
-	for _, st := range f.stmts {
-		st.Close()
-	}
-	f.stmts = nil
-	f.mu.Unlock()
 	if f.db != nil {
 		return f.db.Close()
 	}
@@ -110,16 +71,7 @@ func (f *sqliteFiles) table(ctx context.Context, collection string) (string, err
 		return "", errNoRawTable
 	}
 	var t string
-	rows, err := f.query(ctx, db, `SELECT table_name FROM _ferretdb_collections WHERE name = ?`, collection)
-	if err == nil {
-		err = sql.ErrNoRows
-		if rows.Next() {
-			err = rows.Scan(&t)
-		}
-		if cerr := rows.Close(); err == nil {
-			err = cerr
-		}
-	}
+	err = db.QueryRowContext(ctx, `SELECT table_name FROM _ferretdb_collections WHERE name = ?`, collection).Scan(&t)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
@@ -200,7 +152,7 @@ func (f *sqliteFiles) get(ctx context.Context, collection string, ids []bson.Obj
 		args[i] = `"` + id.Hex() + `"`
 	}
 	q = append(q, ')')
-	rows, err := f.query(ctx, db, string(q), args...)
+	rows, err := db.QueryContext(ctx, string(q), args...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -103,7 +103,9 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 	if n == 0 {
 		return nil, nil
 	}
-	allow := func(slot textindex.DocID) bool { return int(slot) < len(ix.items) && c.match(&ix.items[slot]) }
+	// The keyword stage asks about every posting of the query's words: a
+	// bit of the allowed set (exactly the slots c matches) answers it.
+	allow := func(slot textindex.DocID) bool { return allowed.Has(uint32(slot)) }
 
 	pos := map[uint32]int32{} // slot → position in the pool, once ordered
 	add := func(slot uint32) { pos[slot] = 0 }
