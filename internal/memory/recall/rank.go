@@ -100,9 +100,10 @@ type Options struct {
 	// neighbour share): the pair is one place in the answer, shown
 	// together, rather than two places holding the same evidence. 0.01
 	// folds nearly every pair that lends: it gained on every recall set
-	// (BENCHMARKS.md), but keyword-only ranking gains more than hybrid on
-	// the messy conversation of TestFusionNotBelowParts (hybrid R@10 67.7,
-	// keyword 68.0), so it is off by default until fusion holds with it.
+	// (BENCHMARKS.md), but keyword-only ranking still edges hybrid on the
+	// messy conversation of TestFusionNotBelowParts (hybrid R@10 69.7,
+	// keyword 70.0, with the whole-pool fold), so it is off by default
+	// until fusion holds with it.
 	// Negative (the default): never fold.
 	FoldShare float64
 }
@@ -350,14 +351,18 @@ func evidence(cd *memindex.Candidate) *Evidence {
 // boost for a lesson that clears the relevance bar (cal says whether it
 // does, as the results' confidences will).
 //
-// It returns, per candidate and neighbour (as Candidate.Neighbors), the
-// score that neighbour lends it.
+// With folding on (Options.FoldShare), it returns, per candidate and
+// neighbour (as Candidate.Neighbors), the score that neighbour lends it;
+// nil otherwise.
 func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) [][2]float64 {
 	// own is a candidate's score on what the query asks: keywords, meaning
 	// and time; speaker is the prior for a turn of the speaker it names.
 	own := make([]float64, len(pool))
 	speaker := make([]float64, len(pool))
-	lent := make([][2]float64, len(pool))
+	var lent [][2]float64
+	if ro.FoldShare > 0 {
+		lent = make([][2]float64, len(pool))
+	}
 	newest, oldest := int64(math.MinInt64), int64(math.MaxInt64)
 	for i := range pool {
 		cd := &pool[i]
@@ -403,7 +408,7 @@ func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) [][2]floa
 		if ro.LessonWeight > 0 && cd.Source == sourceLesson && bar.clears(evidenceFor(cd, q)) >= ro.MinConfidence {
 			cd.Score += ro.LessonWeight
 		}
-		if !cd.Alone {
+		if lent != nil && !cd.Alone {
 			for j, n := range cd.Neighbors {
 				if n >= 0 {
 					lent[i][j] = share * own[n]
