@@ -159,3 +159,34 @@ func TestChangedDetailUpdatesOnlyItsSubject(t *testing.T) {
 		t.Fatalf("updates %d, other subjects %d", updates, notUpdates)
 	}
 }
+
+// TestRelateLinkable: conversation turns are linked only by a Linkable
+// relation (a changed value beside one same word on both sides, two words
+// in common, no word saying another thing is meant). Every place a word
+// stands anchors a value, the values beside it must differ, the same
+// date anchors a changed time, and a Linkable pair of clauses is preferred
+// to a closer one that is not.
+func TestRelateLinkable(t *testing.T) {
+	cases := []struct {
+		older, newer string
+		linkable     bool
+	}{
+		// "problems" first stands far from the 12 it counts.
+		{"I'm trying to understand how my accuracy in area calculation problems improved from 70% to 90% after completing 12 problems, can you help me?",
+			"I'm trying to calculate the area of a triangle using Heron's formula, but I want to compare it with the base-height formula for the triangle with sides 7 cm, 24 cm, 25 cm, and I've already completed 15 problems with 95% accuracy, so I'm looking for a method that can help me improve my understanding of triangle area calculations", true},
+		// The same day, another time.
+		{"I have a Zoom meeting with Professor Danielle on March 22 at 3 PM to review my draft.",
+			"Can you remind me that the Zoom meeting with Professor Danielle is rescheduled to March 22 at 4:30 PM?", true},
+		// The clause that restates 8 problems is not the one that counts
+		// 12: the pair with "12 conditional probability problems" links.
+		{"I'm trying to understand how my accuracy in conditional probability problems improved from 60% to 85% over 2 weeks, after completing 8 problems - can you help me calculate the rate of improvement?",
+			"I'm stuck on a problem and I need help, I've recently increased my practice sessions to 12 conditional probability problems, which has further boosted my accuracy and confidence, and I've completed 8 conditional probability problems and improved my accuracy from 60% to 85% over 2 weeks.", true},
+		// The same count beside the word, other numbers changed.
+		{"I've completed 8 problems and my accuracy went from 60% to 85%.", "I've now completed 8 problems with 90% accuracy on the quiz.", false},
+	}
+	for _, c := range cases {
+		if r := Relate(c.older, c.newer); r.Linkable() != c.linkable {
+			t.Errorf("%q then %q: %+v, want linkable %v", c.older, c.newer, r, c.linkable)
+		}
+	}
+}
