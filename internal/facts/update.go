@@ -601,21 +601,27 @@ func relateUnits(a, b *unit) Relation {
 // within anchorReach words of one same shared word on both sides, with
 // another value beside it on each side ("after completing 12 problems" /
 // "completed 15 problems"; not "8 problems" / "8 problems" in texts whose
-// other numbers changed). The word stands on the same side of the value
-// in both ("probability of drawing 2 aces" does not anchor "12
-// conditional probability problems"). The same date beside a changed
-// time anchors it. Every place a word stands counts, not only its
+// other numbers changed). A count anchors only to the thing it counts,
+// on the same side in both ("probability of drawing 2 aces" does not
+// anchor "12 conditional probability problems"); an amount, date or time
+// to any word beside it ("the $7,000 budget" / "budget allocation to
+// $8,000"). The same date beside a changed time anchors it. Every place a word stands counts, not only its
 // first ("area calculation problems improved … after completing 12
 // problems").
 func anchored(a, b *unit, changed []Kind) bool {
 	near := func(u *unit, k Kind) map[string][]string {
 		out := map[string][]string{}
 		for n, at := range u.valueAt[k] {
-			head := countedHead(u, at)
+			head, side := -1, ""
+			if k == Number {
+				head = countedHead(u, at)
+			}
 			for i := max(0, at-anchorReach); i <= at+anchorReach && i < len(u.toks); i++ {
-				side := "<"
-				if i > at {
-					side = ">"
+				if k == Number {
+					side = "<"
+					if i > at {
+						side = ">"
+					}
 				}
 				switch t := &u.toks[i]; {
 				case i == at:
