@@ -181,6 +181,13 @@ func TestRelateLinkable(t *testing.T) {
 		// 12: the pair with "12 conditional probability problems" links.
 		{"I'm trying to understand how my accuracy in conditional probability problems improved from 60% to 85% over 2 weeks, after completing 8 problems - can you help me calculate the rate of improvement?",
 			"I'm stuck on a problem and I need help, I've recently increased my practice sessions to 12 conditional probability problems, which has further boosted my accuracy and confidence, and I've completed 8 conditional probability problems and improved my accuracy from 60% to 85% over 2 weeks.", true},
+		// A count anchors only to what it counts, on the same side.
+		{"Can you help me calculate the probability of tossing two coins and getting two heads?",
+			"I've completed 5 coin toss problems with 80% mastery, can you help me calculate the probability of the next ones?", false},
+		{"I want to know how to calculate the probability of drawing 2 aces in a row from a 52-card deck without replacement.",
+			"I've recently increased my practice to 12 conditional probability problems, can you check how I calculate them?", false},
+		// An amount anchors on either side.
+		{"We set the $1,200 budget for the kitchen repairs.", "We've raised the kitchen repairs budget to $1,500.", true},
 		// The same count beside the word, other numbers changed.
 		{"I've completed 8 problems and my accuracy went from 60% to 85%.", "I've now completed 8 problems with 90% accuracy on the quiz.", false},
 	}
