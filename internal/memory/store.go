@@ -135,7 +135,17 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	// waits for it (afterDB first waits until the scan holds that lock).
 	var similar []memindex.Hit
 	var pass *memindex.VectorPass
+	var keywords chan *memindex.KeywordPass
 	if set, serr := e.searchScopes(scope, "", false); serr == nil && c.kind == memindex.KindMemory {
+		// The update check's keyword candidates are drawn meanwhile too,
+		// as the keyword index will be with the memory in it
+		// (memindex.KeywordsAhead): the memory's Put is the next change
+		// of the index (writeMu), and relate's Rank checks that it was.
+		keywords = make(chan *memindex.KeywordPass, 1)
+		go func() {
+			ix := e.index()
+			keywords <- ix.KeywordsAhead(id, text, ix.Analyze(text), memindex.Filter{Scopes: set}, recall.RelateVectorCandidates)
+		}()
 		var wait func() ([]memindex.Hit, *memindex.VectorPass)
 		var vec []float32
 		scanning := make(chan struct{})
@@ -166,7 +176,11 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	}
 	res := StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: e.collection(c.kind).Name()}
 	if c.kind == memindex.KindMemory {
-		rel, err := e.relate(ctx, &c.doc, pass)
+		var kw *memindex.KeywordPass
+		if keywords != nil {
+			kw = <-keywords
+		}
+		rel, err := e.relate(ctx, &c.doc, pass, kw)
 		if err != nil {
 			e.log.Warn("cannot compare the new memory with earlier ones", "memory_id", id.Hex(), "err", err)
 		}

@@ -79,11 +79,12 @@ type Relations struct {
 // is compared), and returns d's text parsed.
 //
 // pass, when not nil, holds the vector candidates drawn ahead of time
-// (memindex.SimilarPass, with RelateVectorCandidates).
-func Candidates(ctx context.Context, ix *memindex.Index, f memindex.Filter, d *memindex.Doc, pass *memindex.VectorPass) ([]memindex.Candidate, *facts.Statement, error) {
+// (memindex.SimilarPass, with RelateVectorCandidates), kw the keyword
+// candidates (KeywordsAhead).
+func Candidates(ctx context.Context, ix *memindex.Index, f memindex.Filter, d *memindex.Doc, pass *memindex.VectorPass, kw *memindex.KeywordPass) ([]memindex.Candidate, *facts.Statement, error) {
 	id, text, vec := d.ID, d.Text, d.Vec
 	rq := memindex.RankQuery{Filter: f, Terms: ix.Analyze(text), Vector: vec,
-		Candidates: RelateVectorCandidates, K: RelateVectorCandidates, DuplicateOverlap: 1, Pass: pass}
+		Candidates: RelateVectorCandidates, K: RelateVectorCandidates, DuplicateOverlap: 1, Pass: pass, Keywords: kw}
 	if rq.Terms.Empty() && vec == nil {
 		return nil, nil, nil
 	}
