@@ -135,16 +135,29 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	// waits for it (afterDB first waits until the scan holds that lock).
 	var similar []memindex.Hit
 	var pass *memindex.VectorPass
-	var keywords chan *memindex.KeywordPass
+	var keywords chan keywordsAhead
+	var ahead keywordsAhead
+	takeAhead := func() keywordsAhead {
+		if keywords != nil {
+			ahead, keywords = <-keywords, nil
+		}
+		return ahead
+	}
+	// Whatever happens, the reading ahead ends before writeMu is released
+	// (it fills e.parsed).
+	defer takeAhead()
 	if set, serr := e.searchScopes(scope, "", false); serr == nil && c.kind == memindex.KindMemory {
 		// The update check's keyword candidates are drawn meanwhile too,
 		// as the keyword index will be with the memory in it
 		// (memindex.KeywordsAhead): the memory's Put is the next change
 		// of the index (writeMu), and relate's Rank checks that it was.
-		keywords = make(chan *memindex.KeywordPass, 1)
+		// So are the memories among them, read and parsed, and the new
+		// text parsed (readAheadFor).
+		keywords = make(chan keywordsAhead, 1)
 		go func() {
 			ix := e.index()
-			keywords <- ix.KeywordsAhead(id, text, ix.Analyze(text), memindex.Filter{Scopes: set}, recall.RelateVectorCandidates)
+			kw := ix.KeywordsAhead(id, text, ix.Analyze(text), memindex.Filter{Scopes: set}, recall.RelateVectorCandidates)
+			keywords <- keywordsAhead{kw, e.readAheadFor(ctx, text, kw)}
 		}()
 		var wait func() ([]memindex.Hit, *memindex.VectorPass)
 		var vec []float32
@@ -176,11 +189,8 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	}
 	res := StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: e.collection(c.kind).Name()}
 	if c.kind == memindex.KindMemory {
-		var kw *memindex.KeywordPass
-		if keywords != nil {
-			kw = <-keywords
-		}
-		rel, err := e.relate(ctx, &c.doc, pass, kw)
+		ahead := takeAhead()
+		rel, err := e.relate(ctx, &c.doc, pass, ahead.pass, ahead.read)
 		if err != nil {
 			e.log.Warn("cannot compare the new memory with earlier ones", "memory_id", id.Hex(), "err", err)
 		}
@@ -210,6 +220,13 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		})
 	}
 	return res, nil
+}
+
+// keywordsAhead is what a store draws for its update check while its
+// memory is written.
+type keywordsAhead struct {
+	pass *memindex.KeywordPass
+	read readAhead
 }
 
 // storeInput is a StoreRequest checked and put in the form it is stored in.
