@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/facts"
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/internal/memory/recall"
 	"github.com/infmem/infmem/mongostore"
@@ -143,21 +144,19 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		}
 		return ahead
 	}
-	// Whatever happens, the reading ahead ends before writeMu is released
-	// (it fills e.parsed).
+	// Whatever happens, the drawing ahead ends before the store does.
 	defer takeAhead()
 	if set, serr := e.searchScopes(scope, "", false); serr == nil && c.kind == memindex.KindMemory {
 		// The update check's keyword candidates are drawn meanwhile too,
 		// as the keyword index will be with the memory in it
 		// (memindex.KeywordsAhead): the memory's Put is the next change
 		// of the index (writeMu), and relate's Rank checks that it was.
-		// So are the memories among them, read and parsed, and the new
-		// text parsed (readAheadFor).
+		// The new text is parsed for it meanwhile too.
 		keywords = make(chan keywordsAhead, 1)
 		go func() {
 			ix := e.index()
 			kw := ix.KeywordsAhead(id, text, ix.Analyze(text), memindex.Filter{Scopes: set}, recall.RelateVectorCandidates)
-			keywords <- keywordsAhead{kw, e.readAheadFor(ctx, text, kw)}
+			keywords <- keywordsAhead{kw, facts.Parse(text)}
 		}()
 		var wait func() ([]memindex.Hit, *memindex.VectorPass)
 		var vec []float32
@@ -190,7 +189,7 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	res := StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: e.collection(c.kind).Name()}
 	if c.kind == memindex.KindMemory {
 		ahead := takeAhead()
-		rel, err := e.relate(ctx, &c.doc, pass, ahead.pass, ahead.read)
+		rel, err := e.relate(ctx, &c.doc, pass, ahead.pass, ahead.mine)
 		if err != nil {
 			e.log.Warn("cannot compare the new memory with earlier ones", "memory_id", id.Hex(), "err", err)
 		}
@@ -226,7 +225,7 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 // memory is written.
 type keywordsAhead struct {
 	pass *memindex.KeywordPass
-	read readAhead
+	mine *facts.Statement
 }
 
 // storeInput is a StoreRequest checked and put in the form it is stored in.

@@ -9,7 +9,6 @@ import (
 	"github.com/infmem/infmem/internal/facts"
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/internal/memory/recall"
-	"github.com/infmem/infmem/mongostore"
 )
 
 // Knowledge updates. When a new memory states a changed value of what an
@@ -54,9 +53,9 @@ type related struct {
 // by, or contradicts (recall.Candidates, recall.Relate), and records the
 // links. The caller holds writeMu and has stored d; pass, when not nil,
 // holds the vector candidates drawn before (memindex.SimilarPass), kw the
-// keyword candidates (memindex.KeywordsAhead), ahead what the store read
-// and parsed meanwhile (readAhead).
-func (e *Engine) relate(ctx context.Context, d *memindex.Doc, pass *memindex.VectorPass, kw *memindex.KeywordPass, ahead readAhead) (related, error) {
+// keyword candidates (memindex.KeywordsAhead), mine d's text parsed
+// (nil: relate parses it).
+func (e *Engine) relate(ctx context.Context, d *memindex.Doc, pass *memindex.VectorPass, kw *memindex.KeywordPass, mine *facts.Statement) (related, error) {
 	var out related
 	id := d.ID
 	set, err := e.searchScopes(d.Scope, "", false)
@@ -64,7 +63,7 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc, pass *memindex.Vec
 		return out, err
 	}
 	ix := e.index()
-	cands, mine, err := recall.Candidates(ctx, ix, memindex.Filter{Scopes: set}, d, pass, kw, ahead.mine)
+	cands, mine, err := recall.Candidates(ctx, ix, memindex.Filter{Scopes: set}, d, pass, kw, mine)
 	if err != nil || len(cands) == 0 {
 		return out, err
 	}
@@ -72,7 +71,7 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc, pass *memindex.Vec
 	for i, cd := range cands {
 		hits[i] = hit{id: cd.ID, kind: cd.Kind, ts: cd.TS}
 	}
-	ms, err := e.fetchAhead(ctx, hits, ahead.memories)
+	ms, err := e.fetch(ctx, hits)
 	if err != nil {
 		return out, err
 	}
@@ -238,64 +237,4 @@ func (e *Engine) supersededLinks(id bson.ObjectID, succ string) (memindex.Links,
 	}
 	l.SupersededBy = to
 	return l, true, nil
-}
-
-// readAhead is what a store reads and parses for its update check while
-// its memory is written (Store): its text parsed, and the memories among
-// its keyword candidates, read and parsed into e.parsed. All of it under
-// the store's writeMu, so nothing read can change before relate uses it.
-type readAhead struct {
-	mine     *facts.Statement
-	memories map[bson.ObjectID]*mongostore.Memory
-}
-
-// readAheadFor reads ahead for the update check of the new memory with
-// text, whose keyword candidates kw holds. The caller holds writeMu and
-// waits for it before relate (e.parsed is not safe for concurrent use).
-func (e *Engine) readAheadFor(ctx context.Context, text string, kw *memindex.KeywordPass) readAhead {
-	out := readAhead{mine: facts.Parse(text)}
-	if ids := kw.Memories(); len(ids) > 0 {
-		ms, err := e.store.Memories.GetMany(ctx, ids)
-		if err != nil {
-			return out // relate reads them itself
-		}
-		for id, m := range ms {
-			e.parsed.Get(id.Hex(), m.Text)
-		}
-		out.memories = ms
-	}
-	return out
-}
-
-// fetchAhead is fetch for memories (relate's candidates), taking those
-// read ahead from got.
-func (e *Engine) fetchAhead(ctx context.Context, hits []hit, got map[bson.ObjectID]*mongostore.Memory) ([]Memory, error) {
-	var rest []hit
-	for _, h := range hits {
-		if got[h.id] == nil || h.kind != memindex.KindMemory {
-			rest = append(rest, h)
-		}
-	}
-	if len(rest) == len(hits) {
-		return e.fetch(ctx, hits)
-	}
-	more, err := e.fetch(ctx, rest)
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[string]Memory, len(more))
-	for _, m := range more {
-		byID[m.ID] = m
-	}
-	out := make([]Memory, 0, len(hits))
-	for _, h := range hits {
-		if d := got[h.id]; d != nil && h.kind == memindex.KindMemory {
-			m := fromMemory(d)
-			m.Confidence, m.Weak, m.Evidence = h.score, h.weak, h.ev
-			out = append(out, m)
-		} else if m, ok := byID[h.id.Hex()]; ok {
-			out = append(out, m)
-		}
-	}
-	return out, nil
 }

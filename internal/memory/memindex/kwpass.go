@@ -28,18 +28,6 @@ type KeywordPass struct {
 	terms  textindex.Query
 	k      int
 	hits   []textindex.Hit
-	// memories are the hits' memories (summaries left out) other than
-	// the new one, for a caller to read ahead.
-	memories []bson.ObjectID
-}
-
-// Memories returns the ids of the memories among the pass's hits, the new
-// memory left out (nil for a nil pass).
-func (p *KeywordPass) Memories() []bson.ObjectID {
-	if p == nil {
-		return nil
-	}
-	return p.memories
 }
 
 // KeywordsAhead draws, before the memory id with text is put in the
@@ -67,13 +55,7 @@ func (ix *Index) KeywordsAhead(id bson.ObjectID, text string, terms textindex.Qu
 	if !ok {
 		return nil
 	}
-	var memories []bson.ObjectID
-	for _, h := range hits {
-		if h.ID != slot && int(h.ID) < len(ix.items) && ix.items[h.ID].kind == KindMemory {
-			memories = append(memories, ix.items[h.ID].id)
-		}
-	}
-	return &KeywordPass{ix: ix, gen: ix.gen, id: id, slot: slot, filter: f, terms: terms, k: k, hits: hits, memories: memories}
+	return &KeywordPass{ix: ix, gen: ix.gen, id: id, slot: slot, filter: f, terms: terms, k: k, hits: hits}
 }
 
 // keywordPassLocked returns the hits of q's keyword pass when they are
