@@ -69,7 +69,7 @@ func TestBlocksOutsideHeap(t *testing.T) {
 		t.Fatalf("after emptying a block, %d bytes still mapped, want 2 blocks' (%d)", got, 2*perBlock)
 	}
 	q := vecs[3]
-	ids := append(allIDs(blockSize), allIDs(2*blockSize+10)[2*blockSize:]...)
+	ids := append(allIDs(blockSize), allIDs(2*blockSize + 10)[2*blockSize:]...)
 	if got, want := ix.Search(q, 10, nil), sortedScores(ix, q, ids, nil)[:10]; !slices.Equal(got, want) {
 		t.Fatalf("after the removal: search %v, full sort %v", got, want)
 	}
