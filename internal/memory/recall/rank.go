@@ -99,11 +99,11 @@ type Options struct {
 	// least this share of its score to what the other lends it (the
 	// neighbour share): the pair is one place in the answer, shown
 	// together, rather than two places holding the same evidence. 0.01
-	// folds nearly every pair that lends: it gained on every recall set
-	// (BENCHMARKS.md), but keyword-only ranking still edges hybrid on the
-	// messy conversation of TestFusionNotBelowParts (hybrid R@10 69.7,
-	// keyword 70.0, with the whole-pool fold), so it is off by default
-	// until fusion holds with it.
+	// (the default) folds nearly every pair that lends: it gained on
+	// every recall set (BENCHMARKS.md "Folding on by default"); with the
+	// whole-pool fold and the second ring (RingCoverage) hybrid ranking
+	// finds at least as much as keywords or meaning alone on the
+	// conversations of TestFusionNotBelowParts.
 	// Negative: never fold.
 	FoldShare float64
 	// RingCoverage lets a turn two places from a result join its context
