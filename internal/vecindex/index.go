@@ -56,12 +56,12 @@ type Index struct {
 	n      int
 }
 
-// newBlock allocates an empty block.
+// newBlock allocates an empty block, its codes and bits outside the heap
+// where it can (blockmem.go).
 func (ix *Index) newBlock() *block {
-	return &block{
-		codes: make([]int8, blockSize*ix.dim),
-		signs: make([]uint64, blockSize*ix.signWords),
-	}
+	blk := new(block)
+	allocArrays(blk, blockSize*ix.dim, blockSize*ix.signWords)
+	return blk
 }
 
 // New returns an empty index of dim-long vectors. It panics if dim is not in
@@ -90,8 +90,9 @@ func (ix *Index) Len() int {
 	return ix.n
 }
 
-// Bytes returns the heap the index holds: the blocks (codes, refinement bits,
-// scales and live bitmaps) and the block table.
+// Bytes returns the memory the index holds: the blocks (codes, refinement
+// bits, scales and live bitmaps) and the block table, whether on the heap or
+// mapped outside it (blockmem.go).
 func (ix *Index) Bytes() int64 {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
