@@ -28,7 +28,7 @@ import (
 // set at 100k it was checked on. Below coarseMin candidates, for k above
 // coarseMaxK, and where the CPU has no coarse kernel, searches stay exact.
 const (
-	coarseMin  = 20000
+	coarseMin  = 30000
 	coarseKeep = 2000
 	coarsePerK = 20
 	coarseMaxK = 100
@@ -162,17 +162,27 @@ func (ix *Index) useCoarse(n int, scans []scanReq) bool {
 func (ix *Index) coarseKeepFor(k int) int { return max(ix.coarseKeep, ix.coarsePerK*k) }
 
 // coarseScanLocked ranks the documents of union in the blocks it claims
-// from next by their coarse score, and returns for each request the best
-// coarseKeepFor(k) it admits. The caller holds the read lock.
-func (ix *Index) coarseScanLocked(cq *coarseQuery, reqs []scanReq, union *Filter, next *atomic.Int64) [][]Hit {
+// from next by their coarse score, keeps for each request at least the
+// best coarseKeepFor(k) it admits among them, and scores those by their
+// int8 codes as scanLocked does. Each goroutine of a search keeps its own
+// best, so together they hold the search's best. The caller holds the read
+// lock.
+func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, union *Filter, next *atomic.Int64) [][]cand {
 	buf, _ := ix.bufs.Get().(*scanBuf)
 	if buf == nil {
 		buf = new(scanBuf)
 	}
-	hs := make([]topK, len(reqs))
+	type state struct {
+		keep  int
+		cut   float32
+		cands []cand // id and coarse score (in p) while scanning
+	}
+	st := make([]state, len(reqs))
 	for i, r := range reqs {
-		keep := ix.coarseKeepFor(r.k)
-		hs[i] = newTopK(make([]Hit, 0, keep), keep)
+		st[i] = state{keep: ix.coarseKeepFor(r.k), cut: float32(math.Inf(-1))}
+	}
+	if len(reqs) == 1 {
+		st[0].cands = buf.cands[:0]
 	}
 	cs := coarseStride(ix.dim)
 	for {
@@ -199,63 +209,102 @@ func (ix *Index) coarseScanLocked(cq *coarseQuery, reqs []scanReq, union *Filter
 		dots := buf.dots[:len(ids)]
 		ix.coarseDots(cq.codes, blk.coarse, cs, ids, dots)
 		base := uint32(b) << blockShift
-		for i := range hs {
-			r, h := &reqs[i], &hs[i]
+		for i := range st {
+			r, t := &reqs[i], &st[i]
 			for j, s := range ids {
 				p := float32(2*dots[j]-3*cq.sum) * blk.cw[s]
-				if p < h.floor {
+				if p < t.cut {
 					continue
 				}
 				if r.f != nil && !r.f.Has(base|s) {
 					continue
 				}
-				h.offer(base|s, p)
+				t.cands = append(t.cands, cand{id: base | s, p: p})
+			}
+			if len(t.cands) >= 4*t.keep {
+				t.cands, t.cut = keepBest(t.cands, t.keep, &buf.sel)
 			}
 		}
 	}
-	ix.bufs.Put(buf)
-	out := make([][]Hit, len(reqs))
-	for i := range hs {
-		out[i] = hs[i].hits
+	out := make([][]cand, len(reqs))
+	for i := range st {
+		t := &st[i]
+		t.cands, _ = keepBest(t.cands, t.keep, &buf.sel)
+		out[i] = ix.exactLocked(q, t.cands)
 	}
+	if len(reqs) == 1 {
+		buf.cands = st[0].cands
+	}
+	ix.bufs.Put(buf)
 	return out
 }
 
-// exactLocked scores the documents of hits (coarse candidates) by their
-// int8 codes, as the exact scan does. The caller holds the read lock.
-func (ix *Index) exactLocked(q *query, hits []Hit) []cand {
-	ids := make([]uint32, len(hits))
-	for i, h := range hits {
-		ids[i] = h.ID
+// keepBest drops, in place and keeping their order, the candidates below
+// the keep-th best coarse score (none when there are at most keep), and
+// returns the rest and that score.
+func keepBest(cs []cand, keep int, scratch *[]float32) ([]cand, float32) {
+	if len(cs) <= keep {
+		return cs, float32(math.Inf(-1))
 	}
-	slices.Sort(ids)
-	out := make([]cand, 0, len(ids))
-	local := make([]uint32, 0, blockSize)
-	dots := make([]int32, blockSize)
-	for i := 0; i < len(ids); {
-		b := ids[i] >> blockShift
-		local = local[:0]
-		for ; i < len(ids) && ids[i]>>blockShift == b; i++ {
-			local = append(local, ids[i]&(blockSize-1))
+	sel := (*scratch)[:0]
+	for _, c := range cs {
+		sel = append(sel, c.p)
+	}
+	*scratch = sel
+	cut := kthLargest(sel, keep)
+	return pruneCands(cs, cut), cut
+}
+
+// kthLargest returns the k-th largest of xs (1 <= k <= len(xs)),
+// reordering xs.
+func kthLargest(xs []float32, k int) float32 {
+	lo, hi, want := 0, len(xs)-1, k-1 // want: index in descending order
+	for lo < hi {
+		// Median of three as the pivot, then a Hoare partition into
+		// [lo, j] >= pivot >= [j+1, hi].
+		mid := lo + (hi-lo)/2
+		a, b, c := xs[lo], xs[mid], xs[hi]
+		pivot := max(min(a, b), min(max(a, b), c))
+		i, j := lo-1, hi+1
+		for {
+			for i++; xs[i] > pivot; i++ {
+			}
+			for j--; xs[j] < pivot; j-- {
+			}
+			if i >= j {
+				break
+			}
+			xs[i], xs[j] = xs[j], xs[i]
+		}
+		if want <= j {
+			hi = j
+		} else {
+			lo = j + 1
+		}
+	}
+	return xs[want]
+}
+
+// exactLocked scores by their int8 codes, as the exact scan does, the
+// coarse candidates cs (in the order the scan met them, so a block's are
+// together), overwriting them. The caller holds the read lock.
+func (ix *Index) exactLocked(q *query, cs []cand) []cand {
+	var local [blockSize]uint32
+	var dots [blockSize]int32
+	for i := 0; i < len(cs); {
+		b := cs[i].id >> blockShift
+		n := 0
+		for j := i; j < len(cs) && cs[j].id>>blockShift == b && n < blockSize; j++ {
+			local[n] = cs[j].id & (blockSize - 1)
+			n++
 		}
 		blk := ix.blocks[b]
-		ix.dots(q.codes, blk.codes, ix.dim, local, dots[:len(local)])
-		for j, s := range local {
-			out = append(out, cand{id: b<<blockShift | s, dot: dots[j], p: score(dots[j], blk.scales[s], q.scale)})
+		ix.dots(q.codes, blk.codes, ix.dim, local[:n], dots[:n])
+		for j := range n {
+			s := local[j]
+			cs[i+j] = cand{id: b<<blockShift | s, dot: dots[j], p: score(dots[j], blk.scales[s], q.scale)}
 		}
+		i += n
 	}
-	return out
-}
-
-// mergeCoarse returns the best keep of the workers' coarse candidates.
-func mergeCoarse(parts [][]Hit, keep int) []Hit {
-	var all []Hit
-	for _, p := range parts {
-		all = append(all, p...)
-	}
-	if len(all) <= keep {
-		return all
-	}
-	slices.SortFunc(all, compareHits)
-	return all[:keep]
+	return slices.Clone(cs)
 }

@@ -196,3 +196,22 @@ func TestCoarseSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestKthLargest checks the selection against sorting, with many ties.
+func TestKthLargest(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for range 2000 {
+		n := 1 + r.IntN(300)
+		xs := make([]float32, n)
+		for i := range xs {
+			xs[i] = float32(r.IntN(1 + r.IntN(50)))
+		}
+		k := 1 + r.IntN(n)
+		sorted := slices.Clone(xs)
+		slices.Sort(sorted)
+		want := sorted[n-k]
+		if got := kthLargest(slices.Clone(xs), k); got != want {
+			t.Fatalf("%v, k %d: %v, want %v", xs, k, got, want)
+		}
+	}
+}

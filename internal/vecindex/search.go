@@ -48,6 +48,7 @@ type scanBuf struct {
 	dots  [blockSize]int32
 	heap  []Hit
 	cands []cand
+	sel   []float32 // the coarse pass's scores, for kthLargest
 }
 
 // prepare quantises q. ok is false for a zero query, which has no direction
@@ -152,13 +153,12 @@ func (ix *Index) SearchEach(q []float32, reqs []Request) [][]Hit {
 	workers := ix.workers(n)
 	if ix.useCoarse(n, scans) {
 		cq := ix.prepareCoarse(q)
-		parts := runWorkers(workers, func() [][]Hit { return ix.coarseScanLocked(&cq, scans, union, &next) })
+		parts := runWorkers(workers, func() [][]cand { return ix.coarseScanLocked(&qq, &cq, scans, union, &next) })
 		for j, sr := range scans {
-			hits := make([][]Hit, len(parts))
-			for w, p := range parts {
-				hits[w] = p[j]
+			var cands []cand
+			for _, p := range parts {
+				cands = append(cands, p[j]...)
 			}
-			cands := ix.exactLocked(&qq, mergeCoarse(hits, ix.coarseKeepFor(sr.k)))
 			out[at[j]] = ix.rankLocked(&qq, cands, sr.k, sr.window)
 		}
 		return out
