@@ -147,7 +147,10 @@ func (ix *Index) setCoarseLocked(blk *block, s int) {
 // useCoarse reports whether a search over n candidates with these requests
 // takes the coarse pass.
 func (ix *Index) useCoarse(n int, scans []scanReq) bool {
-	if ix.coarseDots == nil || n < ix.coarseMin {
+	// Several requests in one scan (a store's passes) would each score
+	// their own thousands of candidates exactly: measured slower than the
+	// exact scan they share (BENCHMARKS.md), so they stay exact.
+	if ix.coarseDots == nil || n < ix.coarseMin || len(scans) != 1 {
 		return false
 	}
 	for _, sr := range scans {
