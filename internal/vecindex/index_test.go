@@ -545,8 +545,13 @@ func TestAccuracyUSELite(t *testing.T) {
 // searches, scores and reads; run it with -race. Each writer owns a range of
 // ids, so the final state is known and checked.
 func TestConcurrentReadersWriters(t *testing.T) {
+	t.Run("exact", func(t *testing.T) { concurrentReadersWriters(t, New(64)) })
+	// The coarse pass from 100 candidates, keeping 20.
+	t.Run("coarse", func(t *testing.T) { concurrentReadersWriters(t, withCoarse(64, 100, 20)) })
+}
+
+func concurrentReadersWriters(t *testing.T, ix *Index) {
 	const dim, writers, perWriter, rounds = 64, 2, 600, 3
-	ix := New(dim)
 	ix.parallelMin = 100 // exercise the parallel scan too
 	r := rand.New(rand.NewPCG(7, 7))
 	vecs := make([][]float32, 64)
