@@ -313,3 +313,17 @@ func clusteredSet(n, topics, nq int) (docs, queries [][]float32) {
 	}
 	return docs, queries
 }
+
+// BenchmarkEncodeCoarse times the 2-bit codes of one 512-long row, which a
+// start computes for every vector of its snapshot.
+func BenchmarkEncodeCoarse(b *testing.B) {
+	r := rand.New(rand.NewPCG(9, 9))
+	codes := make([]int8, 512)
+	for i := range codes {
+		codes[i] = int8(r.IntN(255) - 127)
+	}
+	out := make([]byte, coarseStride(len(codes)))
+	for b.Loop() {
+		encodeCoarse(codes, out)
+	}
+}

@@ -59,21 +59,36 @@ func encodeCoarse(codes []int8, out []byte) float32 {
 	}
 	sigma := math.Sqrt(float64(ss) / float64(len(codes)))
 	t := 0.98 * sigma
-	for i, c := range codes {
-		x := float64(c)
+	// The level of every code value, then one lookup per component: a
+	// snapshot's 100k vectors are encoded at every start. For an integer
+	// c, c < -t ⟺ c <= -(⌊t⌋+1) and c >= t ⟺ c >= ⌈t⌉.
+	var lut [256]byte
+	lo, hi := -(int(math.Floor(t)) + 1), int(math.Ceil(t))
+	for c := -128; c < 128; c++ {
 		var u byte
 		switch {
-		case x < -t:
+		case c <= lo:
 			u = 0
-		case x < 0:
+		case c < 0:
 			u = 1
-		case x < t:
+		case c < hi:
 			u = 2
 		default:
 			u = 3
 		}
+		lut[uint8(c)] = u
+	}
+	ch := 0
+	for ; (ch+1)*256 <= len(codes); ch++ {
+		row := codes[ch*256 : ch*256+256 : ch*256+256]
+		o := out[ch*64 : ch*64+64 : ch*64+64]
+		for b := range o {
+			o[b] = lut[uint8(row[b])] | lut[uint8(row[64+b])]<<2 | lut[uint8(row[128+b])]<<4 | lut[uint8(row[192+b])]<<6
+		}
+	}
+	for i := ch * 256; i < len(codes); i++ { // a last, partial chunk
 		r := i % 256
-		out[i/256*64+r%64] |= u << (2 * (r / 64))
+		out[ch*64+r%64] |= lut[uint8(codes[i])] << (2 * (r / 64))
 	}
 	return float32(0.5 * sigma)
 }
