@@ -33,17 +33,21 @@ func releaseArrays(mem []byte) {
 	mapped.Add(-int64(len(mem)))
 }
 
-// allocArrays returns zeroed codes of n bytes and bits of words uint64s for
-// blk, one allocation outside the heap when it is large enough.
-func allocArrays(blk *block, n, words int) {
-	size := (n+7)&^7 + 8*words
+// allocArrays gives blk zeroed codes of n bytes, bits of words uint64s and
+// coarse codes of coarse bytes (none when 0), one allocation outside the
+// heap when it is large enough.
+func allocArrays(blk *block, n, words, coarse int) {
+	at := (n + 7) &^ 7
+	size := at + 8*words + coarse
 	if size >= offHeapMin {
 		if mem := mapAnon(size); mem != nil {
 			blk.codes = unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(mem))), n)
+			blk.signs = []uint64{}
 			if words > 0 {
-				blk.signs = unsafe.Slice((*uint64)(unsafe.Pointer(&mem[(n+7)&^7])), words)
-			} else {
-				blk.signs = []uint64{}
+				blk.signs = unsafe.Slice((*uint64)(unsafe.Pointer(&mem[at])), words)
+			}
+			if coarse > 0 {
+				blk.coarse = mem[at+8*words : size : size]
 			}
 			mapped.Add(int64(len(mem)))
 			runtime.AddCleanup(blk, releaseArrays, mem)
@@ -52,4 +56,7 @@ func allocArrays(blk *block, n, words int) {
 	}
 	blk.codes = make([]int8, n)
 	blk.signs = make([]uint64, words)
+	if coarse > 0 {
+		blk.coarse = make([]byte, coarse)
+	}
 }

@@ -35,6 +35,9 @@ func TestBlocksOutsideHeap(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	perBlock := int64(blockSize*dim + 8*blockSize*ix.signWords)
+	if ix.coarseDots != nil {
+		perBlock += int64(blockSize * coarseStride(dim))
+	}
 	if got := mapped.Load() - base; got < 3*perBlock {
 		t.Fatalf("mapped %d bytes for 3 blocks, want at least %d", got, 3*perBlock)
 	}
