@@ -16,10 +16,16 @@ import (
 // costs its size instead of about 1.4 times it in resident memory (the
 // server's GC target is 25 %; see internal/vecindex's blockmem.go).
 //
-// Each list is a full slice expression of its own part of the arena
-// (len == cap), so an append to it (Add giving a term a new posting)
+// Each list is a full slice expression of its own part of the arena, so
+// an append beyond its capacity (Add giving a term a new posting)
 // reallocates on the heap instead of writing into a neighbour's part, and a
-// list that shrinks (swap-delete) only ever writes inside its own part. The
+// list that shrinks (swap-delete) only ever writes inside its own part. A
+// term's postings get a quarter of their length as room to grow in the
+// arena (forward lists never grow: Add replaces them): a common term's
+// list, the largest, stays in its part until the collection has grown by
+// about a quarter, instead of moving to the heap on the first new memory
+// that holds it and leaving its part unused (300 stores at 100k moved
+// 8 MB of postings to the heap without the room). The
 // arena is released by a cleanup once the Index is unreachable: the index
 // never hands out a list (every method reads and writes them under ix.mu
 // and uses ix after, to unlock), so nothing can read the mapping after it
@@ -57,26 +63,30 @@ func (ix *Index) packLocked() {
 		total += len(f)
 	}
 	for i := range ix.terms {
-		total += len(ix.terms[i].postings)
+		total += postingsRoom(len(ix.terms[i].postings))
 	}
 	if total == 0 {
 		return
 	}
 	arena := ix.allocWords(total)
 	at := 0
-	move := func(s []uint32) []uint32 {
+	move := func(s []uint32, room int) []uint32 {
 		if len(s) == 0 {
 			return s
 		}
-		d := arena[at : at+len(s) : at+len(s)]
+		d := arena[at : at+len(s) : at+room]
 		copy(d, s)
-		at += len(s)
+		at += room
 		return d
 	}
 	for id, f := range ix.fwd {
-		ix.fwd[id] = move(f)
+		ix.fwd[id] = move(f, len(f))
 	}
 	for i := range ix.terms {
-		ix.terms[i].postings = move(ix.terms[i].postings)
+		p := ix.terms[i].postings
+		ix.terms[i].postings = move(p, postingsRoom(len(p)))
 	}
 }
+
+// postingsRoom is the arena capacity of a term's n postings.
+func postingsRoom(n int) int { return n + n/4 }
