@@ -171,6 +171,21 @@ func TestExportImportExportRoundTrip(t *testing.T) {
 	if d := lineDiff(comparable(first), comparable(third)); d != "" {
 		t.Fatalf("a second import changed the memory:\n%s", d)
 	}
+
+	// A backup (raw documents) restored into a fresh data root.
+	code, out, errs := runBin(t, envA, "backup", "--no-encrypt", "--data-dir", a)
+	if code != 0 {
+		t.Fatalf("backup: %d %s %s", code, out, errs)
+	}
+	c := filepath.Join(work, "c")
+	envC := processEnv(t, c)
+	if code, out, errs := runBin(t, envC, "restore", writtenBackup(t, out), "--no-safety-backup", "--data-dir", c); code != 0 {
+		t.Fatalf("restore: %d %s %s", code, out, errs)
+	}
+	_, restored := exportedJSON(t, envC, "--data-dir", c)
+	if d := lineDiff(comparable(first), comparable(restored)); d != "" {
+		t.Fatalf("the export of the restored backup differs from the export:\n%s", d)
+	}
 }
 
 // lineDiff lists the first lines that differ ("" when none do).
