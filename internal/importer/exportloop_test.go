@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -172,3 +173,41 @@ func lineDiff(a, b []byte) string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// An exported id a memory here already has (one forgotten here, say) is
+// not reused: that memory is stored with a new id, and nothing fails.
+func TestExportedIDTakenHereGetsANewOne(t *testing.T) {
+	ctx := testenv.Context(t)
+	src := newTarget(t)
+	res, err := src.Memory.Store(ctx, memory.StoreRequest{Content: "The spare key is under the blue flowerpot", Tags: []string{"home"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.Memory.Store(ctx, memory.StoreRequest{Content: "The boat is moored at pier nine"}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "memory.json"), exportJSON(t, src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.Memory.Forget(ctx, memory.ForgetRequest{ID: res.ID}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := Read(dir, FormatInfmemJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(ctx, src, in, Options{})
+	if err != nil || rep.Added != 1 || rep.AlreadyPresent != 1 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	var got []memory.Memory
+	for _, m := range all(t, src.Memory) {
+		if m.Text == "The spare key is under the blue flowerpot" {
+			got = append(got, m)
+		}
+	}
+	if len(got) != 1 || got[0].ID == res.ID || !slices.Equal(got[0].Tags, []string{"home"}) {
+		t.Fatalf("the memory whose id is taken here: %+v (the forgotten one is %s)", got, res.ID)
+	}
+}
