@@ -32,3 +32,9 @@ func toBF16ReLURow(dst []uint16, src []float32) { toBF16ReLURowGo(dst, src) }
 
 // asmKernel12 reports that this build has no twelve-row float32 kernel.
 func asmKernel12() kernelFunc { return nil }
+
+// expShifted sets row[i] = float32(math.Exp(float64(row[i] - mx))).
+func expShifted(row []float32, mx float32) { expShiftedGo(row, mx) }
+
+// expAsm: no assembly exp in this build.
+var expAsm = false

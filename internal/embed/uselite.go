@@ -586,10 +586,9 @@ func (m *USELite) attendHead(hs *headScratch, d, h, n, r0 int, qkv, ctx []float3
 				mx = v
 			}
 		}
+		expShifted(row, mx)
 		var sum float32
-		for j, v := range row {
-			e := float32(math.Exp(float64(v - mx)))
-			row[j] = e
+		for _, e := range row {
 			sum += e
 		}
 		inv := 1 / sum
@@ -604,6 +603,13 @@ func (m *USELite) attendHead(hs *headScratch, d, h, n, r0 int, qkv, ctx []float3
 	gemmPanels(m.kern, m.kern12, n6, n, 0, dh/kernCols, scores, n16, hs.packV, out, dh)
 	for i := range n {
 		copy(ctx[(r0+i)*d+h*dh:(r0+i)*d+(h+1)*dh], out[i*dh:(i+1)*dh])
+	}
+}
+
+// expShiftedGo sets row[i] = float32(math.Exp(float64(row[i] - mx))).
+func expShiftedGo(row []float32, mx float32) {
+	for j, v := range row {
+		row[j] = float32(math.Exp(float64(v - mx)))
 	}
 }
 
