@@ -85,3 +85,36 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func normRowAVX512(o, x, scale, bias *float32, n int, mean, rs float32)
+// o[j] = (x[j]-mean)*(scale[j]*rs) + bias[j] for j < n, n a multiple of
+// 16: each operation rounded to float32 in that order, as Go computes it.
+TEXT ·normRowAVX512(SB), NOSPLIT, $0-48
+	MOVQ o+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ scale+16(FP), R8
+	MOVQ bias+24(FP), R9
+	MOVQ n+32(FP), CX
+	VBROADCASTSS mean+40(FP), Z14
+	VBROADCASTSS rs+44(FP), Z15
+
+normloop:
+	CMPQ CX, $16
+	JLT  normdone
+	VMOVUPS (SI), Z0
+	VSUBPS  Z14, Z0, Z0     // x - mean
+	VMOVUPS (R8), Z1
+	VMULPS  Z15, Z1, Z1     // scale*rs
+	VMULPS  Z1, Z0, Z0      // (x-mean)*(scale*rs)
+	VADDPS  (R9), Z0, Z0    // + bias
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	ADDQ $64, SI
+	ADDQ $64, R8
+	ADDQ $64, R9
+	SUBQ $16, CX
+	JMP  normloop
+
+normdone:
+	VZEROUPPER
+	RET

@@ -12,7 +12,7 @@ import (
 // softmax scores take (and the edges: 0, underflow to float32 subnormals
 // and zero), at most one in a million differs, by one float32 unit.
 func TestExpShiftedMatchesMathExp(t *testing.T) {
-	if !expAsm {
+	if !asm512 {
 		t.Skip("no assembly exp on this CPU or build")
 	}
 	r := rand.New(rand.NewPCG(1, 2))
@@ -55,11 +55,11 @@ func TestExpShiftedMatchesMathExp(t *testing.T) {
 	t.Logf("%d of %d values differ from math.Exp's by one float32 unit", differ, total)
 }
 
-// The model's vectors are the same bits with the assembly exp as with
-// math.Exp, for the reference texts, each alone and in one batch (with
-// AMX where the CPU has it).
+// The model's vectors are the same bits with the assembly exp and layer
+// norm loop as with math.Exp and the Go loop, for the reference texts,
+// each alone and in one batch (with AMX where the CPU has it).
 func TestExpAsmSameVectors(t *testing.T) {
-	if !expAsm {
+	if !asm512 {
 		t.Skip("no assembly exp on this CPU or build")
 	}
 	m, err := NewUSELite()
@@ -71,8 +71,8 @@ func TestExpAsmSameVectors(t *testing.T) {
 		texts = append(texts, c.Text)
 	}
 	embedAll := func(asm bool) [][]float32 {
-		defer func(was bool) { expAsm = was }(expAsm)
-		expAsm = asm
+		defer func(was bool) { asm512 = was }(asm512)
+		asm512 = asm
 		out, err := m.EmbedBatch(context.Background(), texts)
 		if err != nil {
 			t.Fatal(err)
@@ -91,6 +91,30 @@ func TestExpAsmSameVectors(t *testing.T) {
 		for j := range want[i] {
 			if math.Float32bits(got[i][j]) != math.Float32bits(want[i][j]) {
 				t.Fatalf("vector %d differs at %d: %v, with math.Exp %v", i, j, got[i][j], want[i][j])
+			}
+		}
+	}
+}
+
+// normRow (AVX-512 where the CPU has it) writes the bits normRowGo writes,
+// whatever the row's length.
+func TestNormRowMatchesGo(t *testing.T) {
+	if !asm512 {
+		t.Skip("no AVX-512 loop on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := 1; n <= 600; n++ {
+		x, scale, bias := make([]float32, n), make([]float32, n), make([]float32, n)
+		for i := range x {
+			x[i], scale[i], bias[i] = float32(r.NormFloat64()*4), float32(r.NormFloat64()), float32(r.NormFloat64())
+		}
+		mean, rs := float32(r.NormFloat64()), float32(r.Float64()*3)
+		want, got := make([]float32, n), make([]float32, n)
+		normRowGo(want, x, mean, rs, scale, bias)
+		normRow(got, x, mean, rs, scale, bias)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("n %d: o[%d] = %v, Go %v", n, i, got[i], want[i])
 			}
 		}
 	}

@@ -36,5 +36,10 @@ func asmKernel12() kernelFunc { return nil }
 // expShifted sets row[i] = float32(math.Exp(float64(row[i] - mx))).
 func expShifted(row []float32, mx float32) { expShiftedGo(row, mx) }
 
-// expAsm: no assembly exp in this build.
-var expAsm = false
+// asm512: no AVX-512 softmax or layer-norm loop in this build.
+var asm512 = false
+
+// normRow is layerNormOut's loop.
+func normRow(o, x []float32, mean, rs float32, scale, bias []float32) {
+	normRowGo(o, x, mean, rs, scale, bias)
+}

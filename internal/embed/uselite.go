@@ -674,8 +674,15 @@ func layerNorm(dst, src []float32, d, rows int, scale, bias []float32, eps float
 // its squared deviations.
 func layerNormOut(o, x []float32, mean float32, vs float64, d int, scale, bias []float32, eps float32) {
 	rs := float32(1 / math.Sqrt(vs/float64(d)+float64(eps)))
+	normRow(o, x, mean, rs, scale, bias)
+}
+
+// normRowGo sets o[j] = (x[j]-mean)*(scale[j]*rs) + bias[j], each
+// operation rounded to float32 (the conversion keeps a compiler that
+// fuses multiply-adds from fusing this one, as normRowAVX512 does not).
+func normRowGo(o, x []float32, mean, rs float32, scale, bias []float32) {
 	for j, v := range x {
-		o[j] = (v-mean)*(scale[j]*rs) + bias[j]
+		o[j] = float32((v-mean)*(scale[j]*rs)) + bias[j]
 	}
 }
 

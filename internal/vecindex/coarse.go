@@ -12,7 +12,7 @@ import (
 // A scan of every int8 code reads dim bytes per document (51 MB at 100k ×
 // 512) and is bound by memory bandwidth. Large searches therefore start
 // with a coarse pass over 2-bit codes (a quarter of the bytes), keep the
-// best coarseKeep (at least 20·k) documents by the coarse score, and score
+// best coarseKeep (at least 20·k and n/50) documents by the coarse score, and score
 // only those by their int8 codes and refinement bits as before. The 2-bit
 // codes are a Lloyd–Max quantiser for a Gaussian component: thresholds 0
 // and ±0.98σ of the vector's int8 codes, levels ±0.5σ and ±1.5σ (σ the
@@ -25,13 +25,17 @@ import (
 // with 200 LoCoMo questions the exact top 50 was always inside the coarse
 // best 670 (median 169; 4-bit codes: 109; 1-bit signs: 8,360), so
 // coarseKeep = 2,000 leaves a margin of three; BENCHMARKS.md has the recall
-// set at 100k it was checked on. Below coarseMin candidates, for k above
-// coarseMaxK, and where the CPU has no coarse kernel, searches stay exact.
+// set at 100k it was checked on. That depth grows with the collection, so
+// a search keeps at least one candidate in coarseShare as well (2,000 at
+// 100k, 20,000 at 1M: untested beyond 100k). Below coarseMin candidates,
+// for k above coarseMaxK, and where the CPU has no coarse kernel, searches
+// stay exact. Each goroutine of a search keeps that many of its own.
 const (
-	coarseMin  = 30000
-	coarseKeep = 2000
-	coarsePerK = 20
-	coarseMaxK = 100
+	coarseMin   = 30000
+	coarseKeep  = 2000
+	coarsePerK  = 20
+	coarseShare = 50
+	coarseMaxK  = 100
 )
 
 // coarseFunc computes, for each j, out[j] = Σ_i q[i]·u_i over the 2-bit
@@ -176,8 +180,11 @@ func (ix *Index) useCoarse(n int, scans []scanReq) bool {
 	return true
 }
 
-// coarseKeepFor is how many coarse candidates a request of k keeps.
-func (ix *Index) coarseKeepFor(k int) int { return max(ix.coarseKeep, ix.coarsePerK*k) }
+// coarseKeepFor is how many coarse candidates a request of k among n
+// keeps.
+func (ix *Index) coarseKeepFor(k, n int) int {
+	return max(ix.coarseKeep, ix.coarsePerK*k, n/coarseShare)
+}
 
 // coarseScanLocked ranks the documents of union in the blocks it claims
 // from next by their coarse score, keeps for each request at least the
@@ -197,7 +204,7 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 	}
 	st := make([]state, len(reqs))
 	for i, r := range reqs {
-		st[i] = state{keep: ix.coarseKeepFor(r.k), cut: float32(math.Inf(-1))}
+		st[i] = state{keep: ix.coarseKeepFor(r.k, r.n), cut: float32(math.Inf(-1))}
 	}
 	if len(reqs) == 1 {
 		st[0].cands = buf.cands[:0]
