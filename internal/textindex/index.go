@@ -725,6 +725,67 @@ func (ix *Index) ScoreQuery(q Query, ids []DocID) []float64 {
 	return out
 }
 
+// MatchQuery is ScoreQuery counting a term and its alternatives
+// (WithAlternatives) once, by the best of them a document holds, as
+// IdealScore does: divided by IdealScore, it says how much of what the
+// query asks a document matches. A document holding both "sister" and her
+// name "Lena" (or both words of "Clara Jensen") matches the one word
+// "sister" once, not two or three times.
+func (ix *Index) MatchQuery(q Query, ids []DocID) []float64 {
+	if q.alt == nil {
+		return ix.ScoreQuery(q, ids)
+	}
+	out := make([]float64, len(ids))
+	if q.Empty() {
+		return out
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	sc := ix.newScorer(q)
+	if len(sc.ids) == 0 {
+		return out
+	}
+	// group[j]: the query term sc.ids[j] counts for (its own position,
+	// or the one it is an alternative of).
+	group := make([]int, 0, len(sc.ids))
+	for i, t := range q.terms {
+		if _, ok := ix.dict[t]; !ok {
+			continue
+		}
+		g := i
+		for q.alt[g] > 0 { // an alternative's position is after its term's
+			g = q.alt[g] - 1
+		}
+		group = append(group, g)
+	}
+	best := make([]float64, len(q.terms))
+	for i, id := range ids {
+		if !ix.isLive(id) {
+			continue
+		}
+		clear(best)
+		fwd, dl := ix.fwd[id], ix.docLen[id]
+		for j, tid := range sc.ids {
+			lo, found := slices.BinarySearch(fwd, tid)
+			if !found {
+				continue
+			}
+			hi := lo + 1
+			for hi < len(fwd) && fwd[hi] == tid {
+				hi++
+			}
+			g := group[j]
+			best[g] = max(best[g], sc.contribution(sc.weights[j], uint32(min(hi-lo, maxTF)), dl))
+		}
+		var sum float64
+		for _, x := range best {
+			sum += x
+		}
+		out[i] = sum
+	}
+	return out
+}
+
 // Lengths returns the number of terms of each document in ids (0 for
 // one not in the index).
 func (ix *Index) Lengths(ids []DocID) []int {

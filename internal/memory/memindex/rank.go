@@ -174,7 +174,7 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 	}
 	if useKW {
 		if ideal := ix.text.IdealScore(q.Terms); ideal > 0 {
-			for i, bm25 := range ix.text.ScoreQuery(q.Terms, slots) {
+			for i, bm25 := range ix.text.MatchQuery(q.Terms, slots) {
 				pool[i].Coverage = min(1, bm25/ideal)
 			}
 		}
