@@ -125,3 +125,35 @@ func TestProfilePeople(t *testing.T) {
 		t.Errorf("what's new with my sister: got %v %v", texts(res.Results), confidences(res.Results))
 	}
 }
+
+// TestProfilePersonOverTheirEntry: a memory saying who "my sister" is
+// (holding the relation and every word of her name) does not outrank the
+// memory naming her that holds what the query asks: the relation and its
+// names count once, as one word of the query.
+func TestProfilePersonOverTheirEntry(t *testing.T) {
+	e := recallEngine(t)
+	notes := []string{
+		"My sister is Lena Petrova; she lives in Porto with her two cats.",
+		"Lena said the wedding venue needs a deposit before March.",
+		"My partner is Sam, a nurse at the city hospital.",
+		"Sam is painting the spare bedroom green this weekend.",
+		"Booked the car for its annual service at the garage.",
+		"The venue for the team offsite is a barn near Bath.",
+	}
+	for _, n := range notes {
+		mustStore(t, e, StoreRequest{Content: n})
+	}
+	if _, _, err := e.UpdateProfile(testenv.Context(t), ProfileUpdate{AddContacts: []mongostore.Contact{
+		{Name: "Lena Petrova", Relation: "sister"}, {Name: "Sam", Relation: "partner"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]string{
+		"what did my sister say about the venue?": notes[1],
+		"what is my partner painting?":            notes[3],
+	} {
+		res := search(t, e, SearchRequest{Query: q, Limit: 3})
+		if len(res.Results) == 0 || res.Results[0].Text != want || res.NothingRelevant {
+			t.Errorf("%q: got %v %v (nothing relevant %v), want %q first", q, texts(res.Results), confidences(res.Results), res.NothingRelevant, want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/facts"
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/internal/memory/recall"
 	"github.com/infmem/infmem/mongostore"
@@ -35,6 +36,10 @@ type StoreRequest struct {
 	// EmbedBatch made it (an import embeds many texts in one model call);
 	// a vector of another length is ignored and the text embedded here.
 	Vector []float32
+	// Restore, from an import of infmem's own export, is what the memory
+	// carries beyond the fields above (restore.go): stored with it, and
+	// nothing is compared with earlier memories.
+	Restore *Restored
 }
 
 // StoreResult says where a memory went.
@@ -108,7 +113,10 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		it, _ := e.index().Lookup(id)
 		return StoreResult{ID: id.Hex(), Scope: scope, DuplicateOf: id.Hex(), ScopeCreated: created, Collection: e.collection(it.Kind).Name()}, nil
 	}
-	id := e.newID()
+	id, err := e.restoredID(req.Restore)
+	if err != nil {
+		return StoreResult{}, err
+	}
 	c := change{op: opInsert, id: id, doc: memindex.Doc{Text: text, Source: source, Scope: scope, Conv: conv, Speaker: speaker,
 		Tags: tags, TS: ts, Created: now, Importance: importance, Key: key}}
 	if source == sourceSummary {
@@ -123,6 +131,10 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 			Source: source, Importance: importance, Category: category, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now,
 		}
 	}
+	if r := req.Restore; r != nil {
+		m, s := restoreInto(r, c.insert)
+		c.doc = restoredDoc(m, s, nil)
+	}
 	// Similar and the update check's vector candidates come from one scan
 	// of the vectors (the pass is completed with the new memory's own
 	// vector when relate ranks).
@@ -135,7 +147,28 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	// waits for it (afterDB first waits until the scan holds that lock).
 	var similar []memindex.Hit
 	var pass *memindex.VectorPass
+	var keywords chan keywordsAhead
+	var ahead keywordsAhead
+	takeAhead := func() keywordsAhead {
+		if keywords != nil {
+			ahead, keywords = <-keywords, nil
+		}
+		return ahead
+	}
+	// Whatever happens, the drawing ahead ends before the store does.
+	defer takeAhead()
 	if set, serr := e.searchScopes(scope, "", false); serr == nil && c.kind == memindex.KindMemory {
+		// The update check's keyword candidates are drawn meanwhile too,
+		// as the keyword index will be with the memory in it
+		// (memindex.KeywordsAhead): the memory's Put is the next change
+		// of the index (writeMu), and relate's Rank checks that it was.
+		// The new text is parsed for it meanwhile too.
+		keywords = make(chan keywordsAhead, 1)
+		go func() {
+			ix := e.index()
+			kw := ix.KeywordsAhead(id, text, ix.Analyze(text), memindex.Filter{Scopes: set}, recall.RelateVectorCandidates)
+			keywords <- keywordsAhead{kw, facts.Parse(text)}
+		}()
 		var wait func() ([]memindex.Hit, *memindex.VectorPass)
 		var vec []float32
 		scanning := make(chan struct{})
@@ -165,8 +198,9 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		return StoreResult{}, fmt.Errorf("cannot store memory: %w", err)
 	}
 	res := StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: e.collection(c.kind).Name()}
-	if c.kind == memindex.KindMemory {
-		rel, err := e.relate(ctx, &c.doc, pass)
+	if c.kind == memindex.KindMemory && req.Restore == nil {
+		ahead := takeAhead()
+		rel, err := e.relate(ctx, &c.doc, pass, ahead.pass, ahead.mine)
 		if err != nil {
 			e.log.Warn("cannot compare the new memory with earlier ones", "memory_id", id.Hex(), "err", err)
 		}
@@ -196,6 +230,13 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		})
 	}
 	return res, nil
+}
+
+// keywordsAhead is what a store draws for its update check while its
+// memory is written.
+type keywordsAhead struct {
+	pass *memindex.KeywordPass
+	mine *facts.Statement
 }
 
 // storeInput is a StoreRequest checked and put in the form it is stored in.
@@ -238,6 +279,9 @@ func (e *Engine) checkStore(ctx context.Context, req StoreRequest) (storeInput, 
 		return storeInput{}, err
 	}
 	now := e.now()
+	if err := e.checkRestore(req.Restore, now); err != nil {
+		return storeInput{}, err
+	}
 	ts := now
 	if !req.Timestamp.IsZero() {
 		if ts, err = checkTimestamp(req.Timestamp, now); err != nil {

@@ -87,6 +87,8 @@ type Index struct {
 
 	// byShape lists term IDs by first byte and length, for Fuzzy.
 	byShape map[uint16][]uint32
+
+	mapped int64 // bytes of arena mapped outside the heap (arena.go)
 }
 
 type termInfo struct {
@@ -558,11 +560,41 @@ func (ix *Index) SearchQuery(q Query, k int, allow func(DocID) bool) []Hit {
 		return nil
 	}
 	buf := ix.getBuf(len(ix.docLen))
+	n := ix.walkLocked(&sc, buf)
+	ix.mu.RUnlock()
+	acc, touched := buf.acc, buf.touched[:n]
+	buf.touched = touched
+
+	hits := buf.hits
+	if k <= 0 {
+		for _, d := range touched {
+			if allow == nil || allow(d) {
+				hits = append(hits, Hit{ID: d, Score: acc[d]})
+			}
+		}
+		slices.SortFunc(hits, compareHits)
+	} else {
+		hits = topK(hits, touched, acc, k, allow)
+	}
+	out := slices.Clone(hits)
+	buf.hits = hits
+	ix.putBuf(buf)
+	return out
+}
+
+// walkLocked adds up the query's contributions over its terms' postings in
+// buf.acc, in the query's order, and returns how many documents it touched
+// (listed first in buf.touched[:cap]). A term sc holds as noTerm has no
+// postings.
+func (ix *Index) walkLocked(sc *scorer, buf *searchBuf) int {
 	acc, docLen := buf.acc, ix.docLen
 	touched := buf.touched[:cap(buf.touched)]
 	n := 0
 	for i, tid := range sc.ids {
 		w := sc.weights[i]
+		if tid == noTerm {
+			continue
+		}
 		postings := ix.terms[tid].postings
 		// At most one slot per document plus the scratch slot written
 		// after the last new one.
@@ -583,25 +615,8 @@ func (ix *Index) SearchQuery(q Query, k int, allow func(DocID) bool) []Hit {
 			acc[d] += s
 		}
 	}
-	ix.mu.RUnlock()
-	touched = touched[:n]
 	buf.touched = touched
-
-	hits := buf.hits
-	if k <= 0 {
-		for _, d := range touched {
-			if allow == nil || allow(d) {
-				hits = append(hits, Hit{ID: d, Score: acc[d]})
-			}
-		}
-		slices.SortFunc(hits, compareHits)
-	} else {
-		hits = topK(hits, touched, acc, k, allow)
-	}
-	out := slices.Clone(hits)
-	buf.hits = hits
-	ix.putBuf(buf)
-	return out
+	return n
 }
 
 // MatchAll returns every document that holds all of the query's terms and
@@ -704,6 +719,67 @@ func (ix *Index) ScoreQuery(q Query, ids []DocID) []float64 {
 				hi++
 			}
 			sum += sc.contribution(sc.weights[j], uint32(min(hi-lo, maxTF)), dl)
+		}
+		out[i] = sum
+	}
+	return out
+}
+
+// MatchQuery is ScoreQuery counting a term and its alternatives
+// (WithAlternatives) once, by the best of them a document holds, as
+// IdealScore does: divided by IdealScore, it says how much of what the
+// query asks a document matches. A document holding both "sister" and her
+// name "Lena" (or both words of "Clara Jensen") matches the one word
+// "sister" once, not two or three times.
+func (ix *Index) MatchQuery(q Query, ids []DocID) []float64 {
+	if q.alt == nil {
+		return ix.ScoreQuery(q, ids)
+	}
+	out := make([]float64, len(ids))
+	if q.Empty() {
+		return out
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	sc := ix.newScorer(q)
+	if len(sc.ids) == 0 {
+		return out
+	}
+	// group[j]: the query term sc.ids[j] counts for (its own position,
+	// or the one it is an alternative of).
+	group := make([]int, 0, len(sc.ids))
+	for i, t := range q.terms {
+		if _, ok := ix.dict[t]; !ok {
+			continue
+		}
+		g := i
+		for q.alt[g] > 0 { // an alternative's position is after its term's
+			g = q.alt[g] - 1
+		}
+		group = append(group, g)
+	}
+	best := make([]float64, len(q.terms))
+	for i, id := range ids {
+		if !ix.isLive(id) {
+			continue
+		}
+		clear(best)
+		fwd, dl := ix.fwd[id], ix.docLen[id]
+		for j, tid := range sc.ids {
+			lo, found := slices.BinarySearch(fwd, tid)
+			if !found {
+				continue
+			}
+			hi := lo + 1
+			for hi < len(fwd) && fwd[hi] == tid {
+				hi++
+			}
+			g := group[j]
+			best[g] = max(best[g], sc.contribution(sc.weights[j], uint32(min(hi-lo, maxTF)), dl))
+		}
+		var sum float64
+		for _, x := range best {
+			sum += x
 		}
 		out[i] = sum
 	}

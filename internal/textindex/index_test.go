@@ -346,10 +346,17 @@ func TestInvalidUse(t *testing.T) {
 // always found.
 func TestConcurrentReadersAndWriters(t *testing.T) {
 	ix := New(DefaultOptions())
-	const stable = 50
 	for i := range stable {
 		ix.Add(DocID(i), fmt.Sprintf("stable anchor document %d", i))
 	}
+	concurrentReadersAndWriters(t, ix)
+}
+
+// stable is how many "stable anchor document" concurrentReadersAndWriters
+// expects at DocIDs 0..stable-1; its writers use DocIDs stable..stable+499.
+const stable = 50
+
+func concurrentReadersAndWriters(t *testing.T, ix *Index) {
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for w := range 3 {
@@ -574,5 +581,46 @@ func TestAnalyzeIsLinear(t *testing.T) {
 	ts, tl := best(small), best(large)
 	if ratio := float64(tl) / float64(max(ts, time.Microsecond)); ratio > 30 {
 		t.Fatalf("8× the words took %.0f× the time (%v vs %v): analysis is not linear", ratio, tl, ts)
+	}
+}
+
+// TestMatchQueryCountsAlternativesOnce: MatchQuery scores a term and its
+// alternatives by the best one a document holds (as IdealScore counts
+// them), where ScoreQuery adds them all; without alternatives both agree.
+func TestMatchQueryCountsAlternativesOnce(t *testing.T) {
+	ix := New(DefaultOptions())
+	ix.Add(1, "my sister is lena petrova from porto")
+	ix.Add(2, "lena said the venue needs a deposit")
+	ix.Add(3, "booked the car service at the garage")
+	plain := ix.Analyze("sister venue")
+	ids := []DocID{1, 2, 3}
+	if got, want := ix.MatchQuery(plain, ids), ix.ScoreQuery(plain, ids); !slices.Equal(got, want) {
+		t.Fatalf("without alternatives: MatchQuery %v, ScoreQuery %v", got, want)
+	}
+	q := plain.WithAlternatives("sister", ix.Analyze("Lena Petrova"))
+	got, sum := ix.MatchQuery(q, ids), ix.ScoreQuery(q, ids)
+	// Document 1 holds "sister", "lena" and "petrova": the best of the three.
+	best := 0.0
+	for _, w := range []string{"sister", "lena", "petrova"} {
+		best = max(best, ix.ScoreQuery(ix.Analyze(w), []DocID{1})[0])
+	}
+	if math.Abs(got[0]-best) > 1e-9 || sum[0] <= got[0] {
+		t.Fatalf("document 1: MatchQuery %v, want the best term's %v (ScoreQuery adds them: %v)", got[0], best, sum[0])
+	}
+	// Document 2 holds one of the group and "venue": both count.
+	if math.Abs(got[1]-sum[1]) > 1e-9 || got[1] <= got[0] {
+		t.Fatalf("document 2: MatchQuery %v, ScoreQuery %v, document 1 %v", got[1], sum[1], got[0])
+	}
+	if got[2] != 0 {
+		t.Fatalf("document 3 matches nothing, got %v", got[2])
+	}
+	// An alternative of an alternative counts in its root term's group.
+	q2 := q.WithAlternatives("lena", ix.Analyze("porto"))
+	if g := ix.MatchQuery(q2, []DocID{1})[0]; math.Abs(g-max(best, ix.ScoreQuery(ix.Analyze("porto"), []DocID{1})[0])) > 1e-9 {
+		t.Fatalf("chained alternative: %v", g)
+	}
+	ix.Remove(1)
+	if g := ix.MatchQuery(q, []DocID{1})[0]; g != 0 {
+		t.Fatalf("removed document scores %v", g)
 	}
 }

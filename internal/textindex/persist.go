@@ -143,6 +143,11 @@ func ReadBounded(r io.Reader, opts Options, docs DocID) (*Index, error) {
 	if rd.Err() != nil {
 		return nil, fmt.Errorf("textindex: damaged persisted index: %w", rd.Err())
 	}
+	// The postings were grown by appending, up to twice their length, and
+	// every list was its own allocation: all of them move into one arena,
+	// each cut to its length (the load's garbage goes back to the system
+	// once the engine is loaded).
+	ix.packLocked()
 	// Terms that lost their last document before the index was written.
 	for i := range ix.terms {
 		if ix.terms[i].name != "" && len(ix.terms[i].postings) == 0 {
