@@ -30,14 +30,6 @@ type Relation struct {
 	OneSided []string
 }
 
-// Linkable reports whether the relation is an update sure enough to link
-// two conversation turns, which say much in passing: two words in common,
-// a changed value next to the same word on both sides, and no word on one
-// side only saying another thing is meant.
-func (r Relation) Linkable() bool {
-	return r.Kind == Updates && r.Common >= 2 && r.Anchored && len(r.OneSided) == 0
-}
-
 // anchorReach is how near (in words) a changed value and a shared word
 // must stand for Anchored.
 const anchorReach = 3
@@ -141,14 +133,7 @@ func RelateParsed(older, newer *Statement) Relation {
 			if r.Kind == Updates {
 				r.OneSided = append(oneSided(&older.units[j], &newer.units[i], newer), oneSided(&newer.units[i], &older.units[j], older)...)
 			}
-			// A pair fit to link conversation turns (Linkable) is
-			// preferred, then a pair that says which thing on both sides.
-			if r.Linkable() != best.Linkable() {
-				if r.Linkable() {
-					best = r
-				}
-				continue
-			}
+			// A pair that says which thing on both sides is preferred.
 			if best.Kind == Unrelated || len(r.OneSided) < len(best.OneSided) ||
 				len(r.OneSided) == len(best.OneSided) && (r.Shared > best.Shared || r.Shared == best.Shared && r.Kind == Updates && best.Kind != Updates) {
 				best = r
@@ -598,45 +583,14 @@ func relateUnits(a, b *unit) Relation {
 }
 
 // anchored reports whether a changed number, amount, date or time stands
-// within anchorReach words of one same shared word on both sides, with
-// another value beside it on each side ("after completing 12 problems" /
-// "completed 15 problems"; not "8 problems" / "8 problems" in texts whose
-// other numbers changed). A count anchors only to the thing it counts,
-// on the same side in both ("probability of drawing 2 aces" does not
-// anchor "12 conditional probability problems"); an amount, date or time
-// to any word beside it ("the $7,000 budget" / "budget allocation to
-// $8,000"). The same date beside a changed time anchors it. Every place a word stands counts, not only its
-// first ("area calculation problems improved … after completing 12
-// problems").
+// within anchorReach words of one same shared word on both sides.
 func anchored(a, b *unit, changed []Kind) bool {
-	near := func(u *unit, k Kind) map[string][]string {
-		out := map[string][]string{}
-		for n, at := range u.valueAt[k] {
-			head, side := -1, ""
-			if k == Number {
-				head = countedHead(u, at)
-			}
-			for i := max(0, at-anchorReach); i <= at+anchorReach && i < len(u.toks); i++ {
-				if k == Number {
-					side = "<"
-					if i > at {
-						side = ">"
-					}
-				}
-				switch t := &u.toks[i]; {
-				case i == at:
-				case t.kind == "" && head >= 0 && i != head:
-					// A count anchors only to the thing counted: "5 coin
-					// toss problems" counts problems, "problems with 80%
-					// mastery" counts mastery.
-				case t.kind == "":
-					if w := stem(t.lower); hasKey(u.content, w) {
-						out[w+side] = append(out[w+side], u.values[k][n])
-					}
-				case (t.kind == Date || t.kind == Time) && t.kind != k:
-					// The same day beside a changed time ("March 22
-					// at 3 PM" / "March 22 at 4:30 PM").
-					out["#"+t.value+side] = append(out["#"+t.value+side], u.values[k][n])
+	near := func(u *unit, k Kind) map[string]bool {
+		out := map[string]bool{}
+		for _, at := range u.valueAt[k] {
+			for w, i := range u.content {
+				if i != at && i >= at-anchorReach && i <= at+anchorReach {
+					out[w] = true
 				}
 			}
 		}
@@ -647,38 +601,13 @@ func anchored(a, b *unit, changed []Kind) bool {
 			continue
 		}
 		x, y := near(a, k), near(b, k)
-		for w, xs := range x {
-			ys := y[w]
-			if len(ys) == 0 {
-				continue
-			}
-			xs, ys = sortedCopy(xs), sortedCopy(ys)
-			if len(minus(xs, ys)) > 0 && len(minus(ys, xs)) > 0 {
+		for w := range x {
+			if y[w] {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// countedHead is the position of the last word of the run of subject
-// words right after the value at position at ("5 coin toss problems":
-// problems), within anchorReach; -1 when none.
-func countedHead(u *unit, at int) int {
-	head := -1
-	for i := at + 1; i <= at+anchorReach && i < len(u.toks); i++ {
-		t := &u.toks[i]
-		if t.kind != "" || strings.ContainsRune(",;:()", t.before) || !hasKey(u.content, stem(t.lower)) || strings.HasSuffix(t.lower, "ing") || strings.HasSuffix(t.lower, "ed") {
-			break
-		}
-		head = i
-	}
-	return head
-}
-
-func hasKey(m map[string]int, k string) bool {
-	_, ok := m[k]
-	return ok
 }
 
 // about lists the words and names a and b share, as each writes them.
@@ -989,7 +918,7 @@ var (
 		hello right well oh ah haha lol seem seems sound sounds looks look something anything everything nothing someone
 		everyone anyone people much always often sometimes usually maybe perhaps probably actually basically literally
 		like love loved enjoy enjoyed glad excited exciting interesting special
-		especially particularly specifically mainly mostly kinda sorta already`)
+		especially particularly specifically mainly mostly kinda sorta`)
 )
 
 func init() {

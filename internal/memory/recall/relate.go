@@ -21,12 +21,9 @@ import (
 // Conversation turns (a speaker, or source conversation) say much in
 // passing: between them an update needs two words in common and a
 // changed number, amount, date or time next to the same word on both
-// sides ("snack budget to $65" / "snack budget to $75"; a count next to
-// the thing it counts, "12 problems" / "15 problems"), and no word
+// sides ("snack budget to $65" / "snack budget to $75"), and no word
 // saying which thing on one side only ("classification problems" /
-// "problems" in a turn about areas, facts.Relation.OneSided): it is
-// facts.Relation.Linkable, and facts picks such a pair of clauses of two
-// long turns before a closer one that is not; a contradiction
+// "problems" in a turn about areas, facts.Relation.OneSided); a contradiction
 // needs half the words in common; turns of different speakers are never
 // compared.
 
@@ -166,7 +163,7 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 		}
 		if turn || theirs != "" || m.Source == content.SourceConversation {
 			switch {
-			case r.Kind == facts.Updates && !r.Linkable():
+			case r.Kind == facts.Updates && (r.Common < 2 || !r.Anchored || len(r.OneSided) > 0):
 				continue
 			case r.Kind == facts.Contradicts && r.Shared < 0.5:
 				continue
