@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -209,5 +210,37 @@ func TestExportedIDTakenHereGetsANewOne(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].ID == res.ID || !slices.Equal(got[0].Tags, []string{"home"}) {
 		t.Fatalf("the memory whose id is taken here: %+v (the forgotten one is %s)", got, res.ID)
+	}
+}
+
+// A forged export's marks are checked before anything is stored: the
+// input is refused naming the item, and nothing is imported (not even the
+// good note before it).
+func TestForgedExportMarksRefused(t *testing.T) {
+	ctx := testenv.Context(t)
+	dst := newTarget(t)
+	const good = `{"id": "6b0961695dc025356daa3bff", "text": "a good note", "timestamp": "2024-06-01T09:15:30Z", "source": "note", "importance": 0.5}`
+	for _, c := range []struct{ name, memories, summaries, want string }{
+		{"part 3 of 2", good, `{"id": "6b0961695dc025356daa3be9", "text": "a summary", "timestamp": "2024-06-01T09:15:30Z", "whole": "6b0961695dc025356daa3bea", "part": 3, "parts": 2}`, "not a part of a summary"},
+		{"superseded_by not an id", good + `, {"id": "6b0961695dc025356daa3be9", "text": "a note", "timestamp": "2024-06-01T09:15:30Z", "source": "note", "importance": 0.5, "superseded_by": "nope"}`, "", "is not a memory id"},
+		{"negative use", good + `, {"id": "6b0961695dc025356daa3be9", "text": "a note", "timestamp": "2024-06-01T09:15:30Z", "source": "note", "importance": 0.5, "use_count": -4}`, "", "negative"},
+		{"created in 3000", good + `, {"id": "6b0961695dc025356daa3be9", "text": "a note", "timestamp": "2024-06-01T09:15:30Z", "source": "note", "importance": 0.5, "created_at": "3000-01-01T00:00:00Z"}`, "", "out of range"},
+	} {
+		dir := t.TempDir()
+		doc := `{"format": "infmem-export", "format_version": 1, "scopes": [{"scope": "Global", "memories": [` + c.memories + `], "summaries": [` + c.summaries + `]}]}`
+		if err := os.WriteFile(filepath.Join(dir, "memory.json"), []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		in, err := Read(dir, FormatInfmemJSON)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		rep, err := Run(ctx, dst, in, Options{})
+		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "memory.json") {
+			t.Fatalf("%s: %+v %v", c.name, rep, err)
+		}
+		if n := len(all(t, dst.Memory)); n != 0 {
+			t.Fatalf("%s: %d memories stored from a refused input", c.name, n)
+		}
 	}
 }

@@ -186,6 +186,17 @@ func Run(ctx context.Context, t Target, in *Input, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What an export carries beyond the fields (ids, marks, links) is
+	// checked before anything is stored too.
+	probs := &Problems{Path: in.Path}
+	for _, u := range p.units {
+		if err := t.Memory.CheckRestored(u.restore); err != nil {
+			probs.add(inputErr(u.item.Where, "%v", err))
+		}
+	}
+	if err := probs.err(); err != nil {
+		return nil, err
+	}
 	rep.Split, rep.Warnings, rep.Skipped = p.split, append(slices.Clone(in.Warnings), p.warn...), in.Skipped+p.empty
 	rep.Items = len(p.units)
 	progress := newThrottle(o.Progress)

@@ -52,6 +52,12 @@ const (
 	maxRestoredSmall   = 128
 )
 
+// CheckRestored checks r against the rules a store applies to it, so that
+// an import can refuse a bad input before it stores anything.
+func (e *Engine) CheckRestored(r *Restored) error {
+	return e.checkRestore(r, e.now())
+}
+
 // checkRestore checks r against the engine's rules; now is the store's time.
 func (e *Engine) checkRestore(r *Restored, now time.Time) error {
 	if r == nil {
