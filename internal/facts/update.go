@@ -585,22 +585,12 @@ func relateUnits(a, b *unit) Relation {
 // anchored reports whether a changed number, amount, date or time stands
 // within anchorReach words of one same shared word on both sides.
 func anchored(a, b *unit, changed []Kind) bool {
-	// Every place a word stands counts, not only its first ("area
-	// calculation problems improved … after completing 12 problems"),
-	// and the same date beside a changed time anchors it ("March 22 at
-	// 3 PM" / "March 22 at 4:30 PM").
 	near := func(u *unit, k Kind) map[string]bool {
 		out := map[string]bool{}
 		for _, at := range u.valueAt[k] {
-			for i := max(0, at-anchorReach); i <= at+anchorReach && i < len(u.toks); i++ {
-				switch t := &u.toks[i]; {
-				case i == at:
-				case t.kind == "":
-					if w := stem(t.lower); hasKey(u.content, w) {
-						out[w] = true
-					}
-				case (t.kind == Date || t.kind == Time) && t.kind != k:
-					out["#"+t.value] = true
+			for w, i := range u.content {
+				if i != at && i >= at-anchorReach && i <= at+anchorReach {
+					out[w] = true
 				}
 			}
 		}
@@ -618,11 +608,6 @@ func anchored(a, b *unit, changed []Kind) bool {
 		}
 	}
 	return false
-}
-
-func hasKey(m map[string]int, k string) bool {
-	_, ok := m[k]
-	return ok
 }
 
 // about lists the words and names a and b share, as each writes them.
