@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"github.com/infmem/infmem/cmd/infmem-bench/internal/messy"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/mongostore"
+	"github.com/infmem/infmem/scopes"
 )
 
 // answer is one question's answer as the recall bench scores it.
@@ -43,14 +46,18 @@ type setRun struct {
 
 // recallConfig is how runRecall stores and asks.
 type recallConfig struct {
-	bin        string
-	modes      []string
-	bm25       bool
-	grid       []memory.RankOptions
-	gridNames  []string
-	dataDir    string
-	keepGoing  bool
-	printKinds bool
+	bin       string
+	modes     []string
+	bm25      bool
+	grid      []memory.RankOptions
+	gridNames []string
+	dataDir   string
+	// distractors is a data root (e.g. a 100k seed) copied into each
+	// set's root before it is stored: every question is then asked
+	// across all scopes, against the set and every memory of the copy.
+	distractors string
+	keepGoing   bool
+	printKinds  bool
 }
 
 // runRecall stores every set and asks its questions (through the engine,
@@ -78,13 +85,20 @@ func runRecall(ctx context.Context, args []string) error {
 	calibrate := fs.Bool("calibrate", false, "engine: fit each mode's confidence on every set at once and report its calibration per set")
 	dump := fs.String("dump", "", "engine: write every answer's results with their evidence to this file (JSON lines), to study the relevance bar")
 	bars := fs.Bool("bars", false, "also print, per set, what other relevance bars would say (from the best confidence of each answer)")
+	distractors := fs.String("distractors", "", "data root (e.g. a seed of 100k memories, `infmem-bench seed`) copied under each set before it is stored; every question is then asked in every scope (ALL), so the set's memories compete with the copy's: recall at scale")
+	ranksOut := fs.String("ranks", "", "write every question's results (the set's message ids each stands for, or d:ID for a memory of --distractors) to this file, one JSON line per question, to compare two builds' rankings")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
 		return fmt.Errorf("usage: infmem-bench recall [flags] (sets by --sets)")
 	}
-	cfg := recallConfig{bin: *bin, bm25: *bm25, printKinds: *kinds}
+	cfg := recallConfig{bin: *bin, bm25: *bm25, printKinds: *kinds, distractors: *distractors}
+	if cfg.distractors != "" {
+		if st, err := os.Stat(filepath.Join(cfg.distractors, "mongo_data")); err != nil || !st.IsDir() {
+			return fmt.Errorf("--distractors %s: not a data root (no mongo_data folder)", cfg.distractors)
+		}
+	}
 	if *bin == "" {
 		for _, m := range strings.Split(*modes, ",") {
 			if m = strings.TrimSpace(m); m != "" {
@@ -141,6 +155,11 @@ func runRecall(ctx context.Context, args []string) error {
 	if *bars {
 		printBars(runs)
 	}
+	if *ranksOut != "" {
+		if err := writeRanks(runs, *ranksOut); err != nil {
+			return err
+		}
+	}
 	if *dump != "" && len(cfg.modes) > 0 {
 		if err := dumpAnswers(runs, cfg.modes[0], *dump); err != nil {
 			return err
@@ -173,6 +192,13 @@ func recallSet(ctx context.Context, s *benchSet, cfg recallConfig) (*setRun, err
 	var askers []asker
 	var eng *memory.Engine
 	var mcpc *client.Client
+	if cfg.distractors != "" {
+		// cp -a keeps the root's modes, which the data root checks.
+		if out, err := exec.CommandContext(ctx, "cp", "-a", cfg.distractors, cfg.dataDir).CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("copy %s: %v: %s", cfg.distractors, err, out)
+		}
+		os.Remove(filepath.Join(cfg.dataDir, "run", "daemon.json"))
+	}
 	if cfg.bin != "" {
 		c, done, err := startMCP(ctx, cfg.dataDir, cfg.bin)
 		if err != nil {
@@ -189,6 +215,13 @@ func recallSet(ctx context.Context, s *benchSet, cfg recallConfig) (*setRun, err
 			return nil, err
 		}
 		defer done()
+		if cfg.distractors != "" {
+			select { // the copy's memories load in the background
+			case <-eng.Loaded():
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
 		st = engineStorer{eng}
 		def := eng.RankOptions()
 		for _, m := range cfg.modes {
@@ -228,7 +261,11 @@ func recallSet(ctx context.Context, s *benchSet, cfg recallConfig) (*setRun, err
 				if a.opts != nil {
 					eng.SetRankOptions(*a.opts)
 				}
-				res, err := a.r.retrieve(ctx, q.Scope, q.Text, s.TopK)
+				scope := q.Scope
+				if cfg.distractors != "" {
+					scope = scopes.All
+				}
+				res, err := a.r.retrieve(ctx, scope, q.Text, s.TopK)
 				if err != nil {
 					return fmt.Errorf("%s %s: %w", s.Name, q.ID, err)
 				}
@@ -237,6 +274,9 @@ func recallSet(ctx context.Context, s *benchSet, cfg recallConfig) (*setRun, err
 					// A result stands for its own messages and those of the
 					// turns it shows as its context.
 					msgs := append([]string{}, owners[id]...)
+					if len(msgs) == 0 && cfg.distractors != "" {
+						msgs = append(msgs, "d:"+id) // one of the copy's memories
+					}
 					if i < len(res.context) {
 						for _, t := range res.context[i] {
 							msgs = append(msgs, owners[t]...)
@@ -706,4 +746,36 @@ func printMisses(runs []*setRun, asker string, n int) {
 			show("bm25  ", b.msgs, nil)
 		}
 	}
+}
+
+// writeRanks writes, for the first asker of every run, one JSON line per
+// asked question: the set, the question's id and its results in order, each
+// as the messages it stands for. Two builds asked the same sets give the
+// same lines exactly when they rank alike.
+func writeRanks(runs []*setRun, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	for _, run := range runs {
+		if len(run.askers) == 0 {
+			continue
+		}
+		for qi, ans := range run.answers[run.askers[0]] {
+			if !ans.asked {
+				continue
+			}
+			line := struct {
+				Set, ID string
+				Results [][]string
+				Nothing bool
+			}{run.set.Name, run.set.Questions[qi].ID, ans.msgs, ans.nothing}
+			if err := enc.Encode(line); err != nil {
+				f.Close()
+				return err
+			}
+		}
+	}
+	return f.Close()
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/infmem/infmem/internal/memory"
+	"github.com/infmem/infmem/scopes"
 )
 
 func TestPlainBM25(t *testing.T) {
@@ -156,5 +157,84 @@ func TestRankGridKeys(t *testing.T) {
 	}
 	if _, _, err := rankGrid("back=1", memory.RankOptions{}); err == nil {
 		t.Error("an unknown weight is accepted")
+	}
+}
+
+// TestRecallDistractors: with --distractors, a set is stored into a copy
+// of another data root and asked in every scope, so the copy's memories
+// come back among its results (as d:ID), the root itself is left as it was,
+// and --ranks writes one line per question asked.
+func TestRecallDistractors(t *testing.T) {
+	ctx := context.Background()
+	ts := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
+	seed := filepath.Join(t.TempDir(), "seed")
+	eng, done, err := openBenchEngine(ctx, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"The neighbours' cat is called Pixel.", "Our office cat sleeps on the printer.", "Buy cat food on Friday."} {
+		if _, err := eng.Store(ctx, memory.StoreRequest{Content: text, Scope: "elsewhere", Timestamp: ts}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done()
+	s := &benchSet{Name: "tiny", TopK: 10, Messages: []benchMessage{
+		{ID: "m1", Scope: "p", Session: "s1", Content: "I adopted a grey cat called Miso.", TS: ts},
+		{ID: "m2", Scope: "p", Session: "s1", Content: "The boiler was serviced on Tuesday.", TS: ts},
+	}, Questions: []benchQuestion{
+		{ID: "cat", Scope: "p", Text: "what is my cat called?", Gold: map[string]bool{"m1": true}, At: 2},
+	}}
+	if err := s.check(); err != nil {
+		t.Fatal(err)
+	}
+	run, err := recallSet(ctx, s, recallConfig{modes: []string{"keyword"}, dataDir: filepath.Join(t.TempDir(), "root"), distractors: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans := run.answers["keyword"][0]
+	var own, copied int
+	for _, msgs := range ans.msgs {
+		for _, m := range msgs {
+			if strings.HasPrefix(m, "d:") {
+				copied++
+			} else {
+				own++
+			}
+		}
+	}
+	if own == 0 || copied == 0 {
+		t.Fatalf("results %v: want the set's memory and the copy's cat memories", ans.msgs)
+	}
+	if sc := scoreSet(run, run.answers["keyword"], nil); sc.n != 1 || sc.rk(2) != 100 {
+		t.Errorf("R@10 %.1f of %d, want 100 of 1", sc.rk(2), sc.n)
+	}
+	path := filepath.Join(t.TempDir(), "ranks.jsonl")
+	if err := writeRanks([]*setRun{run}, path); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line struct {
+		Set, ID string
+		Results [][]string
+	}
+	if err := json.Unmarshal(raw, &line); err != nil || line.ID != "cat" || len(line.Results) != len(ans.msgs) {
+		t.Fatalf("ranks file %q: %v", raw, err)
+	}
+	// The seed root is copied, not written: it still holds 3 memories.
+	eng, done, err = openBenchEngine(ctx, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	<-eng.Loaded()
+	res, err := eng.Search(ctx, memory.SearchRequest{Query: "cat", Scope: scopes.All, Limit: 10, Mode: memory.ModeKeyword})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 3 {
+		t.Errorf("the seed root now answers %d memories for \"cat\", want its 3", len(res.Results))
 	}
 }

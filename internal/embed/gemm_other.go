@@ -32,3 +32,14 @@ func toBF16ReLURow(dst []uint16, src []float32) { toBF16ReLURowGo(dst, src) }
 
 // asmKernel12 reports that this build has no twelve-row float32 kernel.
 func asmKernel12() kernelFunc { return nil }
+
+// expShifted sets row[i] = float32(math.Exp(float64(row[i] - mx))).
+func expShifted(row []float32, mx float32) { expShiftedGo(row, mx) }
+
+// asm512: no AVX-512 softmax or layer-norm loop in this build.
+var asm512 = false
+
+// normRow is layerNormOut's loop.
+func normRow(o, x []float32, mean, rs float32, scale, bias []float32) {
+	normRowGo(o, x, mean, rs, scale, bias)
+}

@@ -586,10 +586,9 @@ func (m *USELite) attendHead(hs *headScratch, d, h, n, r0 int, qkv, ctx []float3
 				mx = v
 			}
 		}
+		expShifted(row, mx)
 		var sum float32
-		for j, v := range row {
-			e := float32(math.Exp(float64(v - mx)))
-			row[j] = e
+		for _, e := range row {
 			sum += e
 		}
 		inv := 1 / sum
@@ -604,6 +603,13 @@ func (m *USELite) attendHead(hs *headScratch, d, h, n, r0 int, qkv, ctx []float3
 	gemmPanels(m.kern, m.kern12, n6, n, 0, dh/kernCols, scores, n16, hs.packV, out, dh)
 	for i := range n {
 		copy(ctx[(r0+i)*d+h*dh:(r0+i)*d+(h+1)*dh], out[i*dh:(i+1)*dh])
+	}
+}
+
+// expShiftedGo sets row[i] = float32(math.Exp(float64(row[i] - mx))).
+func expShiftedGo(row []float32, mx float32) {
+	for j, v := range row {
+		row[j] = float32(math.Exp(float64(v - mx)))
 	}
 }
 
@@ -668,8 +674,15 @@ func layerNorm(dst, src []float32, d, rows int, scale, bias []float32, eps float
 // its squared deviations.
 func layerNormOut(o, x []float32, mean float32, vs float64, d int, scale, bias []float32, eps float32) {
 	rs := float32(1 / math.Sqrt(vs/float64(d)+float64(eps)))
+	normRow(o, x, mean, rs, scale, bias)
+}
+
+// normRowGo sets o[j] = (x[j]-mean)*(scale[j]*rs) + bias[j], each
+// operation rounded to float32 (the conversion keeps a compiler that
+// fuses multiply-adds from fusing this one, as normRowAVX512 does not).
+func normRowGo(o, x []float32, mean, rs float32, scale, bias []float32) {
 	for j, v := range x {
-		o[j] = (v-mean)*(scale[j]*rs) + bias[j]
+		o[j] = float32((v-mean)*(scale[j]*rs)) + bias[j]
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/facts"
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/internal/memory/recall"
 	"github.com/infmem/infmem/mongostore"
@@ -135,7 +136,28 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	// waits for it (afterDB first waits until the scan holds that lock).
 	var similar []memindex.Hit
 	var pass *memindex.VectorPass
+	var keywords chan keywordsAhead
+	var ahead keywordsAhead
+	takeAhead := func() keywordsAhead {
+		if keywords != nil {
+			ahead, keywords = <-keywords, nil
+		}
+		return ahead
+	}
+	// Whatever happens, the drawing ahead ends before the store does.
+	defer takeAhead()
 	if set, serr := e.searchScopes(scope, "", false); serr == nil && c.kind == memindex.KindMemory {
+		// The update check's keyword candidates are drawn meanwhile too,
+		// as the keyword index will be with the memory in it
+		// (memindex.KeywordsAhead): the memory's Put is the next change
+		// of the index (writeMu), and relate's Rank checks that it was.
+		// The new text is parsed for it meanwhile too.
+		keywords = make(chan keywordsAhead, 1)
+		go func() {
+			ix := e.index()
+			kw := ix.KeywordsAhead(id, text, ix.Analyze(text), memindex.Filter{Scopes: set}, recall.RelateVectorCandidates)
+			keywords <- keywordsAhead{kw, facts.Parse(text)}
+		}()
 		var wait func() ([]memindex.Hit, *memindex.VectorPass)
 		var vec []float32
 		scanning := make(chan struct{})
@@ -166,7 +188,8 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	}
 	res := StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: e.collection(c.kind).Name()}
 	if c.kind == memindex.KindMemory {
-		rel, err := e.relate(ctx, &c.doc, pass)
+		ahead := takeAhead()
+		rel, err := e.relate(ctx, &c.doc, pass, ahead.pass, ahead.mine)
 		if err != nil {
 			e.log.Warn("cannot compare the new memory with earlier ones", "memory_id", id.Hex(), "err", err)
 		}
@@ -196,6 +219,13 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		})
 	}
 	return res, nil
+}
+
+// keywordsAhead is what a store draws for its update check while its
+// memory is written.
+type keywordsAhead struct {
+	pass *memindex.KeywordPass
+	mine *facts.Statement
 }
 
 // storeInput is a StoreRequest checked and put in the form it is stored in.

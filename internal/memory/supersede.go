@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/facts"
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/internal/memory/recall"
 )
@@ -51,8 +52,10 @@ type related struct {
 // relate finds the memories that the new memory d updates, is updated
 // by, or contradicts (recall.Candidates, recall.Relate), and records the
 // links. The caller holds writeMu and has stored d; pass, when not nil,
-// holds the vector candidates drawn before (memindex.SimilarPass).
-func (e *Engine) relate(ctx context.Context, d *memindex.Doc, pass *memindex.VectorPass) (related, error) {
+// holds the vector candidates drawn before (memindex.SimilarPass), kw the
+// keyword candidates (memindex.KeywordsAhead), mine d's text parsed
+// (nil: relate parses it).
+func (e *Engine) relate(ctx context.Context, d *memindex.Doc, pass *memindex.VectorPass, kw *memindex.KeywordPass, mine *facts.Statement) (related, error) {
 	var out related
 	id := d.ID
 	set, err := e.searchScopes(d.Scope, "", false)
@@ -60,7 +63,7 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc, pass *memindex.Vec
 		return out, err
 	}
 	ix := e.index()
-	cands, mine, err := recall.Candidates(ctx, ix, memindex.Filter{Scopes: set}, d, pass)
+	cands, mine, err := recall.Candidates(ctx, ix, memindex.Filter{Scopes: set}, d, pass, kw, mine)
 	if err != nil || len(cands) == 0 {
 		return out, err
 	}

@@ -558,11 +558,41 @@ func (ix *Index) SearchQuery(q Query, k int, allow func(DocID) bool) []Hit {
 		return nil
 	}
 	buf := ix.getBuf(len(ix.docLen))
+	n := ix.walkLocked(&sc, buf)
+	ix.mu.RUnlock()
+	acc, touched := buf.acc, buf.touched[:n]
+	buf.touched = touched
+
+	hits := buf.hits
+	if k <= 0 {
+		for _, d := range touched {
+			if allow == nil || allow(d) {
+				hits = append(hits, Hit{ID: d, Score: acc[d]})
+			}
+		}
+		slices.SortFunc(hits, compareHits)
+	} else {
+		hits = topK(hits, touched, acc, k, allow)
+	}
+	out := slices.Clone(hits)
+	buf.hits = hits
+	ix.putBuf(buf)
+	return out
+}
+
+// walkLocked adds up the query's contributions over its terms' postings in
+// buf.acc, in the query's order, and returns how many documents it touched
+// (listed first in buf.touched[:cap]). A term sc holds as noTerm has no
+// postings.
+func (ix *Index) walkLocked(sc *scorer, buf *searchBuf) int {
 	acc, docLen := buf.acc, ix.docLen
 	touched := buf.touched[:cap(buf.touched)]
 	n := 0
 	for i, tid := range sc.ids {
 		w := sc.weights[i]
+		if tid == noTerm {
+			continue
+		}
 		postings := ix.terms[tid].postings
 		// At most one slot per document plus the scratch slot written
 		// after the last new one.
@@ -583,25 +613,8 @@ func (ix *Index) SearchQuery(q Query, k int, allow func(DocID) bool) []Hit {
 			acc[d] += s
 		}
 	}
-	ix.mu.RUnlock()
-	touched = touched[:n]
 	buf.touched = touched
-
-	hits := buf.hits
-	if k <= 0 {
-		for _, d := range touched {
-			if allow == nil || allow(d) {
-				hits = append(hits, Hit{ID: d, Score: acc[d]})
-			}
-		}
-		slices.SortFunc(hits, compareHits)
-	} else {
-		hits = topK(hits, touched, acc, k, allow)
-	}
-	out := slices.Clone(hits)
-	buf.hits = hits
-	ix.putBuf(buf)
-	return out
+	return n
 }
 
 // MatchAll returns every document that holds all of the query's terms and

@@ -92,16 +92,18 @@ func filters(n int) map[string]*Filter {
 
 // BenchmarkSearch times top-10 searches. "serial" forces one goroutine,
 // "parallel" splits every scan over GOMAXPROCS goroutines, "default" uses the
-// index's own threshold.
+// index's own threshold, "exact" is default without the coarse pass.
 func BenchmarkSearch(b *testing.B) {
 	for _, n := range []int{10000, 100000} {
 		for fname, f := range filters(n) {
-			for _, mode := range []string{"default", "serial", "parallel"} {
+			for _, mode := range []string{"default", "exact", "serial", "parallel"} {
 				b.Run(fmt.Sprintf("%dk/%s/%s", n/1000, fname, mode), func(b *testing.B) {
 					c := corpusOf(b, n)
-					old := c.ix.parallelMin
-					defer func() { c.ix.parallelMin = old }()
+					old, oldCoarse := c.ix.parallelMin, c.ix.coarseDots
+					defer func() { c.ix.parallelMin, c.ix.coarseDots = old, oldCoarse }()
 					switch mode {
+					case "exact":
+						c.ix.coarseDots = nil
 					case "serial":
 						c.ix.parallelMin = 1 << 30
 					case "parallel":
@@ -310,4 +312,18 @@ func clusteredSet(n, topics, nq int) (docs, queries [][]float32) {
 		queries[i] = g.next()
 	}
 	return docs, queries
+}
+
+// BenchmarkEncodeCoarse times the 2-bit codes of one 512-long row, which a
+// start computes for every vector of its snapshot.
+func BenchmarkEncodeCoarse(b *testing.B) {
+	r := rand.New(rand.NewPCG(9, 9))
+	codes := make([]int8, 512)
+	for i := range codes {
+		codes[i] = int8(r.IntN(255) - 127)
+	}
+	out := make([]byte, coarseStride(len(codes)))
+	for b.Loop() {
+		encodeCoarse(codes, out)
+	}
 }

@@ -1,7 +1,10 @@
 // Package vecindex owns the in-memory vector index of the memory engine: every
-// live memory's embedding, quantised to int8, scanned exactly (no
-// approximate-neighbour graph) for the documents most similar by cosine to a
-// query, after the caller's pre-filter (scope, tags, time range, flags).
+// live memory's embedding, quantised to int8, scanned (no approximate-neighbour
+// graph) for the documents most similar by cosine to a query, after the
+// caller's pre-filter (scope, tags, time range, flags). Large searches first
+// rank every candidate by 2-bit codes and score only the best few thousand by
+// their int8 codes (coarse.go: approximate, checked on a 100k recall set);
+// smaller ones are exact.
 //
 // The index knows nothing of memories or storage: the memory engine maps its
 // memories to dense slot numbers (the same DocIDs its keyword index uses),
@@ -34,9 +37,11 @@
 // # Layout and search
 //
 // Codes live in blocks of 1024 slots (576 KiB at dimension 512 with the
-// refinement bits), each with the slots' scales and a bitmap of live slots,
-// so the arena grows without ever copying what it holds and frees a block
-// whose slots are all removed. A search walks the blocks, collects the
+// refinement bits, 704 KiB with the coarse codes), each with the slots'
+// scales and a bitmap of live slots, so the arena grows without ever copying
+// what it holds and frees a block whose slots are all removed. A block's
+// codes are mapped outside the Go heap where the system allows it
+// (blockmem.go), so they do not raise the collector's heap goal. A search walks the blocks, collects the
 // allowed live slots of each into a list and hands the list to a dot-product
 // kernel: AVX2 assembly on amd64 (VPMOVSXBW widens sixteen codes, VPMADDWD
 // multiplies them by the int16 query and adds pairs; the row four slots ahead

@@ -28,6 +28,8 @@ const (
 type block struct {
 	codes  []int8             // blockSize rows of dim codes
 	signs  []uint64           // blockSize rows of signWords refinement bits
+	coarse []byte             // blockSize rows of 2-bit codes (coarse.go); nil without a coarse kernel
+	cw     [blockSize]float32 // coarse weight per slot: level scale times scale
 	scales [blockSize]float32 // encoded.scale per slot
 	fine   [blockSize]float32 // encoded.fine per slot
 	live   [blockWords]uint64 // bitmap of slots holding a vector
@@ -46,6 +48,14 @@ type Index struct {
 	signWords int // refinement-bit words per slot
 	qmax      int32
 	dots      dotsFunc
+	// coarseDots is the coarse pass's kernel, nil where the search is
+	// exact throughout; coarseMin is the number of candidates from which
+	// it is used, coarseKeep and coarsePerK·k the candidates it keeps at
+	// least (coarse.go). Tests move them.
+	coarseDots coarseFunc
+	coarseMin  int
+	coarseKeep int
+	coarsePerK int
 	// parallelMin is the number of candidates from which a search is split
 	// over GOMAXPROCS goroutines; tests and benchmarks move it.
 	parallelMin int
@@ -56,12 +66,16 @@ type Index struct {
 	n      int
 }
 
-// newBlock allocates an empty block.
+// newBlock allocates an empty block, its codes and bits outside the heap
+// where it can (blockmem.go).
 func (ix *Index) newBlock() *block {
-	return &block{
-		codes: make([]int8, blockSize*ix.dim),
-		signs: make([]uint64, blockSize*ix.signWords),
+	blk := new(block)
+	coarse := 0
+	if ix.coarseDots != nil {
+		coarse = blockSize * coarseStride(ix.dim)
 	}
+	allocArrays(blk, blockSize*ix.dim, blockSize*ix.signWords, coarse)
+	return blk
 }
 
 // New returns an empty index of dim-long vectors. It panics if dim is not in
@@ -73,6 +87,7 @@ func New(dim int) *Index {
 	ix := &Index{
 		dim: dim, signWords: (dim + 63) / 64, qmax: queryMaxFor(dim),
 		dots: asmDots(), parallelMin: asmParallelMin,
+		coarseDots: asmCoarse(), coarseMin: coarseMin, coarseKeep: coarseKeep, coarsePerK: coarsePerK,
 	}
 	if ix.dots == nil {
 		ix.dots, ix.parallelMin = dotsGo, goParallelMin
@@ -90,15 +105,16 @@ func (ix *Index) Len() int {
 	return ix.n
 }
 
-// Bytes returns the heap the index holds: the blocks (codes, refinement bits,
-// scales and live bitmaps) and the block table.
+// Bytes returns the memory the index holds: the blocks (codes, refinement
+// bits, scales and live bitmaps) and the block table, whether on the heap or
+// mapped outside it (blockmem.go).
 func (ix *Index) Bytes() int64 {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	b := int64(unsafe.Sizeof(*ix)) + int64(cap(ix.blocks))*int64(unsafe.Sizeof((*block)(nil)))
 	for _, blk := range ix.blocks {
 		if blk != nil {
-			b += int64(unsafe.Sizeof(*blk)) + int64(cap(blk.codes)) + 8*int64(cap(blk.signs))
+			b += int64(unsafe.Sizeof(*blk)) + int64(cap(blk.codes)) + 8*int64(cap(blk.signs)) + int64(cap(blk.coarse))
 		}
 	}
 	return b
@@ -157,6 +173,7 @@ func (ix *Index) Put(id uint32, v []float32) error {
 	copy(blk.signs[s*ix.signWords:(s+1)*ix.signWords], e.signs)
 	blk.scales[s] = e.scale
 	blk.fine[s] = e.fine
+	ix.setCoarseLocked(blk, s)
 	blk.delta = max(blk.delta, e.delta)
 	if bit := uint64(1) << (s & 63); blk.live[s>>6]&bit == 0 {
 		blk.live[s>>6] |= bit

@@ -407,9 +407,14 @@ func TestBytesPerDoc(t *testing.T) {
 	per := float64(ix.Bytes()) / n
 	t.Logf("%.1f bytes per document at dimension %d", per, dim)
 	// Codes, refinement bits, two scales: 512 + 64 + 8, plus the live bit
-	// and the block headers.
-	if per > 600 {
-		t.Errorf("%.1f bytes per document, budget 600", per)
+	// and the block headers; where the coarse pass runs, its 2-bit codes
+	// and weight: 128 + 4.
+	budget := 600.0
+	if ix.coarseDots != nil {
+		budget += 132
+	}
+	if per > budget {
+		t.Errorf("%.1f bytes per document, budget %.0f", per, budget)
 	}
 }
 
@@ -540,8 +545,13 @@ func TestAccuracyUSELite(t *testing.T) {
 // searches, scores and reads; run it with -race. Each writer owns a range of
 // ids, so the final state is known and checked.
 func TestConcurrentReadersWriters(t *testing.T) {
+	t.Run("exact", func(t *testing.T) { concurrentReadersWriters(t, New(64)) })
+	// The coarse pass from 100 candidates, keeping 20.
+	t.Run("coarse", func(t *testing.T) { concurrentReadersWriters(t, withCoarse(64, 100, 20)) })
+}
+
+func concurrentReadersWriters(t *testing.T, ix *Index) {
 	const dim, writers, perWriter, rounds = 64, 2, 600, 3
-	ix := New(dim)
 	ix.parallelMin = 100 // exercise the parallel scan too
 	r := rand.New(rand.NewPCG(7, 7))
 	vecs := make([][]float32, 64)

@@ -96,8 +96,11 @@ func Read(r io.Reader, dim int) (*Index, error) {
 		if rd.Err() != nil {
 			return nil, damaged(rd.Err())
 		}
-		for _, w := range b.live {
-			b.n += bits.OnesCount64(w)
+		for w, word := range b.live {
+			b.n += bits.OnesCount64(word)
+			for ; word != 0; word &= word - 1 {
+				ix.setCoarseLocked(b, w*64+bits.TrailingZeros64(word))
+			}
 		}
 		if b.n == 0 {
 			return nil, damaged(fmt.Errorf("empty block %d", bi))

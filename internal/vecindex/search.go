@@ -48,6 +48,7 @@ type scanBuf struct {
 	dots  [blockSize]int32
 	heap  []Hit
 	cands []cand
+	sel   []float32 // the coarse pass's scores, for kthLargest
 }
 
 // prepare quantises q. ok is false for a zero query, which has no direction
@@ -130,7 +131,7 @@ func (ix *Index) SearchEach(q []float32, reqs []Request) [][]Hit {
 		if k <= 0 || k > n {
 			k = n
 		}
-		scans = append(scans, scanReq{k: k, window: 2 * delta, f: r.Filter})
+		scans = append(scans, scanReq{k: k, window: 2 * delta, f: r.Filter, n: n})
 		at = append(at, i)
 		switch {
 		case len(scans) == 1:
@@ -150,35 +151,19 @@ func (ix *Index) SearchEach(q []float32, reqs []Request) [][]Hit {
 	n, _ := ix.candidatesLocked(union)
 	var next atomic.Int64
 	workers := ix.workers(n)
-	var parts [][][]cand
-	if workers == 1 {
-		parts = append(parts, ix.scanLocked(&qq, scans, union, &next))
-	} else {
-		// Helpers that have not started by the time this goroutine has
-		// claimed every block are abandoned rather than waited for: on a
-		// busy machine a helper can sit in the run queue for a scheduler
-		// tick, and it would find nothing left to do.
-		const (
-			pending int32 = iota
-			running
-			abandoned
-		)
-		state := make([]atomic.Int32, workers)
-		results := make(chan [][]cand, workers)
-		for w := 1; w < workers; w++ {
-			go func() {
-				if state[w].CompareAndSwap(pending, running) {
-					results <- ix.scanLocked(&qq, scans, union, &next)
-				}
-			}()
-		}
-		parts = append(parts, ix.scanLocked(&qq, scans, union, &next))
-		for w := 1; w < workers; w++ {
-			if !state[w].CompareAndSwap(pending, abandoned) {
-				parts = append(parts, <-results)
+	if ix.useCoarse(n, scans) {
+		cq := ix.prepareCoarse(q)
+		parts := runWorkers(workers, func() [][]cand { return ix.coarseScanLocked(&qq, &cq, scans, union, &next) })
+		for j, sr := range scans {
+			var cands []cand
+			for _, p := range parts {
+				cands = append(cands, p[j]...)
 			}
+			out[at[j]] = ix.rankLocked(&qq, cands, sr.k, sr.window)
 		}
+		return out
 	}
+	parts := runWorkers(workers, func() [][]cand { return ix.scanLocked(&qq, scans, union, &next) })
 	for j, sr := range scans {
 		var cands []cand
 		for _, p := range parts {
@@ -216,12 +201,47 @@ func (ix *Index) SearchFunc(q []float32, k int, allow func(id uint32) bool) []Hi
 	return ix.Search(q, k, f)
 }
 
-// scanReq is one request of a scan: its k, its refinement window, and its
-// filter when the scan reads a wider set (nil: every document scanned).
+// runWorkers runs scan on this goroutine and workers-1 others (which share
+// the blocks to claim) and returns what each that ran returned. Helpers
+// that have not started by the time this goroutine has claimed every block
+// are abandoned rather than waited for: on a busy machine a helper can sit
+// in the run queue for a scheduler tick, and it would find nothing left to
+// do.
+func runWorkers[T any](workers int, scan func() T) []T {
+	if workers <= 1 {
+		return []T{scan()}
+	}
+	const (
+		pending int32 = iota
+		running
+		abandoned
+	)
+	state := make([]atomic.Int32, workers)
+	results := make(chan T, workers)
+	for w := 1; w < workers; w++ {
+		go func() {
+			if state[w].CompareAndSwap(pending, running) {
+				results <- scan()
+			}
+		}()
+	}
+	parts := []T{scan()}
+	for w := 1; w < workers; w++ {
+		if !state[w].CompareAndSwap(pending, abandoned) {
+			parts = append(parts, <-results)
+		}
+	}
+	return parts
+}
+
+// scanReq is one request of a scan: its k, its refinement window, its
+// filter when the scan reads a wider set (nil: every document scanned),
+// and the number of candidates its own filter admits.
 type scanReq struct {
 	k      int
 	window float32
 	f      *Filter
+	n      int
 }
 
 // scanLocked scores with the int8 codes the documents of union (every live

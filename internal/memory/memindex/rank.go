@@ -46,6 +46,10 @@ type RankQuery struct {
 	// Pass, when set, holds the vector candidates drawn for this query
 	// ahead of time (SimilarPass); Rank scans when it cannot use them.
 	Pass *VectorPass
+	// Keywords, when set, holds the keyword candidates drawn for this
+	// query before its new memory was in the index (KeywordsAhead); Rank
+	// searches when they are not what it would find now.
+	Keywords *KeywordPass
 }
 
 // Candidate is one memory being ranked: the evidence the index holds for
@@ -110,7 +114,11 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 	pos := map[uint32]int32{} // slot → position in the pool, once ordered
 	add := func(slot uint32) { pos[slot] = 0 }
 	if useKW {
-		for _, h := range ix.text.SearchQuery(q.Terms, q.Candidates, allow) {
+		hits, ok := ix.keywordPassLocked(&q, allowed.Has)
+		if !ok {
+			hits = ix.text.SearchQuery(q.Terms, q.Candidates, allow)
+		}
+		for _, h := range hits {
 			add(h.ID)
 		}
 	}

@@ -79,11 +79,12 @@ type Relations struct {
 // is compared), and returns d's text parsed.
 //
 // pass, when not nil, holds the vector candidates drawn ahead of time
-// (memindex.SimilarPass, with RelateVectorCandidates).
-func Candidates(ctx context.Context, ix *memindex.Index, f memindex.Filter, d *memindex.Doc, pass *memindex.VectorPass) ([]memindex.Candidate, *facts.Statement, error) {
+// (memindex.SimilarPass, with RelateVectorCandidates), kw the keyword
+// candidates (KeywordsAhead), mine d's text parsed (facts.Parse).
+func Candidates(ctx context.Context, ix *memindex.Index, f memindex.Filter, d *memindex.Doc, pass *memindex.VectorPass, kw *memindex.KeywordPass, mine *facts.Statement) ([]memindex.Candidate, *facts.Statement, error) {
 	id, text, vec := d.ID, d.Text, d.Vec
 	rq := memindex.RankQuery{Filter: f, Terms: ix.Analyze(text), Vector: vec,
-		Candidates: RelateVectorCandidates, K: RelateVectorCandidates, DuplicateOverlap: 1, Pass: pass}
+		Candidates: RelateVectorCandidates, K: RelateVectorCandidates, DuplicateOverlap: 1, Pass: pass, Keywords: kw}
 	if rq.Terms.Empty() && vec == nil {
 		return nil, nil, nil
 	}
@@ -116,7 +117,9 @@ func Candidates(ctx context.Context, ix *memindex.Index, f memindex.Filter, d *m
 	// A long text may update an earlier memory in one of its clauses
 	// ("…, and I've adjusted the snack budget to $75, …"): the memories
 	// closest to each such clause, by its words, are compared too.
-	mine := facts.Parse(text)
+	if mine == nil {
+		mine = facts.Parse(text)
+	}
 	for _, claim := range mine.Claims(relateClaims) {
 		q := memindex.RankQuery{Filter: rq.Filter, Terms: ix.Analyze(claim), Candidates: relateClaimCandidates + 1, K: relateClaimCandidates + 1, DuplicateOverlap: 1}
 		if q.Terms.Empty() {

@@ -1,0 +1,80 @@
+package vecindex
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+)
+
+// TestBlocksOutsideHeap checks that a large index's codes are mapped outside
+// the Go heap (where the system allows it), that searches, Get and a
+// persisted copy read them as before, and that a block's mapping is
+// released once the block has left the index.
+func TestBlocksOutsideHeap(t *testing.T) {
+	probe := mapAnon(offHeapMin)
+	if probe == nil {
+		t.Skip("no anonymous mappings on this system: blocks stay on the heap")
+	}
+	unmapAnon(probe)
+	const dim = 512
+	r := rand.New(rand.NewPCG(3, 4))
+	vecs := make([][]float32, 2*blockSize+10) // three blocks
+	for i := range vecs {
+		vecs[i] = randUnit(r, dim)
+	}
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	base := mapped.Load()
+	ix := New(dim)
+	for i := range vecs {
+		mustPut(t, ix, uint32(i), vecs[i])
+	}
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	perBlock := int64(blockSize*dim + 8*blockSize*ix.signWords)
+	if ix.coarseDots != nil {
+		perBlock += int64(blockSize * coarseStride(dim))
+	}
+	if got := mapped.Load() - base; got < 3*perBlock {
+		t.Fatalf("mapped %d bytes for 3 blocks, want at least %d", got, 3*perBlock)
+	}
+	// The heap holds the block headers (scales, bitmaps: 8 KiB each), not
+	// their 576 KiB of codes and bits.
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > perBlock {
+		t.Fatalf("heap grew by %d bytes for 3 blocks, want under %d (one block's codes)", grew, perBlock)
+	}
+	for i := range 20 {
+		q := vecs[i*97%len(vecs)]
+		want := sortedScores(ix, q, allIDs(len(vecs)), nil)[:10]
+		if got := ix.Search(q, 10, nil); !slices.Equal(got, want) {
+			t.Fatalf("query %d: search %v, full sort %v", i, got, want)
+		}
+	}
+	if g, ok := ix.Get(uint32(blockSize + 5)); !ok || exactCosine(g, vecs[blockSize+5]) < 0.999 {
+		t.Fatalf("Get of a mapped slot: ok %v", ok)
+	}
+	// Emptying the middle block drops it from the index; the collector
+	// then runs its cleanup, which unmaps it.
+	for i := blockSize; i < 2*blockSize; i++ {
+		ix.Remove(uint32(i))
+	}
+	for range 100 {
+		if mapped.Load()-base <= 2*perBlock+2*4096 {
+			break
+		}
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if got := mapped.Load() - base; got > 2*perBlock+2*4096 {
+		t.Fatalf("after emptying a block, %d bytes still mapped, want 2 blocks' (%d)", got, 2*perBlock)
+	}
+	q := vecs[3]
+	ids := append(allIDs(blockSize), allIDs(2*blockSize + 10)[2*blockSize:]...)
+	if got, want := ix.Search(q, 10, nil), sortedScores(ix, q, ids, nil)[:10]; !slices.Equal(got, want) {
+		t.Fatalf("after the removal: search %v, full sort %v", got, want)
+	}
+	runtime.KeepAlive(ix)
+}

@@ -1,0 +1,335 @@
+package vecindex
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+	"sync/atomic"
+)
+
+// # The coarse pass
+//
+// A scan of every int8 code reads dim bytes per document (51 MB at 100k ×
+// 512) and is bound by memory bandwidth. Large searches therefore start
+// with a coarse pass over 2-bit codes (a quarter of the bytes), keep the
+// best coarseKeep (at least 20·k and n/50) documents by the coarse score, and score
+// only those by their int8 codes and refinement bits as before. The 2-bit
+// codes are a Lloyd–Max quantiser for a Gaussian component: thresholds 0
+// and ±0.98σ of the vector's int8 codes, levels ±0.5σ and ±1.5σ (σ the
+// codes' root mean square). They are derived data, computed from the int8
+// codes by Put and when a persisted index is read, never persisted.
+//
+// The coarse pass is approximate: the result is the exact top k whenever
+// the exact top k (and every document within the refinement window of its
+// k-th score) is among the coarse best coarseKeep. On the real 100k seed
+// with 200 LoCoMo questions the exact top 50 was always inside the coarse
+// best 670 (median 169; 4-bit codes: 109; 1-bit signs: 8,360), so
+// coarseKeep = 2,000 leaves a margin of three; BENCHMARKS.md has the recall
+// set at 100k it was checked on. That depth grows with the collection, so
+// a search keeps at least one candidate in coarseShare as well (2,000 at
+// 100k, 20,000 at 1M: untested beyond 100k). Below coarseMin candidates,
+// for k above coarseMaxK, and where the CPU has no coarse kernel, searches
+// stay exact. Each goroutine of a search keeps that many of its own.
+const (
+	coarseMin   = 30000
+	coarseKeep  = 2000
+	coarsePerK  = 20
+	coarseShare = 50
+	coarseMaxK  = 100
+)
+
+// coarseFunc computes, for each j, out[j] = Σ_i q[i]·u_i over the 2-bit
+// codes u of row ids[j] of plane (stride bytes per row, stride/64 chunks of
+// 256 dimensions); len(q) is 4·stride.
+type coarseFunc func(q []int8, plane []byte, stride int, ids []uint32, out []int32)
+
+// coarseStride is the bytes of one row of 2-bit codes: dim rounded up to
+// whole chunks of 256 dimensions, 64 bytes each.
+func coarseStride(dim int) int { return (dim + 255) / 256 * 64 }
+
+// encodeCoarse writes the 2-bit codes of one row of int8 codes into out
+// (coarseStride(len(codes)) bytes; dimension i of chunk i/256 at byte
+// 64·(i/256) + i%64, bits 2·((i%256)/64)) and returns the scale of their
+// levels in code units: component i ≈ (2u_i - 3)·scale. A zero row gets
+// scale 0.
+func encodeCoarse(codes []int8, out []byte) float32 {
+	clear(out)
+	var ss int64
+	for _, c := range codes {
+		ss += int64(c) * int64(c)
+	}
+	if ss == 0 {
+		return 0
+	}
+	sigma := math.Sqrt(float64(ss) / float64(len(codes)))
+	t := 0.98 * sigma
+	// The level of every code value, then one lookup per component: a
+	// snapshot's 100k vectors are encoded at every start. For an integer
+	// c, c < -t ⟺ c <= -(⌊t⌋+1) and c >= t ⟺ c >= ⌈t⌉.
+	var lut [256]byte
+	lo, hi := -(int(math.Floor(t)) + 1), int(math.Ceil(t))
+	for c := -128; c < 128; c++ {
+		var u byte
+		switch {
+		case c <= lo:
+			u = 0
+		case c < 0:
+			u = 1
+		case c < hi:
+			u = 2
+		default:
+			u = 3
+		}
+		lut[uint8(c)] = u
+	}
+	ch := 0
+	for ; (ch+1)*256 <= len(codes); ch++ {
+		row := codes[ch*256 : ch*256+256 : ch*256+256]
+		o := out[ch*64 : ch*64+64 : ch*64+64]
+		for b := range o {
+			o[b] = lut[uint8(row[b])] | lut[uint8(row[64+b])]<<2 | lut[uint8(row[128+b])]<<4 | lut[uint8(row[192+b])]<<6
+		}
+	}
+	for i := ch * 256; i < len(codes); i++ { // a last, partial chunk
+		r := i % 256
+		out[ch*64+r%64] |= lut[uint8(codes[i])] << (2 * (r / 64))
+	}
+	return float32(0.5 * sigma)
+}
+
+// coarseDotsGo is the portable coarse kernel and the reference the
+// assembly is tested against.
+func coarseDotsGo(q []int8, plane []byte, stride int, ids []uint32, out []int32) {
+	out = out[:len(ids)]
+	for j, id := range ids {
+		row := plane[int(id)*stride : int(id)*stride+stride]
+		var s0, s1, s2, s3 int32
+		for t := 0; t < stride/64; t++ {
+			qq := q[t*256 : t*256+256 : t*256+256]
+			rr := row[t*64 : t*64+64 : t*64+64]
+			for b, v := range rr {
+				s0 += int32(v&3) * int32(qq[b])
+				s1 += int32(v>>2&3) * int32(qq[64+b])
+				s2 += int32(v>>4&3) * int32(qq[128+b])
+				s3 += int32(v>>6) * int32(qq[192+b])
+			}
+		}
+		out[j] = s0 + s1 + s2 + s3
+	}
+}
+
+// checkCoarse panics unless every row the kernel will read lies inside
+// plane and q covers the row: the assembly cannot check bounds itself.
+func checkCoarse(q []int8, plane []byte, stride int, ids []uint32, out []int32) {
+	_ = out[:len(ids)]
+	if stride <= 0 || stride%64 != 0 || len(q) != 4*stride {
+		panic("vecindex: coarse kernel called with a bad stride or query")
+	}
+	var hi uint32
+	for _, id := range ids {
+		hi = max(hi, id)
+	}
+	_ = plane[int(hi)*stride+stride-1]
+}
+
+// coarseQuery is a query's codes for the coarse pass: int8, padded with
+// zeros to whole chunks, and their sum.
+type coarseQuery struct {
+	codes []int8
+	sum   int32
+}
+
+// prepareCoarse quantises q (finite and nonzero: prepare accepted it) to
+// int8 for the coarse pass.
+func (ix *Index) prepareCoarse(q []float32) coarseQuery {
+	m, _ := maxAbs(q)
+	cq := coarseQuery{codes: make([]int8, 4*coarseStride(ix.dim))}
+	for i, x := range q {
+		c := int8(math.Round(float64(x) * 127 / m))
+		cq.codes[i] = c
+		cq.sum += int32(c)
+	}
+	return cq
+}
+
+// setCoarseLocked computes slot s's coarse codes and weight from its int8
+// codes. The caller holds the write lock (or owns blk).
+func (ix *Index) setCoarseLocked(blk *block, s int) {
+	if ix.coarseDots == nil {
+		return
+	}
+	cs := coarseStride(ix.dim)
+	scale := encodeCoarse(blk.codes[s*ix.dim:(s+1)*ix.dim], blk.coarse[s*cs:(s+1)*cs])
+	blk.cw[s] = scale * blk.scales[s]
+}
+
+// useCoarse reports whether a search over n candidates with these requests
+// takes the coarse pass.
+func (ix *Index) useCoarse(n int, scans []scanReq) bool {
+	// Several requests in one scan (a store's passes) would each score
+	// their own thousands of candidates exactly: measured slower than the
+	// exact scan they share (BENCHMARKS.md), so they stay exact.
+	if ix.coarseDots == nil || n < ix.coarseMin || len(scans) != 1 {
+		return false
+	}
+	for _, sr := range scans {
+		if sr.k > coarseMaxK || sr.n < ix.coarseMin {
+			return false
+		}
+	}
+	return true
+}
+
+// coarseKeepFor is how many coarse candidates a request of k among n
+// keeps.
+func (ix *Index) coarseKeepFor(k, n int) int {
+	return max(ix.coarseKeep, ix.coarsePerK*k, n/coarseShare)
+}
+
+// coarseScanLocked ranks the documents of union in the blocks it claims
+// from next by their coarse score, keeps for each request at least the
+// best coarseKeepFor(k) it admits among them, and scores those by their
+// int8 codes as scanLocked does. Each goroutine of a search keeps its own
+// best, so together they hold the search's best. The caller holds the read
+// lock.
+func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, union *Filter, next *atomic.Int64) [][]cand {
+	buf, _ := ix.bufs.Get().(*scanBuf)
+	if buf == nil {
+		buf = new(scanBuf)
+	}
+	type state struct {
+		keep  int
+		cut   float32
+		cands []cand // id and coarse score (in p) while scanning
+	}
+	st := make([]state, len(reqs))
+	for i, r := range reqs {
+		st[i] = state{keep: ix.coarseKeepFor(r.k, r.n), cut: float32(math.Inf(-1))}
+	}
+	if len(reqs) == 1 {
+		st[0].cands = buf.cands[:0]
+	}
+	cs := coarseStride(ix.dim)
+	for {
+		b := int(next.Add(1) - 1)
+		if b >= len(ix.blocks) {
+			break
+		}
+		blk := ix.blocks[b]
+		if blk == nil {
+			continue
+		}
+		ids := buf.ids[:0]
+		for w, live := range blk.live {
+			if union != nil {
+				live &= union.word(b*blockWords + w)
+			}
+			for ; live != 0; live &= live - 1 {
+				ids = append(ids, uint32(w*64+bits.TrailingZeros64(live)))
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		dots := buf.dots[:len(ids)]
+		ix.coarseDots(cq.codes, blk.coarse, cs, ids, dots)
+		base := uint32(b) << blockShift
+		for i := range st {
+			r, t := &reqs[i], &st[i]
+			for j, s := range ids {
+				p := float32(2*dots[j]-3*cq.sum) * blk.cw[s]
+				if p < t.cut {
+					continue
+				}
+				if r.f != nil && !r.f.Has(base|s) {
+					continue
+				}
+				t.cands = append(t.cands, cand{id: base | s, p: p})
+			}
+			if len(t.cands) >= 4*t.keep {
+				t.cands, t.cut = keepBest(t.cands, t.keep, &buf.sel)
+			}
+		}
+	}
+	out := make([][]cand, len(reqs))
+	for i := range st {
+		t := &st[i]
+		t.cands, _ = keepBest(t.cands, t.keep, &buf.sel)
+		out[i] = ix.exactLocked(q, t.cands)
+	}
+	if len(reqs) == 1 {
+		buf.cands = st[0].cands
+	}
+	ix.bufs.Put(buf)
+	return out
+}
+
+// keepBest drops, in place and keeping their order, the candidates below
+// the keep-th best coarse score (none when there are at most keep), and
+// returns the rest and that score.
+func keepBest(cs []cand, keep int, scratch *[]float32) ([]cand, float32) {
+	if len(cs) <= keep {
+		return cs, float32(math.Inf(-1))
+	}
+	sel := (*scratch)[:0]
+	for _, c := range cs {
+		sel = append(sel, c.p)
+	}
+	*scratch = sel
+	cut := kthLargest(sel, keep)
+	return pruneCands(cs, cut), cut
+}
+
+// kthLargest returns the k-th largest of xs (1 <= k <= len(xs)),
+// reordering xs.
+func kthLargest(xs []float32, k int) float32 {
+	lo, hi, want := 0, len(xs)-1, k-1 // want: index in descending order
+	for lo < hi {
+		// Median of three as the pivot, then a Hoare partition into
+		// [lo, j] >= pivot >= [j+1, hi].
+		mid := lo + (hi-lo)/2
+		a, b, c := xs[lo], xs[mid], xs[hi]
+		pivot := max(min(a, b), min(max(a, b), c))
+		i, j := lo-1, hi+1
+		for {
+			for i++; xs[i] > pivot; i++ {
+			}
+			for j--; xs[j] < pivot; j-- {
+			}
+			if i >= j {
+				break
+			}
+			xs[i], xs[j] = xs[j], xs[i]
+		}
+		if want <= j {
+			hi = j
+		} else {
+			lo = j + 1
+		}
+	}
+	return xs[want]
+}
+
+// exactLocked scores by their int8 codes, as the exact scan does, the
+// coarse candidates cs (in the order the scan met them, so a block's are
+// together), overwriting them. The caller holds the read lock.
+func (ix *Index) exactLocked(q *query, cs []cand) []cand {
+	var local [blockSize]uint32
+	var dots [blockSize]int32
+	for i := 0; i < len(cs); {
+		b := cs[i].id >> blockShift
+		n := 0
+		for j := i; j < len(cs) && cs[j].id>>blockShift == b && n < blockSize; j++ {
+			local[n] = cs[j].id & (blockSize - 1)
+			n++
+		}
+		blk := ix.blocks[b]
+		ix.dots(q.codes, blk.codes, ix.dim, local[:n], dots[:n])
+		for j := range n {
+			s := local[j]
+			cs[i+j] = cand{id: b<<blockShift | s, dot: dots[j], p: score(dots[j], blk.scales[s], q.scale)}
+		}
+		i += n
+	}
+	return slices.Clone(cs)
+}

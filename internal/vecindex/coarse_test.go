@@ -1,0 +1,215 @@
+package vecindex
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/infmem/infmem/internal/embed"
+)
+
+// TestCoarseLayout checks encodeCoarse's layout and levels against a plain
+// reading of them: a one-hot query on dimension i makes the kernel return
+// that dimension's code, which must be the quantiser's level of codes[i].
+func TestCoarseLayout(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, dim := range []int{1, 63, 256, 300, 512} {
+		codes := make([]int8, dim)
+		for i := range codes {
+			codes[i] = int8(r.IntN(255) - 127)
+		}
+		stride := coarseStride(dim)
+		plane := make([]byte, stride)
+		scale := encodeCoarse(codes, plane)
+		var ss float64
+		for _, c := range codes {
+			ss += float64(c) * float64(c)
+		}
+		sigma := math.Sqrt(ss / float64(dim))
+		if d := float64(scale) - 0.5*sigma; d > 1e-3 || d < -1e-3 {
+			t.Fatalf("dim %d: scale %v, want σ/2 = %v", dim, scale, 0.5*sigma)
+		}
+		q := make([]int8, 4*stride)
+		out := make([]int32, 1)
+		for i, c := range codes {
+			clear(q)
+			q[i/256*256+i%256] = 1
+			coarseDotsGo(q, plane, stride, []uint32{0}, out)
+			x := float64(c)
+			want := int32(3)
+			switch {
+			case x < -0.98*sigma:
+				want = 0
+			case x < 0:
+				want = 1
+			case x < 0.98*sigma:
+				want = 2
+			}
+			if out[0] != want {
+				t.Fatalf("dim %d, component %d = %d (σ %.1f): code %d, want %d", dim, i, c, sigma, out[0], want)
+			}
+		}
+	}
+	zero := make([]byte, coarseStride(8))
+	if s := encodeCoarse(make([]int8, 8), zero); s != 0 || !bytes.Equal(zero, make([]byte, len(zero))) {
+		t.Fatalf("zero row: scale %v, codes %v", s, zero)
+	}
+}
+
+// TestCoarseKernels checks every coarse kernel this CPU runs against the
+// portable one, on random codes, queries of full range, and scattered ids.
+func TestCoarseKernels(t *testing.T) {
+	k := asmCoarse()
+	if k == nil {
+		t.Skip("no coarse assembly kernel on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, dim := range []int{1, 256, 300, 512, 1024} {
+		stride := coarseStride(dim)
+		const rows = 300
+		plane := make([]byte, rows*stride)
+		for i := range plane {
+			plane[i] = byte(r.Uint32())
+		}
+		q := make([]int8, 4*stride)
+		for i := range q {
+			q[i] = int8(r.IntN(256) - 128)
+		}
+		for _, m := range []int{0, 1, 3, 4, 5, 17, rows} {
+			ids := make([]uint32, m)
+			for j := range ids {
+				ids[j] = uint32(r.IntN(rows))
+			}
+			want, got := make([]int32, m), make([]int32, m)
+			coarseDotsGo(q, plane, stride, ids, want)
+			k(q, plane, stride, ids, got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("dim %d, %d ids: assembly %v, Go %v", dim, m, got, want)
+			}
+		}
+	}
+}
+
+// withCoarse returns an empty index whose searches take the coarse pass from
+// min candidates, keeping keep (and 2·k at least), with the portable kernel
+// where the CPU has no assembly one.
+func withCoarse(dim, min, keep int) *Index {
+	ix := New(dim)
+	if ix.coarseDots == nil {
+		ix.coarseDots = coarseDotsGo
+	}
+	ix.coarseMin, ix.coarseKeep, ix.coarsePerK = min, keep, 2
+	return ix
+}
+
+// TestCoarseSearch: with the coarse pass, USE-lite sentence vectors give the
+// exact top 10 and filtered top 5 (the same hits and scores as an exact
+// index) for nearly every query while keeping 60 of 3,000 documents, after
+// replacements and removals, and over a persisted copy (whose coarse codes
+// are rebuilt on reading). Several requests in one scan, and k above
+// coarseMaxK, stay exact.
+func TestCoarseSearch(t *testing.T) {
+	skipUnderRace(t)
+	if testing.Short() {
+		t.Skip("embedding 3,100 sentences with USE-lite takes seconds")
+	}
+	m, err := embed.NewUSELite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := embedAll(t, m, sentences(11, 3000))
+	queries := embedAll(t, m, sentences(12, 100))
+	exact, coarse := New(m.Dim()), withCoarse(m.Dim(), 1000, 60)
+	exact.coarseDots = nil
+	for i, v := range docs {
+		mustPut(t, exact, uint32(i), v)
+		mustPut(t, coarse, uint32(i), v)
+	}
+	for i := 0; i < len(docs); i += 7 { // replace some, remove others
+		if i%2 == 0 {
+			exact.Remove(uint32(i))
+			coarse.Remove(uint32(i))
+		} else {
+			mustPut(t, exact, uint32(i), docs[(i*31)%len(docs)])
+			mustPut(t, coarse, uint32(i), docs[(i*31)%len(docs)])
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := coarse.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	read, err := Read(&buf, m.Dim())
+	if err != nil {
+		t.Fatal(err)
+	}
+	read.coarseDots, read.coarseMin, read.coarseKeep, read.coarsePerK = coarse.coarseDots, coarse.coarseMin, coarse.coarseKeep, coarse.coarsePerK
+	words := make([]uint64, (len(docs)+63)/64)
+	for i := range len(docs) {
+		if i%3 != 0 {
+			words[i/64] |= 1 << (i % 64)
+		}
+	}
+	half := FilterOf(words)
+	indexes := map[string]*Index{"coarse": coarse, "read": read}
+	if asmCoarse() == nil {
+		// Read builds the coarse codes only where New gives a kernel.
+		delete(indexes, "read")
+	}
+	for name, ix := range indexes {
+		same := 0
+		for _, q := range queries {
+			if slices.Equal(ix.Search(q, 10, nil), exact.Search(q, 10, nil)) && slices.Equal(ix.Search(q, 5, half), exact.Search(q, 5, half)) {
+				same++
+			}
+			// Several requests in one scan, or k above coarseMaxK: exact.
+			for _, reqs := range [][]Request{{{K: 10}, {K: 5, Filter: half}}, {{K: 150}}} {
+				want, got := exact.SearchEach(q, reqs), ix.SearchEach(q, reqs)
+				for i := range reqs {
+					if !slices.Equal(got[i], want[i]) {
+						t.Fatalf("%s: request %d of %v differs from the exact search", name, i, reqs)
+					}
+				}
+			}
+		}
+		t.Logf("%s: %d of %d queries give the exact top 10 and filtered top 5", name, same, len(queries))
+		if same < 98 {
+			t.Errorf("%s: only %d of %d queries give the exact results", name, same, len(queries))
+		}
+	}
+	// Below coarseMin the search is the exact scan.
+	small := withCoarse(m.Dim(), len(docs)+1, 200)
+	for i, v := range docs {
+		mustPut(t, small, uint32(i), v)
+	}
+	plain := New(m.Dim())
+	plain.coarseDots = nil
+	for i, v := range docs {
+		mustPut(t, plain, uint32(i), v)
+	}
+	for _, q := range queries[:10] {
+		if got, want := small.Search(q, 10, nil), plain.Search(q, 10, nil); !slices.Equal(got, want) {
+			t.Fatalf("below coarseMin: %v, exact %v", got, want)
+		}
+	}
+}
+
+// TestKthLargest checks the selection against sorting, with many ties.
+func TestKthLargest(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for range 2000 {
+		n := 1 + r.IntN(300)
+		xs := make([]float32, n)
+		for i := range xs {
+			xs[i] = float32(r.IntN(1 + r.IntN(50)))
+		}
+		k := 1 + r.IntN(n)
+		sorted := slices.Clone(xs)
+		slices.Sort(sorted)
+		want := sorted[n-k]
+		if got := kthLargest(slices.Clone(xs), k); got != want {
+			t.Fatalf("%v, k %d: %v, want %v", xs, k, got, want)
+		}
+	}
+}
