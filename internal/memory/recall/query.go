@@ -2,7 +2,6 @@ package recall
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -97,14 +96,14 @@ func isNumber(t string) bool {
 	return t != ""
 }
 
-// spokenTimes is the time words of query s (timeWords) as the index
-// analyses them: only words said as time words, not others that analyse
-// alike ("wedding" is "wed" too, "fried" "fri").
+// spokenTimes is the time words of query s (timeWords, or their plurals:
+// "mornings") as the index analyses them: only words said as time words,
+// not others that analyse alike ("wedding" is "wed" too, "fried" "fri").
 func spokenTimes(text Analyzer, s string) map[string]bool {
 	times := timeTerms(text)
 	out := map[string]bool{}
 	for _, w := range textindex.Words(s) {
-		if !slices.Contains(timeWords, w) {
+		if !timeWordSet[w] && !(len(w) > 3 && timeWordSet[strings.TrimSuffix(w, "s")]) {
 			continue
 		}
 		for _, t := range text.Analyze(w).Terms() {
@@ -115,6 +114,14 @@ func spokenTimes(text Analyzer, s string) map[string]bool {
 	}
 	return out
 }
+
+var timeWordSet = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range timeWords {
+		m[w] = true
+	}
+	return m
+}()
 
 // timeTerms is timeWords as the index analyses them.
 func timeTerms(text Analyzer) map[string]bool {

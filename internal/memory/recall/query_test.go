@@ -22,6 +22,7 @@ func TestQueryKeepsWordsLikeTimeWords(t *testing.T) {
 		{"whose wedding am I going to in August", []string{"wedding"}, []string{"august"}},
 		{"what fried food did we eat last week", []string{"fried", "food"}, []string{"last", "week"}},
 		{"what did we plan for Wed next week", []string{"plan"}, []string{"wed", "next", "week"}},
+		{"what did I block on Tuesday and Thursday mornings", []string{"block"}, []string{"tuesday", "thursday", "mornings"}},
 	} {
 		q := readQuery(ix, tc.q, now, time.UTC)
 		if !q.hasPeriod {
