@@ -115,6 +115,25 @@ type exportMemory struct {
 	LastAccessed   *time.Time `json:"last_accessed,omitempty"`
 	UseCount       int64      `json:"use_count"`
 	Archived       bool       `json:"archived,omitempty"`
+	ArchivedAt     *time.Time `json:"archived_at,omitempty"`
+	ArchiveReason  string     `json:"archive_reason,omitempty"`
+	Pinned         bool       `json:"pinned,omitempty"`
+	// SupersededBy, Contradicts and LinksAbout are its links to other
+	// memories, by id (the supersede marks).
+	SupersededBy string           `json:"superseded_by,omitempty"`
+	Contradicts  []string         `json:"contradicts,omitempty"`
+	LinksAbout   []string         `json:"links_about,omitempty"`
+	History      []exportRevision `json:"history,omitempty"`
+}
+
+// exportRevision is an earlier version of an edited memory.
+type exportRevision struct {
+	Text       string    `json:"text"`
+	Tags       []string  `json:"tags"`
+	Importance float64   `json:"importance"`
+	Scope      string    `json:"scope"`
+	Category   string    `json:"category,omitempty"`
+	ChangedAt  time.Time `json:"changed_at"`
 }
 
 type exportSummary struct {
@@ -127,9 +146,20 @@ type exportSummary struct {
 	ConversationID string                `json:"conversation_id,omitempty"`
 	TopicID        string                `json:"topic_id,omitempty"`
 	Method         string                `json:"method,omitempty"`
-	CreatedAt      time.Time             `json:"created_at"`
-	UpdatedAt      time.Time             `json:"updated_at"`
-	Archived       bool                  `json:"archived,omitempty"`
+	Importance     float64               `json:"importance"`
+	// MessageRefs are the messages it condenses; a summary in parts has
+	// Whole (the id its parts share), Part (1 to Parts) and Parts.
+	MessageRefs  []string         `json:"message_refs,omitempty"`
+	Whole        string           `json:"whole,omitempty"`
+	Part         int              `json:"part,omitempty"`
+	Parts        int              `json:"parts,omitempty"`
+	CreatedAt    time.Time        `json:"created_at"`
+	UpdatedAt    time.Time        `json:"updated_at"`
+	LastAccessed *time.Time       `json:"last_accessed,omitempty"`
+	UseCount     int64            `json:"use_count"`
+	Archived     bool             `json:"archived,omitempty"`
+	Pinned       bool             `json:"pinned,omitempty"`
+	History      []exportRevision `json:"history,omitempty"`
 }
 
 // Export writes the memory in user-readable form into a new directory
@@ -199,7 +229,8 @@ func Export(ctx context.Context, store *mongostore.Store, opts ExportOptions) (*
 			ID: m.ID.Hex(), Text: m.Text, Timestamp: m.Timestamp.UTC(), LocalTime: z.rfc3339(m.Timestamp), Tags: nonNil(m.Tags), Source: m.Source,
 			Path: m.Path, Speaker: m.Speaker, ConversationID: m.ConversationID, Category: m.Category, Importance: m.Importance,
 			CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), LastAccessed: utcPtr(m.LastAccessed),
-			UseCount: m.UseCount, Archived: m.Archived,
+			UseCount: m.UseCount, Archived: m.Archived, ArchivedAt: utcPtr(m.ArchivedAt), ArchiveReason: m.ArchiveReason, Pinned: m.Pinned,
+			SupersededBy: m.SupersededBy, Contradicts: m.Contradicts, LinksAbout: m.LinksAbout, History: revisions(m.History),
 		})
 		res.Memories++
 		rep.update(false, func(p *Progress) { p.Docs++; p.Collection = mongostore.ConversationHistory })
@@ -215,8 +246,10 @@ func Export(ctx context.Context, store *mongostore.Store, opts ExportOptions) (*
 		s := scopeOf(m.Scope)
 		s.Summaries = append(s.Summaries, exportSummary{
 			ID: m.ID.Hex(), Text: m.SummaryText, Timestamp: m.Timestamp.UTC(), LocalTime: z.rfc3339(m.Timestamp), TimeRange: m.TimeRange, Tags: nonNil(m.Tags),
-			ConversationID: m.ConversationID, TopicID: m.TopicID, Method: m.Method,
-			CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), Archived: m.Archived,
+			ConversationID: m.ConversationID, TopicID: m.TopicID, Method: m.Method, Importance: m.Importance,
+			MessageRefs: hexes(m.MessageRefs), Whole: m.Whole, Part: m.Part, Parts: m.Parts,
+			CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), LastAccessed: utcPtr(m.LastAccessed), UseCount: m.UseCount,
+			Archived: m.Archived, Pinned: m.Pinned, History: revisions(m.History),
 		})
 		res.Summaries++
 		rep.update(false, func(p *Progress) { p.Docs++; p.Collection = mongostore.Summaries })
@@ -241,9 +274,17 @@ func Export(ctx context.Context, store *mongostore.Store, opts ExportOptions) (*
 		}
 	}
 
+	// In time order, and by id at the same time: the same memories give
+	// the same file whatever order the database returns them in.
 	for _, s := range scopes {
-		sort.SliceStable(s.Memories, func(i, j int) bool { return s.Memories[i].Timestamp.Before(s.Memories[j].Timestamp) })
-		sort.SliceStable(s.Summaries, func(i, j int) bool { return s.Summaries[i].Timestamp.Before(s.Summaries[j].Timestamp) })
+		sort.Slice(s.Memories, func(i, j int) bool {
+			a, b := s.Memories[i], s.Memories[j]
+			return a.Timestamp.Before(b.Timestamp) || a.Timestamp.Equal(b.Timestamp) && a.ID < b.ID
+		})
+		sort.Slice(s.Summaries, func(i, j int) bool {
+			a, b := s.Summaries[i], s.Summaries[j]
+			return a.Timestamp.Before(b.Timestamp) || a.Timestamp.Equal(b.Timestamp) && a.ID < b.ID
+		})
 		s.Tags = tagCounts(s)
 		doc.Scopes = append(doc.Scopes, s)
 	}
@@ -360,6 +401,28 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+func hexes(ids []bson.ObjectID) []string {
+	if len(ids) == 0 {
+		return nil
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id.Hex()
+	}
+	return out
+}
+
+func revisions(h []mongostore.Revision) []exportRevision {
+	if len(h) == 0 {
+		return nil
+	}
+	out := make([]exportRevision, len(h))
+	for i, r := range h {
+		out[i] = exportRevision{Text: r.Text, Tags: nonNil(r.Tags), Importance: r.Importance, Scope: r.Scope, Category: r.Category, ChangedAt: r.ChangedAt.UTC()}
+	}
+	return out
 }
 
 func utcPtr(t *time.Time) *time.Time {

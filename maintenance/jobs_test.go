@@ -39,7 +39,6 @@ func daysAgo(n int) time.Time { return today.AddDate(0, 0, -n) }
 
 type fixture struct {
 	t     *testing.T
-	ctx   context.Context
 	store *mongostore.Store
 	eng   *memory.Engine
 	clk   *clock
@@ -65,7 +64,7 @@ func newFixture(t *testing.T) *fixture {
 	eng := memory.New(store, reg, memory.Options{Embedder: emb, Now: clk.Now, Logger: testenv.Logger(t)})
 	eng.Start(ctx)
 	t.Cleanup(func() { eng.Close(context.Background()) })
-	f := &fixture{t: t, ctx: ctx, store: store, eng: eng, clk: clk, ids: map[string]string{}}
+	f := &fixture{t: t, store: store, eng: eng, clk: clk, ids: map[string]string{}}
 	cfg := config.Defaults()
 	f.env = &Env{
 		Engine: eng, Store: store, Config: cfg, Now: clk.Now, Log: testenv.Logger(t),
@@ -120,9 +119,14 @@ func newFixture(t *testing.T) *fixture {
 
 func ptr[T any](v T) *T { return &v }
 
+// ctx is a context for one step of a test (testenv.Context's minute):
+// the steps of one test add up to minutes under -race on a loaded
+// machine, so no context is shared by all of them.
+func (f *fixture) ctx() context.Context { return testenv.Context(f.t) }
+
 func (f *fixture) put(label string, req memory.StoreRequest) {
 	f.t.Helper()
-	res, err := f.eng.Store(f.ctx, req)
+	res, err := f.eng.Store(f.ctx(), req)
 	if err != nil {
 		f.t.Fatalf("store %s: %v", label, err)
 	}
@@ -134,7 +138,7 @@ func (f *fixture) put(label string, req memory.StoreRequest) {
 
 func (f *fixture) get(label string) memory.Memory {
 	f.t.Helper()
-	m, err := f.eng.Get(f.ctx, f.ids[label])
+	m, err := f.eng.Get(f.ctx(), f.ids[label])
 	if err != nil {
 		f.t.Fatalf("get %s: %v", label, err)
 	}
@@ -153,14 +157,14 @@ func (f *fixture) archived(labels ...string) []string {
 
 func TestSummarizeAndArchive(t *testing.T) {
 	f := newFixture(t)
-	dry, err := f.env.Summarize(f.ctx, true)
+	dry, err := f.env.Summarize(f.ctx(), true)
 	if err != nil || dry.Counts["conversations_summarized"] != 2 || dry.Counts["messages_archived"] != 8 {
 		t.Fatalf("dry run: %+v %v", dry, err)
 	}
 	if got := f.archived("trip-2023#0", "launch-2024#0"); len(got) != 0 {
 		t.Fatalf("dry run archived %v", got)
 	}
-	rep, err := f.env.Summarize(f.ctx, false)
+	rep, err := f.env.Summarize(f.ctx(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,14 +178,14 @@ func TestSummarizeAndArchive(t *testing.T) {
 		t.Fatal("a recent conversation was archived")
 	}
 	// The archived turn is still recalled, and the summary keeps the facts.
-	res, err := f.eng.Search(f.ctx, memory.SearchRequest{Query: "how much was the Lisbon hotel per night", Scope: "Travel"})
+	res, err := f.eng.Search(f.ctx(), memory.SearchRequest{Query: "how much was the Lisbon hotel per night", Scope: "Travel"})
 	if err != nil || len(res.Results) == 0 || res.NothingRelevant {
 		t.Fatalf("nothing recalled: %+v %v", res, err)
 	}
 	if top := res.Results[0]; top.ID != f.ids["trip-2023#3"] || !top.Archived {
 		t.Fatalf("top result: %+v", top)
 	}
-	sums, err := f.eng.List(f.ctx, memory.ListRequest{Scope: "Travel", Source: "summary"})
+	sums, err := f.eng.List(f.ctx(), memory.ListRequest{Scope: "Travel", Source: "summary"})
 	if err != nil || len(sums.Memories) != 1 {
 		t.Fatalf("summaries of Travel: %+v %v", sums, err)
 	}
@@ -191,7 +195,7 @@ func TestSummarizeAndArchive(t *testing.T) {
 	}
 	var sum mongostore.Summary
 	id, _ := parseHex(top.ID)
-	s, err := f.store.Summaries.Get(f.ctx, id)
+	s, err := f.store.Summaries.Get(f.ctx(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +204,7 @@ func TestSummarizeAndArchive(t *testing.T) {
 		t.Fatalf("summary doc: %+v", sum)
 	}
 	// Archived messages are kept: listed with include_archived.
-	l, _ := f.eng.List(f.ctx, memory.ListRequest{Scope: "Travel", IncludeArchived: true, Limit: 100})
+	l, _ := f.eng.List(f.ctx(), memory.ListRequest{Scope: "Travel", IncludeArchived: true, Limit: 100})
 	travel := 0
 	for _, m := range l.Memories {
 		if m.Scope == "Travel" {
@@ -211,7 +215,7 @@ func TestSummarizeAndArchive(t *testing.T) {
 		t.Fatalf("archived messages not kept: %d of Travel listed, want the 5 messages and the summary", travel)
 	}
 	// And exported: archived means condensed, not out of the user's hands.
-	ex, err := backup.Export(f.ctx, f.store, backup.ExportOptions{Dir: t.TempDir(), JSON: true})
+	ex, err := backup.Export(f.ctx(), f.store, backup.ExportOptions{Dir: t.TempDir(), JSON: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +224,7 @@ func TestSummarizeAndArchive(t *testing.T) {
 		t.Fatalf("archived message missing from the export: %v", err)
 	}
 	// A second run has nothing left to do.
-	again, _ := f.env.Summarize(f.ctx, false)
+	again, _ := f.env.Summarize(f.ctx(), false)
 	if again.Counts["conversations_summarized"] != 0 {
 		t.Fatalf("second run: %+v", again)
 	}
@@ -228,7 +232,7 @@ func TestSummarizeAndArchive(t *testing.T) {
 
 func TestNoiseArchivesOldAcknowledgements(t *testing.T) {
 	f := newFixture(t)
-	rep, err := f.env.Noise(f.ctx, false)
+	rep, err := f.env.Noise(f.ctx(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,18 +245,18 @@ func TestDedupMergesAndUndo(t *testing.T) {
 	f := newFixture(t)
 	f.env.Config.Dedup.Threshold = 0.95
 	// dup-a, older, is recalled: the most used is kept over the newest.
-	if _, err := f.eng.Update(f.ctx, memory.UpdateRequest{ID: f.ids["dup-b"], Category: ptr("family")}); err != nil {
+	if _, err := f.eng.Update(f.ctx(), memory.UpdateRequest{ID: f.ids["dup-b"], Category: ptr("family")}); err != nil {
 		t.Fatal(err)
 	}
-	l, _ := f.eng.List(f.ctx, memory.ListRequest{Tags: []string{"family"}})
+	l, _ := f.eng.List(f.ctx(), memory.ListRequest{Tags: []string{"family"}})
 	if l.Total != 1 {
 		t.Fatalf("setup: %d", l.Total)
 	}
-	res, _ := f.eng.Search(f.ctx, memory.SearchRequest{Query: "Alice lives in Porto", Tags: []string{"family"}, Limit: 1})
+	res, _ := f.eng.Search(f.ctx(), memory.SearchRequest{Query: "Alice lives in Porto", Tags: []string{"family"}, Limit: 1})
 	if len(res.Results) != 1 || res.Results[0].ID != f.ids["dup-a"] {
 		t.Fatalf("setup: %v", res.Results)
 	}
-	rep, err := f.env.Dedup(f.ctx, false)
+	rep, err := f.env.Dedup(f.ctx(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +276,7 @@ func TestDedupMergesAndUndo(t *testing.T) {
 		t.Fatalf("merge group without the kept memory's earlier state: %+v", rep.Merges)
 	}
 	mg := rep.Merges[0]
-	undo, err := f.eng.UndoMerge(f.ctx, memory.UndoMergeRequest{Keep: mg.Kept.ID, Merged: []string{mg.Merged[0].ID}, KeptTags: mg.KeptTags, KeptImportance: mg.KeptImportance})
+	undo, err := f.eng.UndoMerge(f.ctx(), memory.UndoMergeRequest{Keep: mg.Kept.ID, Merged: []string{mg.Merged[0].ID}, KeptTags: mg.KeptTags, KeptImportance: mg.KeptImportance})
 	if err != nil || len(undo.Restored) != 1 {
 		t.Fatalf("undo: %+v %v", undo, err)
 	}
@@ -290,32 +294,32 @@ func TestDedupMergesAndUndo(t *testing.T) {
 
 func TestPruneRespectsModeAndProtections(t *testing.T) {
 	f := newFixture(t)
-	rep, err := f.env.Prune(f.ctx, false)
+	rep, err := f.env.Prune(f.ctx(), false)
 	if err != nil || rep.Counts["pruned"] != 0 || len(f.archived("stale")) != 0 {
 		t.Fatalf("mode keep pruned: %+v %v", rep, err)
 	}
 	f.env.Config.Retention.Mode = "moderate"
-	if _, err := f.env.Prune(f.ctx, false); err != nil {
+	if _, err := f.env.Prune(f.ctx(), false); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.archived("stale", "stale-recent", "note-old", "important", "pinned", "ack-new"); !slices.Equal(got, []string{"stale"}) {
 		t.Fatalf("moderate archived %v", got)
 	}
 	f.env.Config.Retention.Mode = "aggressive"
-	f.env.Prune(f.ctx, false)
+	f.env.Prune(f.ctx(), false)
 	if got := f.archived("note-old", "important", "pinned"); len(got) != 0 {
 		t.Fatalf("protected memories archived: %v", got)
 	}
-	if _, err := f.store.Profiles.Get(f.ctx, mongostore.DefaultUserID); err != nil {
+	if _, err := f.store.Profiles.Get(f.ctx(), mongostore.DefaultUserID); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestSizeLimitArchivesOldestConversationsFirst(t *testing.T) {
 	f := newFixture(t)
-	st, _ := f.eng.Stats(f.ctx)
+	st, _ := f.eng.Stats(f.ctx())
 	f.env.Config.MaxMemoryItems = st.TotalMemories - 3
-	rep, err := f.env.Size(f.ctx, false)
+	rep, err := f.env.Size(f.ctx(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +332,7 @@ func TestSizeLimitArchivesOldestConversationsFirst(t *testing.T) {
 	}
 	// Only protected memories left: warn, never delete.
 	f.env.Config.MaxMemoryItems = 1
-	rep, err = f.env.Size(f.ctx, false)
+	rep, err = f.env.Size(f.ctx(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,20 +363,20 @@ func TestSizeLimitInMB(t *testing.T) {
 	bulk("bulk-new", 5, 25)
 	// The limits measure the data (DataSizeMB), not the files, which
 	// include the write-ahead log.
-	dataMB, _ := f.eng.DataSizeMB(f.ctx)
+	dataMB, _ := f.eng.DataSizeMB(f.ctx())
 	if dataMB < 1.2 {
 		t.Fatalf("fixture too small to test a 1 MB limit: %.2f MB", dataMB)
 	}
 	f.env.Config.MaxMemorySizeMB = 1
-	rep, err := f.env.Size(f.ctx, false)
+	rep, err := f.env.Size(f.ctx(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(f.archived("bulk-old#0", "bulk-old#24")) != 2 || len(f.archived("bulk-new#0", "bulk-new#24", "note-old", "pinned")) != 0 {
 		t.Fatalf("did not archive the oldest conversations first: %+v", rep)
 	}
-	after, _ := f.eng.Stats(f.ctx)
-	afterMB, _ := f.eng.DataSizeMB(f.ctx)
+	after, _ := f.eng.Stats(f.ctx())
+	afterMB, _ := f.eng.DataSizeMB(f.ctx())
 	liveMB := afterMB * float64(after.TotalMemories) / float64(after.TotalMemories+after.Archived+after.Forgotten)
 	if liveMB > 0.9*float64(f.env.Config.MaxMemorySizeMB)+0.05 {
 		t.Fatalf("live share still %.2f MB of %.2f: %+v", liveMB, afterMB, rep)
@@ -385,7 +389,7 @@ func TestSizeLimitInMB(t *testing.T) {
 	if mb, _ := strconv.ParseFloat(m[1], 64); mb < 0.2 {
 		t.Fatalf("archived share reported as %s MB: %v", m[1], rep.Warnings)
 	}
-	again, err := f.env.Size(f.ctx, false)
+	again, err := f.env.Size(f.ctx(), false)
 	if err != nil || again.Counts["size_messages_archived"] != 0 {
 		t.Fatalf("second pass archived more: %+v %v", again, err)
 	}
@@ -394,36 +398,36 @@ func TestSizeLimitInMB(t *testing.T) {
 func TestPurgeOnlyWhatABackupHolds(t *testing.T) {
 	f := newFixture(t)
 	f.clk.Set(daysAgo(40))
-	if _, err := f.eng.Forget(f.ctx, memory.ForgetRequest{ID: f.ids["stale"]}); err != nil {
+	if _, err := f.eng.Forget(f.ctx(), memory.ForgetRequest{ID: f.ids["stale"]}); err != nil {
 		t.Fatal(err)
 	}
 	f.clk.Set(daysAgo(5))
-	if _, err := f.eng.Forget(f.ctx, memory.ForgetRequest{ID: f.ids["stale-recent"]}); err != nil {
+	if _, err := f.eng.Forget(f.ctx(), memory.ForgetRequest{ID: f.ids["stale-recent"]}); err != nil {
 		t.Fatal(err)
 	}
 	f.clk.Set(today)
 	// No backup yet: nothing is deleted.
-	rep, err := f.env.Purge(f.ctx, false)
+	rep, err := f.env.Purge(f.ctx(), false)
 	if err != nil || rep.Counts["purged"] != 0 || len(rep.Warnings) == 0 {
 		t.Fatalf("purged without a backup: %+v %v", rep, err)
 	}
 	// A backup from before the first forget holds neither: still nothing.
 	f.env.LastBackup = func(context.Context) (time.Time, bool) { return daysAgo(45), true }
-	if rep, _ = f.env.Purge(f.ctx, false); rep.Counts["purged"] != 0 {
+	if rep, _ = f.env.Purge(f.ctx(), false); rep.Counts["purged"] != 0 {
 		t.Fatalf("purged what no backup holds: %+v", rep)
 	}
 	// A backup from 2 days ago holds both; only the one forgotten over 30 days ago goes.
 	f.env.LastBackup = func(context.Context) (time.Time, bool) { return daysAgo(2), true }
-	if rep, _ = f.env.Purge(f.ctx, true); rep.Counts["purged"] != 1 {
+	if rep, _ = f.env.Purge(f.ctx(), true); rep.Counts["purged"] != 1 {
 		t.Fatalf("dry run: %+v", rep)
 	}
-	if _, err := f.eng.Get(f.ctx, f.ids["stale"]); err != nil {
+	if _, err := f.eng.Get(f.ctx(), f.ids["stale"]); err != nil {
 		t.Fatal("dry run deleted")
 	}
-	if rep, _ = f.env.Purge(f.ctx, false); rep.Counts["purged"] != 1 {
+	if rep, _ = f.env.Purge(f.ctx(), false); rep.Counts["purged"] != 1 {
 		t.Fatalf("purge: %+v", rep)
 	}
-	if _, err := f.eng.Get(f.ctx, f.ids["stale"]); !errors.Is(err, memory.ErrNotFound) {
+	if _, err := f.eng.Get(f.ctx(), f.ids["stale"]); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("purged memory still there: %v", err)
 	}
 	if m := f.get("stale-recent"); m.ForgottenAt == nil {
@@ -434,7 +438,7 @@ func TestPurgeOnlyWhatABackupHolds(t *testing.T) {
 func TestCompactAndAllJobs(t *testing.T) {
 	f := newFixture(t)
 	f.env.Config.Retention.Mode = "moderate"
-	rep, err := f.env.All(f.ctx, false)
+	rep, err := f.env.All(f.ctx(), false)
 	if err != nil {
 		t.Fatalf("%v (%+v)", err, rep)
 	}
@@ -445,7 +449,7 @@ func TestCompactAndAllJobs(t *testing.T) {
 		}
 	}
 	var stats statsRecord
-	if err := f.store.GetMeta(f.ctx, "stats", &stats); err != nil || stats.TotalMemories == 0 {
+	if err := f.store.GetMeta(f.ctx(), "stats", &stats); err != nil || stats.TotalMemories == 0 {
 		t.Fatalf("stats not refreshed: %+v %v", stats, err)
 	}
 }
@@ -455,7 +459,7 @@ func TestCompactAndAllJobs(t *testing.T) {
 func TestOneFailingJobDoesNotStopTheOthers(t *testing.T) {
 	f := newFixture(t)
 	f.env.Summarizer = failing{}
-	rep, err := f.env.All(f.ctx, false)
+	rep, err := f.env.All(f.ctx(), false)
 	if err == nil || !strings.Contains(err.Error(), "summarize") {
 		t.Fatalf("error not reported: %v", err)
 	}
@@ -493,7 +497,7 @@ func TestDedupNeverMergesDifferentFacts(t *testing.T) {
 	// A true duplicate among them is still merged.
 	f.put("widget17-again", memory.StoreRequest{Content: "note a number 17 about widget 17.", Scope: "Widgets"})
 
-	dry, err := f.env.Dedup(f.ctx, true)
+	dry, err := f.env.Dedup(f.ctx(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,7 +512,7 @@ func TestDedupNeverMergesDifferentFacts(t *testing.T) {
 		!texts["My sister Alice lives in Porto"] {
 		t.Fatalf("dry run: %+v", dry)
 	}
-	rep, err := f.env.Dedup(f.ctx, false)
+	rep, err := f.env.Dedup(f.ctx(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -522,7 +526,7 @@ func TestDedupNeverMergesDifferentFacts(t *testing.T) {
 			}
 		}
 	}
-	res, err := f.eng.Search(f.ctx, memory.SearchRequest{Query: "widget 24", Scope: "Widgets", Limit: 1})
+	res, err := f.eng.Search(f.ctx(), memory.SearchRequest{Query: "widget 24", Scope: "Widgets", Limit: 1})
 	if err != nil || len(res.Results) != 1 || res.Results[0].Text != "note a number 24 about widget 24" {
 		t.Fatalf("widget 24: %v %v", res.Results, err)
 	}
@@ -568,7 +572,7 @@ func TestDedupPropertyOneDetailApart(t *testing.T) {
 			}
 		}
 	}
-	rep, err := f.env.Dedup(f.ctx, false)
+	rep, err := f.env.Dedup(f.ctx(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

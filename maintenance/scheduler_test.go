@@ -62,22 +62,33 @@ func TestPanicDoesNotStopOtherJobs(t *testing.T) {
 	store := testenv.Store(t)
 	s := NewScheduler(store, Options{Logger: testenv.Logger(t)})
 	var panics, good atomic.Int32
+	// Each job says when it has run three times (waiting for that, not for
+	// a fixed time: at load a 40 ms schedule can run far slower).
+	badThrice, goodThrice := make(chan struct{}), make(chan struct{})
 	s.Add("bad", every(40*time.Millisecond), func(context.Context, bool) (*Report, error) {
-		panics.Add(1)
+		if panics.Add(1) == 3 {
+			close(badThrice)
+		}
 		panic("boom")
 	})
 	s.Add("good", every(40*time.Millisecond), func(context.Context, bool) (*Report, error) {
-		good.Add(1)
+		if good.Add(1) == 3 {
+			close(goodThrice)
+		}
 		return &Report{Operations: []string{"did_something"}}, nil
 	})
 	s.Start(context.Background())
-	time.Sleep(500 * time.Millisecond)
-	s.Stop(context.Background())
 	// The panicking job keeps being scheduled (SkipIfStillRunning outside
 	// Recover), and the other one keeps running.
-	if panics.Load() < 3 || good.Load() < 3 {
-		t.Fatalf("panicking job ran %d times, the other %d", panics.Load(), good.Load())
+	for _, c := range []chan struct{}{badThrice, goodThrice} {
+		select {
+		case <-c:
+		case <-time.After(2 * time.Minute):
+			s.Stop(context.Background())
+			t.Fatalf("in 2 minutes of 40 ms schedules, the panicking job ran %d times, the other %d", panics.Load(), good.Load())
+		}
 	}
+	s.Stop(context.Background())
 	run, err := ReadRun(testenv.Context(t), store, "bad")
 	if err != nil || run.Outcome != "failed" || !strings.Contains(run.Error, "panicked: boom") {
 		t.Fatalf("panic not recorded: %+v %v", run, err)

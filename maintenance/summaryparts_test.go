@@ -48,14 +48,14 @@ func (f *fixture) putConversation(conv, scope string, days int, lines ...string)
 // summaryDocs reads the live summaries of conv from the database.
 func (f *fixture) summaryDocs(conv string) []*mongostore.Summary {
 	f.t.Helper()
-	parts, err := f.eng.ConversationSummaries(f.ctx, conv)
+	parts, err := f.eng.ConversationSummaries(f.ctx(), conv)
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	var out []*mongostore.Summary
 	for _, p := range parts {
 		id, _ := parseHex(p.ID)
-		s, err := f.store.Summaries.Get(f.ctx, id)
+		s, err := f.store.Summaries.Get(f.ctx(), id)
 		if err != nil {
 			f.t.Fatal(err)
 		}
@@ -101,19 +101,19 @@ func TestSummaryInPartsIsWholeOrNothing(t *testing.T) {
 	f := newFixture(t)
 	f.env.Config.Memory.MaxContentBytes = 256
 	ids := f.putConversation("diary", "Diary", 300, diary...)
-	msgs, err := f.eng.ConversationMessages(f.ctx, "diary")
+	msgs, err := f.eng.ConversationMessages(f.ctx(), "diary")
 	if err != nil || len(msgs) != len(diary) {
 		t.Fatalf("messages: %d %v", len(msgs), err)
 	}
 	// What a crash after the first of three parts leaves.
-	cut, err := f.eng.AddSummary(f.ctx, memory.SummaryInput{ConversationID: "diary", Scope: "Diary", Method: "extractive",
+	cut, err := f.eng.AddSummary(f.ctx(), memory.SummaryInput{ConversationID: "diary", Scope: "Diary", Method: "extractive",
 		Text: "The blue kayak is stored in the garage of the Oak Street house.", Refs: ids,
 		From: msgs[0].Timestamp, To: msgs[len(msgs)-1].Timestamp, Whole: bson.NewObjectID().Hex(), Part: 1, Parts: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	rep, err := f.env.Summarize(f.ctx, false)
+	rep, err := f.env.Summarize(f.ctx(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,13 +128,13 @@ func TestSummaryInPartsIsWholeOrNothing(t *testing.T) {
 	}
 	checkWhole(t, sums, ids, "RX-4471", "Trattoria Sole", "olive green", "Nordlicht Plumbing")
 	for _, id := range ids {
-		if m, err := f.eng.Get(f.ctx, id); err != nil || !m.Archived {
+		if m, err := f.eng.Get(f.ctx(), id); err != nil || !m.Archived {
 			t.Fatalf("message %s not archived behind the whole summary: %+v %v", id, m, err)
 		}
 	}
 
 	// A second pass has nothing left to do.
-	again, err := f.env.Summarize(f.ctx, false)
+	again, err := f.env.Summarize(f.ctx(), false)
 	if err != nil || again.Counts["conversations_summarized"] != 0 || again.Counts["messages_archived"] != 0 {
 		t.Fatalf("second pass: %+v %v", again.Counts, err)
 	}
@@ -147,7 +147,7 @@ func TestSummaryInPartsIsWholeOrNothing(t *testing.T) {
 // before it is archived: the summary does not cover it.
 func TestLateMessageIsSummarizedBeforeArchiving(t *testing.T) {
 	f := newFixture(t)
-	if _, err := f.env.Summarize(f.ctx, false); err != nil {
+	if _, err := f.env.Summarize(f.ctx(), false); err != nil {
 		t.Fatal(err)
 	}
 	before := f.summaryDocs("trip-2023")
@@ -156,7 +156,7 @@ func TestLateMessageIsSummarizedBeforeArchiving(t *testing.T) {
 	}
 	f.put("late", memory.StoreRequest{Content: "We also rented a yellow Vespa from Lisboa Moto for the whole week.", Scope: "Travel",
 		ConversationID: "trip-2023", Speaker: "user", Source: "conversation", Timestamp: daysAgo(600).Add(time.Hour)})
-	rep, err := f.env.Summarize(f.ctx, false)
+	rep, err := f.env.Summarize(f.ctx(), false)
 	if err != nil || rep.Counts["conversations_summarized"] != 1 || rep.Counts["messages_archived"] != 1 {
 		t.Fatalf("report: %+v %v", rep.Counts, err)
 	}

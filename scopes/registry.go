@@ -180,6 +180,10 @@ func (r *Registry) createLocked(ctx context.Context, s Scope) (Scope, error) {
 		ID: bson.NewObjectID(), Type: mongostore.ScopeType, ScopeName: s.Name, Description: s.Description,
 		CreatedAt: r.now().UTC(), Active: true, RelatedKeywords: s.RelatedKeywords, ParentScope: s.Parent,
 	}
+	if !s.CreatedAt.IsZero() {
+		// A scope an import brings back keeps its time.
+		d.CreatedAt = s.CreatedAt.UTC().Truncate(time.Millisecond)
+	}
 	if err := r.store.Scopes.Insert(ctx, d); err != nil {
 		return Scope{}, fmt.Errorf("cannot create scope %q: %w", s.Name, err)
 	}

@@ -52,9 +52,12 @@ func processEnv(t *testing.T, root string) []string {
 // runBin runs the infmem binary and returns its exit code and output.
 func runBin(t *testing.T, env []string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	// Built first (once per run, minutes under -race at load): the time
+	// limit is the process's.
+	bin := infmemBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, infmemBinary(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -269,13 +269,24 @@ func mustContainAll(t *testing.T, where string, got, acked map[string]string) {
 // It returns the status report.
 func statusAndDoctorClean(t *testing.T, env []string) statusReport {
 	t.Helper()
-	// Both read the whole database on a large root: run them side by side.
-	var doctorOut string
-	var wg sync.WaitGroup
-	wg.Go(func() { _, doctorOut, _ = runBin(t, env, "doctor", "--json") })
-	code, out, errs := runBin(t, env, "status", "--json")
-	wg.Wait()
-	rep := statusJSON(t, out)
+	// A daemon just started may still be loading its index (after a
+	// crash, all of it: a minute and more under -race at load 30): wait
+	// until status says it is ready, or says anything is wrong.
+	var code int
+	var out, errs string
+	var rep statusReport
+	pollUntil(t, 3*time.Minute, "status to report the index ready (or a fault)", func() bool {
+		code, out, errs = runBin(t, env, "status", "--json")
+		rep = statusJSON(t, out)
+		loading := rep.Daemon.State == control.StateStarting && rep.Daemon.Error == "" ||
+			rep.Index != nil && !rep.Index.Ready && rep.Index.Error == ""
+		if code != 0 || rep.Daemon.Presence != "running" || rep.EngineError != "" || rep.DataRootProblem != "" || !loading {
+			return true
+		}
+		time.Sleep(100 * time.Millisecond)
+		return false
+	})
+	_, doctorOut, _ := runBin(t, env, "doctor", "--json")
 	if code != 0 || rep.Daemon.Presence != "running" || rep.Index == nil || !rep.Index.Ready || rep.EngineError != "" || rep.DataRootProblem != "" {
 		t.Fatalf("status after the fault: %d %s %s", code, out, errs)
 	}

@@ -143,9 +143,12 @@ func TestImportThroughDaemon(t *testing.T) {
 // runBinIn is runBin in the working directory dir.
 func runBinIn(t *testing.T, dir string, env []string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	// Built first (once per run, minutes under -race at load): the time
+	// limit is the process's.
+	bin := infmemBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, infmemBinary(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env, cmd.Dir = env, dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -48,9 +48,12 @@ func runBinTTY(t *testing.T, env []string, args ...string) (code int, stdout, tt
 	t.Helper()
 	master, slave := openPTY(t)
 	defer master.Close()
+	// Built first (once per run, minutes under -race at load): the time
+	// limit is the process's.
+	bin := infmemBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, infmemBinary(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, slave

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/infmem/infmem/internal/memory"
 )
 
 // Format names an input format.
@@ -83,12 +85,17 @@ type Item struct {
 	// Strict items come from infmem itself: a tag or field beyond the
 	// engine's limits is refused rather than shortened.
 	Strict bool
+	// Restore is what infmem's own export carries of the item beyond the
+	// fields above (its id, bookkeeping, marks and links): stored with it.
+	Restore *memory.Restored
 }
 
 // ScopeDef is a scope an input defines (infmem's export).
 type ScopeDef struct {
 	Name, Description, Parent string
-	Where                     string
+	// CreatedAt is when it was made (infmem's export); zero: now.
+	CreatedAt time.Time
+	Where     string
 }
 
 // ProfileDef is a user profile an input holds (infmem's export); it is
@@ -99,6 +106,9 @@ type ProfileDef struct {
 	Facts       map[string]string
 	Contacts    []Contact
 	Notes       []string
+	// CreatedAt and UpdatedAt are the exported profile's times: kept when
+	// the profile here was empty.
+	CreatedAt, UpdatedAt time.Time
 }
 
 // Contact is a profile contact.

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/lookalike"
 	"github.com/infmem/infmem/internal/memfiles"
@@ -137,6 +140,9 @@ type unit struct {
 	key   ledgerKey
 	// dupe: the same text is earlier in the input, in the same scope.
 	dupe bool
+	// restore is what it carries from infmem's export (Item.Restore); a
+	// part of a split item keeps it without its id.
+	restore *memory.Restored
 }
 
 // plan is a checked input: its units and the scopes to create.
@@ -178,6 +184,17 @@ func Run(ctx context.Context, t Target, in *Input, o Options) (*Report, error) {
 	reg := t.Memory.Scopes()
 	p, err := makePlan(in, o, reg)
 	if err != nil {
+		return nil, err
+	}
+	// What an export carries beyond the fields (ids, marks, links) is
+	// checked before anything is stored too.
+	probs := &Problems{Path: in.Path}
+	for _, u := range p.units {
+		if err := t.Memory.CheckRestored(u.restore); err != nil {
+			probs.add(inputErr(u.item.Where, "%v", err))
+		}
+	}
+	if err := probs.err(); err != nil {
 		return nil, err
 	}
 	rep.Split, rep.Warnings, rep.Skipped = p.split, append(slices.Clone(in.Warnings), p.warn...), in.Skipped+p.empty
@@ -254,6 +271,9 @@ func Run(ctx context.Context, t Target, in *Input, o Options) (*Report, error) {
 	if err := createScopes(ctx, t.Memory, p.scopes, rep); err != nil {
 		return nil, err
 	}
+	if err := freeIDs(ctx, t.Store, todo); err != nil {
+		return nil, err
+	}
 	if in.Profile != nil {
 		changed, err := mergeProfile(ctx, t.Memory, in.Profile)
 		if err != nil {
@@ -274,7 +294,10 @@ func Run(ctx context.Context, t Target, in *Input, o Options) (*Report, error) {
 		} else {
 			sr.Added++
 			rep.Added++
-			if u.item.Archived {
+			switch {
+			case u.item.Archived && u.restore != nil && u.item.Path == "":
+				rep.Archived++ // stored archived
+			case u.item.Archived:
 				archive = append(archive, res.ID)
 			}
 		}
@@ -389,6 +412,7 @@ func storeAll(ctx context.Context, eng *memory.Engine, todo []*unit, o Options, 
 					b.reqs[i] = memory.StoreRequest{
 						Content: u.text, Scope: u.scope, Tags: u.tags, Source: it.Source, Timestamp: it.Timestamp,
 						ConversationID: it.ConversationID, Speaker: it.Speaker, Importance: it.Importance, Category: it.Category,
+						Restore: u.restore,
 					}
 					if it.Path == "" {
 						texts = append(texts, u.text)
@@ -557,7 +581,14 @@ func makePlan(in *Input, o Options, reg *scopes.Registry) (*plan, error) {
 			seenKey[k] = true
 			want[sf] = true
 			tk := sf + "\x00" + foldText(t)
-			p.units = append(p.units, unit{item: it, scope: scope, text: t, tags: tags, key: k, dupe: seenText[tk]})
+			r := it.Restore
+			if r != nil && (len(parts) > 1 || it.Path != "") {
+				// A part is a new memory; a file is stored by memfiles.
+				c := *r
+				c.ID = bson.ObjectID{}
+				r = &c
+			}
+			p.units = append(p.units, unit{item: it, scope: scope, text: t, tags: tags, key: k, dupe: seenText[tk], restore: r})
 			seenText[tk] = true
 		}
 	}
@@ -675,6 +706,36 @@ func checkItem(it *Item, now time.Time) ([]string, *InputError) {
 	return tags, nil
 }
 
+// freeIDs keeps the ids infmem's export gave the units' memories only
+// where no memory here has them (a forgotten one too): the others are
+// stored with new ids.
+func freeIDs(ctx context.Context, store *mongostore.Store, units []*unit) error {
+	var ids []bson.ObjectID
+	for _, u := range units {
+		if u.restore != nil && !u.restore.ID.IsZero() {
+			ids = append(ids, u.restore.ID)
+		}
+	}
+	taken := map[bson.ObjectID]bool{}
+	for ch := range slices.Chunk(ids, 500) {
+		for _, coll := range []func(context.Context, []bson.ObjectID) (map[bson.ObjectID]bool, error){store.Memories.Existing, store.Summaries.Existing} {
+			got, err := coll(ctx, ch)
+			if err != nil {
+				return fmt.Errorf("cannot check the exported ids: %w", err)
+			}
+			maps.Copy(taken, got)
+		}
+	}
+	for _, u := range units {
+		if r := u.restore; r != nil && taken[r.ID] {
+			c := *r
+			c.ID = bson.ObjectID{}
+			u.restore = &c
+		}
+	}
+	return nil
+}
+
 // storeMany stores one batch: a file of the memory tool (an item with a
 // path) as that file (memfiles: at its path, or beside a different file
 // there), the rest with one StoreMany. res[i] and errs[i] answer reqs[i]
@@ -706,7 +767,7 @@ func storeMany(ctx context.Context, eng *memory.Engine, units []*unit, reqs []me
 // createScopes creates the scopes the import needs that do not exist.
 func createScopes(ctx context.Context, eng *memory.Engine, defs []ScopeDef, rep *Report) error {
 	for _, d := range defs {
-		s := scopes.Scope{Name: d.Name, Description: d.Description}
+		s := scopes.Scope{Name: d.Name, Description: d.Description, CreatedAt: d.CreatedAt}
 		if d.Parent != "" {
 			if _, ok := eng.Scopes().Get(d.Parent); ok {
 				s.Parent = d.Parent
@@ -753,6 +814,10 @@ func profileUpdate(ctx context.Context, eng *memory.Engine, p *ProfileDef) (memo
 		return memory.ProfileUpdate{}, err
 	}
 	var u memory.ProfileUpdate
+	if cur.Name == "" && len(cur.Preferences)+len(cur.Facts)+len(cur.Contacts)+len(cur.Notes) == 0 {
+		// An empty profile takes the exported one whole, with its times.
+		u.CreatedAt, u.UpdatedAt = p.CreatedAt, p.UpdatedAt
+	}
 	if cur.Name == "" && strings.TrimSpace(p.Name) != "" {
 		name := p.Name
 		u.Name = &name

@@ -274,7 +274,9 @@ func TestScopeIsolationProperty(t *testing.T) {
 		} else {
 			req.ActiveScope = s
 		}
-		res, err := e.Search(ctx, req)
+		// A context per search, as mustStore has per store: 300 stores
+		// and 200 searches take minutes under -race on a loaded machine.
+		res, err := e.Search(testenv.Context(t), req)
 		if err != nil {
 			t.Fatal(err)
 		}

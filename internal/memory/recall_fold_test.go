@@ -8,7 +8,7 @@ import (
 // TestFoldNeighbourTurns: a short reply that ranks only by what the turn
 // before it lends it is shown as that turn's context, not as a result of
 // its own, and the place it frees goes to a match from elsewhere (with
-// FoldShare 0.01); with folding off (the default) the reply takes that
+// FoldShare 0.01, the default); with folding off the reply takes that
 // place (so the case tests something).
 func TestFoldNeighbourTurns(t *testing.T) {
 	e := recallEngine(t)
@@ -94,5 +94,60 @@ func TestFoldReplyBelowDraw(t *testing.T) {
 	}
 	if ctx := res.Results[0].Context; len(ctx) != 1 || ctx[0].Text != reply.Content {
 		t.Errorf("the question's context %+v, want its reply", ctx)
+	}
+}
+
+// TestFoldSecondRing: chat splits one answer over short messages; the one
+// with the asked-for words sits two places from the turn that ranks, next
+// to a turn folded into it. With the second ring (RingCoverage, default
+// on with folding) it is shown in that result's context; with the ring off
+// the single result shows only the turn next to it (so the case tests
+// something), and a turn two away without the query's words never joins.
+func TestFoldSecondRing(t *testing.T) {
+	e := recallEngine(t)
+	at := time.Date(2025, 4, 5, 18, 0, 0, 0, la)
+	chat := []StoreRequest{
+		{Content: "what did the vet say about milo's diet on the checkup?", Speaker: "Lena"},
+		{Content: "oh wait", Speaker: "Sam"},
+		{Content: "the vet said milo's diet needs less dry food", Speaker: "Sam"},
+		{Content: "anyway see you tonight", Speaker: "Lena"},
+		{Content: "bring the cake", Speaker: "Lena"},
+	}
+	for i, turn := range chat {
+		turn.Scope, turn.ConversationID, turn.Timestamp = "chat", "chat-1", at.Add(time.Duration(i)*time.Minute)
+		mustStore(t, e, turn)
+	}
+	mustStore(t, e, StoreRequest{Content: "the vet clinic moved to the high street", Scope: "chat", ConversationID: "chat-2", Speaker: "Sam", Timestamp: at.Add(-72 * time.Hour)})
+	q := SearchRequest{Query: "what did the vet say about milo's diet", Scope: "chat", ExactScope: true, Limit: 1}
+	shown := func(m Memory) map[string]bool {
+		out := map[string]bool{m.Text: true}
+		for _, c := range m.Context {
+			out[c.Text] = true
+		}
+		return out
+	}
+
+	e.SetRankOptions(RankOptions{RingCoverage: -1})
+	res := search(t, e, q)
+	if len(res.Results) != 1 {
+		t.Fatalf("ring off: got %v", texts(res.Results))
+	}
+	if s := shown(res.Results[0]); len(s) != 2 || !s[chat[1].Content] {
+		t.Fatalf("ring off: shown %v, want one of the vet turns and the turn between them", s)
+	}
+
+	e.SetRankOptions(RankOptions{})
+	res = search(t, e, q)
+	if len(res.Results) != 1 {
+		t.Fatalf("got %v", texts(res.Results))
+	}
+	s := shown(res.Results[0])
+	for _, want := range chat[:3] {
+		if !s[want.Content] {
+			t.Errorf("shown %v, want %q among them", s, want.Content)
+		}
+	}
+	if s[chat[3].Content] || s[chat[4].Content] {
+		t.Errorf("shown %v: a turn without the query's words joined", s)
 	}
 }

@@ -36,6 +36,10 @@ type StoreRequest struct {
 	// EmbedBatch made it (an import embeds many texts in one model call);
 	// a vector of another length is ignored and the text embedded here.
 	Vector []float32
+	// Restore, from an import of infmem's own export, is what the memory
+	// carries beyond the fields above (restore.go): stored with it, and
+	// nothing is compared with earlier memories.
+	Restore *Restored
 }
 
 // StoreResult says where a memory went.
@@ -109,7 +113,10 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		it, _ := e.index().Lookup(id)
 		return StoreResult{ID: id.Hex(), Scope: scope, DuplicateOf: id.Hex(), ScopeCreated: created, Collection: e.collection(it.Kind).Name()}, nil
 	}
-	id := e.newID()
+	id, err := e.restoredID(req.Restore)
+	if err != nil {
+		return StoreResult{}, err
+	}
 	c := change{op: opInsert, id: id, doc: memindex.Doc{Text: text, Source: source, Scope: scope, Conv: conv, Speaker: speaker,
 		Tags: tags, TS: ts, Created: now, Importance: importance, Key: key}}
 	if source == sourceSummary {
@@ -123,6 +130,10 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 			ID: id, ConversationID: conv, Timestamp: ts, Speaker: speaker, Text: text, Scope: scope, Tags: tags,
 			Source: source, Importance: importance, Category: category, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now,
 		}
+	}
+	if r := req.Restore; r != nil {
+		m, s := restoreInto(r, c.insert)
+		c.doc = restoredDoc(m, s, nil)
 	}
 	// Similar and the update check's vector candidates come from one scan
 	// of the vectors (the pass is completed with the new memory's own
@@ -187,7 +198,7 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		return StoreResult{}, fmt.Errorf("cannot store memory: %w", err)
 	}
 	res := StoreResult{ID: id.Hex(), Scope: scope, ScopeCreated: created, Collection: e.collection(c.kind).Name()}
-	if c.kind == memindex.KindMemory {
+	if c.kind == memindex.KindMemory && req.Restore == nil {
 		ahead := takeAhead()
 		rel, err := e.relate(ctx, &c.doc, pass, ahead.pass, ahead.mine)
 		if err != nil {
@@ -268,6 +279,9 @@ func (e *Engine) checkStore(ctx context.Context, req StoreRequest) (storeInput, 
 		return storeInput{}, err
 	}
 	now := e.now()
+	if err := e.checkRestore(req.Restore, now); err != nil {
+		return storeInput{}, err
+	}
 	ts := now
 	if !req.Timestamp.IsZero() {
 		if ts, err = checkTimestamp(req.Timestamp, now); err != nil {

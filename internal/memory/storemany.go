@@ -79,6 +79,7 @@ func (e *Engine) StoreMany(ctx context.Context, reqs []StoreRequest) (res []Stor
 	defer e.writeMu.Unlock()
 	ix := e.index()
 	first := map[string]int{} // scope and text key → the request stored for them
+	taken := map[bson.ObjectID]bool{}
 	var ids []bson.ObjectID
 	var mems []*mongostore.Memory
 	var sums []*mongostore.Summary
@@ -95,7 +96,15 @@ func (e *Engine) StoreMany(ctx context.Context, reqs []StoreRequest) (res []Stor
 			res[p.i] = StoreResult{ID: res[j].ID, Scope: in.scope, DuplicateOf: res[j].ID, ScopeCreated: in.created, Collection: res[j].Collection}
 			continue
 		}
-		id := e.newID()
+		id, err := e.restoredID(reqs[p.i].Restore)
+		if err == nil && taken[id] {
+			err = inputErrorf("a memory with id %s is twice in one batch", id.Hex())
+		}
+		if err != nil {
+			errs[p.i] = err
+			continue
+		}
+		taken[id] = true
 		first[dk] = p.i
 		ids = append(ids, id)
 		d := memindex.Doc{ID: id, Text: in.text, Source: in.source, Scope: in.scope, Conv: in.conv, Speaker: in.speaker,
@@ -111,6 +120,17 @@ func (e *Engine) StoreMany(ctx context.Context, reqs []StoreRequest) (res []Stor
 				ID: id, ConversationID: in.conv, Timestamp: in.ts, Speaker: in.speaker, Text: in.text, Scope: in.scope, Tags: in.tags,
 				Source: in.source, Importance: in.importance, Category: in.category, ContentHash: keyHex(p.key), CreatedAt: in.now, UpdatedAt: in.now,
 			})
+		}
+		if r := reqs[p.i].Restore; r != nil {
+			// Its marks and links come with it (restore.go).
+			var m *mongostore.Memory
+			var s *mongostore.Summary
+			if d.Kind == memindex.KindSummary {
+				_, s = restoreInto(r, sums[len(sums)-1])
+			} else {
+				m, _ = restoreInto(r, mems[len(mems)-1])
+			}
+			d = restoredDoc(m, s, p.vec)
 		}
 		docs = append(docs, d)
 		res[p.i] = StoreResult{ID: id.Hex(), Scope: in.scope, ScopeCreated: in.created, Collection: e.collection(d.Kind).Name()}

@@ -10,5 +10,6 @@
 // The index holds no document text and knows nothing of scopes or storage: the
 // memory engine maps its memories to dense DocIDs, calls Add on every write and
 // Remove on every delete, and fuses Search or ScoreDocs results with vector
-// similarity.
+// similarity. An index read back from its persisted form (Read) keeps its
+// lists in one arena outside the Go heap where the system allows (arena.go).
 package textindex

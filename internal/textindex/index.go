@@ -87,6 +87,8 @@ type Index struct {
 
 	// byShape lists term IDs by first byte and length, for Fuzzy.
 	byShape map[uint16][]uint32
+
+	mapped int64 // bytes of arena mapped outside the heap (arena.go)
 }
 
 type termInfo struct {

@@ -346,10 +346,17 @@ func TestInvalidUse(t *testing.T) {
 // always found.
 func TestConcurrentReadersAndWriters(t *testing.T) {
 	ix := New(DefaultOptions())
-	const stable = 50
 	for i := range stable {
 		ix.Add(DocID(i), fmt.Sprintf("stable anchor document %d", i))
 	}
+	concurrentReadersAndWriters(t, ix)
+}
+
+// stable is how many "stable anchor document" concurrentReadersAndWriters
+// expects at DocIDs 0..stable-1; its writers use DocIDs stable..stable+499.
+const stable = 50
+
+func concurrentReadersAndWriters(t *testing.T, ix *Index) {
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for w := range 3 {

@@ -40,6 +40,10 @@ type Update struct {
 	RemoveContacts []string
 	AddNotes       []string
 	RemoveNotes    []string
+	// CreatedAt and UpdatedAt, when set, are the profile's times once
+	// changed: an import bringing back an exported profile into an empty
+	// one keeps the export's.
+	CreatedAt, UpdatedAt time.Time
 }
 
 // Profile limits.
@@ -153,8 +157,14 @@ func Apply(ctx context.Context, store *mongostore.Store, u Update, now time.Time
 		return before, nil, nil
 	}
 	p.UpdatedAt = now
+	if !u.UpdatedAt.IsZero() {
+		p.UpdatedAt = u.UpdatedAt.UTC().Truncate(time.Millisecond)
+	}
 	doc := &mongostore.Profile{ID: mongostore.DefaultUserID, Name: p.Name, Preferences: p.Preferences, Facts: p.Facts,
 		Contacts: p.Contacts, Notes: p.Notes, CreatedAt: cur.CreatedAt, UpdatedAt: p.UpdatedAt}
+	if !u.CreatedAt.IsZero() {
+		doc.CreatedAt = u.CreatedAt.UTC().Truncate(time.Millisecond)
+	}
 	if err := store.Profiles.Replace(ctx, mongostore.DefaultUserID, doc); err != nil {
 		return Profile{}, nil, fmt.Errorf("cannot update the user profile: %w", err)
 	}

@@ -26,16 +26,19 @@ type lendings struct {
 	// share of its score each of them lends it.
 	nb   [][2]int32
 	owes [][2]float64
+	// cov is each position's keyword coverage of the query.
+	cov []float64
 	// context holds, per shown result, the turns folded into it.
 	context map[bson.ObjectID][]memindex.Hit
 }
 
 // lendingsOf reads the pool once scored; lent is what score returned.
 func lendingsOf(pool []memindex.Candidate, lent [][2]float64) lendings {
-	l := lendings{at: make(map[bson.ObjectID]int32, len(pool)), pool: make([]memindex.Hit, len(pool)), nb: make([][2]int32, len(pool)), owes: make([][2]float64, len(pool))}
+	l := lendings{at: make(map[bson.ObjectID]int32, len(pool)), pool: make([]memindex.Hit, len(pool)), nb: make([][2]int32, len(pool)), owes: make([][2]float64, len(pool)), cov: make([]float64, len(pool))}
 	for i := range pool {
 		cd := &pool[i]
 		l.at[cd.ID] = int32(i)
+		l.cov[i] = cd.Coverage
 		l.pool[i] = memindex.Hit{ID: cd.ID, Kind: cd.Kind, TS: cd.TS, Score: cd.Score}
 		l.nb[i] = cd.Neighbors
 		for j := range 2 {
@@ -72,10 +75,10 @@ func (l *lendings) pair(p, n int32, share float64) bool {
 // next to the question that found it often ranks below many turns that
 // merely share the conversation's topic; drawn or not, it is the same
 // pair).
-func (l *lendings) fold(ranked []memindex.Candidate, share float64, k int) []memindex.Candidate {
+func (l *lendings) fold(ranked []memindex.Candidate, share, ring float64, k int) []memindex.Candidate {
 	out := make([]memindex.Candidate, 0, k)
 	shown := map[int32]int{}  // pool position → index in out
-	taken := map[int32]bool{} // pool positions shown, folded or passed over
+	taken := map[int32]bool{} // pool positions shown or folded
 	add := func(into int, h memindex.Hit) {
 		if l.context == nil {
 			l.context = map[bson.ObjectID][]memindex.Hit{}
@@ -85,9 +88,6 @@ func (l *lendings) fold(ranked []memindex.Candidate, share float64, k int) []mem
 	}
 	for _, cd := range ranked {
 		p, ok := l.at[cd.ID]
-		if ok {
-			taken[p] = true
-		}
 		into := -1
 		if ok && !cd.Alone {
 			for _, n := range l.nb[p] {
@@ -101,12 +101,13 @@ func (l *lendings) fold(ranked []memindex.Candidate, share float64, k int) []mem
 			}
 		}
 		if into >= 0 {
+			taken[p] = true
 			add(into, memindex.Hit{ID: cd.ID, Kind: cd.Kind, TS: cd.TS, Score: cd.Score})
 			continue
 		}
 		if len(out) < k {
 			if ok {
-				shown[p] = len(out)
+				shown[p], taken[p] = len(out), true
 			}
 			out = append(out, cd)
 		}
@@ -132,5 +133,35 @@ func (l *lendings) fold(ranked []memindex.Candidate, share float64, k int) []mem
 			}
 		}
 	}
+	if ring > 0 {
+		l.secondRing(out, taken, share, ring)
+	}
 	return out
+}
+
+// secondRing: a turn two places from a shown result, next to a turn folded
+// into it and paired with that turn, joins the result's context when the
+// query's own words are in it (keyword coverage at least ring): chat
+// splits one thought over several short messages, and the one that holds
+// the asked-for words can sit two away from the turn that ranked.
+func (l *lendings) secondRing(out []memindex.Candidate, taken map[int32]bool, share, ring float64) {
+	for i := range out {
+		p, ok := l.at[out[i].ID]
+		if !ok {
+			continue
+		}
+		for _, c := range l.context[out[i].ID] {
+			q, ok := l.at[c.ID]
+			if !ok || q == p {
+				continue
+			}
+			for _, m := range l.nb[q] {
+				if m < 0 || m == p || taken[m] || l.cov[m] < ring || !l.pair(q, m, share) {
+					continue
+				}
+				taken[m] = true
+				l.context[out[i].ID] = append(l.context[out[i].ID], l.pool[m])
+			}
+		}
+	}
 }

@@ -99,13 +99,19 @@ type Options struct {
 	// least this share of its score to what the other lends it (the
 	// neighbour share): the pair is one place in the answer, shown
 	// together, rather than two places holding the same evidence. 0.01
-	// folds nearly every pair that lends: it gained on every recall set
-	// (BENCHMARKS.md), but keyword-only ranking still edges hybrid on the
-	// messy conversation of TestFusionNotBelowParts (hybrid R@10 69.7,
-	// keyword 70.0, with the whole-pool fold), so it is off by default
-	// until fusion holds with it.
-	// Negative (the default): never fold.
+	// (the default) folds nearly every pair that lends: it gained on
+	// every recall set (BENCHMARKS.md "Folding on by default"); with the
+	// whole-pool fold and the second ring (RingCoverage) hybrid ranking
+	// finds at least as much as keywords or meaning alone on the
+	// conversations of TestFusionNotBelowParts.
+	// Negative: never fold.
 	FoldShare float64
+	// RingCoverage lets a turn two places from a result join its context
+	// (next to a turn folded into it, with folding on) when at least this
+	// share of the query's ideal keyword score is in it: the question's
+	// own words, not only a name every turn of the chat shares (those
+	// reach 0.01-0.05). Negative: only the turns next to a result fold.
+	RingCoverage float64
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -129,12 +135,13 @@ func (o Options) WithDefaults() Options {
 	def(&o.DuplicateOverlap, 0.8)
 	def(&o.MinConfidence, 0.4)
 	def(&o.LessonWeight, 0.2)
-	def(&o.FoldShare, -1)
+	def(&o.FoldShare, 0.01)
+	def(&o.RingCoverage, 0.05)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage} {
 		if *v < 0 {
 			*v = 0
 		}
@@ -263,7 +270,7 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 		return nil, err
 	}
 	if ro.FoldShare > 0 {
-		best = pairs.fold(best, ro.FoldShare, r.K)
+		best = pairs.fold(best, ro.FoldShare, ro.RingCoverage, r.K)
 	}
 	out := make([]Hit, len(best))
 	clears := make([]Hit, len(best))
