@@ -14,8 +14,9 @@ var normalizer = strings.NewReplacer(
 // tokenize lowercases the phrase and splits it into words, so that rules can
 // match whole words separated by single spaces. It keeps the characters that
 // carry meaning inside a word (- / : . + in dates and times) and drops
-// possessives ("last week's" is "last week"), punctuation and trailing
-// full stops ("Jan." and a sentence's final period).
+// possessives ("last week's" is "last week"), punctuation, and full stops
+// and colons at a word's ends ("Jan.", a sentence's final period, a note's
+// "Goal for next year: …").
 func tokenize(phrase string) []string {
 	s := normalizer.Replace(strings.ToLower(phrase))
 	s = strings.Map(func(r rune) rune {
@@ -26,7 +27,7 @@ func tokenize(phrase string) []string {
 	}, s)
 	var toks []string
 	for _, f := range strings.Fields(s) {
-		if f = strings.Trim(f, "."); f != "" {
+		if f = strings.Trim(f, ".:"); f != "" {
 			toks = append(toks, f)
 		}
 	}

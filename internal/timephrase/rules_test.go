@@ -70,6 +70,7 @@ func TestTokenize(t *testing.T) {
 		{"5 p.m. on Jan. 5", []string{"5", "pm", "on", "jan", "5"}},
 		{"March 1–March 15", []string{"march", "1", "-", "march", "15"}},
 		{"2023-03-05T10:00:00.5Z", []string{"2023-03-05t10:00:00.5z"}},
+		{"Goal for next year: run; at 10:30: bring", []string{"goal", "for", "next", "year", "run", "at", "10:30", "bring"}},
 		{" \t\n", nil},
 	} {
 		if got := tokenize(tc.in); !reflect.DeepEqual(got, tc.want) {

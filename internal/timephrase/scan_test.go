@@ -16,6 +16,8 @@ func TestScan(t *testing.T) {
 		{"We're thinking about going camping next month. Any fun plans?", "2023-06-01T00:00:00+01:00", "2023-07-01T00:00:00+01:00"},
 		{"The builder said the kitchen renovation can start on May 4 and should take six weeks.", "2023-05-04T00:00:00+01:00", "2023-05-05T00:00:00+01:00"},
 		{"My mortgage deal ends in July 2026, so I need to remortgage.", "2026-07-01T00:00:00+01:00", "2026-08-01T00:00:00+01:00"},
+		// A note's heading: the colon ends the phrase, it is not part of "year".
+		{"Goal for next year: run a marathon under four hours and read 20 books.", "2024-01-01T00:00:00Z", "2025-01-01T00:00:00Z"},
 		// An open range hides a reading the next anchor finds.
 		{"Nothing happened before 2020, but in March 2021 we moved.", "2021-03-01T00:00:00Z", "2021-04-01T00:00:00+01:00"},
 	} {

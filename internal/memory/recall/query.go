@@ -75,7 +75,7 @@ func readQuery(text Analyzer, s string, now time.Time, loc *time.Location) query
 		q.recent = r.To.After(now.AddDate(-1, 0, 0))
 		// The period is looked for by date, not by its words in the text;
 		// a query left with no other words asks for the period alone.
-		times, filler := timeTerms(text), fillerTerms(text)
+		times, filler := spokenTimes(text, s), fillerTerms(text)
 		rest := all.Without(func(t string) bool { return times[t] || filler[t] || isNumber(t) })
 		if rest.Empty() {
 			q.onlyTime = true
@@ -95,6 +95,33 @@ func isNumber(t string) bool {
 	}
 	return t != ""
 }
+
+// spokenTimes is the time words of query s (timeWords, or their plurals:
+// "mornings") as the index analyses them: only words said as time words,
+// not others that analyse alike ("wedding" is "wed" too, "fried" "fri").
+func spokenTimes(text Analyzer, s string) map[string]bool {
+	times := timeTerms(text)
+	out := map[string]bool{}
+	for _, w := range textindex.Words(s) {
+		if !timeWordSet[w] && !(len(w) > 3 && timeWordSet[strings.TrimSuffix(w, "s")]) {
+			continue
+		}
+		for _, t := range text.Analyze(w).Terms() {
+			if times[t] {
+				out[t] = true
+			}
+		}
+	}
+	return out
+}
+
+var timeWordSet = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range timeWords {
+		m[w] = true
+	}
+	return m
+}()
 
 // timeTerms is timeWords as the index analyses them.
 func timeTerms(text Analyzer) map[string]bool {

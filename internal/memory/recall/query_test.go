@@ -1,0 +1,43 @@
+package recall
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/infmem/infmem/internal/textindex"
+)
+
+// TestQueryKeepsWordsLikeTimeWords: with a period named, the query's time
+// words are looked for by date, not in the text; a word that only
+// analyses like one ("wedding" and "wed", "fried" and "fri") is still
+// looked for.
+func TestQueryKeepsWordsLikeTimeWords(t *testing.T) {
+	ix := textindex.New(textindex.DefaultOptions())
+	now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		q          string
+		keep, drop []string
+	}{
+		{"whose wedding am I going to in August", []string{"wedding"}, []string{"august"}},
+		{"what fried food did we eat last week", []string{"fried", "food"}, []string{"last", "week"}},
+		{"what did we plan for Wed next week", []string{"plan"}, []string{"wed", "next", "week"}},
+		{"what did I block on Tuesday and Thursday mornings", []string{"block"}, []string{"tuesday", "thursday", "mornings"}},
+	} {
+		q := readQuery(ix, tc.q, now, time.UTC)
+		if !q.hasPeriod {
+			t.Fatalf("%q: no period read", tc.q)
+		}
+		terms := q.terms.Terms()
+		for _, w := range tc.keep {
+			if st := ix.Analyze(w).Terms(); !slices.Contains(terms, st[0]) {
+				t.Errorf("%q: terms %v lack %q (%s)", tc.q, terms, st[0], w)
+			}
+		}
+		for _, w := range tc.drop {
+			if st := ix.Analyze(w).Terms(); len(st) > 0 && slices.Contains(terms, st[0]) {
+				t.Errorf("%q: terms %v keep the time word %q", tc.q, terms, st[0])
+			}
+		}
+	}
+}
