@@ -1,9 +1,9 @@
 package textindex
 
 import (
-	"runtime"
-	"sync/atomic"
 	"unsafe"
+
+	"github.com/infmem/infmem/internal/offheap"
 )
 
 // Arena memory for a read index's lists.
@@ -35,20 +35,13 @@ const arenaMin = 64 << 10 // bytes: smaller arenas stay on the heap
 
 // mappedArenas counts the bytes of every index's arenas mapped outside the
 // heap and not yet released.
-var mappedArenas atomic.Int64
-
-func releaseArena(mem []byte) {
-	unmapAnon(mem)
-	mappedArenas.Add(-int64(len(mem)))
-}
+var mappedArenas offheap.Counter
 
 // allocWords returns n zeroed uint32s that live as long as ix.
 func (ix *Index) allocWords(n int) []uint32 {
 	if n*4 >= arenaMin {
-		if mem := mapAnon(n * 4); mem != nil {
-			mappedArenas.Add(int64(len(mem)))
+		if mem := offheap.Alloc(ix, n*4, &mappedArenas); mem != nil {
 			ix.mapped += int64(len(mem))
-			runtime.AddCleanup(ix, releaseArena, mem)
 			return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(mem))), n)
 		}
 	}

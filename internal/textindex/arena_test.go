@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/infmem/infmem/internal/offheap"
 )
 
 // arenaIndex builds an index of n random documents from DocID first (lists
@@ -38,7 +40,7 @@ func arenaIndex(t *testing.T, first DocID, n int, seed uint64) (built, read *Ind
 // edits.
 func TestReadIndexEditsMatchBuilt(t *testing.T) {
 	built, read := arenaIndex(t, 0, 3000, 7)
-	if mapAnon(1) != nil && read.mapped < arenaMin {
+	if offheap.Available() && read.mapped < arenaMin {
 		t.Fatalf("read index mapped %d bytes outside the heap", read.mapped)
 	}
 	rng := rand.New(rand.NewPCG(8, 9))
@@ -92,7 +94,7 @@ func TestReadIndexEditsMatchBuilt(t *testing.T) {
 
 // A read index's arena is released once the index is unreachable.
 func TestReadIndexArenaReleased(t *testing.T) {
-	if mapAnon(1) == nil {
+	if !offheap.Available() {
 		t.Skip("no anonymous mappings here: arenas live on the heap")
 	}
 	settle := func() {

@@ -1,9 +1,9 @@
 package vecindex
 
 import (
-	"runtime"
-	"sync/atomic"
 	"unsafe"
+
+	"github.com/infmem/infmem/internal/offheap"
 )
 
 // Block memory outside the Go heap.
@@ -25,13 +25,7 @@ const offHeapMin = 64 << 10
 
 // mapped counts the bytes of every index's blocks mapped outside the heap
 // and not yet released.
-var mapped atomic.Int64
-
-// releaseArrays unmaps a block's arrays; it runs as the block's cleanup.
-func releaseArrays(mem []byte) {
-	unmapAnon(mem)
-	mapped.Add(-int64(len(mem)))
-}
+var mapped offheap.Counter
 
 // allocArrays gives blk zeroed codes of n bytes, bits of words uint64s and
 // coarse codes of coarse bytes (none when 0), one allocation outside the
@@ -40,7 +34,7 @@ func allocArrays(blk *block, n, words, coarse int) {
 	at := (n + 7) &^ 7
 	size := at + 8*words + coarse
 	if size >= offHeapMin {
-		if mem := mapAnon(size); mem != nil {
+		if mem := offheap.Alloc(blk, size, &mapped); mem != nil {
 			blk.codes = unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(mem))), n)
 			blk.signs = []uint64{}
 			if words > 0 {
@@ -49,8 +43,6 @@ func allocArrays(blk *block, n, words, coarse int) {
 			if coarse > 0 {
 				blk.coarse = mem[at+8*words : size : size]
 			}
-			mapped.Add(int64(len(mem)))
-			runtime.AddCleanup(blk, releaseArrays, mem)
 			return
 		}
 	}

@@ -2,7 +2,6 @@ package vecindex
 
 import (
 	"math"
-	"math/bits"
 	"slices"
 	"sync/atomic"
 )
@@ -219,15 +218,7 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 		if blk == nil {
 			continue
 		}
-		ids := buf.ids[:0]
-		for w, live := range blk.live {
-			if union != nil {
-				live &= union.word(b*blockWords + w)
-			}
-			for ; live != 0; live &= live - 1 {
-				ids = append(ids, uint32(w*64+bits.TrailingZeros64(live)))
-			}
-		}
+		ids := blk.liveIDs(b, union, buf.ids[:0])
 		if len(ids) == 0 {
 			continue
 		}

@@ -276,15 +276,7 @@ func (ix *Index) scanLocked(q *query, reqs []scanReq, union *Filter, next *atomi
 		if blk == nil {
 			continue
 		}
-		ids := buf.ids[:0]
-		for w, live := range blk.live {
-			if union != nil {
-				live &= union.word(b*blockWords + w)
-			}
-			for ; live != 0; live &= live - 1 {
-				ids = append(ids, uint32(w*64+bits.TrailingZeros64(live)))
-			}
-		}
+		ids := blk.liveIDs(b, union, buf.ids[:0])
 		if len(ids) == 0 {
 			continue
 		}
@@ -398,4 +390,18 @@ func (ix *Index) Score(q []float32, ids []uint32) []float32 {
 		out[i] = ix.refinedLocked(&qq, blk, one[0], dot[0])
 	}
 	return out
+}
+
+// liveIDs appends to ids the slots of blk (block number b) that hold a
+// live vector and that union admits (nil: every one).
+func (blk *block) liveIDs(b int, union *Filter, ids []uint32) []uint32 {
+	for w, live := range blk.live {
+		if union != nil {
+			live &= union.word(b*blockWords + w)
+		}
+		for ; live != 0; live &= live - 1 {
+			ids = append(ids, uint32(w*64+bits.TrailingZeros64(live)))
+		}
+	}
+	return ids
 }

@@ -1,11 +1,10 @@
 //go:build unix
 
-package vecindex
+package offheap
 
 import "golang.org/x/sys/unix"
 
-// mapAnon maps size bytes of zeroed private memory, or returns nil (the
-// caller then allocates on the heap).
+// mapAnon maps size bytes of zeroed private memory, or returns nil.
 func mapAnon(size int) []byte {
 	mem, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
 	if err != nil {

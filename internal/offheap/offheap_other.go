@@ -1,8 +1,8 @@
 //go:build !unix
 
-package vecindex
+package offheap
 
-// mapAnon maps nothing here: blocks live on the heap (blockmem.go).
+// mapAnon maps nothing here: callers allocate on the heap.
 func mapAnon(int) []byte { return nil }
 
 // unmapAnon is never called here.
