@@ -210,15 +210,10 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 	}
 	cs := coarseStride(ix.dim)
 	for {
-		b := int(next.Add(1) - 1)
-		if b >= len(ix.blocks) {
+		b, blk, ids, ok := ix.claimBlock(next, union, buf.ids[:0])
+		if !ok {
 			break
 		}
-		blk := ix.blocks[b]
-		if blk == nil {
-			continue
-		}
-		ids := blk.liveIDs(b, union, buf.ids[:0])
 		if len(ids) == 0 {
 			continue
 		}

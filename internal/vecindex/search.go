@@ -268,15 +268,10 @@ func (ix *Index) scanLocked(q *query, reqs []scanReq, union *Filter, next *atomi
 	}
 	dim := ix.dim
 	for {
-		b := int(next.Add(1) - 1)
-		if b >= len(ix.blocks) {
+		b, blk, ids, ok := ix.claimBlock(next, union, buf.ids[:0])
+		if !ok {
 			break
 		}
-		blk := ix.blocks[b]
-		if blk == nil {
-			continue
-		}
-		ids := blk.liveIDs(b, union, buf.ids[:0])
 		if len(ids) == 0 {
 			continue
 		}
@@ -390,6 +385,21 @@ func (ix *Index) Score(q []float32, ids []uint32) []float32 {
 		out[i] = ix.refinedLocked(&qq, blk, one[0], dot[0])
 	}
 	return out
+}
+
+// claimBlock takes the next block no other scanner has claimed (next
+// counts the claims) and returns its number, the block and, appended to
+// ids, its slots that hold a live vector union admits (nil: every one);
+// ok is false once every block is claimed. An empty block gives no ids.
+func (ix *Index) claimBlock(next *atomic.Int64, union *Filter, ids []uint32) (b int, blk *block, out []uint32, ok bool) {
+	b = int(next.Add(1) - 1)
+	if b >= len(ix.blocks) {
+		return b, nil, ids, false
+	}
+	if blk = ix.blocks[b]; blk == nil {
+		return b, nil, ids, true
+	}
+	return b, blk, blk.liveIDs(b, union, ids), true
 }
 
 // liveIDs appends to ids the slots of blk (block number b) that hold a
