@@ -151,3 +151,66 @@ func TestFoldSecondRing(t *testing.T) {
 		t.Errorf("shown %v: a turn without the query's words joined", s)
 	}
 }
+
+// TestFoldChain: two turns of one chat hold the asked-for words with a
+// short reply between them. Without the chain the second ranks on its own
+// and takes a place of its own for the same passage; with it
+// (ChainCoverage) it joins the first one's result through the reply folded
+// into it (with the turn after it, its own pair), and the place goes to
+// another conversation.
+func TestFoldChain(t *testing.T) {
+	e := recallEngine(t)
+	at := time.Date(2025, 4, 5, 18, 0, 0, 0, la)
+	chat := []StoreRequest{
+		{Content: "did you book the campsite for the lake trip in june?", Speaker: "Lena"},
+		{Content: "yes", Speaker: "Sam"},
+		{Content: "the campsite by the lake is booked for june, plot twelve", Speaker: "Sam"},
+		{Content: "great, thanks", Speaker: "Lena"},
+	}
+	for i, turn := range chat {
+		turn.Scope, turn.ConversationID, turn.Timestamp = "chat", "chat-1", at.Add(time.Duration(i)*time.Minute)
+		mustStore(t, e, turn)
+	}
+	mustStore(t, e, StoreRequest{Content: "the lake trip in june might get rained out", Scope: "chat", ConversationID: "chat-2", Speaker: "Sam", Timestamp: at.Add(-72 * time.Hour)})
+	third := StoreRequest{Content: "which campsite did the Bergers like?", Scope: "chat", ConversationID: "chat-3", Speaker: "Lena", Timestamp: at.Add(-96 * time.Hour)}
+	mustStore(t, e, third)
+	q := SearchRequest{Query: "did we book the campsite for the lake trip in june", Scope: "chat", ExactScope: true, Limit: 3}
+	shown := func(m Memory) map[string]bool {
+		out := map[string]bool{m.Text: true}
+		for _, c := range m.Context {
+			out[c.Text] = true
+		}
+		return out
+	}
+	chatResults := func(res []Memory) (n int, first map[string]bool) {
+		for _, m := range res {
+			if m.ConversationID == "chat-1" {
+				if n++; n == 1 {
+					first = shown(m)
+				}
+			}
+		}
+		return n, first
+	}
+
+	e.SetRankOptions(RankOptions{ChainCoverage: -1})
+	res := search(t, e, q)
+	if n, _ := chatResults(res.Results); len(res.Results) != 3 || n != 2 {
+		t.Fatalf("chain off: got %v, want two results from the chat (so the case tests something)", texts(res.Results))
+	}
+
+	e.SetRankOptions(RankOptions{ChainCoverage: 0.05})
+	res = search(t, e, q)
+	n, s := chatResults(res.Results)
+	if len(res.Results) != 3 || n != 1 {
+		t.Fatalf("got %v, want one result from the chat", texts(res.Results))
+	}
+	for _, want := range chat {
+		if !s[want.Content] {
+			t.Errorf("the chat's result shows %v, want %q among them", s, want.Content)
+		}
+	}
+	if res.Results[2].Text != third.Content {
+		t.Errorf("third result %q, want the other conversation's %q in the place freed", res.Results[2].Text, third.Content)
+	}
+}
