@@ -100,7 +100,8 @@ func TestFoldReplyBelowDraw(t *testing.T) {
 // TestFoldSecondRing: chat splits one answer over short messages; the one
 // with the asked-for words sits two places from the turn that ranks, next
 // to a turn folded into it. With the second ring (RingCoverage, default
-// on with folding) it is shown in that result's context; with the ring off
+// on with folding; here without the chain, ChainCoverage) it is shown in
+// that result's context; with the ring off
 // the single result shows only the turn next to it (so the case tests
 // something), and a turn two away without the query's words never joins.
 func TestFoldSecondRing(t *testing.T) {
@@ -127,7 +128,7 @@ func TestFoldSecondRing(t *testing.T) {
 		return out
 	}
 
-	e.SetRankOptions(RankOptions{RingCoverage: -1})
+	e.SetRankOptions(RankOptions{RingCoverage: -1, ChainCoverage: -1})
 	res := search(t, e, q)
 	if len(res.Results) != 1 {
 		t.Fatalf("ring off: got %v", texts(res.Results))
@@ -136,7 +137,9 @@ func TestFoldSecondRing(t *testing.T) {
 		t.Fatalf("ring off: shown %v, want one of the vet turns and the turn between them", s)
 	}
 
-	e.SetRankOptions(RankOptions{})
+	// The ring alone: with the chain (TestFoldChain) the vet turn ranks,
+	// chains on and brings its own pair turn.
+	e.SetRankOptions(RankOptions{ChainCoverage: -1})
 	res = search(t, e, q)
 	if len(res.Results) != 1 {
 		t.Fatalf("got %v", texts(res.Results))
