@@ -327,3 +327,40 @@ func BenchmarkEncodeCoarse(b *testing.B) {
 		encodeCoarse(codes, out)
 	}
 }
+
+// BenchmarkCoarseKernel times the coarse kernel (2-bit codes, 512
+// dimensions) over one block (in cache) and over 100 blocks (from memory).
+func BenchmarkCoarseKernel(b *testing.B) {
+	k := asmCoarse()
+	if k == nil {
+		b.Skip("no coarse assembly kernel on this CPU or build")
+	}
+	const dim = 512
+	stride := coarseStride(dim)
+	r := rand.New(rand.NewPCG(1, 2))
+	q := make([]int8, 4*stride)
+	for i := range q {
+		q[i] = int8(r.IntN(256) - 128)
+	}
+	for _, rows := range []int{blockSize, 100 * blockSize} {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			var planes [][]byte
+			for len(planes)*blockSize < rows {
+				p := make([]byte, blockSize*stride)
+				for j := range p {
+					p[j] = byte(r.Uint32())
+				}
+				planes = append(planes, p)
+			}
+			ids := allIDs(blockSize)
+			out := make([]int32, len(ids))
+			defer reportCPU(b)()
+			for b.Loop() {
+				for _, p := range planes {
+					k(q, p, stride, ids, out)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/doc")
+		})
+	}
+}
