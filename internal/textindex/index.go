@@ -86,8 +86,9 @@ type Index struct {
 
 	bufs chan *searchBuf // bounded free list of scoring buffers
 
-	// byShape lists term IDs by first byte and length, for Fuzzy.
-	byShape map[uint16][]uint32
+	// byShape lists term IDs by first byte and length, with each term's
+	// byte mask, for Fuzzy.
+	byShape map[uint16]shapeList
 
 	mapped int64 // bytes of arena mapped outside the heap (arena.go)
 }
