@@ -165,10 +165,11 @@ func (ix *Index) setCoarseLocked(blk *block, s int) {
 // useCoarse reports whether a search over n candidates with these requests
 // takes the coarse pass.
 func (ix *Index) useCoarse(n int, scans []scanReq) bool {
-	// Several requests in one scan (a store's passes) would each score
-	// their own thousands of candidates exactly: measured slower than the
-	// exact scan they share (BENCHMARKS.md), so they stay exact.
-	if ix.coarseDots == nil || n < ix.coarseMin || len(scans) != 1 {
+	// Several requests in one scan (a store's passes) take it when each
+	// would alone: their kept candidates are scored by their int8 codes
+	// once (coarseScanLocked), so each request's answer is the one it
+	// would get alone.
+	if ix.coarseDots == nil || n < ix.coarseMin {
 		return false
 	}
 	for _, sr := range scans {
@@ -201,11 +202,20 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 		cut   float32
 		cands []cand // id and coarse score (in p) while scanning
 	}
+	// Requests that read the same documents (no filter of their own: a
+	// store's two passes over one scope) share one selection, keeping what
+	// the most demanding of them keeps: more kept can only bring a result
+	// closer to exact.
+	shared := !slices.ContainsFunc(reqs, func(r scanReq) bool { return r.f != nil })
 	st := make([]state, len(reqs))
 	for i, r := range reqs {
 		st[i] = state{keep: ix.coarseKeepFor(r.k, r.n), cut: float32(math.Inf(-1))}
 	}
-	if len(reqs) == 1 {
+	if shared {
+		for _, t := range st[1:] {
+			st[0].keep = max(st[0].keep, t.keep)
+		}
+		st = st[:1]
 		st[0].cands = buf.cands[:0]
 	}
 	cs := coarseStride(ix.dim)
@@ -221,7 +231,7 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 		ix.coarseDots(cq.codes, blk.coarse, cs, ids, dots)
 		base := uint32(b) << blockShift
 		for i := range st {
-			r, t := &reqs[i], &st[i]
+			r, t := &reqs[i], &st[i] // reqs[0] when shared: no filter
 			for j, s := range ids {
 				p := float32(2*dots[j]-3*cq.sum) * blk.cw[s]
 				if p < t.cut {
@@ -241,12 +251,68 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 	for i := range st {
 		t := &st[i]
 		t.cands, _ = keepBest(t.cands, t.keep, &buf.sel)
-		out[i] = ix.exactLocked(q, t.cands)
 	}
-	if len(reqs) == 1 {
+	if shared {
+		out[0] = ix.exactLocked(q, st[0].cands)
+		for i := range out {
+			out[i] = out[0]
+		}
 		buf.cands = st[0].cands
+	} else {
+		// The requests mostly keep the same documents (a store's two
+		// filters are often one scope): each is scored once.
+		lists := make([][]cand, len(st))
+		for i := range st {
+			lists[i] = st[i].cands
+		}
+		all := ix.exactLocked(q, mergeIDs(lists))
+		for i := range st {
+			out[i] = pickIDs(all, st[i].cands)
+		}
 	}
 	ix.bufs.Put(buf)
+	return out
+}
+
+// mergeIDs returns the candidates of lists (each in ascending id order, as
+// one goroutine's scan meets them) in ascending id order, each id once.
+func mergeIDs(lists [][]cand) []cand {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	out := make([]cand, 0, n)
+	pos := make([]int, len(lists))
+	for {
+		next, any := uint32(0), false
+		for i, l := range lists {
+			if pos[i] < len(l) && (!any || l[pos[i]].id < next) {
+				next, any = l[pos[i]].id, true
+			}
+		}
+		if !any {
+			return out
+		}
+		out = append(out, cand{id: next})
+		for i, l := range lists {
+			if pos[i] < len(l) && l[pos[i]].id == next {
+				pos[i]++
+			}
+		}
+	}
+}
+
+// pickIDs returns the members of all (ascending ids) whose ids are those
+// of want (ascending, a subset).
+func pickIDs(all, want []cand) []cand {
+	out := make([]cand, 0, len(want))
+	j := 0
+	for _, w := range want {
+		for all[j].id != w.id {
+			j++
+		}
+		out = append(out, all[j])
+	}
 	return out
 }
 

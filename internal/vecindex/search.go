@@ -145,8 +145,10 @@ func (ix *Index) SearchEach(q []float32, reqs []Request) [][]Hit {
 	if len(scans) == 0 {
 		return out
 	}
-	if len(scans) == 1 {
-		scans[0].f = nil // the union is its filter: no second check
+	for j := range scans {
+		if len(scans) == 1 || sameSet(scans[j].f, union) {
+			scans[j].f = nil // the union is its filter: no second check
+		}
 	}
 	n, _ := ix.candidatesLocked(union)
 	var next atomic.Int64
