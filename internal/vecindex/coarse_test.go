@@ -153,6 +153,10 @@ func TestCoarseSearch(t *testing.T) {
 		}
 	}
 	half, halfCopy := FilterOf(words), FilterOf(slices.Clone(words))
+	smallSet := NewFilter(len(docs)) // below coarseMin (1,000)
+	for i := 0; i < len(docs); i += 4 {
+		smallSet.Add(uint32(i))
+	}
 	indexes := map[string]*Index{"coarse": coarse, "read": read}
 	if asmCoarse() == nil {
 		// Read builds the coarse codes only where New gives a kernel.
@@ -180,6 +184,17 @@ func TestCoarseSearch(t *testing.T) {
 			want, got := exact.SearchEach(q, reqs), ix.SearchEach(q, reqs)
 			if slices.Equal(got[0], want[0]) && slices.Equal(got[1], want[1]) {
 				sameSet++
+			}
+			// A request below the coarse minimum beside one above it (a
+			// store in a small scope, its search set large): the first
+			// scored exactly, the second as alone.
+			reqs = []Request{{K: 5, Filter: smallSet}, {K: 10}}
+			got = ix.SearchEach(q, reqs)
+			if alone := exact.Search(q, 5, smallSet); !slices.Equal(got[0], alone) {
+				t.Fatalf("%s: the small request: %v, exact %v", name, got[0], alone)
+			}
+			if alone := ix.Search(q, 10, nil); !slices.Equal(got[1], alone) {
+				t.Fatalf("%s: the large request: %v, alone %v", name, got[1], alone)
 			}
 			// k above coarseMaxK: exact.
 			reqs = []Request{{K: 150}, {K: 5, Filter: half}}
@@ -239,13 +254,25 @@ func TestCoarseTakesStorePasses(t *testing.T) {
 	if !ix.useCoarse(200, two) {
 		t.Error("a store's two requests over 200 candidates do not take the coarse pass")
 	}
-	if ix.useCoarse(200, []scanReq{{k: 5, n: 200}, {k: 17, n: 50}}) {
-		t.Error("a request below the coarse minimum takes the coarse pass")
-	}
-	if ix.useCoarse(200, []scanReq{{k: 5, n: 200}, {k: coarseMaxK + 1, n: 200}}) {
-		t.Error("a request above coarseMaxK takes the coarse pass")
-	}
 	a, b, c := FilterOf([]uint64{5, 0}), FilterOf([]uint64{5}), FilterOf([]uint64{5, 1})
+	// A small request beside a large one: the scan takes the coarse pass
+	// when the small one reads at most half of what it reads.
+	if !ix.useCoarse(200, []scanReq{{k: 5, n: 50, f: a}, {k: 17, n: 200}}) {
+		t.Error("a small scope's request beside a large one does not take the coarse pass")
+	}
+	for _, reqs := range [][]scanReq{
+		{{k: 5, n: 200}, {k: 17, n: 50}},                          // below the minimum over every document
+		{{k: 5, n: 50, f: a}, {k: 17, n: 60, f: b}},               // no request would take it alone
+		{{k: 5, n: 200}, {k: coarseMaxK + 1, n: 200}},             // k above coarseMaxK over every document
+		{{k: 5, n: 200, f: a}, {k: coarseMaxK + 1, n: 150, f: b}}, // the exact one reads too much
+	} {
+		if ix.useCoarse(200, reqs) {
+			t.Errorf("%+v takes the coarse pass", reqs)
+		}
+	}
+	if ix.useCoarse(150, []scanReq{{k: 5, n: 90, f: a}, {k: 17, n: 150}}) {
+		t.Error("a small request reading more than half the scan takes the coarse pass")
+	}
 	for _, tc := range []struct {
 		f, g *Filter
 		same bool

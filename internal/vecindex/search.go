@@ -49,6 +49,10 @@ type scanBuf struct {
 	heap  []Hit
 	cands []cand
 	sel   []float32 // the coarse pass's scores, for kthLargest
+	// A request scored exactly inside a coarse scan: its slots of a block
+	// and their int8 dot products.
+	sub     [blockSize]uint32
+	subDots [blockSize]int32
 }
 
 // prepare quantises q. ok is false for a zero query, which has no direction
