@@ -364,3 +364,28 @@ func BenchmarkCoarseKernel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSearchEachStore times a store's pass: two requests in one scan
+// (k 5 and k 17 over every document, as two filters), with the coarse pass
+// ("default") and without it ("exact").
+func BenchmarkSearchEachStore(b *testing.B) {
+	const n = 100000
+	c := corpusOf(b, n)
+	all1, all2 := NewFilter(n), NewFilter(n)
+	for id := range uint32(n) {
+		all1.Add(id)
+		all2.Add(id)
+	}
+	for _, mode := range []string{"default", "exact"} {
+		b.Run(mode, func(b *testing.B) {
+			old := c.ix.coarseDots
+			defer func() { c.ix.coarseDots = old }()
+			if mode == "exact" {
+				c.ix.coarseDots = nil
+			}
+			timed(b, func(i int) {
+				c.ix.SearchEach(c.queries[i%len(c.queries)], []Request{{K: 5, Filter: all1}, {K: 17, Filter: all2}})
+			})
+		})
+	}
+}
