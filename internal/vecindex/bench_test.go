@@ -328,6 +328,43 @@ func BenchmarkEncodeCoarse(b *testing.B) {
 	}
 }
 
+// BenchmarkCoarseKernel times the coarse kernel (2-bit codes, 512
+// dimensions) over one block (in cache) and over 100 blocks (from memory).
+func BenchmarkCoarseKernel(b *testing.B) {
+	k := asmCoarse()
+	if k == nil {
+		b.Skip("no coarse assembly kernel on this CPU or build")
+	}
+	const dim = 512
+	stride := coarseStride(dim)
+	r := rand.New(rand.NewPCG(1, 2))
+	q := make([]int8, 4*stride)
+	for i := range q {
+		q[i] = int8(r.IntN(256) - 128)
+	}
+	for _, rows := range []int{blockSize, 100 * blockSize} {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			var planes [][]byte
+			for len(planes)*blockSize < rows {
+				p := make([]byte, blockSize*stride)
+				for j := range p {
+					p[j] = byte(r.Uint32())
+				}
+				planes = append(planes, p)
+			}
+			ids := allIDs(blockSize)
+			out := make([]int32, len(ids))
+			defer reportCPU(b)()
+			for b.Loop() {
+				for _, p := range planes {
+					k(q, p, stride, ids, out)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/doc")
+		})
+	}
+}
+
 // BenchmarkSearchEachStore times a store's pass: two requests in one scan
 // (k 5 and k 17 over every document, as two filters), with the coarse pass
 // ("default") and without it ("exact").
