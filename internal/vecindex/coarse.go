@@ -29,6 +29,11 @@ import (
 // 100k, 20,000 at 1M: untested beyond 100k). Below coarseMin candidates,
 // for k above coarseMaxK, and where the CPU has no coarse kernel, searches
 // stay exact. Each goroutine of a search keeps that many of its own.
+// Several requests in one scan (a store's Similar and update-check passes)
+// take it too (useCoarse): requests over one set share a selection, a
+// small request beside a large one is scored exactly inside the scan; the
+// store's pair was checked against the exact scan on the 100k seed
+// (BENCHMARKS.md, seventh round).
 const (
 	coarseMin   = 30000
 	coarseKeep  = 2000
