@@ -19,9 +19,9 @@ const hugePage = 2 << 20
 // rerank reads a few thousand rows of 512 bytes, each on its own 4 KiB
 // page) then rarely miss the TLB.
 type Slab struct {
-	m    mapping
-	off  int
-	refs atomic.Int64
+	m        mapping
+	off, end int // the next part's offset; the end of the room asked for
+	refs     atomic.Int64
 }
 
 // NewSlab maps a slab with room for size bytes of parts, counted in c (nil:
@@ -37,6 +37,7 @@ func NewSlab(size int, c *Counter) *Slab {
 	}
 	s := &Slab{m: mapping{mem, c}}
 	s.off = int((hugePage - uintptr(unsafe.Pointer(unsafe.SliceData(mem)))%hugePage) % hugePage)
+	s.end = s.off + size
 	adviseHuge(mem[s.off:])
 	s.refs.Store(1)
 	return s
@@ -46,11 +47,11 @@ func NewSlab(size int, c *Counter) *Slab {
 // owner, or nil when s is nil or has not that much room left. Only the
 // slab's creator calls it, from one goroutine, before Done.
 func Take[T any](s *Slab, owner *T, size int) []byte {
-	if s == nil || size <= 0 || s.off+size > len(s.m.mem) {
+	if s == nil || size <= 0 || s.off+size > s.end {
 		return nil
 	}
 	part := s.m.mem[s.off : s.off+size : s.off+size]
-	s.off = min(len(s.m.mem), (s.off+size+63)&^63)
+	s.off = min(s.end, (s.off+size+63)&^63)
 	s.refs.Add(1)
 	runtime.AddCleanup(owner, (*Slab).unref, s)
 	return part
