@@ -346,8 +346,13 @@ func BenchmarkCoarseKernel(b *testing.B) {
 	for _, rows := range []int{blockSize, 100 * blockSize} {
 		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
 			var planes [][]byte
+			slab := offheap.NewSlab(rows*stride, nil) // as an index read back holds them
+			defer slab.Done()
 			for len(planes)*blockSize < rows {
-				p := make([]byte, blockSize*stride)
+				p := offheap.Take(slab, &planes, blockSize*stride)
+				if p == nil {
+					p = make([]byte, blockSize*stride)
+				}
 				for j := range p {
 					p[j] = byte(r.Uint32())
 				}
