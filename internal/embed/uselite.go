@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Regenerating the blob needs npm and the npm registry; the output is
@@ -55,7 +56,16 @@ type USELite struct {
 	tanhB  []float32
 
 	scratch sync.Pool // *scratch
+	// kept is one scratch for passes of at most keptRows rows (a stored
+	// text, a query) held out of the pool, which the runtime empties every
+	// second collection: with the daemon's frequent collections about one
+	// store in forty allocated and zeroed its ~1.5 MB of activations anew.
+	kept atomic.Pointer[scratch]
 }
+
+// keptRows bounds the passes whose scratch USELite keeps (about 3.5 MB of
+// activations with the tile unit's slack).
+const keptRows = 128
 
 type encoderLayer struct {
 	d                       int // input width
@@ -374,7 +384,13 @@ func grow(s []float32, n int) []float32 {
 }
 
 func (m *USELite) getScratch(rows, seqs, maxSeq int) *scratch {
-	s, _ := m.scratch.Get().(*scratch)
+	var s *scratch
+	if rows <= keptRows {
+		s = m.kept.Swap(nil)
+	}
+	if s == nil {
+		s, _ = m.scratch.Get().(*scratch)
+	}
 	if s == nil {
 		s = &scratch{}
 	}
@@ -399,6 +415,14 @@ func (m *USELite) getScratch(rows, seqs, maxSeq int) *scratch {
 	return s
 }
 
+// putScratch returns s: kept when it is no larger than a keptRows pass
+// needs and none is kept, to the pool otherwise.
+func (m *USELite) putScratch(s *scratch) {
+	if cap(s.f1) > (keptRows+m.rowSlack())*ffnDim*5/4 || !m.kept.CompareAndSwap(nil, s) {
+		m.scratch.Put(s)
+	}
+}
+
 func roundUp(n, k int) int { return (n + k - 1) / k * k }
 
 // forward embeds each non-empty id sequence into the matching dst vector.
@@ -410,7 +434,7 @@ func (m *USELite) forward(seqs [][]int, dst [][]float32) {
 	}
 	rows := roundUp(total, kernRows)
 	s := m.getScratch(rows, len(seqs), maxSeq)
-	defer m.scratch.Put(s)
+	defer m.putScratch(s)
 
 	// Input: the graph adds the embedding twice (once scattered, once inside
 	// the timing-signal branch), hence 2·E.

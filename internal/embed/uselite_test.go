@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -388,4 +389,50 @@ func BenchmarkLayerNorm(b *testing.B) {
 			layerNormRef(dst, src, d, rows, scale, bias, 1e-6)
 		}
 	})
+}
+
+// TestKeptScratchSurvivesGC: one text's activations are reused across
+// garbage collections (the pool alone is emptied by them), with the same
+// vector, while a large batch's scratch is not kept.
+func TestKeptScratchSurvivesGC(t *testing.T) {
+	m, err := NewUSELite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	const text = "The Apollo launch moved to June 5 after the review; Dana will tell the client on Monday."
+	want, err := m.Embed(ctx, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	const runs = 10
+	runtime.ReadMemStats(&before)
+	for range runs {
+		runtime.GC()
+		runtime.GC()
+		got, err := m.Embed(ctx, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatal("the vector changed with a reused scratch")
+		}
+	}
+	runtime.ReadMemStats(&after)
+	// A scratch is ~2 MB; the rest of an embedding allocates ~15 KB (more
+	// under the race detector).
+	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > 1<<20 {
+		t.Errorf("%d bytes allocated per embedding after collections: the scratch was not kept", per)
+	}
+	var texts []string
+	for i := range 64 {
+		texts = append(texts, fmt.Sprintf("%s (copy %d of a long batch, with more words to make it longer)", text, i))
+	}
+	if _, err := m.EmbedBatch(ctx, texts); err != nil {
+		t.Fatal(err)
+	}
+	if k := m.kept.Load(); k == nil || cap(k.f1) > (keptRows+m.rowSlack())*ffnDim*5/4 {
+		t.Error("the kept scratch is gone or a large batch's was kept")
+	}
 }

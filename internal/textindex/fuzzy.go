@@ -3,6 +3,7 @@ package textindex
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 	"unicode/utf8"
 )
@@ -46,11 +47,28 @@ func (ix *Index) Fuzzy(q Query) Query {
 			continue
 		}
 		var found []cand
+		tm := byteMask(t)
 		for d := -3; d <= limit; d++ {
 			if len(t)+d <= 0 {
 				continue
 			}
-			for _, id := range ix.byShape[shape(t[0], len(t)+d)] {
+			// A term within limit edits differs from t in at most
+			// 2·limit bits of the byte masks; a stem of t has no byte t
+			// lacks (shapeList). Only those are read.
+			edits := d >= -limit
+			stem := d < 0 && len(t)+d >= max(4, 2-d)
+			if len(t)+d >= 255 { // one bucket for every longer length
+				edits, stem = true, d < 0
+			}
+			if !edits && !stem {
+				continue
+			}
+			sl := ix.byShape[shape(t[0], len(t)+d)]
+			for j, m := range sl.masks {
+				if !(edits && bits.OnesCount32(m^tm) <= 2*limit || stem && m&^tm == 0) {
+					continue
+				}
+				id := sl.ids[j]
 				s := ix.terms[id].name
 				dist := editDistance(t, s, limit)
 				if dist > limit && d < 0 && len(s) >= max(4, 2-d) && t[:len(s)] == s {
@@ -140,20 +158,49 @@ func abs(x int) int {
 // shape is a term's bucket in byShape: its first byte and its length.
 func shape(first byte, n int) uint16 { return uint16(first)<<8 | uint16(min(n, 255)) }
 
+// shapeList is one bucket of byShape: term IDs and each term's byteMask.
+// byteMask(a) and byteMask(b) differ in at most 2·e bits when a and b are
+// e edits apart (a substitution drops one byte and brings one; an insert
+// or a delete one; a swap none), and a prefix's mask has no bit the whole
+// word's lacks: Fuzzy reads a term's name only when its mask allows it.
+type shapeList struct {
+	ids   []uint32
+	masks []uint32
+}
+
+// byteMask has bit b-'a' for each letter a–z of s, and one of the six bits
+// above for any other byte.
+func byteMask(s string) uint32 {
+	var m uint32
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b >= 'a' && b <= 'z' {
+			m |= 1 << (b - 'a')
+		} else {
+			m |= 1 << (26 + b%6)
+		}
+	}
+	return m
+}
+
 func (ix *Index) shapeAddLocked(id uint32, name string) {
 	if ix.byShape == nil {
-		ix.byShape = map[uint16][]uint32{}
+		ix.byShape = map[uint16]shapeList{}
 	}
 	k := shape(name[0], len(name))
-	ix.byShape[k] = append(ix.byShape[k], id)
+	sl := ix.byShape[k]
+	sl.ids = append(sl.ids, id)
+	sl.masks = append(sl.masks, byteMask(name))
+	ix.byShape[k] = sl
 }
 
 func (ix *Index) shapeRemoveLocked(id uint32, name string) {
 	k := shape(name[0], len(name))
-	list := ix.byShape[k]
-	if i := slices.Index(list, id); i >= 0 {
-		list[i] = list[len(list)-1]
-		ix.byShape[k] = list[:len(list)-1]
+	sl := ix.byShape[k]
+	if i := slices.Index(sl.ids, id); i >= 0 {
+		last := len(sl.ids) - 1
+		sl.ids[i], sl.masks[i] = sl.ids[last], sl.masks[last]
+		sl.ids, sl.masks = sl.ids[:last], sl.masks[:last]
+		ix.byShape[k] = sl
 	}
 }
 

@@ -3,6 +3,7 @@ package textindex
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -85,8 +86,9 @@ type Index struct {
 
 	bufs chan *searchBuf // bounded free list of scoring buffers
 
-	// byShape lists term IDs by first byte and length, for Fuzzy.
-	byShape map[uint16][]uint32
+	// byShape lists term IDs by first byte and length, with each term's
+	// byte mask, for Fuzzy.
+	byShape map[uint16]shapeList
 
 	mapped int64 // bytes of arena mapped outside the heap (arena.go)
 }
@@ -873,6 +875,54 @@ func (ix *Index) Distinct(id DocID) int {
 		n++
 	}
 	return n
+}
+
+// TermSummary is what a duplicate check can tell about a document's
+// terms without reading them: how many distinct terms it has, and a
+// signature with one of 64 bits set for each of them (the same bit for the
+// same term in every document).
+type TermSummary struct {
+	Distinct int
+	Sig      uint64
+}
+
+// Summary returns document id's TermSummary (zero when absent).
+func (ix *Index) Summary(id DocID) TermSummary {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if int(id) >= len(ix.fwd) {
+		return TermSummary{}
+	}
+	var s TermSummary
+	x := ix.fwd[id]
+	for i := 0; i < len(x); i = skip(x, i) {
+		s.Distinct++
+		s.Sig |= 1 << (x[i] * 0x9e3779b1 >> 26)
+	}
+	return s
+}
+
+// MayOverlap is false only if two documents with these summaries overlap
+// (Overlap) less than t (always true for t <= 0). Two bounds tell: the overlap is at
+// most the smaller distinct count over the larger; and every bit in which
+// the signatures differ is a term of one document missing from the other,
+// so with d such bits the symmetric difference of their term sets is at
+// least d, while an overlap of t allows at most (1-t)(a+b)/(1+t) for
+// distinct counts a and b (inter ≥ t·union, union = (a+b+diff)/2).
+func MayOverlap(a, b TermSummary, t float64) bool {
+	if t <= 0 {
+		return true
+	}
+	lo, hi := min(a.Distinct, b.Distinct), max(a.Distinct, b.Distinct)
+	if hi == 0 {
+		return false // Overlap is 0 for a document without terms
+	}
+	if float64(lo)/float64(hi) < t {
+		return false
+	}
+	d := bits.OnesCount64(a.Sig ^ b.Sig)
+	// A margin keeps rounding from ever ruling out a pair at the bound.
+	return float64(d)*(1+t) <= (1-t)*float64(a.Distinct+b.Distinct)+1e-9
 }
 
 // skip returns the index after the run of values equal to s[i].

@@ -505,6 +505,76 @@ func TestDistinctBoundsOverlap(t *testing.T) {
 	}
 }
 
+// TestMayOverlapNeverRulesOutADuplicate: MayOverlap is false only for
+// pairs whose Overlap is below the threshold, checked on every pair of
+// documents that include near-copies (a few words changed, added or
+// dropped: pairs right at the bounds), and it rules out most unrelated
+// pairs (what saves the duplicate check reading their terms).
+func TestMayOverlapNeverRulesOutADuplicate(t *testing.T) {
+	ix := New(DefaultOptions())
+	rng := rand.New(rand.NewPCG(9, 10))
+	var words []string
+	for i := range 300 {
+		words = append(words, fmt.Sprintf("w%03dx", i))
+	}
+	var docs [][]string
+	for len(docs) < 240 {
+		var w []string
+		for range 3 + rng.IntN(40) {
+			w = append(w, words[rng.IntN(len(words))])
+		}
+		docs = append(docs, w)
+		for range rng.IntN(4) { // near-copies
+			c := slices.Clone(w)
+			for range 1 + rng.IntN(3) {
+				switch i := rng.IntN(len(c)); rng.IntN(3) {
+				case 0:
+					c[i] = words[rng.IntN(len(words))]
+				case 1:
+					c = append(c, words[rng.IntN(len(words))])
+				default:
+					if len(c) > 1 {
+						c = slices.Delete(c, i, i+1)
+					}
+				}
+			}
+			docs = append(docs, c)
+		}
+	}
+	docs = append(docs, nil) // a document without terms
+	for d, w := range docs {
+		ix.Add(DocID(d), strings.Join(w, " "))
+	}
+	ruledOut, pairs, dups := 0, 0, 0
+	for _, th := range []float64{0, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95} {
+		for a := range docs {
+			for b := range docs {
+				sa, sb := ix.Summary(DocID(a)), ix.Summary(DocID(b))
+				o := ix.Overlap(DocID(a), DocID(b))
+				may := MayOverlap(sa, sb, th)
+				if o >= th && !may {
+					t.Fatalf("threshold %v: Overlap(%d, %d) = %v, but MayOverlap says no (%+v, %+v)", th, a, b, o, sa, sb)
+				}
+				if th == 0.8 && a != b {
+					pairs++
+					if o >= th {
+						dups++
+					} else if !may {
+						ruledOut++
+					}
+				}
+			}
+		}
+	}
+	if ix.Summary(DocID(len(docs)+3)) != (TermSummary{}) {
+		t.Fatal("an absent document has a summary")
+	}
+	if dups == 0 || ruledOut < (pairs-dups)*9/10 {
+		t.Fatalf("at 0.8: %d near-duplicate pairs, %d of %d others ruled out unread", dups, ruledOut, pairs-dups)
+	}
+	t.Logf("at 0.8: %d near-duplicate pairs, %d of %d others ruled out unread", dups, ruledOut, pairs-dups)
+}
+
 func TestMatchAll(t *testing.T) {
 	ix := New(DefaultOptions())
 	docs := []string{

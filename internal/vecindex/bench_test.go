@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/infmem/infmem/internal/embed"
+	"github.com/infmem/infmem/internal/offheap"
 )
 
 // benchCorpus is a seeded index of clustered 512-d vectors (100 documents per
@@ -325,5 +326,123 @@ func BenchmarkEncodeCoarse(b *testing.B) {
 	out := make([]byte, coarseStride(len(codes)))
 	for b.Loop() {
 		encodeCoarse(codes, out)
+	}
+}
+
+// BenchmarkCoarseKernel times the coarse kernel (2-bit codes, 512
+// dimensions) over one block (in cache) and over 100 blocks (from memory).
+func BenchmarkCoarseKernel(b *testing.B) {
+	k := asmCoarse()
+	if k == nil {
+		b.Skip("no coarse assembly kernel on this CPU or build")
+	}
+	const dim = 512
+	stride := coarseStride(dim)
+	r := rand.New(rand.NewPCG(1, 2))
+	q := make([]int8, 4*stride)
+	for i := range q {
+		q[i] = int8(r.IntN(256) - 128)
+	}
+	for _, rows := range []int{blockSize, 100 * blockSize} {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			var planes [][]byte
+			slab := offheap.NewSlab(rows*stride, nil) // as an index read back holds them
+			defer slab.Done()
+			for len(planes)*blockSize < rows {
+				p := offheap.Take(slab, &planes, blockSize*stride)
+				if p == nil {
+					p = make([]byte, blockSize*stride)
+				}
+				for j := range p {
+					p[j] = byte(r.Uint32())
+				}
+				planes = append(planes, p)
+			}
+			ids := allIDs(blockSize)
+			out := make([]int32, len(ids))
+			defer reportCPU(b)()
+			for b.Loop() {
+				for _, p := range planes {
+					k(q, p, stride, ids, out)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/doc")
+		})
+	}
+}
+
+// BenchmarkSearchEachStore times a store's pass: two requests in one scan
+// (k 5 and k 17 over every document, as two filters), with the coarse pass
+// ("default") and without it ("exact").
+func BenchmarkSearchEachStore(b *testing.B) {
+	const n = 100000
+	c := corpusOf(b, n)
+	all1, all2 := NewFilter(n), NewFilter(n)
+	for id := range uint32(n) {
+		all1.Add(id)
+		all2.Add(id)
+	}
+	for _, mode := range []string{"default", "exact"} {
+		b.Run(mode, func(b *testing.B) {
+			old := c.ix.coarseDots
+			defer func() { c.ix.coarseDots = old }()
+			if mode == "exact" {
+				c.ix.coarseDots = nil
+			}
+			timed(b, func(i int) {
+				c.ix.SearchEach(c.queries[i%len(c.queries)], []Request{{K: 5, Filter: all1}, {K: 17, Filter: all2}})
+			})
+		})
+	}
+}
+
+// BenchmarkRerankPages times what the coarse pass's rerank reads: 2,000
+// scattered rows (20 per block, ascending) of 100 blocks of int8 codes,
+// different rows each time (64 sets: 64 MB, out of cache), with the blocks'
+// arrays as mappings of their own ("own") or parts of one slab in huge
+// pages ("slab", how an index read back holds them).
+func BenchmarkRerankPages(b *testing.B) {
+	const dim, nb, sets = 512, 100, 64
+	k := New(dim).dots
+	r := rand.New(rand.NewPCG(1, 2))
+	q := make([]int16, dim)
+	for i := range q {
+		q[i] = int16(r.IntN(255) - 127)
+	}
+	idss := make([][]uint32, nb*sets)
+	for i := range idss {
+		ids := make([]uint32, 20)
+		for j := range ids {
+			ids[j] = uint32(r.IntN(blockSize))
+		}
+		slices.Sort(ids)
+		idss[i] = ids
+	}
+	for _, mode := range []string{"own", "slab"} {
+		b.Run(mode, func(b *testing.B) {
+			ix := New(dim)
+			var slab *offheap.Slab
+			if mode == "slab" {
+				slab = ix.blocksSlab(nb)
+				defer slab.Done()
+			}
+			blocks := make([]*block, nb)
+			for i := range blocks {
+				blocks[i] = ix.newBlock(slab)
+				for j := range blocks[i].codes {
+					blocks[i].codes[j] = int8(r.IntN(255) - 127)
+				}
+			}
+			out := make([]int32, 20)
+			defer reportCPU(b)()
+			it := 0
+			for b.Loop() {
+				it++
+				for i, blk := range blocks {
+					k(q, blk.codes, dim, idss[(it%sets)*nb+i], out)
+				}
+			}
+			runtime.KeepAlive(blocks)
+		})
 	}
 }

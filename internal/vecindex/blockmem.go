@@ -27,14 +27,23 @@ const offHeapMin = 64 << 10
 // and not yet released.
 var mapped offheap.Counter
 
+// arraysSize is the bytes of a block's arrays in one allocation
+// (allocArrays).
+func arraysSize(n, words, coarse int) int { return (n+7)&^7 + 8*words + coarse }
+
 // allocArrays gives blk zeroed codes of n bytes, bits of words uint64s and
 // coarse codes of coarse bytes (none when 0), one allocation outside the
-// heap when it is large enough.
-func allocArrays(blk *block, n, words, coarse int) {
+// heap when it is large enough: a part of slab when it has room (the
+// blocks of an index read back, blocksSlab), else a mapping of its own.
+func allocArrays(slab *offheap.Slab, blk *block, n, words, coarse int) {
 	at := (n + 7) &^ 7
-	size := at + 8*words + coarse
+	size := arraysSize(n, words, coarse)
 	if size >= offHeapMin {
-		if mem := offheap.Alloc(blk, size, &mapped); mem != nil {
+		mem := offheap.Take(slab, blk, size)
+		if mem == nil {
+			mem = offheap.Alloc(blk, size, &mapped)
+		}
+		if mem != nil {
 			blk.codes = unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(mem))), n)
 			blk.signs = []uint64{}
 			if words > 0 {
@@ -51,4 +60,17 @@ func allocArrays(blk *block, n, words, coarse int) {
 	if coarse > 0 {
 		blk.coarse = make([]byte, coarse)
 	}
+}
+
+// blocksSlab maps one slab for count blocks of this index (nil when they
+// would be small or the system cannot map memory): an index read back
+// takes its blocks' arrays from it, contiguous and in huge pages where the
+// system gives them, which makes the coarse pass's stream and above all the
+// rerank's scattered rows cheaper (offheap.Slab; BenchmarkRerankPages).
+func (ix *Index) blocksSlab(count int) *offheap.Slab {
+	size := arraysSize(blockSize*ix.dim, blockSize*ix.signWords, ix.coarseBytes())
+	if size < offHeapMin || count*size < 4<<20 {
+		return nil
+	}
+	return offheap.NewSlab(count*((size+63)&^63), &mapped)
 }

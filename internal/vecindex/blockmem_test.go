@@ -1,10 +1,12 @@
 package vecindex
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"runtime"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/infmem/infmem/internal/offheap"
 )
@@ -77,4 +79,60 @@ func TestBlocksOutsideHeap(t *testing.T) {
 		t.Fatalf("after the removal: search %v, full sort %v", got, want)
 	}
 	runtime.KeepAlive(ix)
+}
+
+// TestReadBlocksFromOneSlab checks that an index read back takes its
+// blocks' arrays from one slab (each block's right after the previous
+// one's), answers as the index it was written from, and that the slab is
+// released once the read index is unreachable.
+func TestReadBlocksFromOneSlab(t *testing.T) {
+	if !offheap.Available() {
+		t.Skip("no anonymous mappings on this system: blocks stay on the heap")
+	}
+	const dim = 512
+	r := rand.New(rand.NewPCG(5, 6))
+	vecs := make([][]float32, 8*blockSize+3) // nine blocks
+	ix := New(dim)
+	for i := range vecs {
+		vecs[i] = randUnit(r, dim)
+		mustPut(t, ix, uint32(i), vecs[i])
+	}
+	var buf bytes.Buffer
+	if _, err := ix.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	base := mapped.Load()
+	got, err := Read(bytes.NewReader(buf.Bytes()), dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := arraysSize(blockSize*dim, blockSize*got.signWords, got.coarseBytes())
+	if grew := mapped.Load() - base; grew < int64(9*size) || grew > int64(9*size)+4<<20 {
+		t.Fatalf("read index mapped %d bytes, want one slab of 9 blocks (%d) and its alignment", grew, 9*size)
+	}
+	for b := 1; b < len(got.blocks); b++ {
+		prev, cur := unsafe.SliceData(got.blocks[b-1].codes), unsafe.SliceData(got.blocks[b].codes)
+		if d := uintptr(unsafe.Pointer(cur)) - uintptr(unsafe.Pointer(prev)); d != uintptr((size+63)&^63) {
+			t.Fatalf("block %d's arrays %d bytes after block %d's, want %d (one slab)", b, int(d), b-1, size)
+		}
+	}
+	for i := range 30 {
+		q := vecs[i*301%len(vecs)]
+		if a, b := ix.Search(q, 10, nil), got.Search(q, 10, nil); !slices.Equal(a, b) {
+			t.Fatalf("query %d: read index %v, written one %v", i, b, a)
+		}
+	}
+	// A block added after the read has a mapping of its own.
+	for i := len(vecs); i < len(vecs)+blockSize; i++ {
+		mustPut(t, got, uint32(i), randUnit(r, dim))
+	}
+	runtime.KeepAlive(got)
+	got = nil
+	for i := 0; i < 200 && mapped.Load() > base; i++ {
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if left := mapped.Load() - base; left > 0 {
+		t.Fatalf("%d bytes still mapped after the read index became unreachable", left)
+	}
 }

@@ -29,6 +29,11 @@ import (
 // 100k, 20,000 at 1M: untested beyond 100k). Below coarseMin candidates,
 // for k above coarseMaxK, and where the CPU has no coarse kernel, searches
 // stay exact. Each goroutine of a search keeps that many of its own.
+// Several requests in one scan (a store's Similar and update-check passes)
+// take it too (useCoarse): requests over one set share a selection, a
+// small request beside a large one is scored exactly inside the scan; the
+// store's pair was checked against the exact scan on the 100k seed
+// (BENCHMARKS.md, seventh round).
 const (
 	coarseMin   = 30000
 	coarseKeep  = 2000
@@ -163,20 +168,32 @@ func (ix *Index) setCoarseLocked(blk *block, s int) {
 }
 
 // useCoarse reports whether a search over n candidates with these requests
-// takes the coarse pass.
+// takes the coarse pass: at least one request would alone (k <= coarseMaxK
+// over coarseMin candidates or more), and those that would not read, by
+// their int8 codes, at most half as many documents as the scan (a store in
+// a scope of its own beside a search set of several: coarseScanLocked).
 func (ix *Index) useCoarse(n int, scans []scanReq) bool {
-	// Several requests in one scan (a store's passes) would each score
-	// their own thousands of candidates exactly: measured slower than the
-	// exact scan they share (BENCHMARKS.md), so they stay exact.
-	if ix.coarseDots == nil || n < ix.coarseMin || len(scans) != 1 {
+	if ix.coarseDots == nil || n < ix.coarseMin {
 		return false
 	}
+	coarse, exact := 0, 0
 	for _, sr := range scans {
-		if sr.k > coarseMaxK || sr.n < ix.coarseMin {
-			return false
+		switch {
+		case !ix.exactIn(sr):
+			coarse++
+		case sr.f == nil:
+			return false // it reads every document the scan does
+		default:
+			exact += sr.n
 		}
 	}
-	return true
+	return coarse > 0 && exact <= n/2
+}
+
+// exactIn reports whether request sr of a coarse scan is scored by the
+// int8 codes of every document it admits, as the exact scan does.
+func (ix *Index) exactIn(sr scanReq) bool {
+	return sr.k > coarseMaxK || sr.n < ix.coarseMin
 }
 
 // coarseKeepFor is how many coarse candidates a request of k among n
@@ -189,24 +206,54 @@ func (ix *Index) coarseKeepFor(k, n int) int {
 // from next by their coarse score, keeps for each request at least the
 // best coarseKeepFor(k) it admits among them, and scores those by their
 // int8 codes as scanLocked does. Each goroutine of a search keeps its own
-// best, so together they hold the search's best. The caller holds the read
+// best, so together they hold the search's best. A request that would not
+// take the coarse pass alone (exactIn) is scored by the int8 codes of the
+// documents it admits, as scanLocked scores them. The caller holds the read
 // lock.
 func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, union *Filter, next *atomic.Int64) [][]cand {
 	buf, _ := ix.bufs.Get().(*scanBuf)
 	if buf == nil {
 		buf = new(scanBuf)
 	}
-	type state struct {
+	// A selection by coarse score, for the requests in of. Requests that
+	// read the same documents (no filter of their own: a store's two
+	// passes over one scope) share one, keeping what the most demanding of
+	// them keeps: more kept can only bring a result closer to exact.
+	type selection struct {
 		keep  int
 		cut   float32
+		f     *Filter
 		cands []cand // id and coarse score (in p) while scanning
+		of    []int
 	}
-	st := make([]state, len(reqs))
+	// An exactly scored request (scanLocked's state).
+	type exactReq struct {
+		h     topK
+		cands []cand
+		limit int
+		at    int
+	}
+	var sels []selection
+	var exs []exactReq
+	shared := -1
 	for i, r := range reqs {
-		st[i] = state{keep: ix.coarseKeepFor(r.k, r.n), cut: float32(math.Inf(-1))}
+		if ix.exactIn(r) {
+			exs = append(exs, exactReq{h: newTopK(nil, r.k), limit: 4*r.k + 256, at: i})
+			continue
+		}
+		keep := ix.coarseKeepFor(r.k, r.n)
+		if r.f == nil && shared >= 0 {
+			sels[shared].keep = max(sels[shared].keep, keep)
+			sels[shared].of = append(sels[shared].of, i)
+			continue
+		}
+		if r.f == nil {
+			shared = len(sels)
+		}
+		sels = append(sels, selection{keep: keep, cut: float32(math.Inf(-1)), f: r.f, of: []int{i}})
 	}
-	if len(reqs) == 1 {
-		st[0].cands = buf.cands[:0]
+	if len(sels) == 1 {
+		sels[0].cands = buf.cands[:0]
 	}
 	cs := coarseStride(ix.dim)
 	for {
@@ -220,14 +267,14 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 		dots := buf.dots[:len(ids)]
 		ix.coarseDots(cq.codes, blk.coarse, cs, ids, dots)
 		base := uint32(b) << blockShift
-		for i := range st {
-			r, t := &reqs[i], &st[i]
+		for i := range sels {
+			t := &sels[i]
 			for j, s := range ids {
 				p := float32(2*dots[j]-3*cq.sum) * blk.cw[s]
 				if p < t.cut {
 					continue
 				}
-				if r.f != nil && !r.f.Has(base|s) {
+				if t.f != nil && !t.f.Has(base|s) {
 					continue
 				}
 				t.cands = append(t.cands, cand{id: base | s, p: p})
@@ -236,17 +283,107 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 				t.cands, t.cut = keepBest(t.cands, t.keep, &buf.sel)
 			}
 		}
+		for i := range exs {
+			e, r := &exs[i], &reqs[exs[i].at]
+			sub := buf.sub[:0]
+			for _, s := range ids {
+				if r.f.Has(base | s) {
+					sub = append(sub, s)
+				}
+			}
+			if len(sub) == 0 {
+				continue
+			}
+			sd := buf.subDots[:len(sub)]
+			ix.dots(q.codes, blk.codes, ix.dim, sub, sd)
+			cut := e.h.floor - r.window
+			for j, s := range sub {
+				p := score(sd[j], blk.scales[s], q.scale)
+				if p < cut {
+					continue
+				}
+				e.cands = append(e.cands, cand{id: base | s, dot: sd[j], p: p})
+				e.h.offer(base|s, p)
+				cut = e.h.floor - r.window
+				if len(e.cands) > e.limit {
+					e.cands = pruneCands(e.cands, cut)
+					e.limit = 2*len(e.cands) + 256
+				}
+			}
+		}
 	}
 	out := make([][]cand, len(reqs))
-	for i := range st {
-		t := &st[i]
+	for i := range sels {
+		t := &sels[i]
 		t.cands, _ = keepBest(t.cands, t.keep, &buf.sel)
-		out[i] = ix.exactLocked(q, t.cands)
 	}
-	if len(reqs) == 1 {
-		buf.cands = st[0].cands
+	if len(sels) == 1 {
+		exact := ix.exactLocked(q, sels[0].cands)
+		for _, i := range sels[0].of {
+			out[i] = exact
+		}
+		buf.cands = sels[0].cands
+	} else {
+		// The selections mostly keep the same documents: each is scored
+		// once.
+		lists := make([][]cand, len(sels))
+		for i := range sels {
+			lists[i] = sels[i].cands
+		}
+		all := ix.exactLocked(q, mergeIDs(lists))
+		for i := range sels {
+			picked := pickIDs(all, sels[i].cands)
+			for _, j := range sels[i].of {
+				out[j] = picked
+			}
+		}
+	}
+	for _, e := range exs {
+		out[e.at] = slices.Clone(pruneCands(e.cands, e.h.floor-reqs[e.at].window))
 	}
 	ix.bufs.Put(buf)
+	return out
+}
+
+// mergeIDs returns the candidates of lists (each in ascending id order, as
+// one goroutine's scan meets them) in ascending id order, each id once.
+func mergeIDs(lists [][]cand) []cand {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	out := make([]cand, 0, n)
+	pos := make([]int, len(lists))
+	for {
+		next, any := uint32(0), false
+		for i, l := range lists {
+			if pos[i] < len(l) && (!any || l[pos[i]].id < next) {
+				next, any = l[pos[i]].id, true
+			}
+		}
+		if !any {
+			return out
+		}
+		out = append(out, cand{id: next})
+		for i, l := range lists {
+			if pos[i] < len(l) && l[pos[i]].id == next {
+				pos[i]++
+			}
+		}
+	}
+}
+
+// pickIDs returns the members of all (ascending ids) whose ids are those
+// of want (ascending, a subset).
+func pickIDs(all, want []cand) []cand {
+	out := make([]cand, 0, len(want))
+	j := 0
+	for _, w := range want {
+		for all[j].id != w.id {
+			j++
+		}
+		out = append(out, all[j])
+	}
 	return out
 }
 

@@ -108,8 +108,9 @@ func withCoarse(dim, min, keep int) *Index {
 // exact top 10 and filtered top 5 (the same hits and scores as an exact
 // index) for nearly every query while keeping 60 of 3,000 documents, after
 // replacements and removals, and over a persisted copy (whose coarse codes
-// are rebuilt on reading). Several requests in one scan, and k above
-// coarseMaxK, stay exact.
+// are rebuilt on reading). Several requests in one scan answer what each
+// would alone, or, over one set, share a selection as exact; k above
+// coarseMaxK stays exact.
 func TestCoarseSearch(t *testing.T) {
 	skipUnderRace(t)
 	if testing.Short() {
@@ -151,31 +152,62 @@ func TestCoarseSearch(t *testing.T) {
 			words[i/64] |= 1 << (i % 64)
 		}
 	}
-	half := FilterOf(words)
+	half, halfCopy := FilterOf(words), FilterOf(slices.Clone(words))
+	smallSet := NewFilter(len(docs)) // below coarseMin (1,000)
+	for i := 0; i < len(docs); i += 4 {
+		smallSet.Add(uint32(i))
+	}
 	indexes := map[string]*Index{"coarse": coarse, "read": read}
 	if asmCoarse() == nil {
 		// Read builds the coarse codes only where New gives a kernel.
 		delete(indexes, "read")
 	}
 	for name, ix := range indexes {
-		same := 0
+		same, sameSet := 0, 0
 		for _, q := range queries {
 			if slices.Equal(ix.Search(q, 10, nil), exact.Search(q, 10, nil)) && slices.Equal(ix.Search(q, 5, half), exact.Search(q, 5, half)) {
 				same++
 			}
-			// Several requests in one scan, or k above coarseMaxK: exact.
-			for _, reqs := range [][]Request{{{K: 10}, {K: 5, Filter: half}}, {{K: 150}}} {
-				want, got := exact.SearchEach(q, reqs), ix.SearchEach(q, reqs)
-				for i := range reqs {
-					if !slices.Equal(got[i], want[i]) {
-						t.Fatalf("%s: request %d of %v differs from the exact search", name, i, reqs)
-					}
+			// Several requests over different sets in one scan: each
+			// answers what it would alone (its own selection, scored
+			// once for all).
+			reqs := []Request{{K: 10}, {K: 5, Filter: half}}
+			got := ix.SearchEach(q, reqs)
+			for i, r := range reqs {
+				if alone := ix.Search(q, r.K, r.Filter); !slices.Equal(got[i], alone) {
+					t.Fatalf("%s: request %d of %v: %v, alone %v", name, i, reqs, got[i], alone)
+				}
+			}
+			// Over the same set (a store's two passes in one scope): one
+			// selection for both, as exact as either alone.
+			reqs = []Request{{K: 5, Filter: half}, {K: 12, Filter: halfCopy}}
+			want, got := exact.SearchEach(q, reqs), ix.SearchEach(q, reqs)
+			if slices.Equal(got[0], want[0]) && slices.Equal(got[1], want[1]) {
+				sameSet++
+			}
+			// A request below the coarse minimum beside one above it (a
+			// store in a small scope, its search set large): the first
+			// scored exactly, the second as alone.
+			reqs = []Request{{K: 5, Filter: smallSet}, {K: 10}}
+			got = ix.SearchEach(q, reqs)
+			if alone := exact.Search(q, 5, smallSet); !slices.Equal(got[0], alone) {
+				t.Fatalf("%s: the small request: %v, exact %v", name, got[0], alone)
+			}
+			if alone := ix.Search(q, 10, nil); !slices.Equal(got[1], alone) {
+				t.Fatalf("%s: the large request: %v, alone %v", name, got[1], alone)
+			}
+			// k above coarseMaxK: exact.
+			reqs = []Request{{K: 150}, {K: 5, Filter: half}}
+			want, got = exact.SearchEach(q, reqs), ix.SearchEach(q, reqs)
+			for i := range reqs {
+				if !slices.Equal(got[i], want[i]) {
+					t.Fatalf("%s: request %d of %v differs from the exact search", name, i, reqs)
 				}
 			}
 		}
-		t.Logf("%s: %d of %d queries give the exact top 10 and filtered top 5", name, same, len(queries))
-		if same < 98 {
-			t.Errorf("%s: only %d of %d queries give the exact results", name, same, len(queries))
+		t.Logf("%s: %d of %d queries give the exact top 10 and filtered top 5, %d the exact pair over one set", name, same, len(queries), sameSet)
+		if same < 98 || sameSet < 98 {
+			t.Errorf("%s: only %d and %d of %d queries give the exact results", name, same, sameSet, len(queries))
 		}
 	}
 	// Below coarseMin the search is the exact scan.
@@ -210,6 +242,43 @@ func TestKthLargest(t *testing.T) {
 		want := sorted[n-k]
 		if got := kthLargest(slices.Clone(xs), k); got != want {
 			t.Fatalf("%v, k %d: %v, want %v", xs, k, got, want)
+		}
+	}
+}
+
+// TestCoarseTakesStorePasses: a store's two requests in one scan take the
+// coarse pass when each would alone, and sameSet tells equal sets.
+func TestCoarseTakesStorePasses(t *testing.T) {
+	ix := withCoarse(8, 100, 10)
+	two := []scanReq{{k: 5, n: 200}, {k: 17, n: 200}}
+	if !ix.useCoarse(200, two) {
+		t.Error("a store's two requests over 200 candidates do not take the coarse pass")
+	}
+	a, b, c := FilterOf([]uint64{5, 0}), FilterOf([]uint64{5}), FilterOf([]uint64{5, 1})
+	// A small request beside a large one: the scan takes the coarse pass
+	// when the small one reads at most half of what it reads.
+	if !ix.useCoarse(200, []scanReq{{k: 5, n: 50, f: a}, {k: 17, n: 200}}) {
+		t.Error("a small scope's request beside a large one does not take the coarse pass")
+	}
+	for _, reqs := range [][]scanReq{
+		{{k: 5, n: 200}, {k: 17, n: 50}},                          // below the minimum over every document
+		{{k: 5, n: 50, f: a}, {k: 17, n: 60, f: b}},               // no request would take it alone
+		{{k: 5, n: 200}, {k: coarseMaxK + 1, n: 200}},             // k above coarseMaxK over every document
+		{{k: 5, n: 200, f: a}, {k: coarseMaxK + 1, n: 150, f: b}}, // the exact one reads too much
+	} {
+		if ix.useCoarse(200, reqs) {
+			t.Errorf("%+v takes the coarse pass", reqs)
+		}
+	}
+	if ix.useCoarse(150, []scanReq{{k: 5, n: 90, f: a}, {k: 17, n: 150}}) {
+		t.Error("a small request reading more than half the scan takes the coarse pass")
+	}
+	for _, tc := range []struct {
+		f, g *Filter
+		same bool
+	}{{nil, nil, true}, {a, nil, false}, {nil, a, false}, {a, a, true}, {a, b, true}, {b, a, true}, {a, c, false}, {c, b, false}} {
+		if got := sameSet(tc.f, tc.g); got != tc.same {
+			t.Errorf("sameSet(%v, %v) = %v", tc.f, tc.g, got)
 		}
 	}
 }

@@ -41,7 +41,10 @@
 // scales and a bitmap of live slots, so the arena grows without ever copying
 // what it holds and frees a block whose slots are all removed. A block's
 // codes are mapped outside the Go heap where the system allows it
-// (blockmem.go), so they do not raise the collector's heap goal. A search walks the blocks, collects the
+// (blockmem.go), so they do not raise the collector's heap goal; the blocks
+// of an index read back share one mapping in huge pages (offheap.Slab), so
+// the coarse pass's rerank, which reads rows scattered over every block,
+// does not miss the TLB on each. A search walks the blocks, collects the
 // allowed live slots of each into a list and hands the list to a dot-product
 // kernel: AVX2 assembly on amd64 (VPMOVSXBW widens sixteen codes, VPMADDWD
 // multiplies them by the int16 query and adds pairs; the row four slots ahead

@@ -86,3 +86,20 @@ func (f *Filter) or(g *Filter) *Filter {
 func FilterOf(words []uint64) *Filter {
 	return &Filter{words: words}
 }
+
+// sameSet reports whether f and g hold the same ids (nil, every document,
+// only equals nil).
+func sameSet(f, g *Filter) bool {
+	if f == nil || g == nil {
+		return f == g
+	}
+	if f == g {
+		return true
+	}
+	for i := range max(len(f.words), len(g.words)) {
+		if f.word(i) != g.word(i) {
+			return false
+		}
+	}
+	return true
+}

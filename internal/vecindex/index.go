@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"unsafe"
+
+	"github.com/infmem/infmem/internal/offheap"
 )
 
 // MaxID is the largest document id the index accepts. Ids are dense slot
@@ -67,15 +69,20 @@ type Index struct {
 }
 
 // newBlock allocates an empty block, its codes and bits outside the heap
-// where it can (blockmem.go).
-func (ix *Index) newBlock() *block {
+// where it can, from slab when it has room (blockmem.go).
+func (ix *Index) newBlock(slab *offheap.Slab) *block {
 	blk := new(block)
-	coarse := 0
-	if ix.coarseDots != nil {
-		coarse = blockSize * coarseStride(ix.dim)
-	}
-	allocArrays(blk, blockSize*ix.dim, blockSize*ix.signWords, coarse)
+	allocArrays(slab, blk, blockSize*ix.dim, blockSize*ix.signWords, ix.coarseBytes())
 	return blk
+}
+
+// coarseBytes is the bytes of a block's coarse codes (0 without a coarse
+// kernel).
+func (ix *Index) coarseBytes() int {
+	if ix.coarseDots == nil {
+		return 0
+	}
+	return blockSize * coarseStride(ix.dim)
 }
 
 // New returns an empty index of dim-long vectors. It panics if dim is not in
@@ -166,7 +173,7 @@ func (ix *Index) Put(id uint32, v []float32) error {
 	if blk == nil {
 		// 576 KiB at dimension 512, zeroed by the allocator while the
 		// lock is held; it happens once per 1024 new slots.
-		blk = ix.newBlock()
+		blk = ix.newBlock(nil)
 		ix.blocks[b] = blk
 	}
 	copy(blk.codes[s*ix.dim:(s+1)*ix.dim], e.codes)

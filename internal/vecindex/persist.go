@@ -77,6 +77,8 @@ func Read(r io.Reader, dim int) (*Index, error) {
 	if rd.Err() != nil || count > (MaxID>>blockShift)+1 || count > uint64(rd.Remaining()/int64(blockBytes)) {
 		return nil, damaged(errors.New("block count"))
 	}
+	slab := ix.blocksSlab(int(count))
+	defer slab.Done()
 	for i := uint64(0); i < count; i++ {
 		bi := rd.Uvarint()
 		if rd.Err() != nil || bi > MaxID>>blockShift {
@@ -88,7 +90,7 @@ func Read(r io.Reader, dim int) (*Index, error) {
 		if ix.blocks[bi] != nil {
 			return nil, damaged(fmt.Errorf("block %d twice", bi))
 		}
-		b := ix.newBlock()
+		b := ix.newBlock(slab)
 		b.delta = rd.Float32()
 		for _, part := range b.parts() {
 			rd.Full(part)

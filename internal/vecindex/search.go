@@ -49,6 +49,10 @@ type scanBuf struct {
 	heap  []Hit
 	cands []cand
 	sel   []float32 // the coarse pass's scores, for kthLargest
+	// A request scored exactly inside a coarse scan: its slots of a block
+	// and their int8 dot products.
+	sub     [blockSize]uint32
+	subDots [blockSize]int32
 }
 
 // prepare quantises q. ok is false for a zero query, which has no direction
@@ -145,8 +149,10 @@ func (ix *Index) SearchEach(q []float32, reqs []Request) [][]Hit {
 	if len(scans) == 0 {
 		return out
 	}
-	if len(scans) == 1 {
-		scans[0].f = nil // the union is its filter: no second check
+	for j := range scans {
+		if len(scans) == 1 || sameSet(scans[j].f, union) {
+			scans[j].f = nil // the union is its filter: no second check
+		}
 	}
 	n, _ := ix.candidatesLocked(union)
 	var next atomic.Int64

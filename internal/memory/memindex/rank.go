@@ -234,7 +234,7 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 		// the results, so that each says how many it stands for.
 		c := keptTerms{slot: cd.slot}
 		if q.DuplicateOverlap < 1 {
-			c.distinct = ix.text.Distinct(cd.slot)
+			c.terms = ix.text.Summary(cd.slot)
 		}
 		if j := ix.nearDuplicateLocked(c, kept, q.DuplicateOverlap); j >= 0 {
 			out[j].Folded = append(out[j].Folded, Hit{ID: cd.ID, Kind: cd.Kind, TS: cd.TS, Score: cd.Score})
@@ -296,25 +296,24 @@ func (ix *Index) cosinesLocked(qv []float32, pool []Candidate) {
 	}
 }
 
-// keptTerms is a result (or a candidate for one) and how many distinct
-// keyword terms it has.
+// keptTerms is a result (or a candidate for one) and what its keyword
+// terms' summary tells without reading them.
 type keptTerms struct {
-	slot     uint32
-	distinct int
+	slot  uint32
+	terms textindex.TermSummary
 }
 
 // nearDuplicateLocked returns the position in kept of the first result
 // that c says the same as (their keyword terms overlap at least
-// threshold), or -1. Two texts whose distinct-term counts differ too much
-// cannot overlap that much (the overlap is at most the smaller count over
-// the larger): most pairs are told apart without reading their terms.
+// threshold), or -1. Most pairs are told apart by their term summaries
+// alone (textindex.MayOverlap: distinct-term counts too far apart, or
+// signatures differing in too many bits), without reading their terms.
 func (ix *Index) nearDuplicateLocked(c keptTerms, kept []keptTerms, threshold float64) int {
 	if threshold >= 1 {
 		return -1
 	}
 	for j, k := range kept {
-		lo, hi := min(c.distinct, k.distinct), max(c.distinct, k.distinct)
-		if float64(lo)/float64(hi) < threshold {
+		if !textindex.MayOverlap(c.terms, k.terms, threshold) {
 			continue
 		}
 		if ix.text.Overlap(c.slot, k.slot) >= threshold {

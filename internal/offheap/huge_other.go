@@ -1,0 +1,6 @@
+//go:build !linux
+
+package offheap
+
+// adviseHuge does nothing here.
+func adviseHuge([]byte) {}
