@@ -131,3 +131,23 @@ func TestAccessBatchSurvivesStop(t *testing.T) {
 		}
 	}
 }
+
+// TestAccessWrittenForBackups: what reads the database itself (a backup, an
+// export) asks WritePendingVectors first, which writes the uses gathered so
+// far too.
+func TestAccessWrittenForBackups(t *testing.T) {
+	defer func(q, d time.Duration) { usecount.Quiet, usecount.MaxDelay = q, d }(usecount.Quiet, usecount.MaxDelay)
+	usecount.Quiet, usecount.MaxDelay = time.Hour, time.Hour
+	e, store, _ := newEngine(t)
+	ctx := testenv.Context(t)
+	m := mustStore(t, e, StoreRequest{Content: "The harbour master is called Ines"})
+	oid, _ := bson.ObjectIDFromHex(m.ID)
+	e.access.Record([]usecount.Use{{ID: oid}})
+	e.WritePendingVectors(ctx)
+	if doc, err := store.Memories.Get(ctx, oid); err != nil || doc.UseCount != 1 {
+		t.Fatalf("after WritePendingVectors: use_count %d, %v", doc.UseCount, err)
+	}
+	if got, err := e.Get(ctx, m.ID); err != nil || got.UseCount != 1 {
+		t.Fatalf("get_memory counts a written use twice: %d, %v", got.UseCount, err)
+	}
+}
