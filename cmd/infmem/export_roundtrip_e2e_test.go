@@ -21,7 +21,8 @@ import (
 // conversation, a lesson and a proposed one (with where it came from), an
 // edited, pinned, used memory, a superseded one, two contradicting ones,
 // an archived one, a whole summary and a summary in two parts with its
-// sources, scopes with a description and a parent, and a profile.
+// sources, a file of the memory tool with its earlier version, scopes
+// with a description and a parent, and a profile.
 func seedEveryField(t *testing.T, s *mongostore.Store) {
 	t.Helper()
 	ctx := context.Background()
@@ -59,6 +60,8 @@ func seedEveryField(t *testing.T, s *mongostore.Store) {
 		mem(8, "Work", "note", "Parking spot 12 on level B", at.AddDate(-2, 0, 0)),
 		mem(9, "Heron", "note", "The Heron flies 40 minutes on one battery", at),
 		mem(10, "Heron", "note", "Battery life of the Heron is only 25 minutes in the cold", at),
+		// A file of the memory tool, edited once and read since.
+		mem(11, "Global", "file", "# Heron\n\tField test on June 22.\n", at.Add(time.Hour)),
 	}
 	m[0].Tags, m[0].Importance, m[0].Category = []string{"health", "food"}, 0.9, "health"
 	m[1].Speaker, m[1].ConversationID = "user", "conv-1"
@@ -69,6 +72,8 @@ func seedEveryField(t *testing.T, s *mongostore.Store) {
 	m[7].Pinned, m[7].UseCount, m[7].LastAccessed, m[7].UpdatedAt = true, 4, &used, used
 	m[7].History = []mongostore.Revision{{Text: "The standup is at 9:30", Tags: []string{}, Importance: 0.5, Scope: "Work", ChangedAt: used}}
 	m[8].Archived, m[8].ArchivedAt, m[8].ArchiveReason = true, &used, "not used for a year"
+	m[11].Path, m[11].UseCount, m[11].LastAccessed, m[11].UpdatedAt = "/memories/projects/heron.md", 2, &used, used
+	m[11].History = []mongostore.Revision{{Text: "# Heron\n\tField test on June 21.\n", Tags: []string{}, Importance: 0.5, Scope: "Global", ChangedAt: at.Add(time.Hour)}}
 	m[9].Contradicts, m[9].LinksAbout = []string{ids[10].Hex()}, []string{"battery"}
 	m[10].Contradicts, m[10].LinksAbout = []string{ids[9].Hex()}, []string{"battery"}
 	if err := s.Memories.InsertMany(ctx, m); err != nil {
@@ -131,8 +136,8 @@ func comparable(data []byte) []byte {
 // Export → import into a fresh data root (through its daemon) → export
 // gives the same file: every memory, summary (one in parts, with its
 // sources), lesson, proposed lesson, supersede and contradiction link,
-// pin, earlier version, use, archive flag and the profile come back as
-// they were, ids included. A backup restored into a fresh data root
+// pin, earlier version, use, archive flag, file of the memory tool and
+// the profile come back as they were, ids included. A backup restored into a fresh data root
 // gives the same export too.
 func TestExportImportExportRoundTrip(t *testing.T) {
 	work := t.TempDir()
@@ -141,7 +146,7 @@ func TestExportImportExportRoundTrip(t *testing.T) {
 	envA := processEnv(t, a)
 	exported, first := exportedJSON(t, envA, "--data-dir", a)
 	for _, want := range []string{`"whole"`, `"part": 2`, `"message_refs"`, `"superseded_by"`, `"contradicts"`, `"links_about"`, `"pinned": true`,
-		`"history"`, `"archive_reason"`, `"proposed_lesson"`, `"tool call in session 7`, `"topic_id"`, `"last_accessed"`} {
+		`"history"`, `"archive_reason"`, `"proposed_lesson"`, `"tool call in session 7`, `"topic_id"`, `"last_accessed"`, `"/memories/projects/heron.md"`} {
 		if !bytes.Contains(first, []byte(want)) {
 			t.Fatalf("the export lacks %s:\n%s", want, first)
 		}

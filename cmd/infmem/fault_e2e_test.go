@@ -288,7 +288,7 @@ func statusAndDoctorClean(t *testing.T, env []string) statusReport {
 	})
 	_, doctorOut, _ := runBin(t, env, "doctor", "--json")
 	if code != 0 || rep.Daemon.Presence != "running" || rep.Index == nil || !rep.Index.Ready || rep.EngineError != "" || rep.DataRootProblem != "" {
-		t.Fatalf("status after the fault: %d %s %s", code, out, errs)
+		t.Fatalf("status after the fault: %d %s %s\nthe service log's end:\n%s", code, out, errs, logTail(envValue(env, "INFMEM_DATA_DIR"), 40))
 	}
 	for _, name := range []string{"data root", "service log", "daemon", "engine"} {
 		if r := doctorRow(t, doctorOut, name); r.Result != checkPass {
@@ -296,6 +296,17 @@ func statusAndDoctorClean(t *testing.T, env []string) statusReport {
 		}
 	}
 	return rep
+}
+
+// logTail is the last n lines of root's service log (for a failure's
+// message: what the daemon did says why status was not clean).
+func logTail(root string, n int) string {
+	b, err := os.ReadFile(filepath.Join(root, "logs", "memory_service.log"))
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // uniqueWord is a word no other memory holds, so a keyword search for it

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Enabled reports whether this build has fault points.
@@ -38,5 +39,20 @@ func Crash(name string) {
 	if hit {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // the signal is on its way
+	}
+}
+
+// Hold waits while the file INFMEM_FAULTHOLD names exists, if it names
+// this point ("name=path").
+func Hold(name string) {
+	want, path, ok := strings.Cut(os.Getenv("INFMEM_FAULTHOLD"), "=")
+	if !ok || want != name {
+		return
+	}
+	for {
+		if _, err := os.Stat(path); err != nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

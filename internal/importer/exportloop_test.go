@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/infmem/infmem/backup"
+	"github.com/infmem/infmem/internal/memfiles"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/internal/testenv"
 	"github.com/infmem/infmem/mongostore"
@@ -24,7 +25,8 @@ import (
 // it came from), an edited memory (its earlier version), a pinned one, a
 // superseded one, contradicting ones with what they are about, a used
 // one, an archived one, a whole summary and a summary in two parts with
-// its sources, scopes with descriptions and a parent, and a profile.
+// its sources, scopes with descriptions and a parent, a file of the memory
+// tool with its earlier version, and a profile.
 func seedEveryKind(t *testing.T, tg Target) {
 	t.Helper()
 	ctx := testenv.Context(t)
@@ -94,6 +96,15 @@ func seedEveryKind(t *testing.T, tg Target) {
 			Refs: []string{m1, m2}, From: at, To: at.Add(time.Minute), Whole: whole, Part: part, Parts: 2}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// A file of the memory tool, edited once: its id, times and earlier
+	// version come back too.
+	fileText, newText := "Field test on June 21.\n", "June 21"
+	if _, err := memfiles.For(eng).Run(ctx, memfiles.FileRequest{Command: "create", Path: "/memories/projects/heron.md", FileText: &fileText}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := memfiles.For(eng).Run(ctx, memfiles.FileRequest{Command: "str_replace", Path: "/memories/projects/heron.md", OldStr: &newText, NewStr: ptr("June 22")}); err != nil {
+		t.Fatal(err)
 	}
 	name := "Sam"
 	if _, _, err := eng.UpdateProfile(ctx, memory.ProfileUpdate{Name: &name, SetFacts: map[string]string{"city": "Lisbon"},
@@ -241,6 +252,49 @@ func TestForgedExportMarksRefused(t *testing.T) {
 		}
 		if n := len(all(t, dst.Memory)); n != 0 {
 			t.Fatalf("%s: %d memories stored from a refused input", c.name, n)
+		}
+	}
+}
+
+// A memory tool's file in infmem's export that the memory tool could not
+// have written (a path outside /memories or of the directory itself, a NUL
+// in its text, more earlier versions than a file keeps, a time out of
+// range) refuses the whole input, naming the item, before anything is
+// stored: nothing is half-imported.
+func TestMalformedMemoryFileRefused(t *testing.T) {
+	ctx := testenv.Context(t)
+	dst := newTarget(t)
+	const good = `{"id": "6b0961695dc025356daa3bff", "text": "a good note", "timestamp": "2024-06-01T09:15:30Z", "source": "note", "importance": 0.5}`
+	file := func(path, text, extra string) string {
+		return `{"id": "6b0961695dc025356daa3be9", "text": ` + text + `, "timestamp": "2024-06-01T09:15:30Z", "source": "file", "path": "` + path + `", "importance": 0.5` + extra + `}`
+	}
+	var hist []string
+	for range 11 {
+		hist = append(hist, `{"text": "older", "changed_at": "2024-06-01T09:15:30Z"}`)
+	}
+	for _, c := range []struct{ name, file, want string }{
+		{"outside /memories", file("/etc/passwd", `"root:x:0:0"`, ""), "/memories"},
+		{"a climb out", file("/memories/../etc/passwd", `"root:x:0:0"`, ""), "path"},
+		{"the directory itself", file("/memories", `"x"`, ""), "the directory itself"},
+		{"a NUL", file("/memories/a.md", `"a\u0000b"`, ""), "NUL"},
+		{"11 earlier versions", file("/memories/a.md", `"now"`, `, "history": [`+strings.Join(hist, ", ")+`]`), "at most 10"},
+		{"created in 3000", file("/memories/a.md", `"now"`, `, "created_at": "3000-01-01T00:00:00Z"`), "out of range"},
+	} {
+		dir := t.TempDir()
+		doc := `{"format": "infmem-export", "format_version": 1, "scopes": [{"scope": "Global", "memories": [` + good + `, ` + c.file + `]}]}`
+		if err := os.WriteFile(filepath.Join(dir, "memory.json"), []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		in, err := Read(dir, FormatInfmemJSON)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		rep, err := Run(ctx, dst, in, Options{})
+		if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "memory.json") {
+			t.Fatalf("%s: %+v %v", c.name, rep, err)
+		}
+		if n := len(all(t, dst.Memory)); n != 0 {
+			t.Fatalf("%s: %d memories stored from a refused input (%v)", c.name, n, err)
 		}
 	}
 }

@@ -190,7 +190,15 @@ func Run(ctx context.Context, t Target, in *Input, o Options) (*Report, error) {
 	// checked before anything is stored too.
 	probs := &Problems{Path: in.Path}
 	for _, u := range p.units {
-		if err := t.Memory.CheckRestored(u.restore); err != nil {
+		var err error
+		if u.item.Path != "" {
+			// A file of the memory tool: its path, text and what it
+			// restores, as memfiles will store it.
+			err = memfiles.For(t.Memory).CheckImport(u.item.Path, u.text, u.item.Timestamp, u.restore)
+		} else {
+			err = t.Memory.CheckRestored(u.restore)
+		}
+		if err != nil {
 			probs.add(inputErr(u.item.Where, "%v", err))
 		}
 	}
@@ -295,7 +303,7 @@ func Run(ctx context.Context, t Target, in *Input, o Options) (*Report, error) {
 			sr.Added++
 			rep.Added++
 			switch {
-			case u.item.Archived && u.restore != nil && u.item.Path == "":
+			case u.item.Archived && u.restore != nil:
 				rep.Archived++ // stored archived
 			case u.item.Archived:
 				archive = append(archive, res.ID)
@@ -582,8 +590,8 @@ func makePlan(in *Input, o Options, reg *scopes.Registry) (*plan, error) {
 			want[sf] = true
 			tk := sf + "\x00" + foldText(t)
 			r := it.Restore
-			if r != nil && (len(parts) > 1 || it.Path != "") {
-				// A part is a new memory; a file is stored by memfiles.
+			if r != nil && len(parts) > 1 {
+				// A part is a new memory.
 				c := *r
 				c.ID = bson.ObjectID{}
 				r = &c
@@ -749,7 +757,7 @@ func storeMany(ctx context.Context, eng *memory.Engine, units []*unit, reqs []me
 			rest, at = append(rest, reqs[i]), append(at, i)
 			continue
 		}
-		res[i], errs[i] = memfiles.For(eng).Import(ctx, u.item.Path, reqs[i].Content, reqs[i].Timestamp)
+		res[i], errs[i] = memfiles.For(eng).Import(ctx, u.item.Path, reqs[i].Content, reqs[i].Timestamp, u.restore)
 	}
 	if len(rest) == 0 {
 		return res, errs, nil

@@ -720,14 +720,13 @@ func (f *Files) renameFiles(ctx context.Context, oldPath, newPath string) (FileR
 // export) at path p: the same content at the same path is a duplicate; a
 // path taken by other content puts the import beside it, at p.imported
 // (or p.imported-2, …), so that nothing in /memories is overwritten. ts is
-// when it was written (zero: now).
-func (f *Files) Import(ctx context.Context, path, text string, ts time.Time) (memory.StoreResult, error) {
-	p, err := cleanFilePath("path", path)
+// when it was written (zero: now); r (may be nil) is what the export
+// carried beyond that: the file's id (kept unless a memory here has it),
+// created and updated times, earlier versions, use and pin.
+func (f *Files) Import(ctx context.Context, path, text string, ts time.Time, r *memory.Restored) (memory.StoreResult, error) {
+	p, err := importPath(path)
 	if err != nil {
 		return memory.StoreResult{}, err
-	}
-	if p == FilesRoot {
-		return memory.StoreResult{}, inputErrorf("path %s is the directory itself; a file needs a name", p)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -764,7 +763,7 @@ func (f *Files) Import(ctx context.Context, path, text string, ts time.Time) (me
 		if len(files) >= f.maxFiles {
 			return memory.StoreResult{}, inputErrorf("%s holds %d files, the limit; %s was not imported", FilesRoot, f.maxFiles, p)
 		}
-		ids, done, err := f.write(ctx, []string{at}, []memory.PathWrite{{Path: at, Text: &text, At: ts}})
+		ids, done, err := f.write(ctx, []string{at}, []memory.PathWrite{{Path: at, Text: &text, At: ts, Restore: r}})
 		if err != nil {
 			return memory.StoreResult{}, err
 		}
@@ -773,6 +772,30 @@ func (f *Files) Import(ctx context.Context, path, text string, ts time.Time) (me
 		}
 	}
 	return memory.StoreResult{}, fmt.Errorf("%s kept changing while it was imported; try again", p)
+}
+
+// importPath is the file an import names at path, refused when it is
+// not a file in /memories.
+func importPath(path string) (string, error) {
+	p, err := cleanFilePath("path", path)
+	if err != nil {
+		return "", err
+	}
+	if p == FilesRoot {
+		return "", inputErrorf("path %s is the directory itself; a file needs a name", p)
+	}
+	return p, nil
+}
+
+// CheckImport checks a file Import would store (its path, text, time and
+// what it restores) without storing it, so that an import refuses a bad
+// input before it stores anything.
+func (f *Files) CheckImport(path, text string, ts time.Time, r *memory.Restored) error {
+	p, err := importPath(path)
+	if err != nil {
+		return err
+	}
+	return f.e.CheckPathWrite(memory.PathWrite{Path: p, Text: &text, At: ts, Restore: r})
 }
 
 // Count is how many files /memories holds, from the index.

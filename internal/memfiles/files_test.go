@@ -80,15 +80,15 @@ func TestImport(t *testing.T) {
 	ctx := testenv.Context(t)
 	f := For(e)
 	ts := time.Date(2024, 3, 5, 10, 0, 0, 0, time.UTC)
-	r1, err := f.Import(ctx, "/memories/n.md", "a\tb\n", ts)
+	r1, err := f.Import(ctx, "/memories/n.md", "a\tb\n", ts, nil)
 	if err != nil || r1.DuplicateOf != "" {
 		t.Fatalf("import: %+v %v", r1, err)
 	}
-	r2, err := f.Import(ctx, "/memories/n.md", "a\tb\n", time.Time{})
+	r2, err := f.Import(ctx, "/memories/n.md", "a\tb\n", time.Time{}, nil)
 	if err != nil || r2.DuplicateOf != r1.ID {
 		t.Fatalf("same file again: %+v %v", r2, err)
 	}
-	if _, err := f.Import(ctx, "/memories/n.md", "other", time.Time{}); err != nil {
+	if _, err := f.Import(ctx, "/memories/n.md", "other", time.Time{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := fileCmd(t, e, FileRequest{Command: "view", Path: "/memories/n.md.imported"}).Text; !strings.HasSuffix(got, "1\tother") {
@@ -102,11 +102,11 @@ func TestImport(t *testing.T) {
 		t.Errorf("timestamp %v, want %v", m.Timestamp, ts)
 	}
 	for _, p := range []string{"", "/memories", "/memories/../x", "/etc/x"} {
-		if _, err := f.Import(ctx, p, "x", time.Time{}); !memory.IsInputError(err) {
+		if _, err := f.Import(ctx, p, "x", time.Time{}, nil); !memory.IsInputError(err) {
 			t.Errorf("%q: %v; want an input error", p, err)
 		}
 	}
-	if _, err := f.Import(ctx, "/memories/late.md", "x", time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)); !memory.IsInputError(err) {
+	if _, err := f.Import(ctx, "/memories/late.md", "x", time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC), nil); !memory.IsInputError(err) {
 		t.Errorf("a year-3000 file: %v; want an input error", err)
 	}
 	if n := Count(e); n != 2 {

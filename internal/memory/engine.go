@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/embed"
+	"github.com/infmem/infmem/internal/faultpoint"
 	"github.com/infmem/infmem/internal/memory/content"
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/internal/memory/recall"
@@ -304,6 +305,9 @@ func (e *Engine) Start(ctx context.Context) {
 // the first attempt either way.
 func (e *Engine) loadRetrying(ctx context.Context) bool {
 	wait := e.opts.LoadRetry
+	// A test holds the load here to look at a daemon whose index loads
+	// (a no-op without -tags faultpoints).
+	faultpoint.Hold("index-load")
 	for attempt := 1; ; attempt++ {
 		var err error
 		if e.follower != nil {

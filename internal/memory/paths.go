@@ -97,6 +97,11 @@ type PathWrite struct {
 	Forget bool
 	// At is a new memory's time (zero: now).
 	At time.Time
+	// Restore, for a new memory only (an import of infmem's own export),
+	// is what the file carried beyond its path and text: its id (refused
+	// when a memory here has it), created and updated times, earlier
+	// versions (at most pathHistoryKeep), use and pin.
+	Restore *Restored
 }
 
 // WritePaths makes ws, in order (each to a different memory), if no
@@ -139,6 +144,14 @@ func (e *Engine) WritePaths(ctx context.Context, v PathsVersion, ws []PathWrite)
 		if w.ID == "" && w.Text == nil {
 			return nil, 0, false, fmt.Errorf("a new memory at %s needs a text", w.Path)
 		}
+		if w.Restore != nil {
+			if w.ID != "" {
+				return nil, 0, false, fmt.Errorf("%s: only a new memory is restored", w.Path)
+			}
+			if err := e.checkPathRestore(w.Path, w.Restore, now); err != nil {
+				return nil, 0, false, err
+			}
+		}
 		if w.ID != "" {
 			// Read before the lock; the version check below says it is
 			// still current.
@@ -159,7 +172,9 @@ func (e *Engine) WritePaths(ctx context.Context, v PathsVersion, ws []PathWrite)
 	ids = make([]string, len(ws))
 	for i := range ws {
 		if oids[i].IsZero() {
-			oids[i] = e.newID()
+			if oids[i], err = e.restoredID(ws[i].Restore); err != nil {
+				return nil, 0, false, fmt.Errorf("%s: %w", ws[i].Path, err)
+			}
 		}
 	}
 	at := map[*change]int{}
@@ -190,11 +205,16 @@ func (e *Engine) pathChange(w PathWrite, id bson.ObjectID, cur Memory, vec []flo
 		}
 		text := *w.Text
 		key := pathKey(w.Path, text)
-		return &change{op: opInsert, id: id, kind: memindex.KindMemory,
-			insert: &mongostore.Memory{ID: id, Timestamp: ts, Text: text, Scope: scopes.Global, Tags: []string{}, Source: sourceFile,
-				Path: w.Path, Importance: 0.5, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now},
-			doc: memindex.Doc{Text: text, Source: sourceFile, Scope: scopes.Global, Tags: []string{}, TS: ts, Created: now,
-				Importance: 0.5, Key: key, Vec: vec}}
+		m := &mongostore.Memory{ID: id, Timestamp: ts, Text: text, Scope: scopes.Global, Tags: []string{}, Source: sourceFile,
+			Path: w.Path, Importance: 0.5, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now}
+		doc := memindex.Doc{Text: text, Source: sourceFile, Scope: scopes.Global, Tags: []string{}, TS: ts, Created: now,
+			Importance: 0.5, Key: key, Vec: vec}
+		if w.Restore != nil {
+			w.Restore.memory(m)
+			doc = restoredDoc(m, nil, vec)
+			doc.Key = key
+		}
+		return &change{op: opInsert, id: id, kind: memindex.KindMemory, insert: m, doc: doc}
 	}
 	it, ok := e.index().Lookup(id)
 	if !ok || !it.Live() || cur.ID == "" {
@@ -224,6 +244,44 @@ func (e *Engine) pathChange(w PathWrite, id bson.ObjectID, cur Memory, vec []flo
 	}
 	set = append(set, bson.E{Key: "updated_at", Value: now})
 	return &change{op: opEdit, id: id, kind: memindex.KindMemory, update: bson.D{{Key: "$set", Value: set}}, doc: doc}
+}
+
+// checkPathRestore checks what a new memory with a path restores: the
+// rules of any restored memory, and no more earlier versions than a file
+// keeps.
+func (e *Engine) checkPathRestore(p string, r *Restored, now time.Time) error {
+	if err := e.checkRestore(r, now); err != nil {
+		return inputErrorf("%s: %v", p, err)
+	}
+	if len(r.History) > pathHistoryKeep {
+		return inputErrorf("%s has %d earlier versions; a memory file keeps at most %d", p, len(r.History), pathHistoryKeep)
+	}
+	return nil
+}
+
+// CheckPathWrite checks a new memory with a path as WritePaths would
+// (its path, text, time and what it restores), so that an import can
+// refuse a bad input before it stores anything.
+func (e *Engine) CheckPathWrite(w PathWrite) error {
+	now := e.now()
+	if err := checkPath(w.Path); err != nil {
+		return inputErrorf("path %q: %v", snippet(w.Path, 60), err)
+	}
+	if w.Text == nil {
+		return inputErrorf("a new memory at %s needs a text", w.Path)
+	}
+	if err := e.checkPathText(w.Path, *w.Text); err != nil {
+		return err
+	}
+	if !w.At.IsZero() {
+		if _, err := checkTimestamp(w.At, now); err != nil {
+			return err
+		}
+	}
+	if w.Restore != nil {
+		return e.checkPathRestore(w.Path, w.Restore, now)
+	}
+	return nil
 }
 
 // pathKey is a memory with a path's content key: its path and text, so
