@@ -397,3 +397,48 @@ func init() {
 	}
 	askWords = stems
 }
+
+// Updated reports whether newer, said after older, gives another value
+// of the kind the question asks for to what older gave it for (Relate on
+// the two: an update that changed such a detail), about the question's
+// subject: the two share one of its words or names, and neither puts a
+// word before a shared word that the other text and the question lack
+// ("15 classification problems" / "15 problems" for "How many
+// problems…"). At question time the question says what the two must be
+// about; the store, which has no question, links turns only on more.
+func (a *Asked) Updated(older, newer *Statement) bool {
+	r := RelateParsed(older, newer)
+	if r.Kind != Updates || !slices.ContainsFunc(r.DiffersIn, func(k Kind) bool { return a.kinds[k] }) {
+		return false
+	}
+	for _, w := range r.OneSided {
+		// Only a word of the question that the newer has may stand on
+		// one side ("merged into the main branch" / "12 branches
+		// merged"): the older without it may speak of the same thing,
+		// the newer without it speaks of another ("15 classification
+		// problems" / "12 problems" about areas).
+		lw := strings.ToLower(w)
+		if _, ok := a.subject[stem(lw)]; !ok || !newer.hasWord(stem(lw), lw) {
+			return false
+		}
+	}
+	for _, m := range a.mods {
+		// "my $35 monthly budget" / "my April-June book budget".
+		if older.hasWord(stem(m), m) && !newer.hasWord(stem(m), m) {
+			return false
+		}
+	}
+	if a.head != "" && older.hasWord(a.head, a.head) && !newer.hasWord(a.head, a.head) {
+		// "my weekly word count target" / "my weekly word count": the
+		// count reached, not the target.
+		return false
+	}
+	return slices.ContainsFunc(r.About, func(w string) bool {
+		w = strings.ToLower(w)
+		_, ok := a.subject[stem(w)]
+		if !ok {
+			_, ok = a.subject[w]
+		}
+		return ok
+	})
+}

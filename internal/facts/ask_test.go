@@ -113,3 +113,46 @@ func TestSlot(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdated: at question time a later statement updates an earlier one
+// when it gives another value of the asked kind to the same thing,
+// about the question's words; not when it names the thing with a word
+// the question puts before it only on the older side, when it lacks the
+// question's qualifier or head word that the older has, or when nothing
+// changed.
+func TestUpdated(t *testing.T) {
+	for _, c := range []struct {
+		name, query, older, newer string
+		want                      bool
+	}{
+		{"a changed percentage", "What is the test coverage percentage for my API integration module?",
+			"I've currently reached 65% test coverage on my API integration module after my initial test suite run.",
+			"I'm trying to increase the test coverage for my API integration, which has recently improved to 78%.", true},
+		{"a changed duration", "How long does the probate process usually take in Montserrat?",
+			"I've got a question about the probate process that Stephanie explained, which typically takes 6-9 months in Montserrat.",
+			"I'm kinda worried about the probate process, so can you tell me more about how it was shortened to 5-7 months and what that means for my planning?", true},
+		{"the same value", "What is the test coverage percentage for my API integration module?",
+			"I've currently reached 65% test coverage on my API integration module.",
+			"The test coverage on my API integration module has now reached 65%, as I said.", false},
+		{"another thing named on the older side", "How many problems of triangle classification have I completed?",
+			"I've never attempted any triangle classification problems before, but I recently completed 15 classification problems with a consistent accuracy rate above 80%",
+			"I'm trying to understand how my accuracy in area calculation problems has improved, I've completed 12 problems and my accuracy has gone from 70% to 90%, and I've also applied the median length formula to a triangle with sides 9, 12, 15 cm", false},
+		{"the qualifier only on the older side", "What is my monthly budget for books?",
+			"I spent $43 on books, which is $8 over my $35 monthly budget.",
+			"I've increased my April-June book budget to $75.", false},
+		{"the head word only on the older side", "What is my weekly word count target for my writing goals?",
+			"I just found out my weekly word count target was adjusted to 1,350 words.",
+			"I've increased my weekly word count from 1,200 to 1,500 words by April 9.", false},
+		{"nothing of the question shared", "What is my monthly budget for books?",
+			"My gym membership costs $35 a month.",
+			"My gym membership now costs $45 a month.", false},
+	} {
+		q := AskCurrent(c.query)
+		if q == nil {
+			t.Fatalf("%s: AskCurrent(%q) = nil", c.name, c.query)
+		}
+		if got := q.Updated(Parse(c.older), Parse(c.newer)); got != c.want {
+			t.Errorf("%s: Updated = %v, want %v (Relate %+v)", c.name, got, c.want, Relate(c.older, c.newer))
+		}
+	}
+}

@@ -83,7 +83,7 @@ func CurrentFirst(query string, res []Said) (from, to int) {
 		}
 	}
 	if len(states) == 0 {
-		return slotFirst(q, res, parsed)
+		return orPair(q, res, parsed, slotFirst)
 	}
 	// The latest that says the value changed to another than the first
 	// gives, for one same word of the question ("the application deadline
@@ -102,9 +102,17 @@ func CurrentFirst(query string, res []Said) (from, to int) {
 		return first.at, 0
 	}
 	if latest.at == first.at {
-		return slotFirst(q, res, parsed)
+		return orPair(q, res, parsed, slotFirst)
 	}
 	return latest.at, first.at
+}
+
+// orPair runs step, and pairFirst when step moves nothing.
+func orPair(q *facts.Asked, res []Said, parsed []*facts.Statement, step func(*facts.Asked, []Said, []*facts.Statement) (int, int)) (from, to int) {
+	if from, to = step(q, res, parsed); from != to {
+		return from, to
+	}
+	return pairFirst(q, res, parsed)
 }
 
 // slotRank: slotFirst moves results among the first slotRank only, so
@@ -222,4 +230,37 @@ func successorOf(q *facts.Asked, res []Said, parsed []*facts.Statement, at map[s
 		return 0, false
 	}
 	return j, true
+}
+
+// pairReach is how many of the first results pairFirst compares.
+const pairReach = 10
+
+// pairFirst: when two of the first pairReach results speak of what the
+// question names and the later one gives another value of the kind it
+// asks for (facts.Asked.Updated: the store's Relate on the pair, the
+// question's words as the evidence that both are about its subject),
+// the later one moves directly above the earlier: "now X" before "was
+// Y", whether or not storing it linked the two. The highest-ranked
+// earlier result that a later one below it updates is taken, and of its
+// updates the latest.
+func pairFirst(q *facts.Asked, res []Said, parsed []*facts.Statement) (from, to int) {
+	n := min(len(res), pairReach)
+	for i := range n {
+		if res[i].Assistant {
+			continue
+		}
+		newest := -1
+		for j := i + 1; j < n; j++ {
+			if res[j].Skip || res[j].Assistant || !later(&res[j], &res[i]) || newest >= 0 && !later(&res[j], &res[newest]) {
+				continue
+			}
+			if q.Updated(parsed[i], parsed[j]) {
+				newest = j
+			}
+		}
+		if newest >= 0 {
+			return newest, i
+		}
+	}
+	return 0, 0
 }

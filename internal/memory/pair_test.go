@@ -1,0 +1,90 @@
+package memory
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestPairFirst: when two of the first ten results speak of what the
+// question names and the later one gives another value of the kind it
+// asks for, the later one moves directly above the earlier, from as far
+// as the tenth result, and each rank keeps its confidence. A later value
+// of a differently qualified thing, one that drops the question's head
+// word, the assistant's reply, and a value said before the one ranked
+// higher move nothing.
+func TestPairFirst(t *testing.T) {
+	day := func(n int) time.Time { return time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC).AddDate(0, 0, n) }
+	const (
+		probateQ = "How long does the probate process usually take in Montserrat?"
+		sixNine  = "I've got a question about the probate process that Stephanie explained, which typically takes 6-9 months in Montserrat."
+		fiveSev  = "I'm kinda worried about the probate process, so can you tell me more about how it was shortened to 5-7 months and what that means for my planning?"
+		filler   = "I filed my will with the court electronically and want to know the next steps in Montserrat."
+
+		targetQ  = "What is my weekly word count target for my writing goals?"
+		target   = "I just found out my weekly word count target was adjusted to 1,350 words."
+		reached  = "I've increased my weekly word count from 1,200 to 1,500 words by April 9."
+		budgetQ  = "What is my monthly budget for books?"
+		budget35 = "I spent $43 on books, which is $8 over my $35 monthly budget."
+		budget75 = "I've increased my April-June book budget to $75."
+	)
+	type said struct {
+		text      string
+		at        time.Time
+		assistant bool
+	}
+	order := func(query string, in ...said) []string {
+		res := make([]Memory, len(in))
+		for i, s := range in {
+			res[i] = Memory{ID: fmt.Sprintf("%024x", i), Text: s.text, Timestamp: s.at, Confidence: 0.9 - 0.05*float64(i), Speaker: "user"}
+			if s.assistant {
+				res[i].Speaker = "assistant"
+			}
+		}
+		currentFirst(query, res)
+		var out []string
+		for i, m := range res {
+			if m.Confidence != 0.9-0.05*float64(i) {
+				t.Fatalf("rank %d confidence %v", i, m.Confidence)
+			}
+			out = append(out, m.Text)
+		}
+		return out
+	}
+	fill := func(n int) []said {
+		var out []said
+		for i := range n {
+			out = append(out, said{fmt.Sprintf("%s (%d)", filler, i), day(1), false})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name  string
+		query string
+		in    []said
+		want  []string
+	}{
+		{"the later value moves above the earlier", probateQ,
+			append(append([]said{{sixNine, day(0), false}}, fill(7)...), said{fiveSev, day(2), false}), nil},
+		{"the earlier value said later", probateQ,
+			append(append([]said{{sixNine, day(3), false}}, fill(7)...), said{fiveSev, day(2), false}), []string{sixNine}},
+		{"the assistant's reply", probateQ,
+			append(append([]said{{sixNine, day(0), false}}, fill(7)...), said{fiveSev, day(2), true}), []string{sixNine}},
+		{"beyond the first ten", probateQ,
+			append(append([]said{{sixNine, day(0), false}}, fill(9)...), said{fiveSev, day(2), false}), []string{sixNine}},
+		{"the head word dropped", targetQ, append([]said{{target, day(0), false}}, append(fill(3), said{reached, day(9), false})...), []string{target}},
+		{"another budget", budgetQ, append([]said{{budget35, day(0), false}}, append(fill(3), said{budget75, day(9), false})...), []string{budget35}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			want := c.want
+			if want == nil {
+				want = []string{c.in[len(c.in)-1].text, c.in[0].text}
+			}
+			got := order(c.query, c.in...)
+			if !slices.Equal(got[:len(want)], want) {
+				t.Fatalf("order\n got %q\nwant %q first", got, want)
+			}
+		})
+	}
+}
