@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -236,5 +237,31 @@ func TestRecallDistractors(t *testing.T) {
 	}
 	if len(res.Results) != 3 {
 		t.Errorf("the seed root now answers %d memories for \"cat\", want its 3", len(res.Results))
+	}
+}
+
+// fixedRetriever answers every question with the same results.
+type fixedRetriever struct{ res retrieved }
+
+func (f fixedRetriever) retrieve(context.Context, string, string, int) (retrieved, error) {
+	return f.res, nil
+}
+
+// TestLocomoCountsShownTurns: the locomo command counts the turns a result
+// shows as its context as retrieved at that result's place, as recall does
+// (one helper, retrieved.shown).
+func TestLocomoCountsShownTurns(t *testing.T) {
+	data := &locomoData{questions: []locomoQuestion{{scope: "c0", text: "when?", evidence: map[string]bool{"D1:2": true, "D1:9": true}}}}
+	owners := map[string]string{"m1": "D1:1", "m2": "D1:2", "m3": "D1:3", "m9": "D1:9"}
+	r := fixedRetriever{retrieved{ids: []string{"m1", "m3"}, context: [][]string{{"m2"}, nil}}}
+	run, err := locomoRecall(context.Background(), r, data, owners)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run.perQuestion[0]; got != [3]float64{0.5, 0.5, 0.5} {
+		t.Fatalf("R@1/5/10 %v, want 0.5 each: the first result shows D1:2 as its context", got)
+	}
+	if got := (retrieved{ids: []string{"a", "b"}, context: [][]string{{"c", "d"}}}).shown(1); !slices.Equal(got, []string{"b"}) {
+		t.Fatalf("shown(1) = %v", got)
 	}
 }
