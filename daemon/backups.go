@@ -188,6 +188,9 @@ func (b *backupService) exportJob(ctx context.Context, s *Stack, raw json.RawMes
 	eo.Progress = func(p backup.Progress) { control.ReportProgress(ctx, p) }
 	eo.Space = b.space
 	eo.Location = userLocation(ctx, s, b.log)
+	if s.Memory != nil {
+		s.Memory.WritePendingVectors(ctx) // and the use counts not yet written
+	}
 	res, err := backup.Export(ctx, s.Store, eo)
 	if err != nil {
 		return nil, err
@@ -242,6 +245,9 @@ func (b *backupService) backupTool(ctx context.Context, st *Stack) (mcptools.Bac
 }
 
 func (b *backupService) exportTool(ctx context.Context, st *Stack, req mcptools.ExportRequest) (mcptools.ExportResult, error) {
+	if st.Memory != nil {
+		st.Memory.WritePendingVectors(ctx) // and the use counts not yet written
+	}
 	res, err := backup.Export(ctx, st.Store, backup.ExportOptions{Dir: b.exportDir, Scopes: req.Scopes,
 		JSON: req.Format != "markdown", Markdown: req.Format != "json", Space: b.space, Location: userLocation(ctx, st, b.log)})
 	if err != nil {

@@ -35,6 +35,10 @@ type sqliteFiles struct {
 	once sync.Once
 	db   *sql.DB
 	err  error
+	// wdb writes (rawuses.go).
+	wonce sync.Once
+	wdb   *sql.DB
+	werr  error
 }
 
 func newSQLiteFiles(dataDir, database string) *sqliteFiles {
@@ -43,7 +47,7 @@ func newSQLiteFiles(dataDir, database string) *sqliteFiles {
 
 func (f *sqliteFiles) open() (*sql.DB, error) {
 	f.once.Do(func() {
-		f.db, f.err = sql.Open("sqlite", "file:"+filepath.ToSlash(f.file)+"?_pragma=busy_timeout(10000)&_pragma=query_only(true)")
+		f.db, f.err = sql.Open("sqlite", "file:"+f.fileURI()+"?_pragma=busy_timeout(10000)&_pragma=query_only(true)")
 		if f.err == nil {
 			f.db.SetMaxOpenConns(4)
 			f.db.SetMaxIdleConns(1)
@@ -52,11 +56,19 @@ func (f *sqliteFiles) open() (*sql.DB, error) {
 	return f.db, f.err
 }
 
+func (f *sqliteFiles) fileURI() string { return filepath.ToSlash(f.file) }
+
 func (f *sqliteFiles) close() error {
-	if f.db != nil {
-		return f.db.Close()
+	var err error
+	if f.wdb != nil {
+		err = f.wdb.Close()
 	}
-	return nil
+	if f.db != nil {
+		if cerr := f.db.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }
 
 // errNoRawTable means the collection cannot be read from SQLite here: the

@@ -18,7 +18,8 @@ import (
 // order of the fields), then the fields' values as plain JSON. Reading a
 // document through FerretDB costs 120–290 µs at 100k memories, most of it
 // in FerretDB's own decoding; converting the text to BSON here costs a few
-// microseconds. Only whole-collection reads (rawscan.go) use this.
+// microseconds. Only whole-collection reads (rawscan.go) use this, and
+// RecordUses (rawuses.go) edits two fields of the text in place.
 //
 // The encoding, as FerretDB v1.24 writes it: a document is
 // {"$s":{"p":{FIELD:ELEM,…},"$k":[FIELD,…]},FIELD:VALUE,…}; ELEM is

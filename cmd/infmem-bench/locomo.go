@@ -128,6 +128,17 @@ type retrieved struct {
 	evidence []*memory.Evidence
 }
 
+// shown is what result i shows: its own memory, then the turns it shows
+// as its context. Recall counts all of them as retrieved at position i
+// (locomo and recall alike).
+func (r retrieved) shown(i int) []string {
+	out := []string{r.ids[i]}
+	if i < len(r.context) {
+		out = append(out, r.context[i]...)
+	}
+	return out
+}
+
 // retriever asks for the top k memories of scope for a question.
 type retriever interface {
 	retrieve(ctx context.Context, scope, question string, k int) (retrieved, error)
@@ -294,12 +305,14 @@ func locomoRecall(ctx context.Context, r retriever, data *locomoData, owners map
 		}
 		for i, k := range locomoKs {
 			hit := map[string]bool{}
-			for j, id := range res.ids {
+			for j := range res.ids {
 				if j >= k {
 					break
 				}
-				if d := owners[id]; q.evidence[d] {
-					hit[d] = true
+				for _, id := range res.shown(j) {
+					if d := owners[id]; q.evidence[d] {
+						hit[d] = true
+					}
 				}
 			}
 			run.perQuestion[qi][i] = float64(len(hit)) / float64(len(q.evidence))

@@ -270,17 +270,16 @@ func recallSet(ctx context.Context, s *benchSet, cfg recallConfig) (*setRun, err
 					return fmt.Errorf("%s %s: %w", s.Name, q.ID, err)
 				}
 				ans := answer{conf: res.confidences, nothing: res.nothingRelevant, asked: true, evidence: res.evidence}
-				for i, id := range res.ids {
+				for i := range res.ids {
 					// A result stands for its own messages and those of the
 					// turns it shows as its context.
-					msgs := append([]string{}, owners[id]...)
-					if len(msgs) == 0 && cfg.distractors != "" {
-						msgs = append(msgs, "d:"+id) // one of the copy's memories
-					}
-					if i < len(res.context) {
-						for _, t := range res.context[i] {
-							msgs = append(msgs, owners[t]...)
+					msgs := []string{}
+					for n, id := range res.shown(i) {
+						o := owners[id]
+						if len(o) == 0 && n == 0 && cfg.distractors != "" {
+							o = []string{"d:" + id} // one of the copy's memories
 						}
+						msgs = append(msgs, o...)
 					}
 					ans.msgs = append(ans.msgs, msgs)
 				}

@@ -82,3 +82,72 @@ func TestAccessWaitsForAPause(t *testing.T) {
 		t.Fatalf("after settle: use_count %d, last_accessed %v, %v", doc.UseCount, doc.LastAccessed, err)
 	}
 }
+
+// TestAccessBatchSurvivesStop: uses waiting to be written count already in
+// get_memory; a clean stop writes them all (more than one batch's worth,
+// one memory deleted meanwhile), and get_memory then counts each use once.
+func TestAccessBatchSurvivesStop(t *testing.T) {
+	defer func(q, d time.Duration) { usecount.Quiet, usecount.MaxDelay = q, d }(usecount.Quiet, usecount.MaxDelay)
+	usecount.Quiet, usecount.MaxDelay = time.Hour, time.Hour
+	e, store, _ := newEngine(t)
+	ctx := testenv.Context(t)
+	const n = usesPerLock + 20
+	var uses []usecount.Use
+	for i := range n {
+		m := mustStore(t, e, StoreRequest{Content: fmt.Sprintf("Note number %d about the lighthouse keeper", i), Scope: "s"})
+		oid, _ := bson.ObjectIDFromHex(m.ID)
+		uses = append(uses, usecount.Use{ID: oid})
+	}
+	e.access.Record(uses)
+	e.access.Record(uses[:10])
+	if _, err := store.Memories.Delete(ctx, uses[5].ID); err != nil {
+		t.Fatal(err)
+	}
+	want := func(i int) int64 {
+		if i < 10 {
+			return 2
+		}
+		return 1
+	}
+	for _, i := range []int{0, 11, n - 1} {
+		got, err := e.Get(ctx, uses[i].ID.Hex())
+		if err != nil || got.UseCount != want(i) || got.LastAccessed == nil {
+			t.Fatalf("get_memory before the write: use_count %d want %d, last_accessed %v, %v", got.UseCount, want(i), got.LastAccessed, err)
+		}
+		if doc, err := store.Memories.Get(ctx, uses[i].ID); err != nil || doc.UseCount != 0 {
+			t.Fatalf("written before the stop: %d, %v", doc.UseCount, err)
+		}
+	}
+	if err := e.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, u := range uses {
+		doc, err := store.Memories.Get(ctx, u.ID)
+		if i == 5 {
+			continue
+		}
+		if err != nil || doc.UseCount != want(i) || doc.LastAccessed == nil {
+			t.Fatalf("memory %d after the stop: use_count %d want %d, last_accessed %v, %v", i, doc.UseCount, want(i), doc.LastAccessed, err)
+		}
+	}
+}
+
+// TestAccessWrittenForBackups: what reads the database itself (a backup, an
+// export) asks WritePendingVectors first, which writes the uses gathered so
+// far too.
+func TestAccessWrittenForBackups(t *testing.T) {
+	defer func(q, d time.Duration) { usecount.Quiet, usecount.MaxDelay = q, d }(usecount.Quiet, usecount.MaxDelay)
+	usecount.Quiet, usecount.MaxDelay = time.Hour, time.Hour
+	e, store, _ := newEngine(t)
+	ctx := testenv.Context(t)
+	m := mustStore(t, e, StoreRequest{Content: "The harbour master is called Ines"})
+	oid, _ := bson.ObjectIDFromHex(m.ID)
+	e.access.Record([]usecount.Use{{ID: oid}})
+	e.WritePendingVectors(ctx)
+	if doc, err := store.Memories.Get(ctx, oid); err != nil || doc.UseCount != 1 {
+		t.Fatalf("after WritePendingVectors: use_count %d, %v", doc.UseCount, err)
+	}
+	if got, err := e.Get(ctx, m.ID); err != nil || got.UseCount != 1 {
+		t.Fatalf("get_memory counts a written use twice: %d, %v", got.UseCount, err)
+	}
+}

@@ -42,5 +42,7 @@
 //     embeddings to reconcile).
 //   - embedworker.go, vectors.go: the background embedder and the
 //     embeddings stored in MemoryIndex. Use counts are written off the
-//     response path by package usecount.
+//     response path by package usecount, a batch at a time (writeUses:
+//     one SQLite transaction on the embedded engine); Get adds those not
+//     yet written. A crash loses at most the uses not yet written.
 package memory

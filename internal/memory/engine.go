@@ -93,6 +93,10 @@ type Engine struct {
 	expected atomic.Int64
 
 	access *usecount.Tracker
+	// usesMu: Get reads a memory and the uses not yet written (access)
+	// under RLock; writeUses writes uses and tells access under Lock, so
+	// a read counts each use once.
+	usesMu sync.RWMutex
 	// people caches the profile's contacts for searches that name a
 	// relation ("my sister").
 	people  peopleCache
@@ -185,13 +189,81 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	if opts.Embedder != nil {
 		e.queries = embed.NewCached(opts.Embedder, opts.QueryCache)
 	}
-	e.access = usecount.New(opts.Logger, opts.Now, func(ids []bson.ObjectID) { e.markDirty(context.Background(), ids...) },
-		func(ctx context.Context, id bson.ObjectID, k memindex.Kind, update bson.D) error {
-			e.writeMu.Lock()
-			defer e.writeMu.Unlock()
-			return e.apply(ctx, &change{op: opUse, id: id, kind: k, update: update})
-		})
+	e.access = usecount.New(opts.Logger, opts.Now, func(ids []bson.ObjectID) { e.markDirty(context.Background(), ids...) }, e.writeUses)
 	return e
+}
+
+// usesPerLock is how many memories' uses writeUses writes per hold of the
+// write lock (one transaction): a store waits for at most one such batch.
+const usesPerLock = 256
+
+// writeUses writes the use counts the tracker gathered (the index counted
+// them already, and the tracker journaled their ids): on the embedded
+// engine a batch of them in one SQLite transaction (mongostore.RecordUses),
+// else, and for what that hands back, one update each. It holds the write
+// lock throughout a batch: the embedded engine applies an update by reading
+// the document and writing it back, so an edit beside a use could undo
+// either.
+func (e *Engine) writeUses(batch []usecount.Pending) {
+	for _, kind := range []memindex.Kind{memindex.KindMemory, memindex.KindSummary} {
+		var uses []mongostore.Use
+		for _, p := range batch {
+			if p.Kind == kind {
+				uses = append(uses, mongostore.Use{ID: p.ID, Count: p.Count, At: p.At})
+			}
+		}
+		for len(uses) > 0 {
+			n := min(len(uses), usesPerLock)
+			e.writeUsesLocked(kind, uses[:n])
+			uses = uses[n:]
+		}
+	}
+}
+
+func (e *Engine) writeUsesLocked(kind memindex.Kind, uses []mongostore.Use) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	e.writeMu.Lock()
+	e.usesMu.Lock()
+	rest, err := e.collection(kind).RecordUses(ctx, uses)
+	if err != nil {
+		rest = uses
+	}
+	written := make(map[bson.ObjectID]bool, len(uses))
+	for _, u := range uses {
+		written[u.ID] = true
+	}
+	for _, u := range rest {
+		delete(written, u.ID)
+	}
+	for id := range written {
+		e.access.Written(id)
+	}
+	e.usesMu.Unlock()
+	e.writeMu.Unlock()
+	cancel()
+	if err != nil {
+		e.log.Warn("cannot record memory accesses in one transaction; writing them one by one", "err", err)
+	}
+	for _, u := range rest {
+		upd := bson.D{
+			{Key: "$inc", Value: bson.D{{Key: "use_count", Value: u.Count}}},
+			{Key: "$set", Value: bson.D{{Key: "last_accessed", Value: u.At}}},
+		}
+		// Each update gets its own deadline: one slow write must not doom
+		// the rest.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		e.writeMu.Lock()
+		e.usesMu.Lock()
+		err := e.apply(ctx, &change{op: opUse, id: u.ID, kind: kind, update: upd})
+		e.access.Written(u.ID)
+		e.usesMu.Unlock()
+		e.writeMu.Unlock()
+		cancel()
+		// A memory deleted since it was returned has nothing to update.
+		if err != nil && !errors.Is(err, mongostore.ErrNotFound) {
+			e.log.Warn("cannot record memory access", "memory_id", u.ID.Hex(), "err", err)
+		}
+	}
 }
 
 // Start loads the index in the background and starts the access tracker.

@@ -100,7 +100,8 @@ func TestFoldReplyBelowDraw(t *testing.T) {
 // TestFoldSecondRing: chat splits one answer over short messages; the one
 // with the asked-for words sits two places from the turn that ranks, next
 // to a turn folded into it. With the second ring (RingCoverage, default
-// on with folding) it is shown in that result's context; with the ring off
+// on with folding; here without the chain, ChainCoverage) it is shown in
+// that result's context; with the ring off
 // the single result shows only the turn next to it (so the case tests
 // something), and a turn two away without the query's words never joins.
 func TestFoldSecondRing(t *testing.T) {
@@ -127,7 +128,7 @@ func TestFoldSecondRing(t *testing.T) {
 		return out
 	}
 
-	e.SetRankOptions(RankOptions{RingCoverage: -1})
+	e.SetRankOptions(RankOptions{RingCoverage: -1, ChainCoverage: -1})
 	res := search(t, e, q)
 	if len(res.Results) != 1 {
 		t.Fatalf("ring off: got %v", texts(res.Results))
@@ -136,7 +137,9 @@ func TestFoldSecondRing(t *testing.T) {
 		t.Fatalf("ring off: shown %v, want one of the vet turns and the turn between them", s)
 	}
 
-	e.SetRankOptions(RankOptions{})
+	// The ring alone: with the chain (TestFoldChain) the vet turn ranks,
+	// chains on and brings its own pair turn.
+	e.SetRankOptions(RankOptions{ChainCoverage: -1})
 	res = search(t, e, q)
 	if len(res.Results) != 1 {
 		t.Fatalf("got %v", texts(res.Results))
@@ -149,5 +152,68 @@ func TestFoldSecondRing(t *testing.T) {
 	}
 	if s[chat[3].Content] || s[chat[4].Content] {
 		t.Errorf("shown %v: a turn without the query's words joined", s)
+	}
+}
+
+// TestFoldChain: two turns of one chat hold the asked-for words with a
+// short reply between them. Without the chain the second ranks on its own
+// and takes a place of its own for the same passage; with it
+// (ChainCoverage) it joins the first one's result through the reply folded
+// into it (with the turn after it, its own pair), and the place goes to
+// another conversation.
+func TestFoldChain(t *testing.T) {
+	e := recallEngine(t)
+	at := time.Date(2025, 4, 5, 18, 0, 0, 0, la)
+	chat := []StoreRequest{
+		{Content: "did you book the campsite for the lake trip in june?", Speaker: "Lena"},
+		{Content: "yes", Speaker: "Sam"},
+		{Content: "the campsite by the lake is booked for june, plot twelve", Speaker: "Sam"},
+		{Content: "great, thanks", Speaker: "Lena"},
+	}
+	for i, turn := range chat {
+		turn.Scope, turn.ConversationID, turn.Timestamp = "chat", "chat-1", at.Add(time.Duration(i)*time.Minute)
+		mustStore(t, e, turn)
+	}
+	mustStore(t, e, StoreRequest{Content: "the lake trip in june might get rained out", Scope: "chat", ConversationID: "chat-2", Speaker: "Sam", Timestamp: at.Add(-72 * time.Hour)})
+	third := StoreRequest{Content: "which campsite did the Bergers like?", Scope: "chat", ConversationID: "chat-3", Speaker: "Lena", Timestamp: at.Add(-96 * time.Hour)}
+	mustStore(t, e, third)
+	q := SearchRequest{Query: "did we book the campsite for the lake trip in june", Scope: "chat", ExactScope: true, Limit: 3}
+	shown := func(m Memory) map[string]bool {
+		out := map[string]bool{m.Text: true}
+		for _, c := range m.Context {
+			out[c.Text] = true
+		}
+		return out
+	}
+	chatResults := func(res []Memory) (n int, first map[string]bool) {
+		for _, m := range res {
+			if m.ConversationID == "chat-1" {
+				if n++; n == 1 {
+					first = shown(m)
+				}
+			}
+		}
+		return n, first
+	}
+
+	e.SetRankOptions(RankOptions{ChainCoverage: -1})
+	res := search(t, e, q)
+	if n, _ := chatResults(res.Results); len(res.Results) != 3 || n != 2 {
+		t.Fatalf("chain off: got %v, want two results from the chat (so the case tests something)", texts(res.Results))
+	}
+
+	e.SetRankOptions(RankOptions{ChainCoverage: 0.05})
+	res = search(t, e, q)
+	n, s := chatResults(res.Results)
+	if len(res.Results) != 3 || n != 1 {
+		t.Fatalf("got %v, want one result from the chat", texts(res.Results))
+	}
+	for _, want := range chat {
+		if !s[want.Content] {
+			t.Errorf("the chat's result shows %v, want %q among them", s, want.Content)
+		}
+	}
+	if res.Results[2].Text != third.Content {
+		t.Errorf("third result %q, want the other conversation's %q in the place freed", res.Results[2].Text, third.Content)
 	}
 }

@@ -192,11 +192,19 @@ func (e *Engine) Get(ctx context.Context, id string) (Memory, error) {
 	if !ok {
 		return Memory{}, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
+	e.usesMu.RLock()
 	m, err := e.get(ctx, oid, it.Kind)
+	n, at := e.access.Lookup(oid)
+	e.usesMu.RUnlock()
 	if errIsNotFound(err) {
 		return Memory{}, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
 	if err == nil {
+		// Uses not yet written (package usecount) count already.
+		if n > 0 {
+			m.UseCount += n
+			m.LastAccessed = &at
+		}
 		ms := []Memory{m}
 		e.withRelated(ctx, ms)
 		m = ms[0]

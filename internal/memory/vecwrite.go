@@ -97,12 +97,16 @@ func (e *Engine) flushVectorOf(ctx context.Context, id bson.ObjectID) {
 }
 
 // WritePendingVectors writes the embeddings still waiting for the vector
-// writer (at most vecWriteBatch, or vecWriteMaxDelay's worth), so that
-// what reads the database itself, such as a backup, finds them.
+// writer (at most vecWriteBatch, or vecWriteMaxDelay's worth), and the use
+// counts gathered so far (package usecount), so that what reads the
+// database itself, such as a backup or an export, finds them.
 func (e *Engine) WritePendingVectors(ctx context.Context) {
 	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
 	e.flushVectors(ctx)
+	e.writeMu.Unlock()
+	if e.started.Load() {
+		e.access.Settle()
+	}
 }
 
 // flushVectors writes every pending embedding. Callers hold writeMu.

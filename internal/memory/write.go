@@ -259,6 +259,7 @@ type collection interface {
 	UpdateIf(ctx context.Context, id any, cond, update bson.D) error
 	SoftForget(ctx context.Context, id any, t time.Time) error
 	Delete(ctx context.Context, id any) (bool, error)
+	RecordUses(ctx context.Context, uses []mongostore.Use) ([]mongostore.Use, error)
 }
 
 // collection is where memories of kind k live.

@@ -107,20 +107,31 @@ func (l *lendings) pair(p, n int32, share float64) bool {
 // next to the question that found it often ranks below many turns that
 // merely share the conversation's topic; drawn or not, it is the same
 // pair).
-func (l *lendings) fold(ranked []memindex.Candidate, share, ring float64, k int) []memindex.Candidate {
+func (l *lendings) fold(ranked []memindex.Candidate, share, ring, chain float64, k int) []memindex.Candidate {
 	out := make([]memindex.Candidate, 0, k)
 	shown := map[int32]int{}  // pool position → index in out
 	taken := map[int32]bool{} // pool positions shown or folded
-	add := func(into int, h memindex.Hit) {
+	var ctxOf map[int32]int   // with chain: pool position of a context turn → index in out
+	if chain > 0 {
+		ctxOf = map[int32]int{}
+	}
+	add := func(into int, p int32, h memindex.Hit) {
 		if l.context == nil {
 			l.context = map[bson.ObjectID][]memindex.Hit{}
 		}
 		id := out[into].ID
 		l.context[id] = append(l.context[id], h)
+		if ctxOf != nil && p >= 0 {
+			ctxOf[p] = into
+		}
 	}
 	for _, cd := range ranked {
 		p, ok := l.at[cd.ID]
-		into := -1
+		if ok && taken[p] {
+			// Already in a result's context (chain: claimed with it).
+			continue
+		}
+		into, chained := -1, false
 		if ok && !cd.Alone {
 			for _, n := range l.nb[p] {
 				if n < 0 {
@@ -131,10 +142,23 @@ func (l *lendings) fold(ranked []memindex.Candidate, share, ring float64, k int)
 					break
 				}
 			}
+			if into < 0 && ctxOf != nil && l.cov[p] >= chain {
+				for _, n := range l.nb[p] {
+					if i, ok := ctxOf[n]; ok && n >= 0 && l.pair(p, n, share) {
+						into, chained = i, true
+						break
+					}
+				}
+			}
 		}
 		if into >= 0 {
 			taken[p] = true
-			add(into, memindex.Hit{ID: cd.ID, Kind: cd.Kind, TS: cd.TS, Score: cd.Score})
+			add(into, p, memindex.Hit{ID: cd.ID, Kind: cd.Kind, TS: cd.TS, Score: cd.Score})
+			if chained {
+				// It ranked on its own: its pair turns come with it, as
+				// a kept result's do.
+				l.claim(p, into, taken, share, add)
+			}
 			continue
 		}
 		if len(out) < k {
@@ -142,6 +166,11 @@ func (l *lendings) fold(ranked []memindex.Candidate, share, ring float64, k int)
 				shown[p], taken[p] = len(out), true
 			}
 			out = append(out, cd)
+			if ok && ctxOf != nil && !cd.Alone {
+				// Its pair turns join it now, wherever they rank, so a
+				// ranked turn next to one of them can chain on.
+				l.claim(p, len(out)-1, taken, share, add)
+			}
 		}
 	}
 	// The neighbours of the results that were not drawn, best first.
@@ -160,7 +189,7 @@ func (l *lendings) fold(ranked []memindex.Candidate, share, ring float64, k int)
 	for _, n := range rest {
 		for _, p := range l.nb[n] {
 			if i, ok := shown[p]; ok && p >= 0 && l.pair(p, n, share) {
-				add(i, l.pool[n])
+				add(i, n, l.pool[n])
 				break
 			}
 		}
@@ -169,6 +198,24 @@ func (l *lendings) fold(ranked []memindex.Candidate, share, ring float64, k int)
 		l.secondRing(out, taken, share, ring)
 	}
 	return out
+}
+
+// claim adds to result into the turns next to position p paired with it
+// that no result holds yet, best first.
+func (l *lendings) claim(p int32, into int, taken map[int32]bool, share float64, add func(int, int32, memindex.Hit)) {
+	var mine []int32
+	for _, n := range l.nb[p] {
+		if n >= 0 && !taken[n] && l.pair(p, n, share) {
+			taken[n] = true
+			mine = append(mine, n)
+		}
+	}
+	slices.SortFunc(mine, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(l.pool[b].Score, l.pool[a].Score), cmp.Compare(a, b))
+	})
+	for _, n := range mine {
+		add(into, n, l.pool[n])
+	}
 }
 
 // secondRing: a turn two places from a shown result, next to a turn folded

@@ -112,6 +112,14 @@ type Options struct {
 	// own words, not only a name every turn of the chat shares (those
 	// reach 0.01-0.05). Negative: only the turns next to a result fold.
 	RingCoverage float64
+	// ChainCoverage lets a ranked turn next to a turn folded into a kept
+	// result join that result (rather than take a place of its own) when
+	// the two are a pair and at least this share of the query's ideal
+	// keyword score is in it: the ring's rule, wherever the turn ranks
+	// (without it, a short chat split into two results side by side
+	// takes two places for one passage). With it a kept result takes in
+	// its paired neighbours from the whole pool at once. 0 or negative: off.
+	ChainCoverage float64
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -141,7 +149,7 @@ func (o Options) WithDefaults() Options {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage} {
 		if *v < 0 {
 			*v = 0
 		}
@@ -270,7 +278,7 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 		return nil, err
 	}
 	if ro.FoldShare > 0 {
-		best = pairs.fold(best, ro.FoldShare, ro.RingCoverage, r.K)
+		best = pairs.fold(best, ro.FoldShare, ro.RingCoverage, ro.ChainCoverage, r.K)
 	}
 	out := make([]Hit, len(best))
 	clears := make([]Hit, len(best))

@@ -4,7 +4,6 @@ package usecount
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -12,33 +11,38 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/memory/memindex"
-	"github.com/infmem/infmem/mongostore"
 )
 
 // Tracker records use_count and last_accessed of retrieved memories
 // off the response path, coalescing repeated hits on the same memory. The
 // index counts a use at once (Index.Touch); the database hears of it once
 // retrievals pause (Quiet), or after MaxDelay, or when MaxPending
-// memories wait: each is a write of its own (the engine
-// journals them together), and written between the retrievals of a burst
-// they would slow them down. A crash loses the uses of the last few
-// seconds, never a memory.
+// memories wait: then the engine writes them as one batch (on the
+// embedded engine one SQLite transaction, one sync, for all of them;
+// mongostore.RecordUses) and journals their ids together; written between
+// the retrievals of a burst they would slow them down. A crash loses the
+// uses not yet written (at most MaxDelay's worth, or MaxPending memories'),
+// never a memory; Close writes them all.
 type Tracker struct {
 	log *slog.Logger
 	now func() time.Time
 	// beforeWrite runs before each batch of writes (the engine journals
 	// the batch's ids at once).
 	beforeWrite func(ids []bson.ObjectID)
-	// write applies one update, under the engine's write lock: the
-	// embedded engine applies an update by reading the document and
-	// writing it back whole, so an access update running beside an
-	// engine write to the same memory (a merge, an edit) could undo it.
-	write func(ctx context.Context, id bson.ObjectID, k memindex.Kind, update bson.D) error
+	// write applies a batch of uses (the engine: all in one database
+	// transaction where it can, mongostore.RecordUses), under the engine's
+	// write lock: the embedded engine applies an update by reading the
+	// document and writing it back whole, so an access update running
+	// beside an engine write to the same memory (a merge, an edit) could
+	// undo it. It logs what it could not write.
+	write func(batch []Pending)
 
 	// mu guards pending, closed, busy, last and urgent, and every send on
 	// or close of wake.
 	mu      sync.Mutex
 	pending map[bson.ObjectID]accessMark
+	// writing is the batch being written (Lookup still sees it).
+	writing map[bson.ObjectID]accessMark
 	closed  bool
 	busy    bool
 	// last is when the latest use was recorded; urgent asks for the
@@ -55,9 +59,18 @@ type accessMark struct {
 	at    time.Time
 }
 
+// Pending is the uses of one memory waiting to be written: Count more
+// uses, the last At.
+type Pending struct {
+	ID    bson.ObjectID
+	Kind  memindex.Kind
+	Count int64
+	At    time.Time
+}
+
 // New returns a tracker; Run writes what it records.
 func New(log *slog.Logger, now func() time.Time, beforeWrite func(ids []bson.ObjectID),
-	write func(ctx context.Context, id bson.ObjectID, k memindex.Kind, update bson.D) error) *Tracker {
+	write func(batch []Pending)) *Tracker {
 	return &Tracker{log: log, now: now, beforeWrite: beforeWrite, write: write, pending: map[bson.ObjectID]accessMark{},
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
@@ -152,6 +165,7 @@ func (a *Tracker) flush() {
 		}
 		batch := a.pending
 		a.pending = map[bson.ObjectID]accessMark{}
+		a.writing = batch
 		a.busy = true
 		a.mu.Unlock()
 		if a.beforeWrite != nil {
@@ -161,22 +175,40 @@ func (a *Tracker) flush() {
 			}
 			a.beforeWrite(ids)
 		}
+		uses := make([]Pending, 0, len(batch))
 		for id, m := range batch {
-			upd := bson.D{
-				{Key: "$inc", Value: bson.D{{Key: "use_count", Value: m.count}}},
-				{Key: "$set", Value: bson.D{{Key: "last_accessed", Value: m.at}}},
-			}
-			// Each update gets its own deadline: a burst of searches can
-			// queue thousands, and one slow write must not doom the rest.
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			err := a.write(ctx, id, m.kind, upd)
-			cancel()
-			// A memory deleted since it was returned has nothing to update.
-			if err != nil && !errors.Is(err, mongostore.ErrNotFound) {
-				a.log.Warn("cannot record memory access", "memory_id", id.Hex(), "err", err)
-			}
+			uses = append(uses, Pending{ID: id, Kind: m.kind, Count: m.count, At: m.at})
+		}
+		a.write(uses)
+		a.mu.Lock()
+		a.writing = nil
+		a.mu.Unlock()
+	}
+}
+
+// Written notes that the uses of ids being written are in the database
+// now (or lost): Lookup no longer counts them. The engine calls it while
+// its reads wait (Engine.usesMu), so a read sees each use once.
+func (a *Tracker) Written(ids ...bson.ObjectID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, id := range ids {
+		delete(a.writing, id)
+	}
+}
+
+// Lookup returns the uses of id recorded but not yet written: how many,
+// and when the last was.
+func (a *Tracker) Lookup(id bson.ObjectID) (count int64, last time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, m := range []map[bson.ObjectID]accessMark{a.writing, a.pending} {
+		if u, ok := m[id]; ok {
+			count += u.count
+			last = u.at
 		}
 	}
+	return count, last
 }
 
 // Settle waits until everything recorded so far is written.

@@ -1,0 +1,85 @@
+package mongostore
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestRecordUsesMatchesDriver: uses written straight into SQLite give, read
+// back through FerretDB and through the raw path, the same bytes as the
+// driver's own $inc/$set on a twin collection, for documents with and
+// without last_accessed and with awkward text; a missing _id comes back
+// for the caller; another engine's collection hands every use back.
+func TestRecordUsesMatchesDriver(t *testing.T) {
+	s := openTestStore(t, Options{Mode: ModeEmbedded})
+	ctx := ctxT(t)
+	raw := Collection[Memory]{s.db.Collection("uses_raw"), s.raw}
+	drv := Collection[Memory]{s.db.Collection("uses_drv"), nil}
+	seen := time.Date(2025, 3, 4, 5, 6, 7, 891_000_000, time.UTC)
+	texts := []string{"plain", `quote " backslash \ slash /`, "tab\tnewline\n", "é ü 中文 🎉 \u2028", strings.Repeat("long ", 500), "\x01 control"}
+	var uses []Use
+	for i, text := range texts {
+		m := newMemory(text, "s", "t")
+		m.Importance = 0.1 * float64(i+1)
+		m.UseCount = int64(i)
+		if i%2 == 1 {
+			m.LastAccessed = &seen
+		}
+		m.History = []Revision{{Text: "old " + text, ChangedAt: seen, Importance: 0.3}}
+		for _, c := range []Collection[Memory]{raw, drv} {
+			cp := *m
+			if err := c.Insert(ctx, &cp); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i != 2 { // one document is not used
+			uses = append(uses, Use{ID: m.ID, Count: int64(i + 1), At: seen.Add(time.Duration(i) * time.Hour)})
+		}
+	}
+	missing := Use{ID: bson.NewObjectID(), Count: 1, At: seen}
+	rest, err := raw.RecordUses(ctx, append(uses, missing))
+	if err != nil || len(rest) != 1 || rest[0] != missing {
+		t.Fatalf("RecordUses: rest %v, %v", rest, err)
+	}
+	for _, u := range uses {
+		if err := drv.Update(ctx, u.ID, bson.D{
+			{Key: "$inc", Value: bson.D{{Key: "use_count", Value: u.Count}}},
+			{Key: "$set", Value: bson.D{{Key: "last_accessed", Value: u.At}}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, read := range map[string]func(string) map[string]bson.Raw{
+		"driver": func(c string) map[string]bson.Raw { return driverDocs(t, s, c) },
+		"raw":    func(c string) map[string]bson.Raw { return rawDocs(t, s, c) },
+	} {
+		got, want := read("uses_raw"), read("uses_drv")
+		if len(got) != len(texts) || len(want) != len(texts) {
+			t.Fatalf("%s read %d and %d documents", name, len(got), len(want))
+		}
+		for id, w := range want {
+			if !bytes.Equal(got[id], w) {
+				t.Fatalf("%s read of %s:\nraw uses %v\ndriver   %v", name, id, got[id], w)
+			}
+		}
+	}
+	m, err := raw.Get(ctx, uses[0].ID)
+	if err != nil || m.UseCount != 1 || m.LastAccessed == nil || !m.LastAccessed.Equal(uses[0].At) {
+		t.Fatalf("after one use: %+v, %v", m, err)
+	}
+	// A second batch adds to the first.
+	if rest, err := raw.RecordUses(ctx, uses[:1]); err != nil || len(rest) != 0 {
+		t.Fatalf("second batch: rest %v, %v", rest, err)
+	}
+	if m, err := raw.Get(ctx, uses[0].ID); err != nil || m.UseCount != 2 {
+		t.Fatalf("after two uses: %+v, %v", m, err)
+	}
+	if rest, err := drv.RecordUses(ctx, uses); err != nil || fmt.Sprint(rest) != fmt.Sprint(uses) {
+		t.Fatalf("without the raw path every use comes back: %v, %v", rest, err)
+	}
+}
