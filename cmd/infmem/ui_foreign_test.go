@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -115,7 +114,7 @@ func TestUILinkIsNeverOnACommandLine(t *testing.T) {
 		exe := foreignCopy(t)
 		spy = exec.Command(exe)
 		spy.Env = []string{"INFMEM_TEST_SPY_CMDLINES=1"}
-		spy.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		spy.SysProcAttr = asNobody()
 		r, w, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
@@ -184,7 +183,7 @@ func TestUILinkIsNeverOnACommandLine(t *testing.T) {
 		exe := foreignCopy(t)
 		cmd := exec.Command(exe)
 		cmd.Env = []string{"INFMEM_TEST_FOREIGN_GET=" + link}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		cmd.SysProcAttr = asNobody()
 		got, err := cmd.CombinedOutput()
 		if err != nil || !strings.HasPrefix(string(got), "error:") {
 			t.Fatalf("another user opening the link: %s %v; want the connection refused", got, err)

@@ -298,3 +298,43 @@ func TestMalformedMemoryFileRefused(t *testing.T) {
 		}
 	}
 }
+
+// An export with more files of the memory tool than /memories has room
+// for is refused before anything is stored (it used to stop at the file
+// over the limit, the notes and files before it stored); files already
+// here with the same text take no room.
+func TestMemoryFilesOverTheLimitRefused(t *testing.T) {
+	ctx := testenv.Context(t)
+	src := newTarget(t)
+	for _, p := range []string{"/memories/a.md", "/memories/b.md", "/memories/c.md"} {
+		text := "file " + p
+		if _, err := memfiles.For(src.Memory).Run(ctx, memfiles.FileRequest{Command: "create", Path: p, FileText: &text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := src.Memory.Store(ctx, memory.StoreRequest{Content: "A plain note"}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "memory.json"), exportJSON(t, src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in, err := Read(dir, FormatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := newTarget(t)
+	memfiles.For(dst.Memory).SetMaxFiles(2)
+	rep, err := Run(ctx, dst, in, Options{})
+	if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), "adds 3 files") || !strings.Contains(err.Error(), "limit is 2") {
+		t.Fatalf("3 files into room for 2: %+v %v", rep, err)
+	}
+	if n := len(all(t, dst.Memory)); n != 0 {
+		t.Fatalf("%d memories stored from a refused input (%v)", n, err)
+	}
+	// Into its own data root, at its limit: nothing new, nothing refused.
+	memfiles.For(src.Memory).SetMaxFiles(3)
+	if rep, err := Run(ctx, src, in, Options{}); err != nil || rep.Added != 0 {
+		t.Fatalf("into its own data root: %+v %v", rep, err)
+	}
+}

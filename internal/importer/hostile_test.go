@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -133,7 +132,7 @@ func TestNotesFolderLinksAndDevices(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := syscall.Mkfifo(filepath.Join(vault, "pipe.md"), 0o600); err != nil {
+	if err := mkfifo(filepath.Join(vault, "pipe.md")); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})

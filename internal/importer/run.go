@@ -276,6 +276,20 @@ func Run(ctx context.Context, t Target, in *Input, o Options) (*Report, error) {
 		return finish(), nil
 	}
 
+	files := map[string]string{}
+	for _, u := range todo {
+		if u.item.Path != "" {
+			files[u.item.Path] = u.text
+		}
+	}
+	if len(files) > 0 {
+		if err := memfiles.For(t.Memory).CheckRoom(ctx, files); err != nil {
+			if memory.IsInputError(err) {
+				return nil, inputErr(in.Path, "%v", err)
+			}
+			return nil, err
+		}
+	}
 	if err := createScopes(ctx, t.Memory, p.scopes, rep); err != nil {
 		return nil, err
 	}

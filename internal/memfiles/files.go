@@ -798,6 +798,41 @@ func (f *Files) CheckImport(path, text string, ts time.Time, r *memory.Restored)
 	return f.e.CheckPathWrite(memory.PathWrite{Path: p, Text: &text, At: ts, Restore: r})
 }
 
+// CheckRoom checks that importing files (path → text) keeps /memories
+// within its limit, counting as new only those Import would add (a file
+// at the same path with the same text adds nothing), so that an import
+// over the limit is refused before it stores anything rather than
+// stopping half way.
+func (f *Files) CheckRoom(ctx context.Context, files map[string]string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	here, err := f.filesLocked(ctx)
+	if err != nil {
+		return err
+	}
+	added := 0
+	for path, text := range files {
+		p, err := importPath(path)
+		if err != nil {
+			return err
+		}
+		if fe, ok := here[p]; ok && fe.size == len(text) {
+			m, err := f.e.Get(ctx, fe.id)
+			if err != nil {
+				return fmt.Errorf("cannot read %s: %w", p, err)
+			}
+			if m.Text == text {
+				continue
+			}
+		}
+		added++
+	}
+	if len(here)+added > f.maxFiles {
+		return inputErrorf("the input adds %d files to the %d in %s; the limit is %d files", added, len(here), FilesRoot, f.maxFiles)
+	}
+	return nil
+}
+
 // Count is how many files /memories holds, from the index.
 func Count(e *memory.Engine) int { return e.PathCount() }
 
