@@ -88,6 +88,10 @@ type Candidate struct {
 	// Folded are the lower-ranked candidates that repeat it (see
 	// RankQuery.DuplicateOverlap), best first: the same fact stored again.
 	Folded []Hit
+	// Conv names its conversation within this index (0: none): a summary
+	// has the conversation it condenses, so a caller can tell a summary
+	// whose turns it already shows.
+	Conv uint32
 
 	slot uint32
 }
@@ -167,7 +171,7 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 	for i, s := range slots {
 		pos[s] = int32(i)
 		it := &ix.items[s]
-		pool[i] = Candidate{ID: it.id, Kind: it.kind, TS: it.ts, Importance: float64(it.importance), Source: ix.sources.names[it.source], Dated: it.refFrom != 0, slot: s}
+		pool[i] = Candidate{ID: it.id, Kind: it.kind, TS: it.ts, Importance: float64(it.importance), Source: ix.sources.names[it.source], Dated: it.refFrom != 0, Conv: it.conv, slot: s}
 	}
 	for i, n := range ix.text.Lengths(slots) {
 		pool[i].Length = n

@@ -26,8 +26,10 @@ type lendings struct {
 	// share of its score each of them lends it.
 	nb   [][2]int32
 	owes [][2]float64
-	// cov is each position's keyword coverage of the query.
-	cov []float64
+	// cov is each position's keyword coverage of the query; conv its
+	// conversation (Candidate.Conv).
+	cov  []float64
+	conv []uint32
 	// context holds, per shown result, the turns folded into it.
 	context map[bson.ObjectID][]memindex.Hit
 	// ev is each position's evidence, for the confidence of a result
@@ -37,11 +39,12 @@ type lendings struct {
 
 // lendingsOf reads the pool once scored; lent is what score returned.
 func lendingsOf(pool []memindex.Candidate, lent [][2]float64) lendings {
-	l := lendings{at: make(map[bson.ObjectID]int32, len(pool)), pool: make([]memindex.Hit, len(pool)), nb: make([][2]int32, len(pool)), owes: make([][2]float64, len(pool)), cov: make([]float64, len(pool))}
+	l := lendings{at: make(map[bson.ObjectID]int32, len(pool)), pool: make([]memindex.Hit, len(pool)), nb: make([][2]int32, len(pool)), owes: make([][2]float64, len(pool)), cov: make([]float64, len(pool)), conv: make([]uint32, len(pool))}
 	for i := range pool {
 		cd := &pool[i]
 		l.at[cd.ID] = int32(i)
 		l.cov[i] = cd.Coverage
+		l.conv[i] = cd.Conv
 		l.pool[i] = memindex.Hit{ID: cd.ID, Kind: cd.Kind, TS: cd.TS, Score: cd.Score}
 		l.ev = append(l.ev, *evidence(cd))
 		l.nb[i] = cd.Neighbors
@@ -106,7 +109,10 @@ func (l *lendings) pair(p, n int32, share float64) bool {
 // ranked below what was drawn (with meaning in the score, a long reply
 // next to the question that found it often ranks below many turns that
 // merely share the conversation's topic; drawn or not, it is the same
-// pair).
+// pair). A summary of a conversation whose turns are already shown (as a
+// result or in one's context) takes no place: it would only repeat them,
+// in the place of another result (memindex's summaries.go puts it after
+// every turn; folding frees the places before it).
 func (l *lendings) fold(ranked []memindex.Candidate, share, ring, chain float64, k int) []memindex.Candidate {
 	out := make([]memindex.Candidate, 0, k)
 	shown := map[int32]int{}  // pool position → index in out
@@ -115,7 +121,11 @@ func (l *lendings) fold(ranked []memindex.Candidate, share, ring, chain float64,
 	if chain > 0 {
 		ctxOf = map[int32]int{}
 	}
+	seen := map[uint32]bool{} // conversations with a turn shown
 	add := func(into int, p int32, h memindex.Hit) {
+		if p >= 0 && l.conv[p] != 0 {
+			seen[l.conv[p]] = true
+		}
 		if l.context == nil {
 			l.context = map[bson.ObjectID][]memindex.Hit{}
 		}
@@ -129,6 +139,9 @@ func (l *lendings) fold(ranked []memindex.Candidate, share, ring, chain float64,
 		p, ok := l.at[cd.ID]
 		if ok && taken[p] {
 			// Already in a result's context (chain: claimed with it).
+			continue
+		}
+		if cd.Kind == memindex.KindSummary && cd.Conv != 0 && seen[cd.Conv] {
 			continue
 		}
 		into, chained := -1, false
@@ -164,6 +177,9 @@ func (l *lendings) fold(ranked []memindex.Candidate, share, ring, chain float64,
 		if len(out) < k {
 			if ok {
 				shown[p], taken[p] = len(out), true
+			}
+			if cd.Kind != memindex.KindSummary && cd.Conv != 0 {
+				seen[cd.Conv] = true
 			}
 			out = append(out, cd)
 			if ok && ctxOf != nil && !cd.Alone {
