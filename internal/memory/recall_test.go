@@ -150,11 +150,16 @@ func TestSpeakerNamedInQuestion(t *testing.T) {
 	if len(res.Results) == 0 || res.Results[0].Text != "Caroline: Thanks! It's a sunset over the lake, I painted it last week." {
 		t.Errorf("speaker named: got %v", texts(res.Results))
 	}
-	// The answer is the turn after the one that matches the question.
+	// The answer is the turn after the one that matches the question:
+	// shown as a result or in a result's context (with the chain fold the
+	// whole exchange is one result).
 	res = search(t, e, SearchRequest{Query: "Why did Melanie choose a horse?", Scope: "conv", ExactScope: true, Limit: 2})
 	found := false
 	for _, m := range res.Results {
 		found = found || m.Text == "Melanie: Horses remind me of my grandmother's farm."
+		for _, c := range m.Context {
+			found = found || c.Text == "Melanie: Horses remind me of my grandmother's farm."
+		}
 	}
 	if !found {
 		t.Errorf("neighbouring turn: got %v", texts(res.Results))
