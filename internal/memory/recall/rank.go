@@ -118,8 +118,11 @@ type Options struct {
 	// keyword score is in it: the ring's rule, wherever the turn ranks
 	// (without it, a short chat split into two results side by side
 	// takes two places for one passage). With it a kept result takes in
-	// its paired neighbours from the whole pool at once. Default 0.05
-	// (BENCHMARKS.md, "The chain fold"); negative: off.
+	// its paired neighbours from the whole pool at once. Off by default
+	// (negative): its R@k gain comes from each result showing about half
+	// as many messages again, and within the same number of messages
+	// shown it finds fewer answers (BENCHMARKS.md, "The chain fold").
+	// 0.05 is the value measured there.
 	ChainCoverage float64
 }
 
@@ -146,7 +149,7 @@ func (o Options) WithDefaults() Options {
 	def(&o.LessonWeight, 0.2)
 	def(&o.FoldShare, 0.01)
 	def(&o.RingCoverage, 0.05)
-	def(&o.ChainCoverage, 0.05)
+	def(&o.ChainCoverage, -1)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
