@@ -92,7 +92,7 @@ WHERE _ferretdb_sjson->'$._id' = ?1
 // synced, as FerretDB's are.
 func (f *sqliteFiles) openWriter() (*sql.DB, error) {
 	f.wonce.Do(func() {
-		f.wdb, f.werr = sql.Open("sqlite", "file:"+f.fileURI()+"?_pragma=busy_timeout(10000)&_pragma=synchronous(full)&_pragma=cache_size(-128)&_txlock=immediate")
+		f.wdb, f.werr = sql.Open("sqlite", "file:"+f.fileURI()+"?_pragma=busy_timeout(10000)&_pragma=synchronous(full)&_txlock=immediate")
 		if f.werr == nil {
 			f.wdb.SetMaxOpenConns(1)
 			f.wdb.SetMaxIdleConns(1)
