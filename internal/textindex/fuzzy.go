@@ -23,11 +23,6 @@ const fuzzyMax = 3
 // most frequent. The first letter must agree: people rarely mistype it,
 // and it keeps the scan short.
 func (ix *Index) Fuzzy(q Query) Query {
-	type cand struct {
-		term string
-		dist int
-		df   int
-	}
 	out := q
 	for i, t := range q.terms {
 		if q.alt != nil && q.alt[i] > 0 {
@@ -46,7 +41,7 @@ func (ix *Index) Fuzzy(q Query) Query {
 			ix.mu.RUnlock()
 			continue
 		}
-		var found []cand
+		var found []fuzzyCand
 		tm := byteMask(t)
 		for d := -3; d <= limit; d++ {
 			if len(t)+d <= 0 {
@@ -75,7 +70,7 @@ func (ix *Index) Fuzzy(q Query) Query {
 					dist = limit // "meetng" holds the stem "meet", "adoptoin" "adopt"
 				}
 				if dist <= limit {
-					found = append(found, cand{s, dist, len(ix.terms[id].postings)})
+					found = append(found, fuzzyCand{s, dist, len(ix.terms[id].postings)})
 				}
 			}
 		}
@@ -83,21 +78,7 @@ func (ix *Index) Fuzzy(q Query) Query {
 		if len(found) == 0 {
 			continue
 		}
-		slices.SortFunc(found, func(a, b cand) int {
-			if c := cmp.Compare(a.dist, b.dist); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(b.df, a.df); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.term, b.term)
-		})
-		var alts Query
-		for _, c := range found[:min(len(found), fuzzyMax)] {
-			alts.terms = append(alts.terms, c.term)
-			alts.counts = append(alts.counts, 1)
-		}
-		out = out.WithAlternatives(t, alts)
+		out = out.WithAlternatives(t, fuzzyAlternatives(found))
 	}
 	return out
 }
@@ -247,4 +228,33 @@ func (ix *Index) Unknown(q Query) float64 {
 		return 0
 	}
 	return unknown / total
+}
+
+// fuzzyCand is a known term close to an unknown word: its edit distance
+// and its document frequency.
+type fuzzyCand struct {
+	term string
+	dist int
+	df   int
+}
+
+// fuzzyAlternatives is the unknown word's alternatives among found: the
+// closest first, then the most frequent, then by spelling, at most
+// fuzzyMax of them.
+func fuzzyAlternatives(found []fuzzyCand) Query {
+	slices.SortFunc(found, func(a, b fuzzyCand) int {
+		if c := cmp.Compare(a.dist, b.dist); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.df, a.df); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.term, b.term)
+	})
+	var alts Query
+	for _, c := range found[:min(len(found), fuzzyMax)] {
+		alts.terms = append(alts.terms, c.term)
+		alts.counts = append(alts.counts, 1)
+	}
+	return alts
 }

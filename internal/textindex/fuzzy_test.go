@@ -1,7 +1,6 @@
 package textindex
 
 import (
-	"cmp"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -62,11 +61,6 @@ func TestQueryWithout(t *testing.T) {
 // fuzzyReference is Fuzzy as it was before the byte masks: every term of
 // the shapes scanned is compared with the unknown word in full.
 func fuzzyReference(ix *Index, q Query) Query {
-	type cand struct {
-		term string
-		dist int
-		df   int
-	}
 	out := q
 	for i, t := range q.terms {
 		if q.alt != nil && q.alt[i] > 0 {
@@ -83,7 +77,7 @@ func fuzzyReference(ix *Index, q Query) Query {
 		if _, ok := ix.dict[t]; ok {
 			continue
 		}
-		var found []cand
+		var found []fuzzyCand
 		for d := -3; d <= limit; d++ {
 			if len(t)+d <= 0 {
 				continue
@@ -98,28 +92,14 @@ func fuzzyReference(ix *Index, q Query) Query {
 					dist = limit
 				}
 				if dist <= limit {
-					found = append(found, cand{s, dist, len(ix.terms[id].postings)})
+					found = append(found, fuzzyCand{s, dist, len(ix.terms[id].postings)})
 				}
 			}
 		}
 		if len(found) == 0 {
 			continue
 		}
-		slices.SortFunc(found, func(a, b cand) int {
-			if c := cmp.Compare(a.dist, b.dist); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(b.df, a.df); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.term, b.term)
-		})
-		var alts Query
-		for _, c := range found[:min(len(found), fuzzyMax)] {
-			alts.terms = append(alts.terms, c.term)
-			alts.counts = append(alts.counts, 1)
-		}
-		out = out.WithAlternatives(t, alts)
+		out = out.WithAlternatives(t, fuzzyAlternatives(found))
 	}
 	return out
 }

@@ -199,9 +199,7 @@ func (l *lendings) fold(ranked []memindex.Candidate, share, ring, chain float64,
 			}
 		}
 	}
-	slices.SortFunc(rest, func(a, b int32) int {
-		return cmp.Or(cmp.Compare(l.pool[b].Score, l.pool[a].Score), cmp.Compare(a, b))
-	})
+	l.bestFirst(rest)
 	for _, n := range rest {
 		for _, p := range l.nb[n] {
 			if i, ok := shown[p]; ok && p >= 0 && l.pair(p, n, share) {
@@ -226,9 +224,7 @@ func (l *lendings) claim(p int32, into int, taken map[int32]bool, share float64,
 			mine = append(mine, n)
 		}
 	}
-	slices.SortFunc(mine, func(a, b int32) int {
-		return cmp.Or(cmp.Compare(l.pool[b].Score, l.pool[a].Score), cmp.Compare(a, b))
-	})
+	l.bestFirst(mine)
 	for _, n := range mine {
 		add(into, n, l.pool[n])
 	}
@@ -259,4 +255,12 @@ func (l *lendings) secondRing(out []memindex.Candidate, taken map[int32]bool, sh
 			}
 		}
 	}
+}
+
+// bestFirst orders pool positions by their score, best first (ties by
+// position, so the order is the same on every run).
+func (l *lendings) bestFirst(ps []int32) {
+	slices.SortFunc(ps, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(l.pool[b].Score, l.pool[a].Score), cmp.Compare(a, b))
+	})
 }
