@@ -46,14 +46,21 @@ func newSQLiteFiles(dataDir, database string) *sqliteFiles {
 }
 
 func (f *sqliteFiles) open() (*sql.DB, error) {
-	f.once.Do(func() {
-		f.db, f.err = sql.Open("sqlite", "file:"+f.fileURI()+"?_pragma=busy_timeout(10000)&_pragma=query_only(true)")
-		if f.err == nil {
-			f.db.SetMaxOpenConns(4)
-			f.db.SetMaxIdleConns(1)
-		}
-	})
+	f.once.Do(func() { f.db, f.err = f.pool("_pragma=query_only(true)", 4) })
 	return f.db, f.err
+}
+
+// pool opens a pool of at most conns connections to the embedded
+// database file with these extra DSN parameters; every connection waits
+// up to 10 s for another writer's lock.
+func (f *sqliteFiles) pool(params string, conns int) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+f.fileURI()+"?_pragma=busy_timeout(10000)&"+params)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(1)
+	return db, nil
 }
 
 func (f *sqliteFiles) fileURI() string { return filepath.ToSlash(f.file) }

@@ -91,12 +91,6 @@ WHERE _ferretdb_sjson->'$._id' = ?1
 // BEGIN, so one never waits for FerretDB's writer halfway; every commit is
 // synced, as FerretDB's are.
 func (f *sqliteFiles) openWriter() (*sql.DB, error) {
-	f.wonce.Do(func() {
-		f.wdb, f.werr = sql.Open("sqlite", "file:"+f.fileURI()+"?_pragma=busy_timeout(10000)&_pragma=synchronous(full)&_txlock=immediate")
-		if f.werr == nil {
-			f.wdb.SetMaxOpenConns(1)
-			f.wdb.SetMaxIdleConns(1)
-		}
-	})
+	f.wonce.Do(func() { f.wdb, f.werr = f.pool("_pragma=synchronous(full)&_txlock=immediate", 1) })
 	return f.wdb, f.werr
 }
