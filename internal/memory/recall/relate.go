@@ -48,22 +48,12 @@ const (
 	// maxUpdates and maxContradictions bound what one store marks.
 	maxUpdates        = 3
 	maxContradictions = 2
-	// closestCommon: between turns, a changed value need not stand next
-	// to a shared word when the earlier turn is the one closest to the
-	// new text and the two changed clauses share this many words ("the
-	// Zoom meeting with Professor Danielle … rescheduled to March 22 at
-	// 4:30 PM" / "a Zoom meeting with Professor Danielle on March 22 at 3
-	// PM").
-	closestCommon = 4
 )
 
-// Known is an earlier memory Relate compares with the new one. Closest:
-// it is the earlier memory closest to the new text (the first of
-// Candidates).
+// Known is an earlier memory Relate compares with the new one.
 type Known struct {
 	ID, Text, Speaker, Source string
 	At                        time.Time
-	Closest                   bool
 }
 
 // Found is an earlier memory the new one relates to: At is its place in
@@ -173,7 +163,7 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 		}
 		if turn || theirs != "" || m.Source == content.SourceConversation {
 			switch {
-			case r.Kind == facts.Updates && (r.Common < 2 || !r.Anchored && !(m.Closest && r.Common >= closestCommon) || len(r.OneSided) > 0):
+			case r.Kind == facts.Updates && (r.Common < 2 || !r.Anchored || len(r.OneSided) > 0):
 				continue
 			case r.Kind == facts.Contradicts && r.Shared < 0.5:
 				continue
