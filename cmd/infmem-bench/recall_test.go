@@ -74,7 +74,7 @@ func TestRecallSetReplay(t *testing.T) {
 	// --dump writes one line per question asked, with each result's
 	// evidence and whether it is gold.
 	path := filepath.Join(t.TempDir(), "dump.jsonl")
-	if err := dumpAnswers([]*setRun{run}, "hybrid", path); err != nil {
+	if err := dumpAnswers([]*setRun{run}, []string{"hybrid"}, path); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(path)
