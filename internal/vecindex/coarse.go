@@ -143,17 +143,19 @@ type coarseQuery struct {
 	sum   int32
 }
 
-// prepareCoarse quantises q (finite and nonzero: prepare accepted it) to
-// int8 for the coarse pass.
-func (ix *Index) prepareCoarse(q []float32) coarseQuery {
+// prepareCoarseInto quantises q (finite and nonzero: prepare accepted it)
+// to int8 for the coarse pass, into cq, reusing its codes.
+func (ix *Index) prepareCoarseInto(q []float32, cq *coarseQuery) {
 	m, _ := maxAbs(q)
-	cq := coarseQuery{codes: make([]int8, 4*coarseStride(ix.dim))}
+	n := 4 * coarseStride(ix.dim)
+	cq.codes = slices.Grow(cq.codes[:0], n)[:n]
+	clear(cq.codes)
+	cq.sum = 0
 	for i, x := range q {
 		c := int8(math.Round(float64(x) * 127 / m))
 		cq.codes[i] = c
 		cq.sum += int32(c)
 	}
-	return cq
 }
 
 // setCoarseLocked computes slot s's coarse codes and weight from its int8
@@ -205,16 +207,14 @@ func (ix *Index) coarseKeepFor(k, n int) int {
 // coarseScanLocked ranks the documents of union in the blocks it claims
 // from next by their coarse score, keeps for each request at least the
 // best coarseKeepFor(k) it admits among them, and scores those by their
-// int8 codes as scanLocked does. Each goroutine of a search keeps its own
-// best, so together they hold the search's best. A request that would not
+// int8 codes as scanLocked does (the result may live in the part's
+// scratch). Each goroutine of a search keeps its own best, so together
+// they hold the search's best. A request that would not
 // take the coarse pass alone (exactIn) is scored by the int8 codes of the
 // documents it admits, as scanLocked scores them. The caller holds the read
 // lock.
-func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, union *Filter, next *atomic.Int64) [][]cand {
-	buf, _ := ix.bufs.Get().(*scanBuf)
-	if buf == nil {
-		buf = new(scanBuf)
-	}
+func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, union *Filter, next *atomic.Int64) scanPart {
+	buf := ix.getBuf()
 	// A selection by coarse score, for the requests in of. Requests that
 	// read the same documents (no filter of their own: a store's two
 	// passes over one scope) share one, keeping what the most demanding of
@@ -318,7 +318,7 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 		t.cands, _ = keepBest(t.cands, t.keep, &buf.sel)
 	}
 	if len(sels) == 1 {
-		exact := ix.exactLocked(q, sels[0].cands)
+		exact := ix.exactLocked(q, sels[0].cands, buf)
 		for _, i := range sels[0].of {
 			out[i] = exact
 		}
@@ -330,7 +330,7 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 		for i := range sels {
 			lists[i] = sels[i].cands
 		}
-		all := ix.exactLocked(q, mergeIDs(lists))
+		all := ix.exactLocked(q, mergeIDs(lists), buf)
 		for i := range sels {
 			picked := pickIDs(all, sels[i].cands)
 			for _, j := range sels[i].of {
@@ -339,10 +339,9 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 		}
 	}
 	for _, e := range exs {
-		out[e.at] = slices.Clone(pruneCands(e.cands, e.h.floor-reqs[e.at].window))
+		out[e.at] = pruneCands(e.cands, e.h.floor-reqs[e.at].window)
 	}
-	ix.bufs.Put(buf)
-	return out
+	return scanPart{cands: out, buf: buf}
 }
 
 // mergeIDs returns the candidates of lists (each in ascending id order, as
@@ -435,10 +434,10 @@ func kthLargest(xs []float32, k int) float32 {
 
 // exactLocked scores by their int8 codes, as the exact scan does, the
 // coarse candidates cs (in the order the scan met them, so a block's are
-// together), overwriting them. The caller holds the read lock.
-func (ix *Index) exactLocked(q *query, cs []cand) []cand {
-	var local [blockSize]uint32
-	var dots [blockSize]int32
+// together), overwriting them, and returns them. It uses buf's block
+// arrays, free once the scan is over. The caller holds the read lock.
+func (ix *Index) exactLocked(q *query, cs []cand, buf *scanBuf) []cand {
+	local, dots := &buf.ids, &buf.dots
 	for i := 0; i < len(cs); {
 		b := cs[i].id >> blockShift
 		n := 0
@@ -454,5 +453,5 @@ func (ix *Index) exactLocked(q *query, cs []cand) []cand {
 		}
 		i += n
 	}
-	return slices.Clone(cs)
+	return cs
 }
