@@ -122,6 +122,33 @@ func coarseDotsGo(q []int8, plane []byte, stride int, ids []uint32, out []int32)
 	}
 }
 
+// coarsePickGo computes the coarse score p = float32(2·dots[j] - sum3)·cw[ids[j]]
+// of each row j (sum3 = 3·Σ query codes: the levels are 2u - 3; ids are
+// slots of a block, below blockSize) and writes
+// the slot and score of every row with p >= cut (not p < cut) to outIDs and
+// outP, in order; it returns how many. It is the reference the assembly
+// is tested against.
+func coarsePickGo(dots []int32, ids []uint32, cw []float32, sum3 int32, cut float32, outIDs []uint32, outP []float32) int {
+	m := 0
+	for j, s := range ids {
+		p := float32(2*dots[j]-sum3) * cw[s]
+		if p < cut {
+			continue
+		}
+		outIDs[m], outP[m] = s, p
+		m++
+	}
+	return m
+}
+
+// checkPick panics unless coarsePick's arguments are in bounds: the
+// assembly cannot check them itself. ids are slots of a block: it reads
+// cw at id mod blockSize.
+func checkPick(dots []int32, ids []uint32, cw []float32, outIDs []uint32, outP []float32) {
+	n := len(ids)
+	_, _, _, _ = dots[:n], outIDs[:n], outP[:n], cw[:blockSize]
+}
+
 // checkCoarse panics unless every row the kernel will read lies inside
 // plane and q covers the row: the assembly cannot check bounds itself.
 func checkCoarse(q []int8, plane []byte, stride int, ids []uint32, out []int32) {
@@ -129,11 +156,21 @@ func checkCoarse(q []int8, plane []byte, stride int, ids []uint32, out []int32) 
 	if stride <= 0 || stride%64 != 0 || len(q) != 4*stride {
 		panic("vecindex: coarse kernel called with a bad stride or query")
 	}
-	var hi uint32
-	for _, id := range ids {
-		hi = max(hi, id)
+	_ = plane[int(maxID(ids))*stride+stride-1]
+}
+
+// maxID returns the largest of ids (0 for none), four at a time: the
+// coarse pass checks every block's ids before the assembly reads them.
+func maxID(ids []uint32) uint32 {
+	var h0, h1, h2, h3 uint32
+	i := 0
+	for ; i+4 <= len(ids); i += 4 {
+		h0, h1, h2, h3 = max(h0, ids[i]), max(h1, ids[i+1]), max(h2, ids[i+2]), max(h3, ids[i+3])
 	}
-	_ = plane[int(hi)*stride+stride-1]
+	for ; i < len(ids); i++ {
+		h0 = max(h0, ids[i])
+	}
+	return max(h0, h1, h2, h3)
 }
 
 // coarseQuery is a query's codes for the coarse pass: int8, padded with
@@ -269,15 +306,12 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 		base := uint32(b) << blockShift
 		for i := range sels {
 			t := &sels[i]
-			for j, s := range ids {
-				p := float32(2*dots[j]-3*cq.sum) * blk.cw[s]
-				if p < t.cut {
-					continue
-				}
+			m := coarsePick(dots, ids, blk.cw[:], 3*cq.sum, t.cut, buf.pickIDs[:], buf.pickP[:])
+			for j, s := range buf.pickIDs[:m] {
 				if t.f != nil && !t.f.Has(base|s) {
 					continue
 				}
-				t.cands = append(t.cands, cand{id: base | s, p: p})
+				t.cands = append(t.cands, cand{id: base | s, p: buf.pickP[j]})
 			}
 			if len(t.cands) >= 4*t.keep {
 				t.cands, t.cut = keepBest(t.cands, t.keep, &buf.sel)

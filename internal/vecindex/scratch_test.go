@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"testing"
 )
 
@@ -56,6 +57,45 @@ func TestSearchReusesScratch(t *testing.T) {
 			if per > 2048 {
 				t.Errorf("%s, %d goroutines: a warm search allocates %d bytes, want <= 2048", name, workers, per)
 			}
+		}
+	}
+}
+
+// TestLiveIDs checks a block's live, admitted slots against a slot-by-slot
+// reading of the bitmaps, with full words (copied whole), empty, sparse
+// and mixed ones, without and with a filter.
+func TestLiveIDs(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for trial := range 200 {
+		var blk block
+		for w := range blk.live {
+			switch r.IntN(4) {
+			case 0:
+				blk.live[w] = ^uint64(0)
+			case 1:
+				blk.live[w] = 0
+			default:
+				blk.live[w] = r.Uint64()
+			}
+		}
+		b := trial % 3
+		var union *Filter
+		if trial%2 == 1 {
+			union = NewFilter((b + 1) * blockSize)
+			for s := range (b + 1) * blockSize {
+				if r.IntN(8) != 0 || s%128 < 64 {
+					union.Add(uint32(s))
+				}
+			}
+		}
+		var want []uint32
+		for s := range uint32(blockSize) {
+			if blk.live[s/64]>>(s%64)&1 == 1 && (union == nil || union.Has(uint32(b)<<blockShift|s)) {
+				want = append(want, s)
+			}
+		}
+		if got := blk.liveIDs(b, union, nil); !slices.Equal(got, want) {
+			t.Fatalf("trial %d: %d slots, want %d", trial, len(got), len(want))
 		}
 	}
 }

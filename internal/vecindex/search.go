@@ -53,6 +53,9 @@ type scanBuf struct {
 	// and their int8 dot products.
 	sub     [blockSize]uint32
 	subDots [blockSize]int32
+	// The rows of a block a coarse selection keeps: slots and scores.
+	pickIDs [blockSize]uint32
+	pickP   [blockSize]float32
 }
 
 // prepare quantises q. ok is false for a zero query, which has no direction
@@ -451,11 +454,16 @@ func (ix *Index) claimBlock(next *atomic.Int64, union *Filter, ids []uint32) (b 
 }
 
 // liveIDs appends to ids the slots of blk (block number b) that hold a
-// live vector and that union admits (nil: every one).
+// live vector and that union admits (nil: every one). A full word (every
+// slot of a block seldom written to since) is copied from slotNumbers.
 func (blk *block) liveIDs(b int, union *Filter, ids []uint32) []uint32 {
 	for w, live := range blk.live {
 		if union != nil {
 			live &= union.word(b*blockWords + w)
+		}
+		if live == ^uint64(0) {
+			ids = append(ids, slotNumbers[w*64:w*64+64]...)
+			continue
 		}
 		for ; live != 0; live &= live - 1 {
 			ids = append(ids, uint32(w*64+bits.TrailingZeros64(live)))
@@ -463,3 +471,11 @@ func (blk *block) liveIDs(b int, union *Filter, ids []uint32) []uint32 {
 	}
 	return ids
 }
+
+// slotNumbers holds 0, 1, …, blockSize-1.
+var slotNumbers = func() (s [blockSize]uint32) {
+	for i := range s {
+		s[i] = uint32(i)
+	}
+	return s
+}()
