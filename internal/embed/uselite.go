@@ -63,9 +63,13 @@ type USELite struct {
 	kept atomic.Pointer[scratch]
 }
 
-// keptRows bounds the passes whose scratch USELite keeps (about 3.5 MB of
-// activations with the tile unit's slack).
-const keptRows = 128
+// keptRows bounds the passes whose scratch USELite keeps: a query or a
+// short note (~1.8 MB of activations with the tile unit's slack). At 128
+// rows the kept scratch grew to the longest stored text of up to 128
+// tokens, ~4.5 MB of the server's live heap for good (~6 MB of its RSS,
+// issue 24); a longer text's pass takes a pooled scratch, whose
+// allocation now and then costs ~10 us per store on average.
+const keptRows = 32
 
 type encoderLayer struct {
 	d                       int // input width
@@ -265,7 +269,9 @@ func (l *loader) mat(name string, k, n int) *matrix {
 		return nil
 	}
 	if l.amx && k%bf16Block == 0 && n%bf16Block == 0 {
-		return &matrix{k: k, n: n, bf: packBF16Pairs(t.data, k, n)}
+		m := &matrix{k: k, n: n}
+		m.bf = packBF16Pairs(weightsU16(m, k*n), t.data, k, n)
+		return m
 	}
 	m := newMatrix(t.data, k, n, l.kern, l.kern16)
 	m.setKern12(l.kern12)

@@ -1,0 +1,89 @@
+package embed
+
+import (
+	"context"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/infmem/infmem/internal/offheap"
+)
+
+// TestModelWeightsOutsideTheHeap: the model's packed weights (fp16 panels,
+// or bf16 pairs with AMX; ~9 MB) are mapped outside the Go heap where the
+// system allows it, so the server's heap goal does not grow with them
+// (issue 24, RSS at 100k). The vectors are the same either way (the
+// package's reference tests).
+func TestModelWeightsOutsideTheHeap(t *testing.T) {
+	if !offheap.Available() {
+		t.Skip("no mappings outside the heap here")
+	}
+	heap := func() uint64 {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	before := heap()
+	m, err := NewUSELite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	grew := int64(heap()) - int64(before)
+	var weights int
+	for _, w := range m.matrices() {
+		weights += 2 * (len(w.bf) + len(w.half))
+	}
+	if weights == 0 {
+		t.Skip("this CPU's kernels keep fp32 panels")
+	}
+	if _, err := m.Embed(context.Background(), "the weights are read after loading"); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("packed weights %.1f MB, heap grew %.1f MB", float64(weights)/(1<<20), float64(grew)/(1<<20))
+	if grew > int64(weights)/2 {
+		t.Fatalf("loading the model grew the heap by %.1f MB with %.1f MB of packed weights: they are on the heap", float64(grew)/(1<<20), float64(weights)/(1<<20))
+	}
+	runtime.KeepAlive(m)
+}
+
+// matrices lists the model's weight matrices.
+func (m *USELite) matrices() []*matrix {
+	out := []*matrix{m.tanhW}
+	for i := range m.layers {
+		L := &m.layers[i]
+		out = append(out, L.qkv, L.out, L.res, L.ffn1, L.ffn2)
+	}
+	return slices.DeleteFunc(out, func(w *matrix) bool { return w == nil })
+}
+
+// TestKeptScratchStaysSmall: the scratch a model keeps for good between
+// passes (out of sync.Pool) is a query's or a short note's, not that of the
+// longest text it has embedded (issue 24, the server's RSS).
+func TestKeptScratchStaysSmall(t *testing.T) {
+	m, err := NewUSELite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	long := strings.Repeat("the Apollo launch moved to June 5 after the review and Dana will tell the client ", 6)
+	for _, text := range []string{"when is the Apollo launch", long, "what did Dana say"} {
+		if _, err := m.Embed(ctx, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k := m.kept.Load()
+	if k == nil {
+		t.Fatal("no scratch kept for a query")
+	}
+	size := 4 * (cap(k.x0) + cap(k.h) + cap(k.qkv) + cap(k.ctx) + cap(k.a) + cap(k.f1) + cap(k.y) + cap(k.pooled))
+	for _, h := range k.heads {
+		size += 4 * (cap(h.scores) + cap(h.packK) + cap(h.packV) + cap(h.out))
+	}
+	t.Logf("kept scratch %.2f MB", float64(size)/(1<<20))
+	if size > 2<<20 {
+		t.Fatalf("the kept scratch holds %.2f MB after a long text: it grew to that text's pass", float64(size)/(1<<20))
+	}
+}
