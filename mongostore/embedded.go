@@ -64,11 +64,9 @@ func startEmbedded(ctx context.Context, opts Options) (*embedded, error) {
 		return nil, fmt.Errorf("cannot remove stale socket %s: %w", inner, err)
 	}
 	f, err := ferretdb.New(&ferretdb.Config{
-		Listener: ferretdb.ListenerConfig{Unix: inner},
-		Handler:  "sqlite",
-		// synchronous(full): a write is acknowledged only once it is in the
-		// WAL on disk, so no acknowledged write is lost to a crash.
-		SQLiteURL: "file:" + filepath.ToSlash(dataDir) + "/?_pragma=synchronous(full)",
+		Listener:  ferretdb.ListenerConfig{Unix: inner},
+		Handler:   "sqlite",
+		SQLiteURL: ferretSQLiteURL(dataDir),
 		Logger:    slog.New(errorsOnly{opts.Logger.Handler()}),
 	})
 	if err != nil {

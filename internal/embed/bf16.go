@@ -3,6 +3,7 @@ package embed
 import (
 	"encoding/binary"
 	"math"
+	"runtime"
 	"sync"
 
 	"github.com/infmem/infmem/internal/f16"
@@ -62,9 +63,8 @@ const bf16Block = 32
 // k and n multiples of 32) for the tile unit: panels of 16 columns, each k/2
 // rows of 16 pairs (W[2i][j], W[2i+1][j]) as bf16, so that one 16×64-byte
 // tile of a panel holds 32 values of k for 16 columns, the layout
-// TDPBF16PS multiplies by.
-func packBF16Pairs(data []byte, k, n int) []uint16 {
-	out := make([]uint16, k*n)
+// TDPBF16PS multiplies by. out holds k*n values.
+func packBF16Pairs(out []uint16, data []byte, k, n int) []uint16 {
 	np := n / kernCols
 	for p := range np {
 		panel := out[p*k*kernCols : (p+1)*k*kernCols]
@@ -152,4 +152,5 @@ func (w *matrix) mulAddBF16Act(m int, a []float32, lda int, bias, c []float32, l
 			}
 		}
 	})
+	runtime.KeepAlive(w) // w.bf may be mapped outside the heap (weightsU16)
 }

@@ -104,7 +104,7 @@ func TestAMXMulAddMatchesReference(t *testing.T) {
 	for _, s := range [][3]int{{1, 32, 32}, {6, 256, 768}, {31, 64, 64}, {32, 512, 96}, {33, 1536, 64}, {70, 512, 1536}, {256, 256, 512}} {
 		m, k, n := s[0], s[1], s[2]
 		wb, w := randHalves(r, k*n)
-		mat := &matrix{k: k, n: n, bf: packBF16Pairs(wb, k, n)}
+		mat := &matrix{k: k, n: n, bf: packBF16Pairs(make([]uint16, k*n), wb, k, n)}
 		a := randMat(r, m*k)
 		for _, roomy := range []bool{false, true} {
 			rows := m
@@ -229,7 +229,7 @@ func BenchmarkAMXMulAdd(b *testing.B) {
 	for _, s := range [][3]int{{32, 512, 1536}, {256, 512, 1536}, {256, 1536, 512}} {
 		m, k, n := s[0], s[1], s[2]
 		wb, _ := randHalves(r, k*n)
-		mat := &matrix{k: k, n: n, bf: packBF16Pairs(wb, k, n)}
+		mat := &matrix{k: k, n: n, bf: packBF16Pairs(make([]uint16, k*n), wb, k, n)}
 		a := randMat(r, m*k)
 		c := make([]float32, m*n)
 		b.Run(fmt.Sprintf("m=%d/k=%d/n=%d", m, k, n), func(b *testing.B) {
@@ -252,7 +252,7 @@ func TestAMXMulBiasSameBits(t *testing.T) {
 	for _, s := range [][3]int{{6, 256, 768}, {33, 512, 64}, {64, 64, 1536}} {
 		m, k, n := s[0], s[1], s[2]
 		wb, _ := randHalves(r, k*n)
-		mat := &matrix{k: k, n: n, bf: packBF16Pairs(wb, k, n)}
+		mat := &matrix{k: k, n: n, bf: packBF16Pairs(make([]uint16, k*n), wb, k, n)}
 		a, bias := randMat(r, m*k), randMat(r, n)
 		for _, rows := range []int{m, roundUp(m, bf16Block)} {
 			c1, c2 := make([]float32, rows*n), randMat(r, rows*n)
@@ -280,7 +280,7 @@ func TestAMXSplitSameBits(t *testing.T) {
 	for _, s := range [][2]int{{256, 768}, {512, 1536}, {1536, 512}} {
 		k, n := s[0], s[1]
 		wb, _ := randHalves(r, k*n)
-		mat := &matrix{k: k, n: n, bf: packBF16Pairs(wb, k, n)}
+		mat := &matrix{k: k, n: n, bf: packBF16Pairs(make([]uint16, k*n), wb, k, n)}
 		a, bias := randMat(r, big*k), randMat(r, n)
 		all := make([]float32, roundUp(big, bf16Block)*n)
 		mat.mulBias(big, a, k, bias, all, n)

@@ -188,7 +188,7 @@ func newMatrix(data []byte, k, n int, kern kernelFunc, kern16 f16KernelFunc) *ma
 	m := &matrix{k: k, n: n, kern: kern, kern16: kern16}
 	np := n / kernCols
 	if kern16 != nil {
-		m.half = make([]uint16, k*n)
+		m.half = weightsU16(m, k*n)
 		for p := range np {
 			for kk := range k {
 				dst := m.half[(p*k+kk)*kernCols : (p*k+kk+1)*kernCols]
@@ -284,4 +284,5 @@ func (w *matrix) mulAdd(m int, a []float32, lda int, c []float32, ldc int) {
 			}
 		}
 	})
+	runtime.KeepAlive(w) // w.half may be mapped outside the heap (weightsU16)
 }

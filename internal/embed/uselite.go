@@ -265,7 +265,9 @@ func (l *loader) mat(name string, k, n int) *matrix {
 		return nil
 	}
 	if l.amx && k%bf16Block == 0 && n%bf16Block == 0 {
-		return &matrix{k: k, n: n, bf: packBF16Pairs(t.data, k, n)}
+		m := &matrix{k: k, n: n}
+		m.bf = packBF16Pairs(weightsU16(m, k*n), t.data, k, n)
+		return m
 	}
 	m := newMatrix(t.data, k, n, l.kern, l.kern16)
 	m.setKern12(l.kern12)

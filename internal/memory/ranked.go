@@ -115,21 +115,22 @@ func (e *Engine) userLocation(ctx context.Context) (*time.Location, error) {
 	return c.loc, c.locErr
 }
 
-// withContext gives each result the turns ranking folded into it as its
-// context (hit.context), read in one fetch.
-func (e *Engine) withContext(ctx context.Context, hits []hit, res []Memory) {
+// contextTurns lists the turns ranking folded into hits as their context
+// (hit.context), for fetchAlso to read beside the results.
+func contextTurns(hits []hit) []hit {
 	var turns []hit
 	for _, h := range hits {
 		for _, c := range h.context {
 			turns = append(turns, hit{id: c.ID, kind: c.Kind})
 		}
 	}
-	if len(turns) == 0 {
-		return
-	}
-	ms, err := e.fetch(ctx, turns)
-	if err != nil {
-		e.log.Warn("cannot read the turns folded into results", "err", err)
+	return turns
+}
+
+// withContext gives each result the turns ranking folded into it as its
+// context (hit.context): ms, the documents of contextTurns(hits).
+func (e *Engine) withContext(hits []hit, res, ms []Memory) {
+	if len(ms) == 0 {
 		return
 	}
 	byID := make(map[string]*Memory, len(ms))

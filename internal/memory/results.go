@@ -121,47 +121,59 @@ func asHits(found []memindex.Hit) []hit {
 // collection for all of them. A document deleted since the index was read
 // is left out.
 func (e *Engine) fetch(ctx context.Context, hits []hit) ([]Memory, error) {
+	res, _, err := e.fetchAlso(ctx, hits, nil)
+	return res, err
+}
+
+// fetchAlso is fetch reading the documents of also in the same reads (a
+// search's results and the turns folded into them): one statement of each
+// collection for both lists, instead of one for each.
+func (e *Engine) fetchAlso(ctx context.Context, hits, also []hit) (res, more []Memory, err error) {
 	var mids, sids []bson.ObjectID
-	for _, h := range hits {
-		if h.kind == memindex.KindSummary {
-			sids = append(sids, h.id)
-		} else {
-			mids = append(mids, h.id)
+	for _, list := range [2][]hit{hits, also} {
+		for _, h := range list {
+			if h.kind == memindex.KindSummary {
+				sids = append(sids, h.id)
+			} else {
+				mids = append(mids, h.id)
+			}
 		}
 	}
 	var ms map[bson.ObjectID]*mongostore.Memory
 	var ss map[bson.ObjectID]*mongostore.Summary
-	var err error
 	if len(mids) > 0 {
 		if ms, err = e.store.Memories.GetMany(ctx, mids); err != nil {
-			return nil, fmt.Errorf("cannot read memories: %w", err)
+			return nil, nil, fmt.Errorf("cannot read memories: %w", err)
 		}
 	}
 	if len(sids) > 0 {
 		if ss, err = e.store.Summaries.GetMany(ctx, sids); err != nil {
-			return nil, fmt.Errorf("cannot read summaries: %w", err)
+			return nil, nil, fmt.Errorf("cannot read summaries: %w", err)
 		}
 	}
-	res := make([]Memory, 0, len(hits))
-	for _, h := range hits {
-		var m Memory
-		if h.kind == memindex.KindSummary {
-			s := ss[h.id]
-			if s == nil {
-				continue
+	read := func(hits []hit) []Memory {
+		res := make([]Memory, 0, len(hits))
+		for _, h := range hits {
+			var m Memory
+			if h.kind == memindex.KindSummary {
+				s := ss[h.id]
+				if s == nil {
+					continue
+				}
+				m = fromSummary(s)
+			} else {
+				d := ms[h.id]
+				if d == nil {
+					continue
+				}
+				m = fromMemory(d)
 			}
-			m = fromSummary(s)
-		} else {
-			d := ms[h.id]
-			if d == nil {
-				continue
-			}
-			m = fromMemory(d)
+			m.Confidence, m.Weak, m.Evidence = h.score, h.weak, h.ev
+			res = append(res, m)
 		}
-		m.Confidence, m.Weak, m.Evidence = h.score, h.weak, h.ev
-		res = append(res, m)
+		return res
 	}
-	return res, nil
+	return read(hits), read(also), nil
 }
 
 func (e *Engine) get(ctx context.Context, id bson.ObjectID, k memindex.Kind) (Memory, error) {

@@ -132,12 +132,12 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 			return SearchResult{}, err
 		}
 	}
-	res, err := e.fetch(ctx, hits)
+	res, turns, err := e.fetchAlso(ctx, hits, contextTurns(hits))
 	if err != nil {
 		return SearchResult{}, err
 	}
 	e.curated(ctx, hits, res)
-	e.withContext(ctx, hits, res)
+	e.withContext(hits, res, turns)
 	e.withRelated(ctx, res)
 	if query != "" {
 		currentFirst(query, res)

@@ -122,6 +122,33 @@ func coarseDotsGo(q []int8, plane []byte, stride int, ids []uint32, out []int32)
 	}
 }
 
+// coarsePickGo computes the coarse score p = float32(2·dots[j] - sum3)·cw[ids[j]]
+// of each row j (sum3 = 3·Σ query codes: the levels are 2u - 3; ids are
+// slots of a block, below blockSize) and writes
+// the slot and score of every row with p >= cut (not p < cut) to outIDs and
+// outP, in order; it returns how many. It is the reference the assembly
+// is tested against.
+func coarsePickGo(dots []int32, ids []uint32, cw []float32, sum3 int32, cut float32, outIDs []uint32, outP []float32) int {
+	m := 0
+	for j, s := range ids {
+		p := float32(2*dots[j]-sum3) * cw[s]
+		if p < cut {
+			continue
+		}
+		outIDs[m], outP[m] = s, p
+		m++
+	}
+	return m
+}
+
+// checkPick panics unless coarsePick's arguments are in bounds: the
+// assembly cannot check them itself. ids are slots of a block: it reads
+// cw at id mod blockSize.
+func checkPick(dots []int32, ids []uint32, cw []float32, outIDs []uint32, outP []float32) {
+	n := len(ids)
+	_, _, _, _ = dots[:n], outIDs[:n], outP[:n], cw[:blockSize]
+}
+
 // checkCoarse panics unless every row the kernel will read lies inside
 // plane and q covers the row: the assembly cannot check bounds itself.
 func checkCoarse(q []int8, plane []byte, stride int, ids []uint32, out []int32) {
@@ -129,11 +156,21 @@ func checkCoarse(q []int8, plane []byte, stride int, ids []uint32, out []int32) 
 	if stride <= 0 || stride%64 != 0 || len(q) != 4*stride {
 		panic("vecindex: coarse kernel called with a bad stride or query")
 	}
-	var hi uint32
-	for _, id := range ids {
-		hi = max(hi, id)
+	_ = plane[int(maxID(ids))*stride+stride-1]
+}
+
+// maxID returns the largest of ids (0 for none), four at a time: the
+// coarse pass checks every block's ids before the assembly reads them.
+func maxID(ids []uint32) uint32 {
+	var h0, h1, h2, h3 uint32
+	i := 0
+	for ; i+4 <= len(ids); i += 4 {
+		h0, h1, h2, h3 = max(h0, ids[i]), max(h1, ids[i+1]), max(h2, ids[i+2]), max(h3, ids[i+3])
 	}
-	_ = plane[int(hi)*stride+stride-1]
+	for ; i < len(ids); i++ {
+		h0 = max(h0, ids[i])
+	}
+	return max(h0, h1, h2, h3)
 }
 
 // coarseQuery is a query's codes for the coarse pass: int8, padded with
@@ -143,17 +180,19 @@ type coarseQuery struct {
 	sum   int32
 }
 
-// prepareCoarse quantises q (finite and nonzero: prepare accepted it) to
-// int8 for the coarse pass.
-func (ix *Index) prepareCoarse(q []float32) coarseQuery {
+// prepareCoarseInto quantises q (finite and nonzero: prepare accepted it)
+// to int8 for the coarse pass, into cq, reusing its codes.
+func (ix *Index) prepareCoarseInto(q []float32, cq *coarseQuery) {
 	m, _ := maxAbs(q)
-	cq := coarseQuery{codes: make([]int8, 4*coarseStride(ix.dim))}
+	n := 4 * coarseStride(ix.dim)
+	cq.codes = slices.Grow(cq.codes[:0], n)[:n]
+	clear(cq.codes)
+	cq.sum = 0
 	for i, x := range q {
 		c := int8(math.Round(float64(x) * 127 / m))
 		cq.codes[i] = c
 		cq.sum += int32(c)
 	}
-	return cq
 }
 
 // setCoarseLocked computes slot s's coarse codes and weight from its int8
@@ -205,16 +244,14 @@ func (ix *Index) coarseKeepFor(k, n int) int {
 // coarseScanLocked ranks the documents of union in the blocks it claims
 // from next by their coarse score, keeps for each request at least the
 // best coarseKeepFor(k) it admits among them, and scores those by their
-// int8 codes as scanLocked does. Each goroutine of a search keeps its own
-// best, so together they hold the search's best. A request that would not
+// int8 codes as scanLocked does (the result may live in the part's
+// scratch). Each goroutine of a search keeps its own best, so together
+// they hold the search's best. A request that would not
 // take the coarse pass alone (exactIn) is scored by the int8 codes of the
 // documents it admits, as scanLocked scores them. The caller holds the read
 // lock.
-func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, union *Filter, next *atomic.Int64) [][]cand {
-	buf, _ := ix.bufs.Get().(*scanBuf)
-	if buf == nil {
-		buf = new(scanBuf)
-	}
+func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, union *Filter, next *atomic.Int64) scanPart {
+	buf := ix.getBuf()
 	// A selection by coarse score, for the requests in of. Requests that
 	// read the same documents (no filter of their own: a store's two
 	// passes over one scope) share one, keeping what the most demanding of
@@ -269,15 +306,12 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 		base := uint32(b) << blockShift
 		for i := range sels {
 			t := &sels[i]
-			for j, s := range ids {
-				p := float32(2*dots[j]-3*cq.sum) * blk.cw[s]
-				if p < t.cut {
-					continue
-				}
+			m := coarsePick(dots, ids, blk.cw[:], 3*cq.sum, t.cut, buf.pickIDs[:], buf.pickP[:])
+			for j, s := range buf.pickIDs[:m] {
 				if t.f != nil && !t.f.Has(base|s) {
 					continue
 				}
-				t.cands = append(t.cands, cand{id: base | s, p: p})
+				t.cands = append(t.cands, cand{id: base | s, p: buf.pickP[j]})
 			}
 			if len(t.cands) >= 4*t.keep {
 				t.cands, t.cut = keepBest(t.cands, t.keep, &buf.sel)
@@ -318,7 +352,7 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 		t.cands, _ = keepBest(t.cands, t.keep, &buf.sel)
 	}
 	if len(sels) == 1 {
-		exact := ix.exactLocked(q, sels[0].cands)
+		exact := ix.exactLocked(q, sels[0].cands, buf)
 		for _, i := range sels[0].of {
 			out[i] = exact
 		}
@@ -330,7 +364,7 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 		for i := range sels {
 			lists[i] = sels[i].cands
 		}
-		all := ix.exactLocked(q, mergeIDs(lists))
+		all := ix.exactLocked(q, mergeIDs(lists), buf)
 		for i := range sels {
 			picked := pickIDs(all, sels[i].cands)
 			for _, j := range sels[i].of {
@@ -339,10 +373,9 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 		}
 	}
 	for _, e := range exs {
-		out[e.at] = slices.Clone(pruneCands(e.cands, e.h.floor-reqs[e.at].window))
+		out[e.at] = pruneCands(e.cands, e.h.floor-reqs[e.at].window)
 	}
-	ix.bufs.Put(buf)
-	return out
+	return scanPart{cands: out, buf: buf}
 }
 
 // mergeIDs returns the candidates of lists (each in ascending id order, as
@@ -435,10 +468,10 @@ func kthLargest(xs []float32, k int) float32 {
 
 // exactLocked scores by their int8 codes, as the exact scan does, the
 // coarse candidates cs (in the order the scan met them, so a block's are
-// together), overwriting them. The caller holds the read lock.
-func (ix *Index) exactLocked(q *query, cs []cand) []cand {
-	var local [blockSize]uint32
-	var dots [blockSize]int32
+// together), overwriting them, and returns them. It uses buf's block
+// arrays, free once the scan is over. The caller holds the read lock.
+func (ix *Index) exactLocked(q *query, cs []cand, buf *scanBuf) []cand {
+	local, dots := &buf.ids, &buf.dots
 	for i := 0; i < len(cs); {
 		b := cs[i].id >> blockShift
 		n := 0
@@ -454,5 +487,5 @@ func (ix *Index) exactLocked(q *query, cs []cand) []cand {
 		}
 		i += n
 	}
-	return slices.Clone(cs)
+	return cs
 }

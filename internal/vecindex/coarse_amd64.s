@@ -92,3 +92,82 @@ cchunk:
 cdone:
 	VZEROUPPER
 	RET
+
+// func coarsePickAVX512(dots *int32, ids *uint32, n int, cw *float32, sum3 int32, cut float32, outIDs *uint32, outP *float32) int
+//
+// coarsePickGo sixteen rows at a time: p = float32(2·dot - sum3)·cw[id]
+// (VPADDD, VPSUBD, VCVTDQ2PS, a gather of cw by slot, VMULPS), kept where
+// not p < cut (VCMPPS predicate 5, NLT_US; the gather reads cw at the
+// slot mod 1024 = blockSize, so it stays inside), the kept slots and scores
+// stored contiguously by VPCOMPRESSD / VCOMPRESSPS. The last n%16 rows go
+// through the same steps under a mask (masked loads do not fault).
+TEXT ·coarsePickAVX512(SB), NOSPLIT, $0-64
+	MOVQ  dots+0(FP), SI
+	MOVQ  ids+8(FP), DI
+	MOVQ  n+16(FP), CX
+	MOVQ  cw+24(FP), BX
+	MOVL  sum3+32(FP), AX
+	MOVSS cut+36(FP), X1
+	MOVQ  outIDs+40(FP), R8
+	MOVQ  outP+48(FP), R9
+
+	VPBROADCASTD AX, Z6
+	VBROADCASTSS X1, Z7
+	MOVL         $1023, AX
+	VPBROADCASTD AX, Z5 // slot mask: cw has blockSize entries
+	XORQ         R10, R10
+
+ploop:
+	CMPQ CX, $16
+	JB   ptail
+	VMOVDQU32   (SI), Z0
+	VMOVDQU32   (DI), Z1
+	VPADDD      Z0, Z0, Z0
+	VPSUBD      Z6, Z0, Z0
+	VCVTDQ2PS   Z0, Z0
+	KXNORW      K1, K1, K1
+	VPANDD      Z5, Z1, Z3
+	VPXORD      Z2, Z2, Z2
+	VGATHERDPS  (BX)(Z3*4), K1, Z2
+	VMULPS      Z2, Z0, Z0
+	VCMPPS      $5, Z7, Z0, K2
+	VPCOMPRESSD Z1, K2, (R8)(R10*4)
+	VCOMPRESSPS Z0, K2, (R9)(R10*4)
+	KMOVW       K2, AX
+	POPCNTL     AX, AX
+	ADDQ        AX, R10
+	ADDQ        $64, SI
+	ADDQ        $64, DI
+	SUBQ        $16, CX
+	JMP         ploop
+
+ptail:
+	TESTQ CX, CX
+	JZ    pdone
+	MOVL  $1, AX
+	SHLL  CX, AX
+	DECL  AX
+	KMOVW AX, K3
+
+	VMOVDQU32.Z (SI), K3, Z0
+	VMOVDQU32.Z (DI), K3, Z1
+	VPADDD      Z0, Z0, Z0
+	VPSUBD      Z6, Z0, Z0
+	VCVTDQ2PS   Z0, Z0
+	KMOVW       K3, K1
+	VPANDD      Z5, Z1, Z3
+	VPXORD      Z2, Z2, Z2
+	VGATHERDPS  (BX)(Z3*4), K1, Z2
+	VMULPS      Z2, Z0, Z0
+	VCMPPS      $5, Z7, Z0, K2
+	KANDW       K3, K2, K2
+	VPCOMPRESSD Z1, K2, (R8)(R10*4)
+	VCOMPRESSPS Z0, K2, (R9)(R10*4)
+	KMOVW       K2, AX
+	POPCNTL     AX, AX
+	ADDQ        AX, R10
+
+pdone:
+	MOVQ       R10, ret+56(FP)
+	VZEROUPPER
+	RET

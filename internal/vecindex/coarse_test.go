@@ -282,3 +282,58 @@ func TestCoarseTakesStorePasses(t *testing.T) {
 		}
 	}
 }
+
+// TestCoarsePick checks the coarse pass's score-and-cut step (in assembly
+// where the CPU has it) against the portable loop it replaced: the same
+// slots and the same score bits, on random dot products (some wrapping in
+// int32 as Go's do), weights (some zero), cuts (-Inf, and exact scores so
+// that p == cut is kept), every tail length and a whole block.
+func TestCoarsePick(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	cw := make([]float32, blockSize)
+	for i := range cw {
+		cw[i] = float32(r.Float64() * 1e-3)
+		if i%97 == 0 {
+			cw[i] = 0
+		}
+	}
+	ns := []int{0, 1, 2, 15, 16, 17, 31, 33, 100, blockSize}
+	for trial := range 400 {
+		n := ns[trial%len(ns)]
+		ids := make([]uint32, n)
+		dots := make([]int32, n)
+		for j := range ids {
+			ids[j] = uint32(r.IntN(blockSize))
+			dots[j] = int32(r.IntN(40000) - 20000)
+			if trial%7 == 0 {
+				dots[j] = int32(r.Uint32()) // wraps in 2·dot
+			}
+		}
+		if trial%3 == 0 {
+			slices.Sort(ids)
+		}
+		sum3 := int32(r.IntN(3000) - 1500)
+		cut := float32(math.Inf(-1))
+		switch {
+		case trial%4 == 1 && n > 0:
+			j := r.IntN(n)
+			cut = float32(2*dots[j]-sum3) * cw[ids[j]] // that row is kept
+		case trial%4 == 2:
+			cut = float32(r.Float64()*20 - 10)
+		case trial%4 == 3:
+			cut = float32(r.Float64() * 2)
+		}
+		wantIDs, wantP := make([]uint32, n), make([]float32, n)
+		gotIDs, gotP := make([]uint32, n), make([]float32, n)
+		wm := coarsePickGo(dots, ids, cw, sum3, cut, wantIDs, wantP)
+		gm := coarsePick(dots, ids, cw, sum3, cut, gotIDs, gotP)
+		if gm != wm || !slices.Equal(gotIDs[:gm], wantIDs[:wm]) {
+			t.Fatalf("trial %d (n %d, cut %v): %d kept %v, want %d %v", trial, n, cut, gm, gotIDs[:gm], wm, wantIDs[:wm])
+		}
+		for j := range wm {
+			if math.Float32bits(gotP[j]) != math.Float32bits(wantP[j]) {
+				t.Fatalf("trial %d: row %d score %v, want %v", trial, j, gotP[j], wantP[j])
+			}
+		}
+	}
+}

@@ -62,6 +62,7 @@ type Index struct {
 	// over GOMAXPROCS goroutines; tests and benchmarks move it.
 	parallelMin int
 	bufs        sync.Pool // *scanBuf
+	qbufs       sync.Pool // *queryBuf
 
 	mu     sync.RWMutex
 	blocks []*block // by id >> blockShift; nil when no slot in it is live

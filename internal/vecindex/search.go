@@ -53,27 +53,40 @@ type scanBuf struct {
 	// and their int8 dot products.
 	sub     [blockSize]uint32
 	subDots [blockSize]int32
+	// The rows of a block a coarse selection keeps: slots and scores.
+	pickIDs [blockSize]uint32
+	pickP   [blockSize]float32
 }
 
 // prepare quantises q. ok is false for a zero query, which has no direction
 // to be similar to, and for one with a NaN or infinite component. It panics
 // if q has the wrong length, a programming error.
 func (ix *Index) prepare(q []float32) (query, bool) {
+	var qq query
+	ok := ix.prepareInto(q, &qq)
+	return qq, ok
+}
+
+// prepareInto is prepare writing into qq, reusing its arrays (a search
+// takes qq from the index's pool).
+func (ix *Index) prepareInto(q []float32, qq *query) bool {
 	if len(q) != ix.dim {
 		panic(fmt.Sprintf("vecindex: query has %d dimensions, the index %d", len(q), ix.dim))
 	}
-	codes := make([]int16, ix.dim)
+	codes := slices.Grow(qq.codes[:0], ix.dim)[:ix.dim]
+	qq.codes = codes
 	scale, err := quantizeQuery(q, codes, ix.qmax)
 	if err != nil || scale == 0 {
-		return query{}, false
+		return false
 	}
 	var sum int64
 	for _, c := range codes {
 		sum += int64(c)
 	}
-	nib := make([]int32, 16*ix.signWords*16)
+	nib := slices.Grow(qq.nibbles[:0], 16*ix.signWords*16)[:16*ix.signWords*16]
 	for p := range len(nib) / 16 {
 		t := nib[16*p : 16*p+16]
+		t[0] = 0
 		for m := 1; m < 16; m++ {
 			i := 4*p + bits.TrailingZeros(uint(m))
 			var c int32
@@ -83,7 +96,14 @@ func (ix *Index) prepare(q []float32) (query, bool) {
 			t[m] = t[m&(m-1)] + c
 		}
 	}
-	return query{codes: codes, scale: scale, sum: sum, nibbles: nib}, true
+	qq.scale, qq.sum, qq.nibbles = scale, sum, nib
+	return true
+}
+
+// queryBuf is a search's quantised query, kept in a pool between searches.
+type queryBuf struct {
+	q  query
+	cq coarseQuery
 }
 
 // Search returns the k documents most similar to q (k <= 0: every candidate)
@@ -115,8 +135,13 @@ type Request struct {
 // searches cost little more than one.
 func (ix *Index) SearchEach(q []float32, reqs []Request) [][]Hit {
 	out := make([][]Hit, len(reqs))
-	qq, ok := ix.prepare(q)
-	if !ok || len(reqs) == 0 {
+	qb, _ := ix.qbufs.Get().(*queryBuf)
+	if qb == nil {
+		qb = new(queryBuf)
+	}
+	defer ix.qbufs.Put(qb)
+	qq := &qb.q
+	if !ix.prepareInto(q, qq) || len(reqs) == 0 {
 		return out
 	}
 	ix.mu.RLock()
@@ -157,27 +182,42 @@ func (ix *Index) SearchEach(q []float32, reqs []Request) [][]Hit {
 	n, _ := ix.candidatesLocked(union)
 	var next atomic.Int64
 	workers := ix.workers(n)
+	var parts []scanPart
 	if ix.useCoarse(n, scans) {
-		cq := ix.prepareCoarse(q)
-		parts := runWorkers(workers, func() [][]cand { return ix.coarseScanLocked(&qq, &cq, scans, union, &next) })
-		for j, sr := range scans {
-			var cands []cand
-			for _, p := range parts {
-				cands = append(cands, p[j]...)
-			}
-			out[at[j]] = ix.rankLocked(&qq, cands, sr.k, sr.window)
-		}
-		return out
+		cq := &qb.cq
+		ix.prepareCoarseInto(q, cq)
+		parts = runWorkers(workers, func() scanPart { return ix.coarseScanLocked(qq, cq, scans, union, &next) })
+	} else {
+		parts = runWorkers(workers, func() scanPart { return ix.scanLocked(qq, scans, union, &next) })
 	}
-	parts := runWorkers(workers, func() [][]cand { return ix.scanLocked(&qq, scans, union, &next) })
+	lists := make([][]cand, len(parts))
 	for j, sr := range scans {
-		var cands []cand
-		for _, p := range parts {
-			cands = append(cands, p[j]...)
+		for i, p := range parts {
+			lists[i] = p.cands[j]
 		}
-		out[at[j]] = ix.rankLocked(&qq, cands, sr.k, sr.window)
+		out[at[j]] = ix.rankLocked(qq, lists, sr.k, sr.window, &parts[0].buf.heap)
+	}
+	// The candidates lived in the goroutines' scratch: it is free only now.
+	for _, p := range parts {
+		ix.bufs.Put(p.buf)
 	}
 	return out
+}
+
+// scanPart is what one goroutine of a scan found: for each request its
+// candidates, which may live in buf, the scratch it took from the index's
+// pool; the search returns buf to the pool once it has ranked them.
+type scanPart struct {
+	cands [][]cand
+	buf   *scanBuf
+}
+
+// getBuf takes a goroutine's scratch from the pool.
+func (ix *Index) getBuf() *scanBuf {
+	if buf, _ := ix.bufs.Get().(*scanBuf); buf != nil {
+		return buf
+	}
+	return new(scanBuf)
 }
 
 // SearchFunc is Search with the pre-filter given as a predicate (nil admits
@@ -253,13 +293,10 @@ type scanReq struct {
 // scanLocked scores with the int8 codes the documents of union (every live
 // one when nil) in the blocks it claims from next (shared by the goroutines
 // of one search), and returns for each request every document it admits
-// within its window of its k-th best int8 score. The caller holds the read
-// lock.
-func (ix *Index) scanLocked(q *query, reqs []scanReq, union *Filter, next *atomic.Int64) [][]cand {
-	buf, _ := ix.bufs.Get().(*scanBuf)
-	if buf == nil {
-		buf = new(scanBuf)
-	}
+// within its window of its k-th best int8 score (in the part's scratch).
+// The caller holds the read lock.
+func (ix *Index) scanLocked(q *query, reqs []scanReq, union *Filter, next *atomic.Int64) scanPart {
+	buf := ix.getBuf()
 	type state struct {
 		h     topK
 		cands []cand
@@ -307,13 +344,12 @@ func (ix *Index) scanLocked(q *query, reqs []scanReq, union *Filter, next *atomi
 	}
 	out := make([][]cand, len(reqs))
 	for i := range st {
-		out[i] = slices.Clone(pruneCands(st[i].cands, st[i].h.floor-reqs[i].window))
+		out[i] = pruneCands(st[i].cands, st[i].h.floor-reqs[i].window)
 	}
 	if len(reqs) == 1 {
 		buf.heap, buf.cands = st[0].h.hits, st[0].cands
 	}
-	ix.bufs.Put(buf)
-	return out
+	return scanPart{cands: out, buf: buf}
 }
 
 // pruneCands drops, in place, the candidates scoring below cut.
@@ -321,23 +357,32 @@ func pruneCands(cs []cand, cut float32) []cand {
 	return slices.DeleteFunc(cs, func(c cand) bool { return c.p < cut })
 }
 
-// rankLocked rescores with the refined codes the candidates that can still
-// reach the top k, and returns the best k. The caller holds the read lock.
-func (ix *Index) rankLocked(q *query, cands []cand, k int, window float32) []Hit {
-	h := newTopK(make([]Hit, 0, k), k)
-	for _, c := range cands {
-		h.offer(c.id, c.p)
-	}
-	cut := h.floor - window
-	hits := make([]Hit, 0, len(cands))
-	for _, c := range cands {
-		if c.p >= cut {
-			blk := ix.blocks[c.id>>blockShift]
-			hits = append(hits, Hit{ID: c.id, Score: ix.refinedLocked(q, blk, c.id&(blockSize-1), c.dot)})
+// rankLocked rescores with the refined codes the candidates (the lists of
+// a search's goroutines) that can still reach the top k, and returns the
+// best k. scratch holds the heap and the rescored window between searches.
+// The caller holds the read lock.
+func (ix *Index) rankLocked(q *query, lists [][]cand, k int, window float32, scratch *[]Hit) []Hit {
+	h := newTopK(*scratch, k)
+	for _, cands := range lists {
+		for _, c := range cands {
+			h.offer(c.id, c.p)
 		}
 	}
+	cut := h.floor - window
+	hits := h.hits[:0] // the heap is done with
+	for _, cands := range lists {
+		for _, c := range cands {
+			if c.p >= cut {
+				blk := ix.blocks[c.id>>blockShift]
+				hits = append(hits, Hit{ID: c.id, Score: ix.refinedLocked(q, blk, c.id&(blockSize-1), c.dot)})
+			}
+		}
+	}
+	*scratch = hits
 	slices.SortFunc(hits, compareHits)
-	return slices.Clip(hits[:min(k, len(hits))])
+	out := make([]Hit, min(k, len(hits)))
+	copy(out, hits)
+	return out
 }
 
 // score turns an int8 dot product into a cosine.
@@ -409,11 +454,16 @@ func (ix *Index) claimBlock(next *atomic.Int64, union *Filter, ids []uint32) (b 
 }
 
 // liveIDs appends to ids the slots of blk (block number b) that hold a
-// live vector and that union admits (nil: every one).
+// live vector and that union admits (nil: every one). A full word (every
+// slot of a block seldom written to since) is copied from slotNumbers.
 func (blk *block) liveIDs(b int, union *Filter, ids []uint32) []uint32 {
 	for w, live := range blk.live {
 		if union != nil {
 			live &= union.word(b*blockWords + w)
+		}
+		if live == ^uint64(0) {
+			ids = append(ids, slotNumbers[w*64:w*64+64]...)
+			continue
 		}
 		for ; live != 0; live &= live - 1 {
 			ids = append(ids, uint32(w*64+bits.TrailingZeros64(live)))
@@ -421,3 +471,11 @@ func (blk *block) liveIDs(b int, union *Filter, ids []uint32) []uint32 {
 	}
 	return ids
 }
+
+// slotNumbers holds 0, 1, …, blockSize-1.
+var slotNumbers = func() (s [blockSize]uint32) {
+	for i := range s {
+		s[i] = uint32(i)
+	}
+	return s
+}()
