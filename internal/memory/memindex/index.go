@@ -103,6 +103,7 @@ type dedupKey struct {
 // concurrent use: every method takes the index's lock (before the keyword
 // and vector indexes' own locks) and none holds it after returning.
 type Index struct {
+	pools    sync.Pool // *[]Candidate: Rank's candidate pools (candidatePool)
 	mu       sync.RWMutex
 	items    []item
 	free     []uint32

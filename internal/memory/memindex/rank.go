@@ -96,6 +96,9 @@ type Candidate struct {
 	slot uint32
 }
 
+// maxKeptPool is the largest candidate pool a Rank keeps for the next.
+const maxKeptPool = 4096
+
 // Rank draws the best keyword and vector matches among the memories the
 // query's filter admits, and the turns next to them, into a pool; has
 // score set every candidate's Score (it runs under the index's read lock
@@ -167,7 +170,8 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 		return nil, err
 	}
 	slots := slices.Sorted(maps.Keys(pos))
-	pool := make([]Candidate, len(slots))
+	pool := ix.candidatePool(len(slots))
+	defer ix.keepPool(pool)
 	for i, s := range slots {
 		pos[s] = int32(i)
 		it := &ix.items[s]
@@ -410,4 +414,25 @@ func speakerPrefix(text string) string {
 		}
 	}
 	return name
+}
+
+// candidatePool returns n zeroed Candidates from scratch kept between
+// Ranks (a retrieve's pool is a few hundred of ~160 bytes, and the server
+// collects at GOGC 25); Rank puts it back when done, since score only
+// reads it and what Rank returns are copies. Pools of more than
+// maxKeptPool candidates are not kept.
+func (ix *Index) candidatePool(n int) []Candidate {
+	if p, _ := ix.pools.Get().(*[]Candidate); p != nil && cap(*p) >= n {
+		pool := (*p)[:n]
+		clear(pool)
+		return pool
+	}
+	return make([]Candidate, n, max(n, 64))
+}
+
+// keepPool keeps pool for the next Rank unless it is too large.
+func (ix *Index) keepPool(pool []Candidate) {
+	if cap(pool) <= maxKeptPool {
+		ix.pools.Put(&pool)
+	}
 }

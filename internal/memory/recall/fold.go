@@ -39,7 +39,7 @@ type lendings struct {
 
 // lendingsOf reads the pool once scored; lent is what score returned.
 func lendingsOf(pool []memindex.Candidate, lent [][2]float64) lendings {
-	l := lendings{at: make(map[bson.ObjectID]int32, len(pool)), pool: make([]memindex.Hit, len(pool)), nb: make([][2]int32, len(pool)), owes: make([][2]float64, len(pool)), cov: make([]float64, len(pool)), conv: make([]uint32, len(pool))}
+	l := lendings{at: make(map[bson.ObjectID]int32, len(pool)), pool: make([]memindex.Hit, len(pool)), nb: make([][2]int32, len(pool)), owes: make([][2]float64, len(pool)), cov: make([]float64, len(pool)), conv: make([]uint32, len(pool)), ev: make([]Evidence, 0, len(pool))}
 	for i := range pool {
 		cd := &pool[i]
 		l.at[cd.ID] = int32(i)
