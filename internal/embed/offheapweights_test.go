@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/infmem/infmem/internal/offheap"
@@ -56,4 +57,33 @@ func (m *USELite) matrices() []*matrix {
 		out = append(out, L.qkv, L.out, L.res, L.ffn1, L.ffn2)
 	}
 	return slices.DeleteFunc(out, func(w *matrix) bool { return w == nil })
+}
+
+// TestKeptScratchStaysSmall: the scratch a model keeps for good between
+// passes (out of sync.Pool) is a query's or a short note's, not that of the
+// longest text it has embedded (issue 24, the server's RSS).
+func TestKeptScratchStaysSmall(t *testing.T) {
+	m, err := NewUSELite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	long := strings.Repeat("the Apollo launch moved to June 5 after the review and Dana will tell the client ", 6)
+	for _, text := range []string{"when is the Apollo launch", long, "what did Dana say"} {
+		if _, err := m.Embed(ctx, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k := m.kept.Load()
+	if k == nil {
+		t.Fatal("no scratch kept for a query")
+	}
+	size := 4 * (cap(k.x0) + cap(k.h) + cap(k.qkv) + cap(k.ctx) + cap(k.a) + cap(k.f1) + cap(k.y) + cap(k.pooled))
+	for _, h := range k.heads {
+		size += 4 * (cap(h.scores) + cap(h.packK) + cap(h.packV) + cap(h.out))
+	}
+	t.Logf("kept scratch %.2f MB", float64(size)/(1<<20))
+	if size > 2<<20 {
+		t.Fatalf("the kept scratch holds %.2f MB after a long text: it grew to that text's pass", float64(size)/(1<<20))
+	}
 }

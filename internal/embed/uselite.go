@@ -63,9 +63,13 @@ type USELite struct {
 	kept atomic.Pointer[scratch]
 }
 
-// keptRows bounds the passes whose scratch USELite keeps (about 3.5 MB of
-// activations with the tile unit's slack).
-const keptRows = 128
+// keptRows bounds the passes whose scratch USELite keeps: a query or a
+// short note (~1.8 MB of activations with the tile unit's slack). At 128
+// rows the kept scratch grew to the longest stored text of up to 128
+// tokens, ~4.5 MB of the server's live heap for good (~6 MB of its RSS,
+// issue 24); a longer text's pass takes a pooled scratch, whose
+// allocation now and then costs ~10 us per store on average.
+const keptRows = 32
 
 type encoderLayer struct {
 	d                       int // input width

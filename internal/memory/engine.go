@@ -55,7 +55,9 @@ type Options struct {
 	// ModelID and Dim describe Embedder without waiting for it to load.
 	ModelID string
 	Dim     int
-	// QueryCache bounds the LRU cache of query embeddings (default 1024).
+	// QueryCache bounds the LRU cache of query embeddings (default 256:
+	// a repeated question within a session is answered from it; 1,024
+	// entries held ~3.5 MB of the server's heap, issue 24's RSS bound).
 	QueryCache int
 	// Rank tunes hybrid ranking; zero fields take the defaults.
 	Rank RankOptions
@@ -176,7 +178,7 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 		opts.JournalLimit = DefaultJournalLimit
 	}
 	if opts.QueryCache <= 0 {
-		opts.QueryCache = 1024
+		opts.QueryCache = 256
 	}
 	opts.Rank = opts.Rank.WithDefaults()
 	e := &Engine{store: store, scopes: reg, opts: opts, log: opts.Logger, ready: make(chan struct{}),
