@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -84,6 +85,7 @@ func runRecall(ctx context.Context, args []string) error {
 	sample := fs.Int("scopes", 0, "keep only the first N scopes (conversations, people) of each set, to iterate faster")
 	calibrate := fs.Bool("calibrate", false, "engine: fit each mode's confidence on every set at once and report its calibration per set")
 	dump := fs.String("dump", "", "engine: write every answer's results with their evidence to this file (JSON lines), to study the relevance bar")
+	dumpAll := fs.Bool("dump-all", false, "with --dump: write every ranking mode's, grid point's (grid#N) and plain BM25's (bm25) answers, each line naming its Asker")
 	bars := fs.Bool("bars", false, "also print, per set, what other relevance bars would say (from the best confidence of each answer)")
 	distractors := fs.String("distractors", "", "data root (e.g. a seed of 100k memories, `infmem-bench seed`) copied under each set before it is stored; every question is then asked in every scope (ALL), so the set's memories compete with the copy's: recall at scale")
 	ranksOut := fs.String("ranks", "", "write every question's results (the set's message ids each stands for, or d:ID for a memory of --distractors) to this file, one JSON line per question, to compare two builds' rankings")
@@ -161,7 +163,11 @@ func runRecall(ctx context.Context, args []string) error {
 		}
 	}
 	if *dump != "" && len(cfg.modes) > 0 {
-		if err := dumpAnswers(runs, cfg.modes[0], *dump); err != nil {
+		askers := cfg.modes[:1]
+		if *dumpAll && len(runs) > 0 {
+			askers = append(slices.Clone(runs[0].askers), "bm25")
+		}
+		if err := dumpAnswers(runs, askers, *dump); err != nil {
 			return err
 		}
 	}

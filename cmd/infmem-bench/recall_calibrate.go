@@ -236,7 +236,7 @@ func firstPooled(list []float64) float64 {
 
 // dumpAnswers writes, per question of every run, its answer by asker:
 // each result's evidence, confidence and whether it is gold (JSON lines).
-func dumpAnswers(runs []*setRun, asker, path string) error {
+func dumpAnswers(runs []*setRun, askers []string, path string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -255,6 +255,9 @@ func dumpAnswers(runs []*setRun, asker, path string) error {
 		Msgs, Texts []string
 	}
 	type line struct {
+		// Asker is the ranking mode or grid point (grid#N, N as in the
+		// cross-validation's list; "bm25" plain BM25) that answered.
+		Asker               string `json:",omitempty"`
 		Set, ID, Kind, Text string
 		Abstain, Nothing    bool
 		// Gold are the gold messages' ids and contents; Sessions the
@@ -270,42 +273,54 @@ func dumpAnswers(runs []*setRun, asker, path string) error {
 			byID[run.set.Messages[i].ID] = &run.set.Messages[i]
 			content[run.set.Messages[i].ID] = run.set.Messages[i].Content
 		}
-		for qi := range run.set.Questions {
-			q := &run.set.Questions[qi]
-			a := run.answers[asker][qi]
-			if !a.asked {
-				continue
-			}
-			l := line{Set: run.set.Name, ID: q.ID, Kind: q.Kind, Text: q.Text, Abstain: q.Abstain, Nothing: a.nothing}
-			for _, id := range slices.Sorted(maps.Keys(q.Gold)) {
-				l.Gold, l.GoldTexts = append(l.Gold, id), append(l.GoldTexts, content[id])
-			}
-			l.Sessions = slices.Sorted(maps.Keys(q.GoldSessions))
-			for j := range a.msgs {
-				rel := false
-				for _, id := range a.msgs[j] {
-					rel = rel || q.relevant(id, run.sessionOf)
-				}
-				r := result{Gold: rel, Msgs: a.msgs[j]}
-				for _, id := range a.msgs[j] {
-					r.Texts = append(r.Texts, content[id])
-				}
-				if len(a.msgs[j]) > 0 {
-					if m := byID[a.msgs[j][0]]; m != nil {
-						r.Text, r.Speaker = m.Content, m.Speaker
+		for _, asker := range askers {
+			for qi := range run.set.Questions {
+				q := &run.set.Questions[qi]
+				var a answer
+				if asker == "bm25" {
+					if qi < len(run.bm25) {
+						a = run.bm25[qi]
 					}
+				} else if as := run.answers[asker]; qi < len(as) {
+					a = as[qi]
 				}
-				if j < len(a.conf) {
-					r.Conf = a.conf[j]
+				if !a.asked {
+					continue
 				}
-				if j < len(a.evidence) {
-					r.Ev = a.evidence[j]
+				l := line{Set: run.set.Name, ID: q.ID, Kind: q.Kind, Text: q.Text, Abstain: q.Abstain, Nothing: a.nothing}
+				if len(askers) > 1 {
+					l.Asker = asker
 				}
-				l.Results = append(l.Results, r)
-			}
-			if err := enc.Encode(l); err != nil {
-				f.Close()
-				return err
+				for _, id := range slices.Sorted(maps.Keys(q.Gold)) {
+					l.Gold, l.GoldTexts = append(l.Gold, id), append(l.GoldTexts, content[id])
+				}
+				l.Sessions = slices.Sorted(maps.Keys(q.GoldSessions))
+				for j := range a.msgs {
+					rel := false
+					for _, id := range a.msgs[j] {
+						rel = rel || q.relevant(id, run.sessionOf)
+					}
+					r := result{Gold: rel, Msgs: a.msgs[j]}
+					for _, id := range a.msgs[j] {
+						r.Texts = append(r.Texts, content[id])
+					}
+					if len(a.msgs[j]) > 0 {
+						if m := byID[a.msgs[j][0]]; m != nil {
+							r.Text, r.Speaker = m.Content, m.Speaker
+						}
+					}
+					if j < len(a.conf) {
+						r.Conf = a.conf[j]
+					}
+					if j < len(a.evidence) {
+						r.Ev = a.evidence[j]
+					}
+					l.Results = append(l.Results, r)
+				}
+				if err := enc.Encode(l); err != nil {
+					f.Close()
+					return err
+				}
 			}
 		}
 	}

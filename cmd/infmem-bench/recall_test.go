@@ -74,7 +74,7 @@ func TestRecallSetReplay(t *testing.T) {
 	// --dump writes one line per question asked, with each result's
 	// evidence and whether it is gold.
 	path := filepath.Join(t.TempDir(), "dump.jsonl")
-	if err := dumpAnswers([]*setRun{run}, "hybrid", path); err != nil {
+	if err := dumpAnswers([]*setRun{run}, []string{"hybrid"}, path); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(path)
@@ -106,6 +106,31 @@ func TestRecallSetReplay(t *testing.T) {
 	}
 	if n := byID["never"]; !n.Abstain || len(n.Results) == 0 || n.Results[0].Gold {
 		t.Errorf("dump of the never-stored question: %+v", n)
+	}
+	// --dump-all: every asker's answers, plain BM25's too, each line
+	// naming its asker.
+	if err := dumpAnswers([]*setRun{run}, []string{"hybrid", "keyword", "bm25"}, path); err != nil {
+		t.Fatal(err)
+	}
+	if raw, err = os.ReadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, text := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var l struct {
+			Asker, ID string
+			Results   []struct{ Gold bool }
+		}
+		if err := json.Unmarshal([]byte(text), &l); err != nil {
+			t.Fatalf("dump line %q: %v", text, err)
+		}
+		per[l.Asker]++
+		if l.Asker == "bm25" && l.ID == "cat" && (len(l.Results) == 0 || !l.Results[0].Gold) {
+			t.Errorf("BM25's dump of the cat question: %s", text)
+		}
+	}
+	if !reflect.DeepEqual(per, map[string]int{"hybrid": 3, "keyword": 3, "bm25": 3}) {
+		t.Errorf("dump of every asker: %v lines per asker, want 3 each", per)
 	}
 }
 
