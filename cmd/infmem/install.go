@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -309,7 +310,7 @@ func runStart(ctx context.Context, opts startStopOptions, env *cliEnv) error {
 		if err != nil {
 			return err
 		}
-		if err := waitForMemory(ctx, ep, opts.wait); err != nil {
+		if err := waitForMemory(ctx, ep, opts.wait, env.stderr); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.stdout, "%s; the daemon runs as pid %d\n", how, p.Pong.PID)
@@ -327,34 +328,54 @@ func runStart(ctx context.Context, opts startStopOptions, env *cliEnv) error {
 	if err != nil {
 		return err
 	}
-	if err := waitForMemory(ctx, ep, opts.wait); err != nil {
+	if err := waitForMemory(ctx, ep, opts.wait, env.stderr); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "%s (pid %d); it runs until 'infmem stop' or logout\n", how, p.Pong.PID)
 	return nil
 }
 
-// waitForMemory waits until the daemon has opened its database, and
-// reports a database it cannot open.
-func waitForMemory(ctx context.Context, ep control.Endpoints, wait time.Duration) error {
+// waitForMemory waits (at most wait) until the daemon has opened its
+// database. A daemon that cannot open it yet keeps retrying by itself (a
+// database another process holds for a moment, a server not up yet), so
+// this waits on, saying why on progress each time the reason changes; it
+// fails with the reason and the log only when the time is up, or when the
+// daemon stops or exits first.
+func waitForMemory(ctx context.Context, ep control.Endpoints, wait time.Duration, progress io.Writer) error {
 	c, err := control.Dial(ctx, ep.Control)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	deadline := time.Now().Add(wait)
+	reason := "" // why the daemon's last attempt failed
 	for {
 		st, err := c.Status(ctx)
 		if err != nil {
-			return fmt.Errorf("cannot get the daemon's status: %w", err)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if p := control.ProbeDaemon(ctx, ep); p.Presence != control.Running {
+				return memoryNotOpened("the daemon exited before it opened the database", reason, ep)
+			}
+			return fmt.Errorf("cannot get the daemon's status: %w\nhint: see %s", err, ep.LogFile())
 		}
 		switch st.State {
 		case control.StateReady:
 			return nil
 		case control.StateFailed:
-			return fmt.Errorf("the daemon runs but cannot open the database: %s\nhint: fix the cause, then 'infmem restart'; details in %s", firstLineOf(st.Error), ep.LogFile())
+			if r := firstLineOf(st.Error); r != reason {
+				reason = r
+				fmt.Fprintf(progress, "infmem: the daemon cannot open the database yet: %s\ninfmem: it keeps retrying; waiting for it (at most %v more)\n",
+					reason, max(time.Until(deadline), 0).Round(time.Second))
+			}
+		case control.StateStopping:
+			return memoryNotOpened("the daemon is shutting down before it opened the database", reason, ep)
 		}
 		if time.Now().After(deadline) {
+			if st.State == control.StateFailed {
+				return fmt.Errorf("the daemon runs but cannot open the database: %s\nhint: it keeps retrying by itself: once the cause is gone it opens the database (details in %s); 'infmem status' tells when", reason, ep.LogFile())
+			}
 			return fmt.Errorf("the daemon runs but its database is still %s after %v\nhint: see %s", st.State, wait, ep.LogFile())
 		}
 		select {
@@ -363,6 +384,15 @@ func waitForMemory(ctx context.Context, ep control.Endpoints, wait time.Duration
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// memoryNotOpened is the error of a daemon that ended before its database
+// opened: what happened, the last reason it gave, and its log.
+func memoryNotOpened(what, reason string, ep control.Endpoints) error {
+	if reason != "" {
+		what += ": " + reason
+	}
+	return fmt.Errorf("%s\nhint: fix the cause, then 'infmem start'; details in %s", what, ep.LogFile())
 }
 
 func runStop(ctx context.Context, opts startStopOptions, env *cliEnv) error {

@@ -8,9 +8,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"log/slog"
+	"math"
+	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -75,9 +80,72 @@ func StoreAt(t testing.TB, root dataroot.Root) *mongostore.Store {
 	return s
 }
 
-// Context is a context that ends with the test (or after a minute).
+// Context is a context that ends with the test, or at its time limit
+// (Limit), so that a hung test fails on its own, naming itself, long
+// before go test's -timeout ends the whole binary. It also ends
+// deadlineMargin before that -timeout, for the same reason.
 func Context(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	limit, err := Limit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeoutCause(context.Background(), limit,
+		fmt.Errorf("testenv: the test's time limit (%v; %s scales it) ran out", limit, EnvTimeScale))
 	t.Cleanup(cancel)
+	if td, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if end, ok := td.Deadline(); ok && time.Until(end) > 2*deadlineMargin {
+			ctx, cancel = context.WithDeadlineCause(ctx, end.Add(-deadlineMargin),
+				errors.New("testenv: go test's -timeout is near"))
+			t.Cleanup(cancel)
+		}
+	}
 	return ctx
+}
+
+// EnvTimeScale names a number that scales every test's time limit, for a
+// machine slower or busier than CI's two cores (INFMEM_TEST_TIME_SCALE=3
+// triples it).
+const EnvTimeScale = "INFMEM_TEST_TIME_SCALE"
+
+const (
+	// baseLimit is what one test of the embedded engine needs at most,
+	// with room to spare, on two cores without the race detector.
+	baseLimit = time.Minute
+	// raceScale: the race detector makes these tests several times
+	// slower (every store and search is many goroutines and channel
+	// operations, in the test and in the engine it embeds); under it, on
+	// two busy cores, the heaviest took more than baseLimit.
+	raceScale = 5
+	// maxLimit bounds what EnvTimeScale can ask for.
+	maxLimit = 24 * time.Hour
+	// deadlineMargin is kept between a test's context and go test's
+	// -timeout, for the failure to be reported.
+	deadlineMargin = 15 * time.Second
+)
+
+// Limit is a test's time limit: baseLimit times Scale.
+func Limit() (time.Duration, error) {
+	f, err := Scale()
+	if err != nil {
+		return 0, err
+	}
+	return time.Duration(min(float64(baseLimit)*f, float64(maxLimit))), nil
+}
+
+// Scale is what a test's time bounds are multiplied by: raceScale under
+// the race detector, times EnvTimeScale when it is set (an error if it is
+// not a positive number).
+func Scale() (float64, error) {
+	f := 1.0
+	if raceEnabled {
+		f = raceScale
+	}
+	if v := os.Getenv(EnvTimeScale); v != "" {
+		g, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(g > 0) || math.IsInf(g, 0) {
+			return 0, fmt.Errorf("testenv: %s=%q: want a positive number (2 doubles every test's time limit)", EnvTimeScale, v)
+		}
+		f *= g
+	}
+	return f, nil
 }

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/infmem/infmem/internal/testenv"
 )
 
 type cdpError struct {
@@ -330,10 +332,18 @@ func (p *tab) str(js string) string {
 	return s
 }
 
-// waitFor polls a JavaScript condition until it holds (10 s at most).
+// waitFor polls a JavaScript condition until it holds. Its bound only
+// catches a page that never gets there: a view renders in well under a
+// second on a quiet machine, but took over 10 s (the bound it had) with
+// the two cores at load 30; it is scaled as testenv scales a test's limit
+// (the race detector, INFMEM_TEST_TIME_SCALE).
 func (p *tab) waitFor(what, js string) {
 	p.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	scale, err := testenv.Scale()
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Duration(float64(waitForBound) * scale))
 	for {
 		v, err := p.evalErr("!!(" + js + ")")
 		if err == nil && v == true {
@@ -346,6 +356,9 @@ func (p *tab) waitFor(what, js string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// waitForBound is waitFor's bound without the race detector.
+const waitForBound = 30 * time.Second
 
 // waitView waits for the view the hash names to finish rendering.
 func (p *tab) waitView(view string) {
