@@ -90,7 +90,10 @@ func (sv *services) states(ctx context.Context, st *Stack) (*backup.State, *main
 // 130 MB, most of it without pointers (int8 vectors, postings), so a
 // collection costs little: the server's RSS drops from about 360 MB (Go's
 // default) and 290 MB (50) to 255 MB, with no measurable change in store
-// or retrieve CPU time (BENCHMARKS.md, issue 24). During the index load
+// or retrieve CPU time (BENCHMARKS.md, issue 24). With the vectors, the
+// keyword lists and the model's weights mapped outside the heap its live
+// part is ~57 MB now; 20 saved another ~3.5 MB but may cost store CPU
+// (BENCHMARKS.md, eighth round), so 25 stays. During the index load
 // itself, which makes garbage fast, it would cost time, so the default
 // applies until then. GOGC, when set, wins.
 const serverGCPercent = 25
