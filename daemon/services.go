@@ -85,17 +85,18 @@ func (sv *services) states(ctx context.Context, st *Stack) (*backup.State, *main
 }
 
 // serverGCPercent is the garbage collector's target in a server once its
-// memory index is loaded: the heap may grow to 1.2 times the live data
+// memory index is loaded: the heap may grow to 1.25 times the live data
 // instead of Go's default 2. At 100k memories the live heap is about
-// 57 MB (the vectors, the keyword lists and the model's weights are mapped
-// outside it), so a collection costs little: the server's RSS dropped from
-// about 360 MB (Go's default) and 290 MB (50) to 255 MB (25, with a live
-// heap of 130 MB then), and from 25 to 20 by another ~8 MB (221-225 against
-// 231-233 MB after 1,000 calls), with no measurable change in store or
-// retrieve CPU time (BENCHMARKS.md, issue 24). During the index load
+// 130 MB, most of it without pointers (int8 vectors, postings), so a
+// collection costs little: the server's RSS drops from about 360 MB (Go's
+// default) and 290 MB (50) to 255 MB, with no measurable change in store
+// or retrieve CPU time (BENCHMARKS.md, issue 24). With the vectors, the
+// keyword lists and the model's weights mapped outside the heap its live
+// part is ~57 MB now; 20 saved another ~3.5 MB but may cost store CPU
+// (BENCHMARKS.md, eighth round), so 25 stays. During the index load
 // itself, which makes garbage fast, it would cost time, so the default
 // applies until then. GOGC, when set, wins.
-const serverGCPercent = 20
+const serverGCPercent = 25
 
 // gcAttach applies serverGCPercent once the stack's index is loaded.
 func gcAttach(ctx context.Context, s *Stack) (func(context.Context) error, error) {

@@ -297,6 +297,11 @@ func runStart(ctx context.Context, opts startStopOptions, env *cliEnv) error {
 		return err
 	}
 	if p := control.ProbeDaemon(ctx, ep); p.Presence == control.Running {
+		// Started by someone else (Claude's 'infmem mcp'): its database
+		// may still be opening, or failing to (it retries).
+		if err := waitForMemory(ctx, ep, opts.wait, env.stderr); err != nil {
+			return err
+		}
 		fmt.Fprintf(env.stdout, "the daemon is already running (pid %d)\n", p.Pong.PID)
 		return nil
 	}

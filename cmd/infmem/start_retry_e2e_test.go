@@ -127,7 +127,8 @@ func daemonState(t *testing.T, env []string) (state, errText string) {
 //     free it ends with 0 and the usual "started the daemon";
 //   - still held when --wait is up: start fails with the reason, the log
 //     path and that the daemon keeps retrying, which it does (released,
-//     the daemon opens the database by itself);
+//     the daemon opens the database by itself); the same when the daemon
+//     was already running (it used to say "already running", exit 0);
 //   - the daemon stopped while start waits: start fails with the reason
 //     and the log path.
 //
@@ -159,9 +160,15 @@ func TestStartWaitsWhileTheDaemonRetries(t *testing.T) {
 	}
 	stopDaemon(t, root, env)
 
-	// Still held when the time is up.
+	// Still held when the time is up; start again while the daemon
+	// runs, failing (it was started by another start, as Claude's 'infmem
+	// mcp' starts it): the same wait, the same report.
 	lock = holdEmbeddedEngine(t, root)
-	code, out, errs = runBin(t, env, "start", "--wait", "20s")
+	s = startInBackground(t, env, "--wait", "4m")
+	s.waitFor(t, "it keeps retrying")
+	s.cmd.Process.Kill()
+	s.end(t)
+	code, out, errs = runBin(t, env, "start", "--wait", "3s")
 	if code != exitFailure || !strings.Contains(errs, "infmem: the daemon runs but cannot open the database: ") ||
 		!strings.Contains(errs, holder) || !strings.Contains(errs, "it keeps retrying by itself") || !strings.Contains(errs, logFile) {
 		t.Fatalf("start while the database stays held: %d\nstdout: %s\nstderr: %s", code, out, errs)

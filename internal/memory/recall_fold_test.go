@@ -128,7 +128,7 @@ func TestFoldSecondRing(t *testing.T) {
 		return out
 	}
 
-	e.SetRankOptions(RankOptions{RingCoverage: -1, ChainCoverage: -1})
+	e.SetRankOptions(RankOptions{FoldShare: 0.01, RingCoverage: -1, ChainCoverage: -1})
 	res := search(t, e, q)
 	if len(res.Results) != 1 {
 		t.Fatalf("ring off: got %v", texts(res.Results))
@@ -139,7 +139,7 @@ func TestFoldSecondRing(t *testing.T) {
 
 	// The ring alone: with the chain (TestFoldChain) the vet turn ranks,
 	// chains on and brings its own pair turn.
-	e.SetRankOptions(RankOptions{ChainCoverage: -1})
+	e.SetRankOptions(RankOptions{FoldShare: 0.01, ChainCoverage: -1})
 	res = search(t, e, q)
 	if len(res.Results) != 1 {
 		t.Fatalf("got %v", texts(res.Results))
@@ -196,13 +196,13 @@ func TestFoldChain(t *testing.T) {
 		return n, first
 	}
 
-	e.SetRankOptions(RankOptions{ChainCoverage: -1})
+	e.SetRankOptions(RankOptions{FoldShare: 0.01, ChainCoverage: -1})
 	res := search(t, e, q)
 	if n, _ := chatResults(res.Results); len(res.Results) != 3 || n != 2 {
 		t.Fatalf("chain off: got %v, want two results from the chat (so the case tests something)", texts(res.Results))
 	}
 
-	e.SetRankOptions(RankOptions{ChainCoverage: 0.05})
+	e.SetRankOptions(RankOptions{FoldShare: 0.01, ChainCoverage: 0.05})
 	res = search(t, e, q)
 	n, s := chatResults(res.Results)
 	if len(res.Results) != 3 || n != 1 {
