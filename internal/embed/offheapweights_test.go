@@ -19,6 +19,13 @@ func TestModelWeightsOutsideTheHeap(t *testing.T) {
 	if !offheap.Available() {
 		t.Skip("no mappings outside the heap here")
 	}
+	if externalWeights {
+		// Read from a file, the tensors the model keeps as read are
+		// copied onto the heap (4.8 MB, seen in CI), which this heap
+		// measure cannot tell apart from packed weights; the embedded
+		// build (every other test run) checks the packed weights' place.
+		t.Skip("with -tags infmem_external_model the model copies its other tensors onto the heap")
+	}
 	heap := func() uint64 {
 		var ms runtime.MemStats
 		runtime.GC()
