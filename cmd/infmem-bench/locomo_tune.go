@@ -61,10 +61,8 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.RingCoverage = v
 				case "chain":
 					o.ChainCoverage = v
-				case "sess":
-					o.SessionWeight = v
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, sess)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

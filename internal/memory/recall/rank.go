@@ -129,12 +129,6 @@ type Options struct {
 	// shown it finds fewer answers (BENCHMARKS.md, "The chain fold").
 	// 0.05 is the value measured there.
 	ChainCoverage float64
-	// SessionWeight lifts a turn by this share of the best score of
-	// another turn of its conversation in the pool that is not next to it
-	// (the neighbour share covers those): a conversation holding the
-	// query's evidence in several places is likelier the one asked about.
-	// Negative (the default): off.
-	SessionWeight float64
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -161,12 +155,11 @@ func (o Options) WithDefaults() Options {
 	def(&o.FoldShare, 0.01)
 	def(&o.RingCoverage, 0.05)
 	def(&o.ChainCoverage, -1)
-	def(&o.SessionWeight, -1)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.SessionWeight} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage} {
 		if *v < 0 {
 			*v = 0
 		}
@@ -421,10 +414,6 @@ func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) [][2]floa
 		}
 		own[i], speaker[i] = base, prior
 	}
-	var sess []float64
-	if ro.SessionWeight > 0 {
-		sess = sessionSupport(pool, own)
-	}
 	for i := range pool {
 		cd := &pool[i]
 		best := 0.0
@@ -446,9 +435,6 @@ func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) [][2]floa
 			share *= ro.NeighborLength / float64(cd.Length)
 		}
 		cd.Score = own[i] + speaker[i] + share*best + ro.RecencyWeight*recency + ro.ImportanceWeight*cd.Importance
-		if sess != nil {
-			cd.Score += ro.SessionWeight * sess[i]
-		}
 		if ro.LessonWeight > 0 && cd.Source == sourceLesson && bar.clears(evidenceFor(cd, q)) >= ro.MinConfidence {
 			cd.Score += ro.LessonWeight
 		}
@@ -461,49 +447,6 @@ func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) [][2]floa
 		}
 	}
 	return lent
-}
-
-// sessionSupport is, per candidate turn, the best own score of another
-// turn of its conversation in the pool that is not one of its neighbours
-// (Options.SessionWeight).
-func sessionSupport(pool []memindex.Candidate, own []float64) []float64 {
-	type top3 [3]int32
-	tops := map[uint32]*top3{}
-	for i := range pool {
-		cd := &pool[i]
-		if cd.Alone || cd.Conv == 0 || cd.Kind == memindex.KindSummary {
-			continue
-		}
-		t := tops[cd.Conv]
-		if t == nil {
-			t = &top3{-1, -1, -1}
-			tops[cd.Conv] = t
-		}
-		j := int32(i)
-		for k := range t {
-			if t[k] < 0 || own[j] > own[t[k]] {
-				t[k], j = j, t[k]
-				if j < 0 {
-					break
-				}
-			}
-		}
-	}
-	out := make([]float64, len(pool))
-	for i := range pool {
-		cd := &pool[i]
-		t := tops[cd.Conv]
-		if t == nil || cd.Alone || cd.Kind == memindex.KindSummary {
-			continue
-		}
-		for _, j := range t {
-			if j >= 0 && int(j) != i && j != cd.Neighbors[0] && j != cd.Neighbors[1] {
-				out[i] = own[j]
-				break
-			}
-		}
-	}
-	return out
 }
 
 // monotone makes confidences fall with rank where the ranking (with its
