@@ -123,6 +123,30 @@ func TestRawScanMatchesDriver(t *testing.T) {
 	if err != nil || n != 50 {
 		t.Fatalf("Iterate: %d memories, %v", n, err)
 	}
+	// Vectors reads the same fields of MemoryIndex as Index.
+	full := map[bson.ObjectID]IndexVector{}
+	err = s.Index.Iterate(ctx, 7, func(batch []IndexEntry) error {
+		for _, e := range batch {
+			full[e.ID] = IndexVector{ID: e.ID, SourceID: e.SourceID, Model: e.Model, Dim: e.Dim, Embedding: bytes.Clone(e.Embedding), Encoding: e.Encoding}
+		}
+		return nil
+	})
+	if err != nil || len(full) != 50 {
+		t.Fatalf("Index.Iterate: %d entries, %v", len(full), err)
+	}
+	n = 0
+	err = s.Vectors.Iterate(ctx, 7, func(batch []IndexVector) error {
+		for _, v := range batch {
+			if w := full[v.ID]; !reflect.DeepEqual(v, w) || v.Model != "m" || len(v.Embedding) != 8 {
+				t.Errorf("Vectors read %+v, Index %+v", v, w)
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil || n != 50 {
+		t.Fatalf("Vectors.Iterate: %d entries, %v", n, err)
+	}
 	if c, err := s.Memories.EstimatedCount(ctx); err != nil || c != 50 {
 		t.Fatalf("EstimatedCount: %d, %v", c, err)
 	}
