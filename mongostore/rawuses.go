@@ -1,9 +1,11 @@
 package mongostore
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -70,7 +72,12 @@ WHERE _ferretdb_sjson->'$._id' = ?1
 		return nil, fmt.Errorf("cannot record uses in %s: %w", c.Name(), err)
 	}
 	defer st.Close()
-	for _, u := range uses {
+	// In _id order: consecutive updates then meet the same pages of the
+	// _id index (and of the table and the other indexes, which follow
+	// insertion order, as ObjectIDs do), where a map's order jumps across
+	// the whole file and the small page cache (cacheSizePragma) spills
+	// pages into the WAL mid-transaction. The same rows are written.
+	for _, u := range sortedUses(uses) {
 		var res sql.Result
 		res, err = st.ExecContext(ctx, `"`+u.ID.Hex()+`"`, u.Count, u.At.UnixMilli())
 		if err != nil {
@@ -84,6 +91,13 @@ WHERE _ferretdb_sjson->'$._id' = ?1
 		return nil, fmt.Errorf("cannot record uses in %s: %w", c.Name(), err)
 	}
 	return rest, nil
+}
+
+// sortedUses returns a copy of uses in ascending _id order.
+func sortedUses(uses []Use) []Use {
+	s := slices.Clone(uses)
+	slices.SortFunc(s, func(a, b Use) int { return bytes.Compare(a.ID[:], b.ID[:]) })
+	return s
 }
 
 // openWriter opens (once) a pool of one connection that writes the

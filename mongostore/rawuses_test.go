@@ -3,6 +3,7 @@ package mongostore
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -81,5 +82,25 @@ func TestRecordUsesMatchesDriver(t *testing.T) {
 	}
 	if rest, err := drv.RecordUses(ctx, uses); err != nil || fmt.Sprint(rest) != fmt.Sprint(uses) {
 		t.Fatalf("without the raw path every use comes back: %v, %v", rest, err)
+	}
+}
+
+// TestSortedUsesAscending: the batch is written in ascending _id order
+// (page locality), from a copy: the caller's slice keeps its order.
+func TestSortedUsesAscending(t *testing.T) {
+	var uses []Use
+	for i := 0; i < 50; i++ {
+		uses = append(uses, Use{ID: bson.NewObjectID(), Count: int64(i)})
+	}
+	slices.Reverse(uses)
+	orig := slices.Clone(uses)
+	got := sortedUses(uses)
+	if len(got) != len(uses) || !slices.Equal(uses, orig) {
+		t.Fatalf("sortedUses changed its input or lost uses: %d of %d", len(got), len(uses))
+	}
+	for i := 1; i < len(got); i++ {
+		if bytes.Compare(got[i-1].ID[:], got[i].ID[:]) >= 0 {
+			t.Fatalf("use %d (%s) not after %s", i, got[i].ID.Hex(), got[i-1].ID.Hex())
+		}
 	}
 }
