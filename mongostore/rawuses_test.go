@@ -104,3 +104,31 @@ func TestSortedUsesAscending(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordUsesSameIDTwice: two uses of one document in a batch (written
+// by one statement) count as both, and the later time stays, as writing
+// them one after another does.
+func TestRecordUsesSameIDTwice(t *testing.T) {
+	s := openTestStore(t, Options{Mode: ModeEmbedded})
+	ctx := ctxT(t)
+	raw := Collection[Memory]{s.db.Collection("uses_twice"), s.raw}
+	m, other := newMemory("twice", "s", "t"), newMemory("once", "s", "t")
+	for _, x := range []*Memory{m, other} {
+		if err := raw.Insert(ctx, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t1 := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	t2 := t1.Add(-time.Hour) // the later use in the batch, with the earlier time
+	rest, err := raw.RecordUses(ctx, []Use{{ID: m.ID, Count: 1, At: t1}, {ID: other.ID, Count: 4, At: t1}, {ID: m.ID, Count: 2, At: t2}})
+	if err != nil || len(rest) != 0 {
+		t.Fatalf("RecordUses: rest %v, %v", rest, err)
+	}
+	got, err := raw.Get(ctx, m.ID)
+	if err != nil || got.UseCount != 3 || got.LastAccessed == nil || !got.LastAccessed.Equal(t2) {
+		t.Fatalf("after two uses in one batch: %+v, %v", got, err)
+	}
+	if got, err := raw.Get(ctx, other.ID); err != nil || got.UseCount != 4 || !got.LastAccessed.Equal(t1) {
+		t.Fatalf("the other document: %+v, %v", got, err)
+	}
+}
