@@ -217,3 +217,49 @@ func TestFoldChain(t *testing.T) {
 		t.Errorf("third result %q, want the other conversation's %q in the place freed", res.Results[2].Text, third.Content)
 	}
 }
+
+// TestFoldConvCover: with ConvCover, a turn of a short conversation the
+// results already largely show (its question and reply, two of its five
+// turns) takes no place of its own while another conversation's match
+// can have it; with ConvCover off it takes the place (so the case tests
+// something).
+func TestFoldConvCover(t *testing.T) {
+	e := recallEngine(t)
+	at := time.Date(2025, 4, 5, 18, 0, 0, 0, la)
+	chat := []StoreRequest{
+		{Content: "did you ever get the bike brakes fixed before the mountain trip?", Speaker: "Lena"},
+		{Content: "yes! saturday morning, took ten minutes", Speaker: "Sam"},
+		{Content: "anyway what are we cooking tonight", Speaker: "Lena"},
+		{Content: "pasta i think", Speaker: "Sam"},
+		{Content: "oh and the bike brakes squeak a bit since they were fixed", Speaker: "Sam"},
+	}
+	for i, turn := range chat {
+		turn.Scope, turn.ConversationID, turn.Timestamp = "chat", "chat-1", at.Add(time.Duration(i)*time.Minute)
+		mustStore(t, e, turn)
+	}
+	elsewhere := StoreRequest{Content: "the shop said the brakes on my bike were worn out",
+		Scope: "chat", ConversationID: "chat-2", Speaker: "Sam", Timestamp: at.Add(-72 * time.Hour)}
+	mustStore(t, e, elsewhere)
+	mustStore(t, e, StoreRequest{Content: "ok, see you at the climbing gym", Scope: "chat", ConversationID: "chat-2", Speaker: "Lena", Timestamp: at.Add(-71 * time.Hour)})
+	q := SearchRequest{Query: "when were the bike brakes fixed?", Scope: "chat", ExactScope: true, Limit: 2}
+
+	e.SetRankOptions(RankOptions{FoldShare: 0.01})
+	res := search(t, e, q)
+	if len(res.Results) != 2 || res.Results[0].Text != chat[0].Content || res.Results[1].Text != chat[4].Content {
+		t.Fatalf("ConvCover off: got %v, want the question turn and the later brakes turn of the same chat", texts(res.Results))
+	}
+
+	e.SetRankOptions(RankOptions{FoldShare: 0.01, ConvCover: 0.3})
+	res = search(t, e, q)
+	if len(res.Results) != 2 || res.Results[0].Text != chat[0].Content || res.Results[1].Text != elsewhere.Content {
+		t.Fatalf("ConvCover 0.3: got %v, want the question turn, then the other conversation's %q", texts(res.Results), elsewhere.Content)
+	}
+
+	// Once every other match has its place, the kept-back turn fills the
+	// next one.
+	q.Limit = 3
+	res = search(t, e, q)
+	if len(res.Results) != 3 || res.Results[2].Text != chat[4].Content {
+		t.Errorf("ConvCover 0.3, limit 3: got %v, want the later brakes turn third", texts(res.Results))
+	}
+}

@@ -92,6 +92,9 @@ type Candidate struct {
 	// has the conversation it condenses, so a caller can tell a summary
 	// whose turns it already shows.
 	Conv uint32
+	// ConvTurns is how many live items its conversation holds (0: none),
+	// so a caller can tell how much of a conversation it already shows.
+	ConvTurns int32
 
 	slot uint32
 }
@@ -176,6 +179,9 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 		pos[s] = int32(i)
 		it := &ix.items[s]
 		pool[i] = Candidate{ID: it.id, Kind: it.kind, TS: it.ts, Importance: float64(it.importance), Source: ix.sources.names[it.source], Dated: it.refFrom != 0, Conv: it.conv, slot: s}
+		if c := int(it.conv); c != 0 && c < len(ix.tally.perConv) {
+			pool[i].ConvTurns = ix.tally.perConv[c]
+		}
 	}
 	for i, n := range ix.text.Lengths(slots) {
 		pool[i].Length = n

@@ -113,7 +113,12 @@ func (l *lendings) pair(p, n int32, share float64) bool {
 // result or in one's context) takes no place: it would only repeat them,
 // in the place of another result (memindex's summaries.go puts it after
 // every turn; folding frees the places before it).
-func (l *lendings) fold(ranked []memindex.Candidate, share, ring, chain float64, k int) []memindex.Candidate {
+//
+// With cover > 0, a turn whose conversation the results already show at
+// least that share of (its kept results, their paired neighbours and the
+// turns folded in, over the conversation's live turns) takes no place
+// while other results remain; such turns fill what is left at the end.
+func (l *lendings) fold(ranked []memindex.Candidate, share, ring, chain, cover float64, k int) []memindex.Candidate {
 	out := make([]memindex.Candidate, 0, k)
 	shown := map[int32]int{}  // pool position → index in out
 	taken := map[int32]bool{} // pool positions shown or folded
@@ -122,10 +127,25 @@ func (l *lendings) fold(ranked []memindex.Candidate, share, ring, chain float64,
 		ctxOf = map[int32]int{}
 	}
 	seen := map[uint32]bool{} // conversations with a turn shown
+	// With cover: the turns each conversation shows (counted once), and
+	// the turns kept back because theirs is largely shown already.
+	var inConv map[uint32]int
+	var counted map[int32]bool
+	var later []memindex.Candidate
+	count := func(p int32) {
+		if inConv != nil && p >= 0 && l.conv[p] != 0 && !counted[p] {
+			counted[p] = true
+			inConv[l.conv[p]]++
+		}
+	}
+	if cover > 0 {
+		inConv, counted = map[uint32]int{}, map[int32]bool{}
+	}
 	add := func(into int, p int32, h memindex.Hit) {
 		if p >= 0 && l.conv[p] != 0 {
 			seen[l.conv[p]] = true
 		}
+		count(p)
 		if l.context == nil {
 			l.context = map[bson.ObjectID][]memindex.Hit{}
 		}
@@ -174,9 +194,23 @@ func (l *lendings) fold(ranked []memindex.Candidate, share, ring, chain float64,
 			}
 			continue
 		}
+		if inConv != nil && ok && cd.Kind != memindex.KindSummary && cd.Conv != 0 && cd.ConvTurns > 0 &&
+			float64(inConv[cd.Conv]) >= cover*float64(cd.ConvTurns) {
+			later = append(later, cd)
+			continue
+		}
 		if len(out) < k {
 			if ok {
 				shown[p], taken[p] = len(out), true
+				count(p)
+				if inConv != nil && !cd.Alone {
+					// Its paired neighbours will be shown with it.
+					for _, n := range l.nb[p] {
+						if n >= 0 && !taken[n] && l.pair(p, n, share) {
+							count(n)
+						}
+					}
+				}
 			}
 			if cd.Kind != memindex.KindSummary && cd.Conv != 0 {
 				seen[cd.Conv] = true
@@ -187,6 +221,16 @@ func (l *lendings) fold(ranked []memindex.Candidate, share, ring, chain float64,
 				// ranked turn next to one of them can chain on.
 				l.claim(p, len(out)-1, taken, share, add)
 			}
+		}
+	}
+	// Turns kept back for their conversation fill the places left.
+	for _, cd := range later {
+		if len(out) >= k {
+			break
+		}
+		if p := l.at[cd.ID]; !taken[p] {
+			shown[p], taken[p] = len(out), true
+			out = append(out, cd)
 		}
 	}
 	// The neighbours of the results that were not drawn, best first.
