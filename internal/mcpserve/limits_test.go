@@ -2,8 +2,10 @@ package mcpserve
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -123,26 +125,125 @@ func TestCallsStopWhenTheClientLeaves(t *testing.T) {
 	}
 }
 
-// TestReadsStopAtOnceWhenTheClientLeaves: a read-only call is cancelled as
-// soon as its client leaves, without waiting for the drain time; a call
-// that may write, sent after it, then runs and is not cut short, so a store
-// is not cut in half.
-func TestReadsStopAtOnceWhenTheClientLeaves(t *testing.T) {
+// TestEveryRequestAnsweredAfterTheClientClosesItsSide: a client that
+// writes its requests and closes its side at once (`printf ... | infmem
+// mcp`, a socket half-closed) still reads every answer: the reads and the
+// writes in flight when its input ends run to the end, none is cancelled,
+// and Serve returns only once every answer is written.
+func TestEveryRequestAnsweredAfterTheClientClosesItsSide(t *testing.T) {
+	var running atomic.Int32
+	release := make(chan struct{})
+	cancelled := make(chan struct{}, 16)
+	srv := blockingServer(&running, release, cancelled)
+	c2sR, c2sW := io.Pipe()
+	s2cR, s2cW := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- Serve(context.Background(), srv, c2sR, s2cW, Options{DrainTimeout: time.Minute})
+		s2cW.Close()
+	}()
+	answers := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(s2cR)
+		answers <- b
+	}()
+	calls := []string{"peek", "peek", "wait", "peek", "wait", "peek"}
+	fmt.Fprintln(c2sW, `{"jsonrpc":"2.0","id":100,"method":"ping"}`)
+	for i, c := range calls {
+		callTool(c2sW, i+1, c)
+	}
+	// The first two reads run when the input ends; the rest wait their turn.
+	eventually(t, "the first reads running", func() bool { return running.Load() == 2 })
+	c2sW.Close()
+	time.Sleep(200 * time.Millisecond)
+	select {
+	case err := <-served:
+		t.Fatalf("Serve returned (%v) with calls still running", err)
+	default:
+	}
+	close(release)
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	if len(cancelled) != 0 {
+		t.Fatalf("%d calls cancelled after the client closed its side", len(cancelled))
+	}
+	got := map[float64]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(<-answers)), "\n") {
+		var m struct {
+			ID     float64         `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil || m.Result == nil || got[m.ID] {
+			t.Fatalf("answer %q: %v", line, err)
+		}
+		got[m.ID] = true
+	}
+	if len(got) != len(calls)+1 || !got[100] {
+		t.Fatalf("answered %v, want ids 1..%d and 100", got, len(calls))
+	}
+}
+
+// TestDrainWaitsWhileCallsKeepFinishing: the drain bound is the time
+// without progress, not the total: calls that each finish within it are
+// all answered, although together they take longer.
+func TestDrainWaitsWhileCallsKeepFinishing(t *testing.T) {
+	srv := server.NewMCPServer("t", "1")
+	var cancelled atomic.Int32
+	srv.AddTool(mcp.NewTool("slow"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+			cancelled.Add(1)
+		}
+		return mcp.NewToolResultText("done"), nil
+	})
+	c2sR, c2sW := io.Pipe()
+	served := make(chan struct{})
+	var out strings.Builder
+	go func() {
+		Serve(context.Background(), srv, c2sR, &out, Options{DrainTimeout: 3 * time.Second})
+		close(served)
+	}()
+	// Writes take turns: four take four seconds, past the drain bound.
+	for i := range 4 {
+		callTool(c2sW, i+1, "slow")
+	}
+	c2sW.Close()
+	<-served
+	if n := cancelled.Load(); n != 0 {
+		t.Fatalf("%d calls cancelled although each finished within the drain bound", n)
+	}
+	if n := strings.Count(out.String(), `"done"`); n != 4 {
+		t.Fatalf("%d of 4 calls answered: %s", n, out.String())
+	}
+}
+
+// TestReadsStopWhenTheClientIsGone: once an answer cannot be written (the
+// client stopped reading), a read-only call is cancelled at once, without
+// waiting for the drain time; a call that may write, sent after it, then
+// runs and is not cut short, so a store is not cut in half.
+func TestReadsStopWhenTheClientIsGone(t *testing.T) {
 	var running atomic.Int32
 	release := make(chan struct{})
 	defer close(release)
 	cancelled := make(chan struct{}, 2)
 	srv := blockingServer(&running, release, cancelled)
-	w, _ := startSession(t, context.Background(), srv, Options{DrainTimeout: time.Minute})
+	c2sR, w := io.Pipe()
+	s2cR, s2cW := io.Pipe()
+	go Serve(context.Background(), srv, c2sR, s2cW, Options{DrainTimeout: time.Minute})
+	s2cR.Close()
 	callTool(w, 1, "peek")
-	callWait(w, 2)
 	eventually(t, "the read running", func() bool { return running.Load() == 1 })
-	w.Close()
+	// Its answer cannot be written: the session learns the client is gone.
+	fmt.Fprintln(w, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
 	select {
 	case <-cancelled:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the read was not cancelled when its client left")
+		t.Fatal("the read was not cancelled when its client was gone")
 	}
+	callWait(w, 3)
+	w.Close()
 	// The write waited for the read; now it runs, and keeps running.
 	eventually(t, "the write running", func() bool { return running.Load() == 1 && len(cancelled) == 0 })
 	time.Sleep(100 * time.Millisecond)

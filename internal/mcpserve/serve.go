@@ -29,8 +29,9 @@ type Options struct {
 	Shared chan struct{}
 	// MaxLineBytes bounds one message (default 8 MiB).
 	MaxLineBytes int
-	// DrainTimeout bounds waiting for in-flight requests after the client
-	// closes its side (default 10 s).
+	// DrainTimeout bounds waiting for the requests still running after the
+	// client closes its side: the session waits while they keep finishing,
+	// and gives up once none has finished for DrainTimeout (default 10 s).
 	DrainTimeout time.Duration
 	// OnSession is called with the session once it is registered.
 	OnSession func(*Session)
@@ -51,6 +52,16 @@ type Options struct {
 // calls that only read run together. A client that sends store_memory and
 // then retrieve_memory without waiting for the first answer finds the
 // stored memory.
+//
+// When r ends, every request read is still run and answered before Serve
+// returns: a client may write its requests, close its side at once and
+// read the answers (`printf ... | infmem mcp`), as a stdio client or a
+// socket client that half-closes. The wait is bounded by
+// opts.DrainTimeout (see Options); what is still running then is
+// cancelled, and answers with an error. A client is gone only once an
+// answer cannot be written to w: its reads are then cancelled at once
+// (nobody is left to read them), its writes still run, so that a store
+// it sent is not lost.
 func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer, opts Options) error {
 	if opts.MaxConcurrent <= 0 {
 		opts.MaxConcurrent = 8
@@ -76,12 +87,14 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 	}
 	sctx, cancel := context.WithCancel(srv.WithContext(ctx, sess))
 	defer cancel()
-	// lctx ends as soon as the client leaves: reads run under it, since
-	// nobody is left to read their answer. Writes run under sctx and may
-	// finish (bounded by DrainTimeout), so a store the client sent is not
-	// cut in half.
+	// lctx ends as soon as the client is gone (an answer could not be
+	// written): reads run under it, since nobody is left to read their
+	// answer. Writes run under sctx and finish (bounded by the drain), so a
+	// store the client sent is not cut in half. The end of r is not the
+	// client going: it may still read.
 	lctx, leave := context.WithCancel(sctx)
 	defer leave()
+	out.gone = leave
 
 	notifDone := make(chan struct{})
 	go func() {
@@ -98,7 +111,7 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 		}
 	}()
 
-	var inflight sync.WaitGroup
+	var inflight running
 	var ord order
 	sem := make(chan struct{}, opts.MaxConcurrent)
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -119,16 +132,16 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 			break
 		}
 	}
-	// The client closed its side: stop its reads, and let in-flight writes
-	// finish (bounded).
-	leave()
-	done := make(chan struct{})
-	go func() { inflight.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(opts.DrainTimeout):
-		opts.Logger.Warn("requests still running when the client left", "session", sess.id)
-	case <-ctx.Done():
+	// The client closed its side (or reading failed): answer every request
+	// read, waiting while they keep finishing. What still runs when none
+	// has finished for DrainTimeout (or when ctx ends) is cancelled, and
+	// given a moment to answer that.
+	if n := inflight.wait(ctx, opts.DrainTimeout); n > 0 {
+		if ctx.Err() == nil {
+			opts.Logger.Warn("requests still running after the client closed its side; cancelling them", "session", sess.id, "running", n, "waited", opts.DrainTimeout.String())
+		}
+		cancel()
+		inflight.wait(context.Background(), cancelGrace)
 	}
 	cancel()
 	<-notifDone
@@ -139,6 +152,56 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 }
 
 var errLineTooLong = errors.New("line too long")
+
+// cancelGrace bounds waiting for cancelled requests to send their answer.
+const cancelGrace = time.Second
+
+// running counts a session's requests in flight.
+type running struct {
+	mu      sync.Mutex
+	n       int
+	changed chan struct{} // closed when a request ends
+}
+
+func (r *running) add() {
+	r.mu.Lock()
+	r.n++
+	if r.changed == nil {
+		r.changed = make(chan struct{})
+	}
+	r.mu.Unlock()
+}
+
+func (r *running) done() {
+	r.mu.Lock()
+	r.n--
+	close(r.changed)
+	r.changed = make(chan struct{})
+	r.mu.Unlock()
+}
+
+// wait waits until no request runs, as long as one ends at least every
+// idle, and until ctx ends; it returns how many still run.
+func (r *running) wait(ctx context.Context, idle time.Duration) int {
+	t := time.NewTimer(idle)
+	defer t.Stop()
+	for {
+		r.mu.Lock()
+		n, changed := r.n, r.changed
+		r.mu.Unlock()
+		if n == 0 {
+			return 0
+		}
+		select {
+		case <-changed:
+			t.Reset(idle)
+		case <-t.C:
+			return n
+		case <-ctx.Done():
+			return n
+		}
+	}
+}
 
 // readLine reads one newline-terminated line, discarding the rest of one
 // longer than max.
@@ -229,8 +292,8 @@ func (o *order) next(write bool) (wait []chan struct{}, done chan struct{}) {
 }
 
 // handle routes one message. Requests that only read run under lctx,
-// which ends when the client leaves; the others under ctx.
-func handle(ctx, lctx context.Context, srv *server.MCPServer, sess *Session, out *lineWriter, line []byte, sem chan struct{}, ord *order, opts *Options, inflight *sync.WaitGroup) {
+// which ends when the client is gone; the others under ctx.
+func handle(ctx, lctx context.Context, srv *server.MCPServer, sess *Session, out *lineWriter, line []byte, sem chan struct{}, ord *order, opts *Options, inflight *running) {
 	log := opts.Logger
 	var env envelope
 	if err := json.Unmarshal(line, &env); err != nil {
@@ -260,9 +323,9 @@ func handle(ctx, lctx context.Context, srv *server.MCPServer, sess *Session, out
 	wait, done := ord.next(ordered)
 	shared := opts.Shared
 	sem <- struct{}{}
-	inflight.Add(1)
+	inflight.add()
 	go func() {
-		defer inflight.Done()
+		defer inflight.done()
 		defer func() { <-sem }()
 		defer close(done)
 		for _, w := range wait {
@@ -324,10 +387,13 @@ func errorResponse(id json.RawMessage, code int, msg string) map[string]any {
 	return map[string]any{"jsonrpc": mcp.JSONRPC_VERSION, "id": idv, "error": map[string]any{"code": code, "message": msg}}
 }
 
-// lineWriter writes whole messages, one per line, never interleaved.
+// lineWriter writes whole messages, one per line, never interleaved. The
+// first write that fails calls gone: the client no longer reads.
 type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu     sync.Mutex
+	w      io.Writer
+	gone   func()
+	failed bool
 }
 
 func (l *lineWriter) send(v any) error {
@@ -339,5 +405,11 @@ func (l *lineWriter) send(v any) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	_, err = l.w.Write(b)
+	if err != nil && !l.failed {
+		l.failed = true
+		if l.gone != nil {
+			l.gone()
+		}
+	}
 	return err
 }

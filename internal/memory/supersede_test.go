@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -216,4 +217,50 @@ func TestLinksSurviveRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("without a snapshot", "database")
+}
+
+// TestStoreTurnUpdateNotAnchored: between the user's turns, a changed time
+// that stands next to no shared word ("it's rescheduled to March 22 at
+// 4:30 PM") still names the earlier turn when that turn is the closest to
+// the new one and the two share four words; not between the assistant's
+// turns, not when the newer denies it, not when only a state changed or
+// fewer words are shared, and not when another earlier turn is closer.
+func TestStoreTurnUpdateNotAnchored(t *testing.T) {
+	e := semanticEngine(t, testenv.Store(t), useLite(t))
+	const (
+		older = "I have a Zoom meeting with Professor Danielle on March 22 at 3 PM to review my draft, what should I bring up with her?"
+		newer = "I'm worried about missing the Zoom meeting with Professor Danielle, so can you remind me that it's rescheduled to March 22 at 4:30 PM?"
+	)
+	background := []string{
+		"Can you suggest a reading order for the three papers on soil erosion I saved last week?",
+		"My thesis chapter on river sediment is at about 9,000 words now.",
+	}
+	for _, c := range []struct {
+		name, speaker, older, closer, newer string
+		link                                bool
+	}{
+		{name: "user", speaker: "user", older: older, newer: newer, link: true},
+		{name: "assistant", speaker: "assistant", older: older, newer: newer},
+		{name: "denied", speaker: "user", older: older, newer: "I'm worried about missing the Zoom meeting with Professor Danielle, so can you remind me that it was never rescheduled to March 22 at 4:30 PM?"},
+		{name: "state only", speaker: "user", older: "I'm considering a career pivot into data journalism after finishing my thesis draft with Professor Danielle.", newer: "I'm considering shifting my career focus to science writing after finishing my thesis draft with Professor Danielle."},
+		{name: "three words", speaker: "user", older: "I have a Zoom meeting on March 22 at 3 PM to review my draft, what should I bring up?", newer: "I'm worried about missing the Zoom meeting, so can you remind me that it's rescheduled to March 22 at 4:30 PM?"},
+		{name: "another closer", speaker: "user", older: older, closer: "I'm worried about missing the Zoom meeting with Professor Danielle, so can you help me set a reminder on my phone?", newer: newer},
+	} {
+		scope := "turns-" + strings.ReplaceAll(c.name, " ", "-")
+		turn := func(text string, days int) StoreResult {
+			return mustStore(t, e, StoreRequest{Content: text, Scope: scope, Source: "conversation", ConversationID: "c1", Speaker: c.speaker, Timestamp: daysAgo(days)})
+		}
+		for _, b := range background {
+			turn(b, 30)
+		}
+		old := turn(c.older, 20)
+		if c.closer != "" {
+			turn(c.closer, 19)
+		}
+		got := turn(c.newer, 18)
+		named := slices.ContainsFunc(got.Updates, func(u Update) bool { return u.ID == old.ID })
+		if named != c.link || (!c.link && len(got.Updates) != 0) {
+			t.Errorf("%s: updates %+v, want the earlier turn named: %v", c.name, got.Updates, c.link)
+		}
+	}
 }

@@ -21,7 +21,9 @@ import (
 // Conversation turns (a speaker, or source conversation) say much in
 // passing: between them an update needs two words in common and a
 // changed number, amount, date or time next to the same word on both
-// sides ("snack budget to $65" / "snack budget to $75"), and no word
+// sides ("snack budget to $65" / "snack budget to $75"; between the
+// user's turns, the earlier turn closest to the new one may do without
+// the same word when the two share four, closestUpdate), and no word
 // saying which thing on one side only ("classification problems" /
 // "problems" in a turn about areas, facts.Relation.OneSided); a contradiction
 // needs half the words in common; turns of different speakers are never
@@ -48,12 +50,17 @@ const (
 	// maxUpdates and maxContradictions bound what one store marks.
 	maxUpdates        = 3
 	maxContradictions = 2
+	// closestCommon: see closestUpdate.
+	closestCommon = 4
 )
 
-// Known is an earlier memory Relate compares with the new one.
+// Known is an earlier memory Relate compares with the new one. Closest:
+// it is the earlier memory closest to the new text (the first of
+// Candidates).
 type Known struct {
 	ID, Text, Speaker, Source string
 	At                        time.Time
+	Closest                   bool
 }
 
 // Found is an earlier memory the new one relates to: At is its place in
@@ -163,7 +170,7 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 		}
 		if turn || theirs != "" || m.Source == content.SourceConversation {
 			switch {
-			case r.Kind == facts.Updates && (r.Common < 2 || !r.Anchored || len(r.OneSided) > 0):
+			case r.Kind == facts.Updates && (r.Common < 2 || !r.Anchored && !closestUpdate(m, speaker, r) || len(r.OneSided) > 0):
 				continue
 			case r.Kind == facts.Contradicts && r.Shared < 0.5:
 				continue
@@ -203,6 +210,25 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 		out.Contradicts = append(out.Contradicts, result(f))
 	}
 	return out
+}
+
+// closestUpdate reports whether, between the user's turns, an update
+// whose changed value stands next to no shared word still links: the
+// earlier turn is the one closest to the new text, the two changed
+// clauses share closestCommon words, and a number, amount, date or time
+// changed, with no name, place or negation ("the Zoom meeting with
+// Professor Danielle … rescheduled to March 22 at 4:30 PM" / "a Zoom
+// meeting with Professor Danielle on March 22 at 3 PM"). A changed state
+// alone between such turns is mostly a paraphrase or another thing of the
+// conversation, a negation a denial, and the assistant's turns explain
+// rather than state.
+func closestUpdate(m Known, speaker string, r facts.Relation) bool {
+	if !m.Closest || r.Common < closestCommon || !r.Counted() || strings.EqualFold(speaker, "assistant") || strings.EqualFold(m.Speaker, "assistant") {
+		return false
+	}
+	return !slices.ContainsFunc(r.DiffersIn, func(k facts.Kind) bool {
+		return k == facts.Negation || k == facts.Place || k == facts.Name
+	})
 }
 
 // speakerOf is who said a memory: its speaker, else the name its text
