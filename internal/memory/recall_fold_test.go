@@ -139,7 +139,7 @@ func TestFoldSecondRing(t *testing.T) {
 
 	// The ring alone: with the chain (TestFoldChain) the vet turn ranks,
 	// chains on and brings its own pair turn.
-	e.SetRankOptions(RankOptions{FoldShare: 0.01, ChainCoverage: -1})
+	e.SetRankOptions(RankOptions{FoldShare: 0.01, ChainCoverage: -1, ConvCover: -1})
 	res = search(t, e, q)
 	if len(res.Results) != 1 {
 		t.Fatalf("got %v", texts(res.Results))
@@ -196,13 +196,13 @@ func TestFoldChain(t *testing.T) {
 		return n, first
 	}
 
-	e.SetRankOptions(RankOptions{FoldShare: 0.01, ChainCoverage: -1})
+	e.SetRankOptions(RankOptions{FoldShare: 0.01, ChainCoverage: -1, ConvCover: -1})
 	res := search(t, e, q)
 	if n, _ := chatResults(res.Results); len(res.Results) != 3 || n != 2 {
 		t.Fatalf("chain off: got %v, want two results from the chat (so the case tests something)", texts(res.Results))
 	}
 
-	e.SetRankOptions(RankOptions{FoldShare: 0.01, ChainCoverage: 0.05})
+	e.SetRankOptions(RankOptions{FoldShare: 0.01, ChainCoverage: 0.05, ConvCover: -1})
 	res = search(t, e, q)
 	n, s := chatResults(res.Results)
 	if len(res.Results) != 3 || n != 1 {
@@ -243,7 +243,7 @@ func TestFoldConvCover(t *testing.T) {
 	mustStore(t, e, StoreRequest{Content: "ok, see you at the climbing gym", Scope: "chat", ConversationID: "chat-2", Speaker: "Lena", Timestamp: at.Add(-71 * time.Hour)})
 	q := SearchRequest{Query: "when were the bike brakes fixed?", Scope: "chat", ExactScope: true, Limit: 2}
 
-	e.SetRankOptions(RankOptions{FoldShare: 0.01})
+	e.SetRankOptions(RankOptions{FoldShare: 0.01, ConvCover: -1})
 	res := search(t, e, q)
 	if len(res.Results) != 2 || res.Results[0].Text != chat[0].Content || res.Results[1].Text != chat[4].Content {
 		t.Fatalf("ConvCover off: got %v, want the question turn and the later brakes turn of the same chat", texts(res.Results))
@@ -253,6 +253,13 @@ func TestFoldConvCover(t *testing.T) {
 	res = search(t, e, q)
 	if len(res.Results) != 2 || res.Results[0].Text != chat[0].Content || res.Results[1].Text != elsewhere.Content {
 		t.Fatalf("ConvCover 0.3: got %v, want the question turn, then the other conversation's %q", texts(res.Results), elsewhere.Content)
+	}
+
+	// The default options keep the turn back too.
+	e.SetRankOptions(RankOptions{})
+	res = search(t, e, q)
+	if len(res.Results) != 2 || res.Results[0].Text != chat[0].Content || res.Results[1].Text != elsewhere.Content {
+		t.Fatalf("default options: got %v, want the question turn, then the other conversation's %q", texts(res.Results), elsewhere.Content)
 	}
 
 	// Once every other match has its place, the kept-back turn fills the
