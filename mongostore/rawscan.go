@@ -118,6 +118,12 @@ func (f *sqliteFiles) table(ctx context.Context, collection string) (string, err
 	return t, nil
 }
 
+// sjsonColumn reads a document's text as a blob: the driver hands a blob
+// over as one []byte that sql.RawBytes keeps, where text would be copied
+// three times (into a []byte, a string, then RawBytes), two of them new
+// allocations of the document's size.
+const sjsonColumn = `CAST(_ferretdb_sjson AS BLOB)`
+
 // iterate calls fn with each document of collection as BSON (the slice is
 // reused).
 func (f *sqliteFiles) iterate(ctx context.Context, collection string, fn func(bson.Raw) error) error {
@@ -126,7 +132,7 @@ func (f *sqliteFiles) iterate(ctx context.Context, collection string, fn func(bs
 		return err
 	}
 	db, _ := f.open()
-	rows, err := db.QueryContext(ctx, fmt.Sprintf(`SELECT _ferretdb_sjson FROM %q`, t))
+	rows, err := db.QueryContext(ctx, fmt.Sprintf(`SELECT `+sjsonColumn+` FROM %q`, t))
 	if err != nil {
 		return errNoRawTable
 	}
@@ -178,7 +184,7 @@ func (f *sqliteFiles) get(ctx context.Context, collection string, ids []bson.Obj
 	// The _id as FerretDB's index expression gives it: its JSON text.
 	args := make([]any, len(ids))
 	q := make([]byte, 0, 64+3*len(ids))
-	q = fmt.Appendf(q, `SELECT _ferretdb_sjson FROM %q WHERE _ferretdb_sjson->'$._id' IN (`, t)
+	q = fmt.Appendf(q, `SELECT `+sjsonColumn+` FROM %q WHERE _ferretdb_sjson->'$._id' IN (`, t)
 	for i, id := range ids {
 		if i > 0 {
 			q = append(q, ',')

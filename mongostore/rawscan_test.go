@@ -123,6 +123,30 @@ func TestRawScanMatchesDriver(t *testing.T) {
 	if err != nil || n != 50 {
 		t.Fatalf("Iterate: %d memories, %v", n, err)
 	}
+	// Vectors reads the same fields of MemoryIndex as Index.
+	full := map[bson.ObjectID]IndexVector{}
+	err = s.Index.Iterate(ctx, 7, func(batch []IndexEntry) error {
+		for _, e := range batch {
+			full[e.ID] = IndexVector{ID: e.ID, SourceID: e.SourceID, Model: e.Model, Dim: e.Dim, Embedding: bytes.Clone(e.Embedding), Encoding: e.Encoding}
+		}
+		return nil
+	})
+	if err != nil || len(full) != 50 {
+		t.Fatalf("Index.Iterate: %d entries, %v", len(full), err)
+	}
+	n = 0
+	err = s.Vectors.Iterate(ctx, 7, func(batch []IndexVector) error {
+		for _, v := range batch {
+			if w := full[v.ID]; !reflect.DeepEqual(v, w) || v.Model != "m" || len(v.Embedding) != 8 {
+				t.Errorf("Vectors read %+v, Index %+v", v, w)
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil || n != 50 {
+		t.Fatalf("Vectors.Iterate: %d entries, %v", n, err)
+	}
 	if c, err := s.Memories.EstimatedCount(ctx); err != nil || c != 50 {
 		t.Fatalf("EstimatedCount: %d, %v", c, err)
 	}
@@ -307,5 +331,63 @@ func TestRawIterateHandsOverBatches(t *testing.T) {
 	})
 	if !errors.Is(err, stop) || calls != 2 {
 		t.Fatalf("fn's error: Iterate returned %v after %d calls, want %v after 2", err, calls, stop)
+	}
+}
+
+// TestPlainRun: the eight-bytes-at-a-time scan for the end of a string's
+// plain run stops where a byte-by-byte one does, for every byte value at
+// every position of a word and its tail.
+func TestPlainRun(t *testing.T) {
+	slow := func(b []byte) int {
+		i := 0
+		for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 {
+			i++
+		}
+		return i
+	}
+	base := []byte("abcdefghijklmnopqrstuvwxyz é€🎉 0123456789")
+	for n := 0; n <= len(base); n++ {
+		for at := 0; at < n; at++ {
+			for c := 0; c < 256; c++ {
+				b := bytes.Clone(base[:n])
+				b[at] = byte(c)
+				if got, want := plainRun(b), slow(b); got != want {
+					t.Fatalf("plainRun(%q) = %d, want %d", b, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestSJSONSchemasReused: one decoder reading documents of several schemas
+// in turn (more than it keeps at hand), and schemas that share a prefix,
+// gives each document the BSON a fresh decoder gives it.
+func TestSJSONSchemasReused(t *testing.T) {
+	docs := []string{
+		`{"$s":{"p":{"_id":{"t":"int"},"a":{"t":"string"}},"$k":["_id","a"]},"_id":1,"a":"x"}`,
+		`{"$s":{"p":{"_id":{"t":"int"},"a":{"t":"int"}},"$k":["_id","a"]},"_id":2,"a":5}`,
+		`{"$s":{"p":{"_id":{"t":"int"},"a":{"t":"string"},"b":{"t":"bool"}},"$k":["_id","a","b"]},"_id":3,"a":"y","b":true}`,
+		`{"$s":{"p":{"_id":{"t":"int"}},"$k":["_id"]},"_id":4}`,
+		`{"$s":{"p":{"_id":{"t":"int"},"b":{"t":"bool"}},"$k":["_id","b"]},"_id":5,"b":false}`,
+		`{"$s":{"p":{"_id":{"t":"int"},"a":{"t":"double"}},"$k":["_id","a"]},"_id":6,"a":2.5}`,
+		`{ "$s" : {"p":{"_id":{"t":"int"},"a":{"t":"string"}},"$k":["_id","a"]} , "_id":7,"a":"z"}`,
+	}
+	var d sjsonDecoder
+	for round := range 3 {
+		for i, doc := range docs {
+			var fresh sjsonDecoder
+			want, err := fresh.appendDoc(nil, []byte(doc))
+			if err != nil {
+				t.Fatalf("%d: %v", i, err)
+			}
+			got, err := d.appendDoc(nil, []byte(doc))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("round %d doc %d: %v\ngot  %v\nwant %v", round, i, err, bson.Raw(got), bson.Raw(want))
+			}
+		}
+	}
+	// A document whose values do not fit a schema seen before still fails.
+	if _, err := d.appendDoc(nil, []byte(strings.Replace(docs[1], `"a":5`, `"a":"5"`, 1))); err == nil {
+		t.Fatal("accepted a string for an int")
 	}
 }

@@ -1,9 +1,12 @@
 package mongostore
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -52,31 +55,63 @@ func (c Collection[T]) RecordUses(ctx context.Context, uses []Use) (rest []Use, 
 			_ = tx.Rollback()
 		}
 	}()
-	// A document without last_accessed gets it in its schema too: the field
+	// One statement for the whole batch (modernc's driver prepares a
+	// statement again at every Exec, and a statement of its own per use
+	// cost as much as its update): the uses go in as a JSON array of
+	// ["_id hex", count, last_accessed ms], joined to the documents by
+	// the _id index, and the statement returns the _ids it updated. A
+	// document without last_accessed gets it in its schema too: the field
 	// name appended to "$k" and its value appended to the document, as
 	// FerretDB itself keeps the values in the schema's order.
-	q := fmt.Sprintf(`UPDATE %q SET _ferretdb_sjson = json_set(
+	q := fmt.Sprintf(`UPDATE %[1]q SET _ferretdb_sjson = json_set(
   CASE WHEN json_type(_ferretdb_sjson, '$."$s".p.last_accessed') IS NULL
     THEN json_set(json_insert(_ferretdb_sjson, '$."$s"."$k"[#]', 'last_accessed'), '$."$s".p.last_accessed', json('{"t":"date"}'))
     ELSE _ferretdb_sjson END,
-  '$.use_count', json_extract(_ferretdb_sjson, '$.use_count') + ?2,
-  '$.last_accessed', ?3)
-WHERE _ferretdb_sjson->'$._id' = ?1
+  '$.use_count', json_extract(_ferretdb_sjson, '$.use_count') + u.n,
+  '$.last_accessed', u.at)
+FROM (SELECT value->'$[0]' AS id, value->>'$[1]' AS n, value->>'$[2]' AS at FROM json_each(?1)) AS u
+WHERE %[1]q._ferretdb_sjson->'$._id' = u.id
   AND json_extract(_ferretdb_sjson, '$."$s".p.use_count.t') = 'long'
   AND json_type(_ferretdb_sjson, '$.use_count') = 'integer'
-  AND coalesce(json_extract(_ferretdb_sjson, '$."$s".p.last_accessed.t'), 'date') = 'date'`, t)
-	st, err := tx.PrepareContext(ctx, q)
+  AND coalesce(json_extract(_ferretdb_sjson, '$."$s".p.last_accessed.t'), 'date') = 'date'
+RETURNING _ferretdb_sjson->>'$._id'`, t)
+	merged := mergeUses(sortedUses(uses))
+	arg := make([]byte, 0, 48*len(merged)+2)
+	arg = append(arg, '[')
+	for i, u := range merged {
+		if i > 0 {
+			arg = append(arg, ',')
+		}
+		arg = append(arg, `["`...)
+		arg = append(arg, u.ID.Hex()...)
+		arg = append(arg, `",`...)
+		arg = strconv.AppendInt(arg, u.Count, 10)
+		arg = append(arg, ',')
+		arg = strconv.AppendInt(arg, u.At.UnixMilli(), 10)
+		arg = append(arg, ']')
+	}
+	arg = append(arg, ']')
+	rows, err := tx.QueryContext(ctx, q, string(arg))
 	if err != nil {
 		return nil, fmt.Errorf("cannot record uses in %s: %w", c.Name(), err)
 	}
-	defer st.Close()
-	for _, u := range uses {
-		var res sql.Result
-		res, err = st.ExecContext(ctx, `"`+u.ID.Hex()+`"`, u.Count, u.At.UnixMilli())
-		if err != nil {
+	updated := make(map[string]bool, len(merged))
+	for rows.Next() {
+		var id string
+		if err = rows.Scan(&id); err != nil {
+			_ = rows.Close()
 			return nil, fmt.Errorf("cannot record uses in %s: %w", c.Name(), err)
 		}
-		if n, _ := res.RowsAffected(); n != 1 {
+		updated[id] = true
+	}
+	if err = rows.Close(); err != nil {
+		return nil, fmt.Errorf("cannot record uses in %s: %w", c.Name(), err)
+	}
+	if err = rows.Err(); err != nil {
+		return nil, fmt.Errorf("cannot record uses in %s: %w", c.Name(), err)
+	}
+	for _, u := range uses {
+		if !updated[u.ID.Hex()] {
 			rest = append(rest, u)
 		}
 	}
@@ -84,6 +119,31 @@ WHERE _ferretdb_sjson->'$._id' = ?1
 		return nil, fmt.Errorf("cannot record uses in %s: %w", c.Name(), err)
 	}
 	return rest, nil
+}
+
+// mergeUses folds the uses of one _id (adjacent in sorted, in the
+// caller's order) into one, as applying them one after another would:
+// their counts summed, the last one's time. The result may share sorted's
+// array.
+func mergeUses(sorted []Use) []Use {
+	out := sorted[:0]
+	for _, u := range sorted {
+		if n := len(out); n > 0 && out[n-1].ID == u.ID {
+			out[n-1].Count += u.Count
+			out[n-1].At = u.At
+			continue
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// sortedUses returns a copy of uses in ascending _id order (uses of one
+// _id in the order given).
+func sortedUses(uses []Use) []Use {
+	s := slices.Clone(uses)
+	slices.SortStableFunc(s, func(a, b Use) int { return bytes.Compare(a.ID[:], b.ID[:]) })
+	return s
 }
 
 // openWriter opens (once) a pool of one connection that writes the

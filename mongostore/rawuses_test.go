@@ -3,6 +3,7 @@ package mongostore
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -81,5 +82,53 @@ func TestRecordUsesMatchesDriver(t *testing.T) {
 	}
 	if rest, err := drv.RecordUses(ctx, uses); err != nil || fmt.Sprint(rest) != fmt.Sprint(uses) {
 		t.Fatalf("without the raw path every use comes back: %v, %v", rest, err)
+	}
+}
+
+// TestSortedUsesAscending: the batch is written in ascending _id order
+// (page locality), from a copy: the caller's slice keeps its order.
+func TestSortedUsesAscending(t *testing.T) {
+	var uses []Use
+	for i := 0; i < 50; i++ {
+		uses = append(uses, Use{ID: bson.NewObjectID(), Count: int64(i)})
+	}
+	slices.Reverse(uses)
+	orig := slices.Clone(uses)
+	got := sortedUses(uses)
+	if len(got) != len(uses) || !slices.Equal(uses, orig) {
+		t.Fatalf("sortedUses changed its input or lost uses: %d of %d", len(got), len(uses))
+	}
+	for i := 1; i < len(got); i++ {
+		if bytes.Compare(got[i-1].ID[:], got[i].ID[:]) >= 0 {
+			t.Fatalf("use %d (%s) not after %s", i, got[i].ID.Hex(), got[i-1].ID.Hex())
+		}
+	}
+}
+
+// TestRecordUsesSameIDTwice: two uses of one document in a batch (written
+// by one statement) count as both, and the later time stays, as writing
+// them one after another does.
+func TestRecordUsesSameIDTwice(t *testing.T) {
+	s := openTestStore(t, Options{Mode: ModeEmbedded})
+	ctx := ctxT(t)
+	raw := Collection[Memory]{s.db.Collection("uses_twice"), s.raw}
+	m, other := newMemory("twice", "s", "t"), newMemory("once", "s", "t")
+	for _, x := range []*Memory{m, other} {
+		if err := raw.Insert(ctx, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t1 := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	t2 := t1.Add(-time.Hour) // the later use in the batch, with the earlier time
+	rest, err := raw.RecordUses(ctx, []Use{{ID: m.ID, Count: 1, At: t1}, {ID: other.ID, Count: 4, At: t1}, {ID: m.ID, Count: 2, At: t2}})
+	if err != nil || len(rest) != 0 {
+		t.Fatalf("RecordUses: rest %v, %v", rest, err)
+	}
+	got, err := raw.Get(ctx, m.ID)
+	if err != nil || got.UseCount != 3 || got.LastAccessed == nil || !got.LastAccessed.Equal(t2) {
+		t.Fatalf("after two uses in one batch: %+v, %v", got, err)
+	}
+	if got, err := raw.Get(ctx, other.ID); err != nil || got.UseCount != 4 || !got.LastAccessed.Equal(t1) {
+		t.Fatalf("the other document: %+v, %v", got, err)
 	}
 }

@@ -1,6 +1,7 @@
 package mongostore
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
@@ -49,19 +50,35 @@ type sjsonElem struct {
 // concurrent use.
 type sjsonDecoder struct {
 	schemas map[string]*sjsonSchema
+	// recent holds the schemas of the last documents, by their text:
+	// a document whose text starts with one of them has that schema, which
+	// then needs neither a pass over its text nor a map lookup by it.
+	recent [4]recentSchema
+	next   int
+	// tmp is the readers' scratch, kept from one document to the next.
+	tmp []byte
+}
+
+type recentSchema struct {
+	raw []byte
+	sch *sjsonSchema
 }
 
 const maxCachedSchemas = 256
 
 // appendDoc appends the BSON form of the sjson document data to dst.
 func (d *sjsonDecoder) appendDoc(dst, data []byte) ([]byte, error) {
-	r := sjsonReader{b: data}
+	r := sjsonReader{b: data, tmp: d.tmp}
+	defer func() { d.tmp = r.tmp }()
 	r.ws()
 	if !r.eat('{') {
 		return nil, r.fail("a document must start with {")
 	}
 	r.ws()
-	key, err := r.str(nil)
+	key, err := r.str(r.tmp[:0])
+	if err == nil {
+		r.tmp = key
+	}
 	if err != nil || string(key) != "$s" {
 		return nil, r.fail(`a document must start with its schema "$s"`)
 	}
@@ -69,12 +86,27 @@ func (d *sjsonDecoder) appendDoc(dst, data []byte) ([]byte, error) {
 	if !r.eat(':') {
 		return nil, r.fail("expected :")
 	}
+	r.ws()
+	// A schema is one complete JSON object, so a text that starts with a
+	// recent one's holds exactly that one there.
+	for _, rs := range d.recent {
+		if rs.sch != nil && bytes.HasPrefix(data[r.i:], rs.raw) {
+			r.i += len(rs.raw)
+			return r.fields(dst, rs.sch, true)
+		}
+	}
 	start := r.i
 	if err := r.skip(); err != nil {
 		return nil, err
 	}
 	raw := data[start:r.i]
 	sch := d.schemas[string(raw)]
+	defer func() {
+		if sch != nil {
+			d.recent[d.next] = recentSchema{raw: bytes.Clone(raw), sch: sch}
+			d.next = (d.next + 1) % len(d.recent)
+		}
+	}()
 	if sch == nil {
 		sch = new(sjsonSchema)
 		if err := json.Unmarshal(raw, sch); err != nil {
@@ -378,9 +410,7 @@ func (r *sjsonReader) str(dst []byte) ([]byte, error) {
 	}
 	for {
 		start := r.i
-		for r.i < len(r.b) && r.b[r.i] != '"' && r.b[r.i] != '\\' && r.b[r.i] >= 0x20 {
-			r.i++
-		}
+		r.i += plainRun(r.b[r.i:])
 		dst = append(dst, r.b[start:r.i]...)
 		if r.i >= len(r.b) {
 			return nil, r.fail("unterminated string")
@@ -440,6 +470,26 @@ func (r *sjsonReader) str(dst []byte) ([]byte, error) {
 	}
 }
 
+// plainRun returns the length of b's leading run of bytes a JSON string
+// holds as they are: up to its first '"', '\\' or control character.
+func plainRun(b []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	// Eight bytes at a time while none of them ends the run: a byte of
+	// v is zero (or of x below 0x20) iff (v-1)&^v has its high bit set.
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, bs := x^(ones*'"'), x^(ones*'\\')
+		if ((q-ones)&^q|(bs-ones)&^bs|(x-ones*0x20)&^x)&highs != 0 {
+			break
+		}
+	}
+	for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 {
+		i++
+	}
+	return i
+}
+
 func (r *sjsonReader) hex4() (uint16, bool) {
 	if r.i+4 > len(r.b) {
 		return 0, false
@@ -470,14 +520,13 @@ func (r *sjsonReader) skip() error {
 	}
 	switch r.b[r.i] {
 	case '"':
-		_, err := r.str(r.tmp[:0])
-		return err
+		return r.skipStr()
 	case '{', '[':
 		depth := 0
 		for r.i < len(r.b) {
 			switch r.b[r.i] {
 			case '"':
-				if _, err := r.str(r.tmp[:0]); err != nil {
+				if err := r.skipStr(); err != nil {
 					return err
 				}
 				continue
@@ -503,4 +552,13 @@ func (r *sjsonReader) skip() error {
 		}
 		return nil
 	}
+}
+
+// skipStr passes over a JSON string, checking it as str does.
+func (r *sjsonReader) skipStr() error {
+	s, err := r.str(r.tmp[:0])
+	if err == nil {
+		r.tmp = s
+	}
+	return err
 }

@@ -72,7 +72,9 @@ type Store struct {
 	Summaries Collection[Summary]
 	Profiles  Collection[Profile]
 	Index     Collection[IndexEntry]
-	Scopes    ScopeCollection
+	// Vectors is Index read as IndexVector: the index load's read.
+	Vectors Collection[IndexVector]
+	Scopes  ScopeCollection
 
 	eng engine
 	// raw reads the embedded engine's SQLite file directly (rawscan.go);
@@ -161,6 +163,7 @@ func connect(ctx context.Context, eng engine, mode, reason string, opts Options)
 		Summaries: Collection[Summary]{db.Collection(Summaries), raw},
 		Profiles:  Collection[Profile]{db.Collection(UserProfile), raw},
 		Index:     Collection[IndexEntry]{db.Collection(MemoryIndex), raw},
+		Vectors:   Collection[IndexVector]{db.Collection(MemoryIndex), raw},
 		Scopes:    ScopeCollection{Collection[Scope]{db.Collection(Metadata), raw}},
 		raw:       raw,
 		eng:       eng,

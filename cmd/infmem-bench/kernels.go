@@ -12,7 +12,7 @@ import (
 
 // runKernels compares USE-lite's vectors from this machine's kernel with
 // the float32 ones (embed.AMXEnv=off) over the recall sets' texts: on a
-// CPU with AMX, how far the bf16 products move each vector.
+// CPU with AMX or AVX512-BF16, how far the bf16 products move each vector.
 func runKernels(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("kernels", flag.ContinueOnError)
 	sets := fs.String("sets", "locomo,messy,beam,realmem,everyday", "comma-separated recall sets")

@@ -27,6 +27,8 @@ func runStdio(ctx context.Context, args []string) error {
 	extra := fs.String("args", "", "extra arguments for infmem mcp, space-separated")
 	statsCalls := fs.Int("stats-calls", 20, "calls of get_memory_stats measured (at most --calls)")
 	tools := fs.String("tools", "", "comma-separated tools to measure (default all: store_memory,retrieve_memory,recall_memory_by_time,get_memory_stats); e.g. store_memory alone to profile a store burst")
+	seed := fs.Uint64("seed", 0, "seed of the generated texts (0: the clock, texts unique to the run)")
+	results := fs.String("results", "", "write every store_memory result to this file, one JSON text a line (compare two builds' store answers)")
 	crashAfter := fs.Int("crash-after", 0, "instead of measuring, store this many new memories, then kill the server (SIGKILL) to leave a crash behind")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -91,7 +93,19 @@ func runStdio(ctx context.Context, args []string) error {
 
 	// Texts unique to this run: re-storing an earlier run's texts would only
 	// hit the duplicate check and time nothing.
-	gen := newSynth(uint64(time.Now().UnixNano()))
+	// --seed repeats a run's texts on another copy of the same root.
+	genSeed := uint64(time.Now().UnixNano())
+	if *seed != 0 {
+		genSeed = *seed
+	}
+	gen := newSynth(genSeed)
+	var resultsOut *os.File
+	if *results != "" {
+		if resultsOut, err = os.Create(*results); err != nil {
+			return err
+		}
+		defer resultsOut.Close()
+	}
 	if *crashAfter > 0 {
 		return storeThenKill(ctx, c, gen, *crashAfter)
 	}
@@ -119,6 +133,11 @@ func runStdio(ctx context.Context, args []string) error {
 				return fmt.Errorf("%s: %s", name, text(res))
 			}
 			lat = append(lat, d)
+			if name == "store_memory" && resultsOut != nil {
+				if _, err := fmt.Fprintln(resultsOut, strings.ReplaceAll(text(res), "\n", " ")); err != nil {
+					return err
+				}
+			}
 		}
 		slices.Sort(lat)
 		pct := func(q float64) time.Duration { return lat[int(q*float64(len(lat)-1))] }

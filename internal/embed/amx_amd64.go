@@ -62,7 +62,7 @@ func amxGemmPair(a []uint16, lda int, b []uint16, k int, c []float32, ldc int, r
 // toBF16Row rounds src to bf16 into dst.
 func toBF16Row(dst []uint16, src []float32) {
 	n := len(src) &^ (bf16Block - 1)
-	if n > 0 && amxUsable() {
+	if n > 0 && vdpUsable() {
 		_ = dst[n-1]
 		cvtBF16AVX512(&dst[0], &src[0], n)
 	}
@@ -72,7 +72,7 @@ func toBF16Row(dst []uint16, src []float32) {
 // toBF16ReLURow rounds relu(src) to bf16 into dst.
 func toBF16ReLURow(dst []uint16, src []float32) {
 	n := len(src) &^ (bf16Block - 1)
-	if n > 0 && amxUsable() {
+	if n > 0 && vdpUsable() {
 		_ = dst[n-1]
 		cvtBF16ReLUAVX512(&dst[0], &src[0], n)
 	}

@@ -83,14 +83,21 @@ func fastKernels() []testKernels {
 	return append(ks, amxKernels()...)
 }
 
-// amxKernels is the AMX configuration, when this CPU and system can run it.
+// amxKernels is the bf16 configurations this CPU and system can run: the
+// AMX tile unit's and AVX-512 BF16's.
 func amxKernels() []testKernels {
-	if !amxUsable() {
-		return nil
-	}
+	var ks []testKernels
 	k := allKernels()[len(allKernels())-1]
-	k.name, k.amx = "amx-bf16", true
-	return []testKernels{k}
+	if amxUsable() {
+		k.name, k.amx = "amx-bf16", true
+		ks = append(ks, k)
+		k.amx = false
+	}
+	if vdpUsable() {
+		k.name, k.vdp = "avx512-bf16", true
+		ks = append(ks, k)
+	}
+	return ks
 }
 
 // BenchmarkEmbedLength shows how latency grows with token count.

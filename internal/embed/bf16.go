@@ -85,6 +85,10 @@ func packBF16Pairs(out []uint16, data []byte, k, n int) []uint16 {
 // one core reads them about as fast as two: the split only doubled the CPU
 // and took the second core from the rest of the caller's work (a store's
 // database write and vector scan run beside its embedding).
+// The VDPBF16PS products keep the rule: on a loaded machine (load 18, two
+// cores) one goroutine embedded a query in 0.87–0.92 ms p50 against
+// 1.13–1.25 ms split, and a stored text after a cache flush in 1.66–1.74
+// against 2.0–2.27 ms (BenchmarkEmbedQuery/avx512-bf16, BenchmarkEmbedCold).
 const amxSplitMinRows = 128
 
 // bf16Pool holds the activations of a product rounded to bf16.
@@ -100,11 +104,21 @@ func (w *matrix) mulAddBF16(m int, a []float32, lda int, c []float32, ldc int) {
 	w.mulAddBF16Act(m, a, lda, nil, c, ldc, false)
 }
 
+// vdpRows is the row block of the AVX-512 BF16 products (vdpGemmPair):
+// a product pads its rows to a multiple of four, not of 32 as on the tile
+// unit, since the vector unit spends its time on every padding row.
+const vdpRows = 4
+
 // mulAddBF16Act is mulAddBF16, of relu(A) when relu is set (A unchanged),
-// and with bias not nil C = bias + A·W (C's rows are not read).
+// and with bias not nil C = bias + A·W (C's rows are not read). The
+// products run on the tile unit, or with VDPBF16PS when w.vdp is set.
 func (w *matrix) mulAddBF16Act(m int, a []float32, lda int, bias, c []float32, ldc int, relu bool) {
 	k, n := w.k, w.n
-	mp := roundUp(m, bf16Block)
+	blk := bf16Block
+	if w.vdp {
+		blk = vdpRows
+	}
+	mp := roundUp(m, blk)
 	bufp := bf16Pool.Get().(*[]uint16)
 	defer bf16Pool.Put(bufp)
 	if cap(*bufp) < mp*k {
@@ -124,8 +138,8 @@ func (w *matrix) mulAddBF16Act(m int, a []float32, lda int, bias, c []float32, l
 	var tail []float32
 	if need := (mp-1)*ldc + n; len(cc) < need {
 		// Rows from full on go through tail, a copy with room.
-		full := m / bf16Block * bf16Block
-		tail = make([]float32, bf16Block*ldc)
+		full := m / blk * blk
+		tail = make([]float32, blk*ldc)
 		copy(tail, cc[full*ldc:min(len(cc), m*ldc)])
 		defer copy(cc[full*ldc:min(len(cc), m*ldc)], tail)
 		cc = cc[:full*ldc]
@@ -143,6 +157,15 @@ func (w *matrix) mulAddBF16Act(m int, a []float32, lda int, bias, c []float32, l
 			var bp []float32
 			if bias != nil {
 				bp = bias[p*2*kernCols : (p+1)*2*kernCols]
+			}
+			if w.vdp {
+				if mp > 0 {
+					vdpGemmPair(ab, k, b, k, cc[p*2*kernCols:], ldc, mp, bp)
+				}
+				if tail != nil {
+					vdpGemmPair(ab[mp*k:], k, b, k, tail[p*2*kernCols:], ldc, blk, bp)
+				}
+				continue
 			}
 			if mp > 0 {
 				amxGemmPair(ab, k, b, k, cc[p*2*kernCols:], ldc, mp/bf16Block, bp)

@@ -16,11 +16,14 @@
 // activations rounded to bf16, products summed in float32, two to three
 // times faster per text; the vectors keep a cosine of at least 0.9998
 // (mean 0.99997) to the float32 ones on the recall sets' texts, and recall
-// does not move (BENCHMARKS.md, issue 24). Elsewhere the
+// does not move (BENCHMARKS.md, issue 24). On CPUs with AVX512-BF16 but
+// not AMX (AMD Zen 4 and later, Intel Cooper Lake), the same bf16 products
+// run in the vector unit with VDPBF16PS (vdp_amd64.s), about twice the
+// fp16 kernel's speed, with the same closeness to float32. Elsewhere the
 // products are float32: AVX-512 or AVX2 with fp16 weights, AVX2 with
 // float32 weights, or portable Go, all giving the same vectors bit for bit
 // except the portable kernel (cosine 0.9999993). INFMEM_EMBED_AMX=off keeps
-// an AMX machine on float32. Every path gives a text the same vector alone
+// a bf16 machine on float32. Every path gives a text the same vector alone
 // and in any batch. The vectors are stored under the one model id
 // (use-lite-512-v1) whatever the kernel: nothing compares vectors bit for
 // bit across processes.

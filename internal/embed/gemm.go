@@ -171,6 +171,9 @@ type matrix struct {
 	// (packBF16Pairs), and every product goes through mulAddBF16; half,
 	// panels and the kernels are then unused.
 	bf []uint16
+	// vdp makes bf's products with VDPBF16PS (vdpGemmPair) instead of on
+	// the tile unit.
+	vdp bool
 }
 
 // setKern12 gives w the twelve-row kernels when kern12 is not nil (and w

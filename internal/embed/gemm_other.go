@@ -43,3 +43,11 @@ var asm512 = false
 func normRow(o, x []float32, mean, rs float32, scale, bias []float32) {
 	normRowGo(o, x, mean, rs, scale, bias)
 }
+
+// vdpUsable reports that this build has no AVX-512 BF16 kernel.
+func vdpUsable() bool { return false }
+
+// vdpGemmPair is never called: no matrix uses it in this build.
+func vdpGemmPair(a []uint16, lda int, b []uint16, k int, c []float32, ldc int, rows int, bias []float32) {
+	panic("embed: no AVX-512 BF16 kernel in this build")
+}

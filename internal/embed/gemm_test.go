@@ -62,22 +62,23 @@ type testKernels struct {
 	kern16 f16KernelFunc // nil: weights decoded to fp32
 	kern12 f16KernelFunc // nil: kern16 for every row
 	amx    bool          // weight products in bf16 on the AMX tile unit
+	vdp    bool          // weight products in bf16 by VDPBF16PS
 }
 
 // model builds the model with tk's kernels.
 func (tk testKernels) model() (*USELite, error) {
-	return newUSELiteAMX(useLiteBlob, tk.kern, tk.kern16, tk.kern12, tk.amx)
+	return newUSELiteBF16(useLiteBlob, tk.kern, tk.kern16, tk.kern12, tk.amx, tk.vdp)
 }
 
 // allKernels lists every kernel configuration this build and CPU can run.
 func allKernels() []testKernels {
-	ks := []testKernels{{"go", kernel6x16Go, nil, nil, false}, {"go-f16", kernel6x16Go, kernel6x16F16Go, nil, false}}
+	ks := []testKernels{{"go", kernel6x16Go, nil, nil, false, false}, {"go-f16", kernel6x16Go, kernel6x16F16Go, nil, false, false}}
 	if k := asmKernel(); k != nil {
-		ks = append(ks, testKernels{"asm", k, nil, nil, false})
+		ks = append(ks, testKernels{"asm", k, nil, nil, false, false})
 		if k16 := asmF16Kernel(); k16 != nil {
-			ks = append(ks, testKernels{"asm-f16", k, k16, nil, false})
+			ks = append(ks, testKernels{"asm-f16", k, k16, nil, false, false})
 			if k12 := asmF16Kernel12(); k12 != nil {
-				ks = append(ks, testKernels{"asm-f16-avx512", k, k16, k12, false})
+				ks = append(ks, testKernels{"asm-f16-avx512", k, k16, k12, false, false})
 			}
 		}
 	}

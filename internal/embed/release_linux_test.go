@@ -57,7 +57,7 @@ func TestEmbeddedWeightsLeaveTheResidentSet(t *testing.T) {
 	}
 	present, _ = residentPages(t, data)
 	t.Logf("after one query: %d of %d pages resident", present, total)
-	want, err := newUSELiteAMX(data, bestKernel(), asmF16Kernel(), asmF16Kernel12(), useAMX())
+	want, err := newUSELiteBF16(data, bestKernel(), asmF16Kernel(), asmF16Kernel12(), useAMX(), useVDP())
 	if err != nil {
 		t.Fatal(err)
 	}

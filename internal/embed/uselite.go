@@ -46,6 +46,7 @@ type USELite struct {
 	kern   kernelFunc // for products with activations (attention)
 	kern12 kernelFunc // kern over twelve rows, or nil
 	amx    bool       // weight products in bf16 on the AMX tile unit
+	vdp    bool       // weight products in bf16 with AVX-512 BF16 (no AMX)
 	emb    []byte     // fp16 [vocabRows][embDim], read in place from the blob
 	timing []float32  // [maxLen][embDim] sinusoid position signal
 	maxLen int
@@ -100,7 +101,7 @@ func NewUSELite() (*USELite, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := newUSELiteAMX(data, bestKernel(), asmF16Kernel(), asmF16Kernel12(), useAMX())
+	m, err := newUSELiteBF16(data, bestKernel(), asmF16Kernel(), asmF16Kernel12(), useAMX(), useVDP())
 	if err != nil {
 		return nil, err
 	}
@@ -122,24 +123,37 @@ func NewUSELite() (*USELite, error) {
 }
 
 // AMXEnv names the environment variable that, set to "off", keeps the
-// model's products in float32 on a CPU with AMX (the vectors then match
-// those of CPUs without it bit for bit, at about half the speed).
+// model's products in float32 on a CPU with AMX or AVX-512 BF16 (the
+// vectors then match those of CPUs without them bit for bit, at about half
+// the speed).
 const AMXEnv = "INFMEM_EMBED_AMX"
+
+// bf16Off reports whether AMXEnv says "off".
+func bf16Off() bool { return strings.EqualFold(strings.TrimSpace(os.Getenv(AMXEnv)), "off") }
 
 // useAMX reports whether NewUSELite puts the weight products on the AMX
 // tile unit: the CPU and system allow it and AMXEnv does not say "off".
-func useAMX() bool {
-	return amxUsable() && !strings.EqualFold(strings.TrimSpace(os.Getenv(AMXEnv)), "off")
-}
+func useAMX() bool { return amxUsable() && !bf16Off() }
+
+// useVDP reports whether NewUSELite makes the weight products in bf16 with
+// AVX-512 BF16's VDPBF16PS: the CPU has it but not AMX (e.g. AMD Zen 4),
+// and AMXEnv does not say "off". Its bf16 products hold a vector as close
+// to the float32 one as the tile unit's (TestVDPModelNearFP32) at about
+// twice the fp16 kernels' speed: a VDPBF16PS makes 32 products where the
+// fp16 kernels widen the weights and make 16 per FMA.
+func useVDP() bool { return !useAMX() && vdpUsable() && !bf16Off() }
 
 // Kernel describes how NewUSELite multiplies on this machine, for the
 // doctor and the logs: "AMX bf16" (weights and activations rounded to
-// bf16, products summed in float32 on the tile unit), "AVX-512 fp16",
+// bf16, products summed in float32 on the tile unit), "AVX-512 bf16" (the
+// same roundings, VDPBF16PS in the vector unit), "AVX-512 fp16",
 // "AVX2 fp16", "AVX2" or "portable Go" (float32 weights and arithmetic).
 func Kernel() string {
 	switch {
 	case useAMX():
 		return "AMX bf16"
+	case useVDP():
+		return "AVX-512 bf16"
 	case asmF16Kernel12() != nil:
 		return "AVX-512 fp16"
 	case asmF16Kernel() != nil:
@@ -160,16 +174,24 @@ func newUSELite(data []byte, kern kernelFunc, kern16, kern12 f16KernelFunc) (*US
 // newUSELiteAMX is newUSELite, with the weight products on the AMX tile
 // unit in bf16 when amx is true (the caller has checked amxUsable).
 func newUSELiteAMX(data []byte, kern kernelFunc, kern16, kern12 f16KernelFunc, amx bool) (*USELite, error) {
+	return newUSELiteBF16(data, kern, kern16, kern12, amx, false)
+}
+
+// newUSELiteBF16 is newUSELiteAMX, with the weight products in bf16 by
+// VDPBF16PS when vdp is true and amx false (the caller has checked
+// vdpUsable).
+func newUSELiteBF16(data []byte, kern kernelFunc, kern16, kern12 f16KernelFunc, amx, vdp bool) (*USELite, error) {
 	bl, err := parseBlob(data)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load USE-lite weights: %w", err)
 	}
-	m := &USELite{kern: kern, amx: amx}
+	vdp = vdp && !amx
+	m := &USELite{kern: kern, amx: amx, vdp: vdp}
 	if kern12 != nil {
 		// The twelve-row fp16 kernels' CPU has the float32 one too.
 		m.kern12 = asmKernel12()
 	}
-	l := loader{bl: bl, kern: kern, kern16: kern16, kern12: kern12, amx: amx}
+	l := loader{bl: bl, kern: kern, kern16: kern16, kern12: kern12, amx: amx, vdp: vdp}
 	m.emb = l.raw("embeddings", dtypeF16, vocabRows, embDim)
 	inv := l.vec("timing.inv", timingDims)
 	m.lnEps = l.scalar("ln.eps")
@@ -232,6 +254,7 @@ type loader struct {
 	kern16 f16KernelFunc
 	kern12 f16KernelFunc
 	amx    bool
+	vdp    bool
 	err    error
 }
 
@@ -268,8 +291,8 @@ func (l *loader) mat(name string, k, n int) *matrix {
 		l.err = fmt.Errorf("%w: tensor %q has %d columns, not a multiple of %d", errCorruptBlob, name, n, kernCols)
 		return nil
 	}
-	if l.amx && k%bf16Block == 0 && n%bf16Block == 0 {
-		m := &matrix{k: k, n: n}
+	if (l.amx || l.vdp) && k%bf16Block == 0 && n%bf16Block == 0 {
+		m := &matrix{k: k, n: n, vdp: l.vdp}
 		m.bf = packBF16Pairs(weightsU16(m, k*n), t.data, k, n)
 		return m
 	}
@@ -380,6 +403,17 @@ func (m *USELite) rowSlack() int {
 	return slackRows
 }
 
+// rowAlign is the multiple a pass's rows are padded to: the float32 and
+// fp16 kernels' six (kernRows), or vdpRows for the VDPBF16PS products,
+// which would spend their time on the padding rows (a 13-token text: 16
+// rows, not 18 rounded up to 20).
+func (m *USELite) rowAlign() int {
+	if m.vdp {
+		return vdpRows
+	}
+	return kernRows
+}
+
 func grow(s []float32, n int) []float32 {
 	if cap(s) < n {
 		// A quarter more: the next batch is often a little longer, and
@@ -438,7 +472,7 @@ func (m *USELite) forward(seqs [][]int, dst [][]float32) {
 		total += len(ids)
 		maxSeq = max(maxSeq, len(ids))
 	}
-	rows := roundUp(total, kernRows)
+	rows := roundUp(total, m.rowAlign())
 	s := m.getScratch(rows, len(seqs), maxSeq)
 	defer m.putScratch(s)
 
@@ -484,7 +518,7 @@ func (m *USELite) forward(seqs [][]int, dst [][]float32) {
 			p[j] *= inv
 		}
 	}
-	prows := roundUp(len(seqs), kernRows)
+	prows := roundUp(len(seqs), m.rowAlign())
 	out := s.h[:prows*useDim]
 	m.tanhW.mulBias(prows, pooled, useDim, m.tanhB, out, useDim)
 	for i := range seqs {

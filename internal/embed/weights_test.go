@@ -172,7 +172,7 @@ func TestNewUSELiteWeightsSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := newUSELiteAMX(useLiteBlob, m.kern, asmF16Kernel(), asmF16Kernel12(), useAMX())
+	ref, err := newUSELiteBF16(useLiteBlob, m.kern, asmF16Kernel(), asmF16Kernel12(), useAMX(), useVDP())
 	if err != nil {
 		t.Fatal(err)
 	}

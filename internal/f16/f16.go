@@ -81,8 +81,16 @@ func Append(dst []byte, v []float32) []byte {
 }
 
 // Decode widens little-endian halves into float32s; len(b) must be even.
-func Decode(b []byte) []float32 {
-	out := make([]float32, len(b)/2)
+func Decode(b []byte) []float32 { return DecodeInto(nil, b) }
+
+// DecodeInto is Decode into dst's array when it has room for them, else
+// into a new one.
+func DecodeInto(dst []float32, b []byte) []float32 {
+	out := dst[:0]
+	if cap(out) < len(b)/2 {
+		out = make([]float32, len(b)/2)
+	}
+	out = out[:len(b)/2]
 	for i := range out {
 		out[i] = ToFloat32(binary.LittleEndian.Uint16(b[2*i:]))
 	}

@@ -2,6 +2,7 @@ package f16
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -102,5 +103,26 @@ func TestAppendDecode(t *testing.T) {
 		if math.Abs(float64(got[i]-v[i])) > 1e-3*math.Max(1, math.Abs(float64(v[i]))) {
 			t.Fatalf("%v -> %v", v, got)
 		}
+	}
+}
+
+// TestDecodeIntoReusesRoom: DecodeInto gives Decode's values, in dst's
+// array when it has room, in a new one when not.
+func TestDecodeIntoReusesRoom(t *testing.T) {
+	v := []float32{0, 1, -2.5, 65504, 1e-7, float32(math.Inf(-1))}
+	b := Append(nil, v)
+	want := Decode(b)
+	room := make([]float32, 2, 16)
+	got := DecodeInto(room, b)
+	if !slices.Equal(got, want) || &got[0] != &room[:1][0] {
+		t.Fatalf("with room: %v (same array %v), want %v", got, &got[0] == &room[:1][0], want)
+	}
+	small := make([]float32, 1)
+	got = DecodeInto(small, b)
+	if !slices.Equal(got, want) || &got[0] == &small[0] {
+		t.Fatalf("without room: %v, want %v in a new array", got, want)
+	}
+	if got := DecodeInto(nil, nil); len(got) != 0 {
+		t.Fatalf("empty: %v", got)
 	}
 }

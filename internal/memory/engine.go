@@ -1,10 +1,12 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -214,6 +216,11 @@ func (e *Engine) writeUses(batch []usecount.Pending) {
 				uses = append(uses, mongostore.Use{ID: p.ID, Count: p.Count, At: p.At})
 			}
 		}
+		// In _id order, so that each transaction's uses lie together in
+		// the file (ids, rows and indexes follow insertion order), not
+		// spread over it as the tracker's map order would: fewer pages
+		// read, spilled and written per transaction.
+		slices.SortFunc(uses, func(a, b mongostore.Use) int { return bytes.Compare(a.ID[:], b.ID[:]) })
 		for len(uses) > 0 {
 			n := min(len(uses), usesPerLock)
 			e.writeUsesLocked(kind, uses[:n])
@@ -522,10 +529,13 @@ const maxEarlyVectors = 10000
 
 // placeVector puts an embedding on its memory's index entry; false means
 // the memory is not in the index.
-func (e *Engine) placeVector(entry *mongostore.IndexEntry) bool {
+// The index keeps its own (quantised) copy of v, so scratch, which
+// decodes the vector, is reused from one to the next.
+func (e *Engine) placeVector(entry *mongostore.IndexVector, scratch *[]float32) bool {
 	it, ok := e.index().Lookup(entry.SourceID)
-	if ok {
-		if v := e.decodeEntry(entry); v != nil && it.Live() {
+	if ok && it.Live() {
+		if v := e.decodeVector(entry, *scratch); v != nil {
+			*scratch = v
 			e.index().SetVec(entry.SourceID, v)
 		}
 	}
@@ -536,14 +546,15 @@ func (e *Engine) placeVector(entry *mongostore.IndexEntry) bool {
 // runs (srcDone closes when it has finished), and returns the embeddings
 // whose memory was not indexed yet when they were read. Entries of another
 // model are left for the background embedder to replace.
-func (e *Engine) readVectors(ctx context.Context, srcDone <-chan struct{}) (map[bson.ObjectID]mongostore.IndexEntry, error) {
+func (e *Engine) readVectors(ctx context.Context, srcDone <-chan struct{}) (map[bson.ObjectID]mongostore.IndexVector, error) {
 	if !e.index().HasVectors() {
 		return nil, nil
 	}
-	early := map[bson.ObjectID]mongostore.IndexEntry{}
-	err := e.store.Index.Iterate(ctx, 500, func(batch []mongostore.IndexEntry) error {
+	early := map[bson.ObjectID]mongostore.IndexVector{}
+	var scratch []float32
+	err := e.store.Vectors.Iterate(ctx, 500, func(batch []mongostore.IndexVector) error {
 		for i := range batch {
-			if e.placeVector(&batch[i]) {
+			if e.placeVector(&batch[i], &scratch) {
 				continue
 			}
 			if len(early) >= maxEarlyVectors {
@@ -559,10 +570,11 @@ func (e *Engine) readVectors(ctx context.Context, srcDone <-chan struct{}) (map[
 // placeEarlyVectors places the embeddings read before their memory, once
 // every memory is indexed, and deletes those whose memory no longer exists
 // (a crash between a hard delete's two writes).
-func (e *Engine) placeEarlyVectors(ctx context.Context, early map[bson.ObjectID]mongostore.IndexEntry) error {
+func (e *Engine) placeEarlyVectors(ctx context.Context, early map[bson.ObjectID]mongostore.IndexVector) error {
 	var ghosts []bson.ObjectID
+	var scratch []float32
 	for _, entry := range early {
-		if !e.placeVector(&entry) {
+		if !e.placeVector(&entry, &scratch) {
 			ghosts = append(ghosts, entry.ID)
 		}
 	}

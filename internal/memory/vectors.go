@@ -120,6 +120,12 @@ func (e *Engine) readVector(ctx context.Context, id bson.ObjectID) []float32 {
 // decodeEntry returns the vector of an index entry made by the current
 // model, or nil for another model (it will be re-embedded).
 func (e *Engine) decodeEntry(entry *mongostore.IndexEntry) []float32 {
+	return e.decodeVector(&mongostore.IndexVector{Model: entry.Model, Dim: entry.Dim, Embedding: entry.Embedding, Encoding: entry.Encoding}, nil)
+}
+
+// decodeVector is decodeEntry for the load's read (IndexVector), decoding
+// into dst when it has room.
+func (e *Engine) decodeVector(entry *mongostore.IndexVector, dst []float32) []float32 {
 	if entry.Model != e.modelID || entry.Dim != e.dim {
 		return nil
 	}
@@ -128,7 +134,7 @@ func (e *Engine) decodeEntry(entry *mongostore.IndexEntry) []float32 {
 		if len(entry.Embedding) != 2*e.dim {
 			return nil
 		}
-		return f16.Decode(entry.Embedding)
+		return f16.DecodeInto(dst, entry.Embedding)
 	}
 	return nil
 }
