@@ -223,8 +223,9 @@ func TestInProcessStopsOnSIGTERMWithInputOpen(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	defer func() {
 		select {
 		case <-exited:
@@ -245,9 +246,9 @@ func TestInProcessStopsOnSIGTERMWithInputOpen(t *testing.T) {
 	}
 	// Closing the runtime is bounded by its shutdown timeout (20 s).
 	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v\n%s", err, errb.String())
+	case <-exited:
+		if waitErr != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", waitErr, errb.String())
 		}
 	case <-time.After(time.Minute):
 		t.Fatalf("still running a minute after SIGTERM with stdin open\n%s", errb.String())
