@@ -9,6 +9,7 @@ import (
 	"net"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -198,4 +199,58 @@ func TestPipedRequestsAnsweredAfterInputEnds(t *testing.T) {
 	// And the database holds them.
 	stopDaemon(t, root, env)
 	checkStored(t, root, stored)
+}
+
+// TestInProcessStopsOnSIGTERMWithInputOpen: 'infmem mcp --in-process'
+// ends on SIGTERM although its client keeps stdin open (it waited for
+// stdin to end before), with exit status 0, after answering what it read.
+func TestInProcessStopsOnSIGTERMWithInputOpen(t *testing.T) {
+	root := shortRoot(t)
+	env := processEnv(t, root)
+	cmd := exec.Command(infmemBinary(t), "mcp", "--in-process")
+	cmd.Env = env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
+	defer func() {
+		select {
+		case <-exited:
+		default:
+			cmd.Process.Kill()
+			<-exited
+		}
+	}()
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	first := make([]byte, 64<<10)
+	n, err := stdout.Read(first)
+	if err != nil || !bytes.Contains(first[:n], []byte(`"id":1`)) {
+		t.Fatalf("no answer to initialize: %v %q\n%s", err, first[:n], errb.String())
+	}
+	go io.Copy(io.Discard, stdout)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// Closing the runtime is bounded by its shutdown timeout (20 s).
+	select {
+	case <-exited:
+		if waitErr != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", waitErr, errb.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("still running a minute after SIGTERM with stdin open\n%s", errb.String())
+	}
 }

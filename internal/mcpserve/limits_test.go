@@ -293,3 +293,43 @@ func TestWritesTakeTurns(t *testing.T) {
 		})
 	}
 }
+
+// TestServeEndsWithItsContext: when ctx ends (SIGTERM on stdio) Serve
+// returns although the client's side is still open and blocks reading;
+// the call running is cancelled and answers.
+func TestServeEndsWithItsContext(t *testing.T) {
+	var running atomic.Int32
+	cancelled := make(chan struct{}, 1)
+	srv := blockingServer(&running, make(chan struct{}), cancelled)
+	ctx, cancel := context.WithCancel(context.Background())
+	c2sR, w := io.Pipe()
+	defer w.Close()
+	s2cR, s2cW := io.Pipe()
+	answers := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(s2cR)
+		answers <- b
+	}()
+	served := make(chan error, 1)
+	go func() {
+		served <- Serve(ctx, srv, c2sR, s2cW, Options{DrainTimeout: time.Minute})
+		s2cW.Close()
+	}()
+	callWait(w, 1)
+	eventually(t, "the call running", func() bool { return running.Load() == 1 })
+	cancel()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return when its context ended while the client's side stayed open")
+	}
+	if len(cancelled) != 1 {
+		t.Fatal("the running call was not cancelled")
+	}
+	if b := <-answers; !strings.Contains(string(b), `"id":1`) {
+		t.Fatalf("the cancelled call was not answered: %q", b)
+	}
+}

@@ -114,10 +114,37 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 	var inflight running
 	var ord order
 	sem := make(chan struct{}, opts.MaxConcurrent)
-	br := bufio.NewReaderSize(r, 64<<10)
+	// Lines are read beside the loop, so that the session ends when ctx
+	// does (SIGTERM on stdio) even while r blocks: a read cannot be
+	// interrupted. That reader ends with r (closed by the caller, or the
+	// process exits).
+	lines := make(chan lineRead)
+	stopReading := make(chan struct{})
+	defer close(stopReading)
+	go func() {
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			line, err := readLine(br, opts.MaxLineBytes)
+			select {
+			case lines <- lineRead{line, err}:
+			case <-stopReading:
+				return
+			}
+			if err != nil && !errors.Is(err, errLineTooLong) {
+				return
+			}
+		}
+	}()
 	var readErr error
 	for {
-		line, err := readLine(br, opts.MaxLineBytes)
+		var line []byte
+		var err error
+		select {
+		case lr := <-lines:
+			line, err = lr.line, lr.err
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
 		if errors.Is(err, errLineTooLong) {
 			_ = out.send(errorResponse(nil, mcp.INVALID_REQUEST, fmt.Sprintf("message longer than %d bytes", opts.MaxLineBytes)))
 			continue
@@ -152,6 +179,12 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 }
 
 var errLineTooLong = errors.New("line too long")
+
+// lineRead is one line read from the client, or why none was.
+type lineRead struct {
+	line []byte
+	err  error
+}
 
 // cancelGrace bounds waiting for cancelled requests to send their answer.
 const cancelGrace = time.Second
