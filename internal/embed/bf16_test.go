@@ -153,44 +153,7 @@ func TestAMXModelNearFP32(t *testing.T) {
 	for _, c := range loadReference(t) {
 		texts = append(texts, c.Text)
 	}
-	ctx := context.Background()
-	got, err := bf.EmbedBatch(ctx, texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := f32.EmbedBatch(ctx, texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	minCos, sum, n := 2.0, 0.0, 0
-	for i := range got {
-		if ref[i][0] == 0 && ref[i][1] == 0 {
-			continue // the empty text
-		}
-		cos := dot(got[i], ref[i])
-		sum += cos
-		n++
-		minCos = min(minCos, cos)
-		if cos < 0.9995 {
-			t.Errorf("%q: cosine %.5f between bf16 and float32 vectors", texts[i], cos)
-		}
-	}
-	t.Logf("bf16 against float32, %d texts: minimum cosine %.7f, mean %.7f", n, minCos, sum/float64(n))
-	for _, size := range []int{1, 7} {
-		for i := 0; i+size <= len(texts); i += size {
-			part, err := bf.EmbedBatch(ctx, texts[i:i+size])
-			if err != nil {
-				t.Fatal(err)
-			}
-			for j := range part {
-				for d := range part[j] {
-					if math.Float32bits(part[j][d]) != math.Float32bits(got[i+j][d]) {
-						t.Fatalf("text %d: component %d is %v in a batch of %d, %v in the whole batch", i+j, d, part[j][d], size, got[i+j][d])
-					}
-				}
-			}
-		}
-	}
+	nearFP32(t, bf, f32, texts, 0.9995, "bf16")
 }
 
 // TestAMXEnvOff: INFMEM_EMBED_AMX=off gives the float32 model, bit for bit.
@@ -291,6 +254,52 @@ func TestAMXSplitSameBits(t *testing.T) {
 			for i := range m * n {
 				if math.Float32bits(part[i]) != math.Float32bits(all[rows[0]*n+i]) {
 					t.Fatalf("k=%d n=%d rows %d-%d: element %d: %v alone, %v in the %d-row product", k, n, rows[0], rows[1], i, part[i], all[rows[0]*n+i], big)
+				}
+			}
+		}
+	}
+}
+
+// nearFP32 checks that bf embeds every text within cosine bound of the
+// float32 model f32 (the empty text aside), logs the minimum and mean, and
+// that a text gets the same bits alone, in a batch of 7 and in the whole
+// batch.
+func nearFP32(t *testing.T, bf, f32 *USELite, texts []string, bound float64, label string) {
+	t.Helper()
+	ctx := context.Background()
+	got, err := bf.EmbedBatch(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := f32.EmbedBatch(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	minCos, sum, n := 2.0, 0.0, 0
+	for i := range got {
+		if ref[i][0] == 0 && ref[i][1] == 0 {
+			continue // the empty text
+		}
+		cos := dot(got[i], ref[i])
+		sum += cos
+		n++
+		minCos = min(minCos, cos)
+		if cos < bound {
+			t.Errorf("%q: cosine %.5f between %s and float32 vectors", texts[i], cos, label)
+		}
+	}
+	t.Logf("%s against float32, %d texts: minimum cosine %.7f, mean %.7f", label, n, minCos, sum/float64(n))
+	for _, size := range []int{1, 7} {
+		for i := 0; i+size <= len(texts); i += size {
+			part, err := bf.EmbedBatch(ctx, texts[i:i+size])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := range part {
+				for d := range part[j] {
+					if math.Float32bits(part[j][d]) != math.Float32bits(got[i+j][d]) {
+						t.Fatalf("text %d: component %d is %v in a batch of %d, %v in the whole batch", i+j, d, part[j][d], size, got[i+j][d])
+					}
 				}
 			}
 		}

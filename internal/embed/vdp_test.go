@@ -1,7 +1,6 @@
 package embed
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -134,44 +133,7 @@ func TestVDPModelNearFP32(t *testing.T) {
 		texts = append(texts, c.Text)
 	}
 	texts = append(texts, benchQuery, "Where is the config file?", "remember that my favourite colour is blue")
-	ctx := context.Background()
-	got, err := bf.EmbedBatch(ctx, texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := f32.EmbedBatch(ctx, texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	minCos, sum, n := 2.0, 0.0, 0
-	for i := range got {
-		if ref[i][0] == 0 && ref[i][1] == 0 {
-			continue // the empty text
-		}
-		cos := dot(got[i], ref[i])
-		sum += cos
-		n++
-		minCos = min(minCos, cos)
-		if cos < 0.999 {
-			t.Errorf("%q: cosine %.5f between bf16 and float32 vectors", texts[i], cos)
-		}
-	}
-	t.Logf("bf16 (VDPBF16PS) against float32, %d texts: minimum cosine %.7f, mean %.7f", n, minCos, sum/float64(n))
-	for _, size := range []int{1, 7} {
-		for i := 0; i+size <= len(texts); i += size {
-			part, err := bf.EmbedBatch(ctx, texts[i:i+size])
-			if err != nil {
-				t.Fatal(err)
-			}
-			for j := range part {
-				for d := range part[j] {
-					if math.Float32bits(part[j][d]) != math.Float32bits(got[i+j][d]) {
-						t.Fatalf("text %d: component %d is %v in a batch of %d, %v in the whole batch", i+j, d, part[j][d], size, got[i+j][d])
-					}
-				}
-			}
-		}
-	}
+	nearFP32(t, bf, f32, texts, 0.999, "bf16 (VDPBF16PS)")
 }
 
 // TestVDPChosen: on a CPU with AVX512-BF16 and no AMX, NewUSELite makes
