@@ -105,31 +105,7 @@ func TestAMXMulAddMatchesReference(t *testing.T) {
 		m, k, n := s[0], s[1], s[2]
 		wb, w := randHalves(r, k*n)
 		mat := &matrix{k: k, n: n, bf: packBF16Pairs(make([]uint16, k*n), wb, k, n)}
-		a := randMat(r, m*k)
-		for _, roomy := range []bool{false, true} {
-			rows := m
-			if roomy {
-				rows = roundUp(m, bf16Block)
-			}
-			c := randMat(r, rows*n)
-			want := make([]float64, m*n)
-			for i := range want {
-				want[i] = float64(c[i])
-			}
-			bf16MulAddRef(a, w, m, k, n, want)
-			mat.mulAdd(m, a, k, c[:m*n], n)
-			for i := range m {
-				for j := range n {
-					var mag float64
-					for kk := range k {
-						mag += math.Abs(float64(a[i*k+kk]) * float64(w[kk*n+j]))
-					}
-					if d := math.Abs(float64(c[i*n+j]) - want[i*n+j]); d > 1e-5*(mag+1) {
-						t.Fatalf("m=%d k=%d n=%d roomy=%v: C[%d][%d] = %v, want %v", m, k, n, roomy, i, j, c[i*n+j], want[i*n+j])
-					}
-				}
-			}
-		}
+		mulAddMatchesRef(t, r, mat, w, m, k, n, bf16Block)
 	}
 }
 
@@ -300,6 +276,38 @@ func nearFP32(t *testing.T, bf, f32 *USELite, texts []string, bound float64, lab
 					if math.Float32bits(part[j][d]) != math.Float32bits(got[i+j][d]) {
 						t.Fatalf("text %d: component %d is %v in a batch of %d, %v in the whole batch", i+j, d, part[j][d], size, got[i+j][d])
 					}
+				}
+			}
+		}
+	}
+}
+
+// mulAddMatchesRef checks mat.mulAdd (C += A·W, m×k by k×n) against the
+// float64 reference of the bf16-rounded products, with C exactly m rows and
+// with C's rows rounded up to block.
+func mulAddMatchesRef(t *testing.T, r *rand.Rand, mat *matrix, w []float32, m, k, n, block int) {
+	t.Helper()
+	a := randMat(r, m*k)
+	for _, roomy := range []bool{false, true} {
+		rows := m
+		if roomy {
+			rows = roundUp(m, block)
+		}
+		c := randMat(r, rows*n)
+		want := make([]float64, m*n)
+		for i := range want {
+			want[i] = float64(c[i])
+		}
+		bf16MulAddRef(a, w, m, k, n, want)
+		mat.mulAdd(m, a, k, c[:m*n], n)
+		for i := range m {
+			for j := range n {
+				var mag float64
+				for kk := range k {
+					mag += math.Abs(float64(a[i*k+kk]) * float64(w[kk*n+j]))
+				}
+				if d := math.Abs(float64(c[i*n+j]) - want[i*n+j]); d > 1e-5*(mag+1) {
+					t.Fatalf("m=%d k=%d n=%d roomy=%v: C[%d][%d] = %v, want %v", m, k, n, roomy, i, j, c[i*n+j], want[i*n+j])
 				}
 			}
 		}

@@ -27,31 +27,7 @@ func TestVDPMulAddMatchesReference(t *testing.T) {
 	for _, s := range [][3]int{{1, 32, 32}, {3, 64, 64}, {4, 32, 64}, {6, 256, 768}, {8, 64, 32}, {12, 96, 64}, {13, 512, 96}, {31, 64, 64}, {33, 1536, 64}, {70, 512, 1536}} {
 		m, k, n := s[0], s[1], s[2]
 		mat, w := vdpMatrix(r, k, n)
-		a := randMat(r, m*k)
-		for _, roomy := range []bool{false, true} {
-			rows := m
-			if roomy {
-				rows = roundUp(m, vdpRows)
-			}
-			c := randMat(r, rows*n)
-			want := make([]float64, m*n)
-			for i := range want {
-				want[i] = float64(c[i])
-			}
-			bf16MulAddRef(a, w, m, k, n, want)
-			mat.mulAdd(m, a, k, c[:m*n], n)
-			for i := range m {
-				for j := range n {
-					var mag float64
-					for kk := range k {
-						mag += math.Abs(float64(a[i*k+kk]) * float64(w[kk*n+j]))
-					}
-					if d := math.Abs(float64(c[i*n+j]) - want[i*n+j]); d > 1e-5*(mag+1) {
-						t.Fatalf("m=%d k=%d n=%d roomy=%v: C[%d][%d] = %v, want %v", m, k, n, roomy, i, j, c[i*n+j], want[i*n+j])
-					}
-				}
-			}
-		}
+		mulAddMatchesRef(t, r, mat, w, m, k, n, vdpRows)
 	}
 }
 
