@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -489,7 +490,20 @@ func (e *Engine) load(ctx context.Context, allowSnapshot bool) error {
 	if verr != nil {
 		return verr
 	}
-	return e.placeEarlyVectors(ctx, early)
+	if err := e.placeEarlyVectors(ctx, early); err != nil {
+		return err
+	}
+	// The keyword lists the load grew by appending, on the heap, move into
+	// one arena outside it, as a start from the snapshot has them: at 100k
+	// memories a daemon's RSS after a load from the database was 12-15 MB
+	// above what it is now (BENCHMARKS.md, issue 24). A large load's
+	// garbage goes back to the system first, or the arena adds to the
+	// load's peak (+20 MB at 100k).
+	if e.index().Len() >= packFreeMin {
+		debug.FreeOSMemory()
+	}
+	e.index().Pack()
+	return nil
 }
 
 // loadSources reads every memory and summary into the index.
@@ -522,6 +536,12 @@ func (e *Engine) loadSources(ctx context.Context) error {
 		return nil
 	}, skipSummary)
 }
+
+// packFreeMin is the size of a load from the database (memories and
+// summaries) from which its garbage is returned to the system before the
+// keyword index is packed: a forced collection costs a few milliseconds,
+// and below this the garbage is a few megabytes.
+const packFreeMin = 20000
 
 // maxEarlyVectors bounds how many embeddings readVectors holds while their
 // memories are still being read (about 1.2 KB each).

@@ -48,6 +48,22 @@ func (ix *Index) allocWords(n int) []uint32 {
 	return make([]uint32, n)
 }
 
+// Pack moves every list into one arena, as Read does, for an index built
+// by Add: the memory engine's load from the database, whose posting lists
+// grew by appending (up to twice their length, each its own allocation on
+// the heap: at 100k memories 23 MB of heap, against the 22 MB arena a
+// start from the snapshot maps). Call it once, when the index is built; a
+// later call copies the lists again and leaves the earlier arena mapped as
+// long as the index, so it does nothing once an arena is mapped.
+func (ix *Index) Pack() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.mapped > 0 {
+		return
+	}
+	ix.packLocked()
+}
+
 // packLocked moves every forward list and posting list into one arena,
 // each cut to its length. Empty lists are left as they are.
 func (ix *Index) packLocked() {

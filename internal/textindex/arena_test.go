@@ -43,6 +43,80 @@ func TestReadIndexEditsMatchBuilt(t *testing.T) {
 	if offheap.Available() && read.mapped < arenaMin {
 		t.Fatalf("read index mapped %d bytes outside the heap", read.mapped)
 	}
+	editsMatch(t, built, read)
+}
+
+// listHeapBytes is the bytes of ix's lists on the heap (their capacities),
+// the lists in its arena left out.
+func listHeapBytes(ix *Index) int64 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.mapped > 0 {
+		return 0
+	}
+	var b int64
+	for _, f := range ix.fwd {
+		b += int64(cap(f)) * 4
+	}
+	for _, t := range ix.terms {
+		b += int64(cap(t.postings)) * 4
+	}
+	return b
+}
+
+func liveHeap() int64 {
+	var ms runtime.MemStats
+	for range 3 {
+		runtime.GC()
+	}
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
+}
+
+// An index built by Add and packed (the memory engine's load from the
+// database) holds its lists in an arena as a read index does: the heap
+// they held is let go, a second Pack changes nothing, and it answers as the
+// unpacked index does, before and after the same edits.
+func TestPackedIndexEditsMatchBuilt(t *testing.T) {
+	build := func() *Index {
+		rng := rand.New(rand.NewPCG(7, 1))
+		ix := New(DefaultOptions())
+		for i := range 3000 {
+			ix.Add(DocID(i), randomText(rng, 4+rng.IntN(20))+fmt.Sprintf(" w%d", rng.IntN(750)))
+		}
+		return ix
+	}
+	built, packed := build(), build()
+	lists := listHeapBytes(packed)
+	heapBefore := liveHeap()
+	packed.Pack()
+	heapAfter := liveHeap()
+	if offheap.Available() {
+		if packed.mapped < arenaMin || packed.Stats().Mapped != packed.mapped {
+			t.Fatalf("packed index mapped %d bytes outside the heap (stats %d)", packed.mapped, packed.Stats().Mapped)
+		}
+		// The lists' heap goes (less the forward lists' slice headers,
+		// which stay where they are).
+		if freed := heapBefore - heapAfter; freed < lists*3/4 {
+			t.Fatalf("Pack let go of %d bytes of heap; its lists held %d", freed, lists)
+		}
+		t.Logf("lists on the heap %d bytes; Pack freed %d and mapped %d", lists, heapBefore-heapAfter, packed.mapped)
+		mapped := packed.mapped
+		packed.Pack()
+		if packed.mapped != mapped {
+			t.Fatalf("a second Pack mapped %d more bytes", packed.mapped-mapped)
+		}
+	}
+	if built.mapped != 0 {
+		t.Fatal("an index built by Add mapped an arena before Pack")
+	}
+	editsMatch(t, built, packed)
+}
+
+// editsMatch checks that read answers as built does, before and after
+// rounds of the same random edits made to both.
+func editsMatch(t *testing.T, built, read *Index) {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(8, 9))
 	queries := make([]string, 40)
 	for i := range queries {

@@ -808,6 +808,9 @@ type Stats struct {
 	Terms    int   // distinct terms
 	Postings int   // (term, document) pairs
 	Bytes    int64 // estimate of the heap the index holds
+	// Mapped is the bytes of the arena outside the heap that holds its
+	// lists (Read, Pack), also counted in Bytes.
+	Mapped int64
 }
 
 // Stats returns the index size. Bytes is an estimate from slice capacities and
@@ -826,7 +829,7 @@ func (ix *Index) Stats() Stats {
 		b += int64(cap(f)) * 4
 	}
 	b += int64(cap(ix.fwd))*24 + int64(cap(ix.docLen))*4 + int64(cap(ix.live))*8
-	return Stats{Docs: ix.nDocs, Terms: len(ix.dict), Postings: ix.nPostings, Bytes: b}
+	return Stats{Docs: ix.nDocs, Terms: len(ix.dict), Postings: ix.nPostings, Bytes: b, Mapped: ix.mapped}
 }
 
 // Overlap is the Jaccard similarity of the distinct terms of documents a and

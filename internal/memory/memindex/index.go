@@ -163,6 +163,23 @@ func New(dim int, loc *time.Location) *Index {
 	return ix
 }
 
+// Pack lays out an index built by Put (a load from the database) as a
+// start from the snapshot does: the keyword index's lists move into one
+// arena outside the heap (textindex's Pack). The engine calls it once,
+// when the load has ended; the lists the load grew become garbage then.
+func (ix *Index) Pack() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.text.Pack()
+}
+
+// KeywordStats describes the keyword index's size.
+func (ix *Index) KeywordStats() textindex.Stats {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.text.Stats()
+}
+
 // Doc is a memory or summary as the index takes it.
 type Doc struct {
 	ID         bson.ObjectID
