@@ -13,6 +13,7 @@ import (
 
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/mongostore"
+	"github.com/infmem/infmem/scopes"
 )
 
 // This file holds the rule by which the engine trusts its index snapshot,
@@ -76,7 +77,10 @@ import (
 //     InvalidateSnapshot and ForgetSnapshotToken serve this file.
 //   - backup (restore.go) deletes the record after swapping in the restored
 //     collections: their Metadata may name a snapshot of the time of the
-//     backup, which no file matches now.
+//     backup, which no file matches now. The restore command then writes a
+//     snapshot of the restored database (SnapshotDatabase, through daemon's
+//     WriteIndexSnapshot), so that the first start after a restore does not
+//     read every memory.
 //   - daemon (runtime.go) gives the engine a SnapshotPath only for a
 //     database this data root owns (an external one may be written by
 //     others while the daemon is down), and calls ForgetSnapshotToken when
@@ -221,6 +225,43 @@ func (e *Engine) Snapshot(ctx context.Context) error {
 	}
 	e.snap.valid, e.snap.jr, e.snap.lastSnap = true, jr, time.Now()
 	e.log.Info("index snapshot written", "path", e.opts.SnapshotPath, "duration", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// SnapshotDatabase reads the index of store's database, as an engine with
+// opts does at a start without a snapshot, and writes it as the snapshot
+// at opts.SnapshotPath, recorded as current: for a process that changed the
+// database by other means than an engine (a restore), so that the next
+// engine to open the database starts from the snapshot instead of reading
+// every memory. The snapshot the store's token names, if any, is not used:
+// it describes the database before that change. The caller must change no
+// memory through store afterwards (it closes it), or the snapshot would not
+// describe the database; the next opener of the store takes the record as
+// any opener does. opts.Follower must be nil: the snapshot records no feed
+// position.
+func SnapshotDatabase(ctx context.Context, store *mongostore.Store, opts Options) error {
+	if opts.SnapshotPath == "" {
+		return errors.New("no snapshot path")
+	}
+	if opts.Follower != nil {
+		return errors.New("a snapshot of a followed database needs its feed position")
+	}
+	store.ForgetSnapshotToken()
+	reg, err := scopes.Load(ctx, store, scopes.Options{})
+	if err != nil {
+		return err
+	}
+	e := New(store, reg, opts)
+	start := time.Now()
+	if err := e.load(ctx, false); err != nil {
+		return fmt.Errorf("cannot read the memory index: %w", err)
+	}
+	close(e.ready) // Snapshot writes only a ready index
+	defer e.closeJournal()
+	if err := e.Snapshot(ctx); err != nil {
+		return err
+	}
+	e.log.Info("index snapshot of the database written", "memories", e.index().Len(), "duration", time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

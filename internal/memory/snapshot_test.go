@@ -200,3 +200,60 @@ func TestSnapshotDamagedFileFallsBack(t *testing.T) {
 		t.Fatal("memory lost")
 	}
 }
+
+// TestSnapshotDatabaseAfterOtherWrites: a process that changed the
+// database by other means than an engine (a restore) writes a snapshot of
+// it with SnapshotDatabase; the next engine starts from that snapshot and
+// holds what the database holds, not what the snapshot the store's token
+// named (taken before the change) held.
+func TestSnapshotDatabaseAfterOtherWrites(t *testing.T) {
+	env := snapEnv{t: t, root: testenv.Root(t), emb: embed.NewHash(512)}
+	ctx := testenv.Context(t)
+	store, e := env.open()
+	gone := mustStore(t, e, StoreRequest{Content: "The boat is moored at pier nine"})
+	env.close(store, e) // a snapshot holding it
+
+	// Another process (a restore, say) opens the store, which names that
+	// snapshot as current, and changes the database directly.
+	other, err := mongostore.Open(ctx, mongostore.Options{Mode: mongostore.ModeEmbedded, Root: env.root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.SnapshotToken() == "" {
+		t.Fatal("the store names no snapshot: the test would not test the stale one")
+	}
+	goneID, _ := bson.ObjectIDFromHex(gone.ID)
+	if ok, err := other.Memories.Delete(ctx, goneID); err != nil || !ok {
+		t.Fatalf("delete: %v %v", ok, err)
+	}
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	text := "The spare key is under the blue flowerpot"
+	m := &mongostore.Memory{ID: bson.NewObjectID(), Timestamp: now, Text: text, Scope: "Global", Tags: []string{},
+		Source: "note", ContentHash: keyHex(contentKey(text)), CreatedAt: now, UpdatedAt: now}
+	if err := other.Memories.Insert(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Embedder: env.emb, Logger: testenv.Logger(t), SnapshotPath: env.root.Path(dataroot.MongoData, SnapshotFile)}
+	if err := SnapshotDatabase(ctx, other, opts); err != nil {
+		t.Fatal(err)
+	}
+	env.close(other, nil)
+
+	store, e = env.open()
+	defer env.close(store, e)
+	if source(t, e) != "snapshot" {
+		t.Fatal("the start after SnapshotDatabase read the database")
+	}
+	if _, ok := e.index().Lookup(goneID); ok {
+		t.Fatal("the index holds a memory deleted before SnapshotDatabase: the stale snapshot was used")
+	}
+	if _, ok := e.index().Lookup(m.ID); !ok {
+		t.Fatal("the index lacks the memory written before SnapshotDatabase")
+	}
+	res, _ := e.Search(ctx, SearchRequest{Query: "where is the spare key", Mode: ModeKeyword})
+	if got := relevant(res); len(got) != 1 || got[0].ID != m.ID.Hex() {
+		t.Fatalf("search after the start from the written snapshot: %v", texts(res.Results))
+	}
+	// The engine journals its writes against that snapshot as against any.
+	mustStore(t, e, StoreRequest{Content: "Bring the spare sail on Saturday"})
+}
