@@ -126,8 +126,9 @@ func coarseDotsGo(q []int8, plane []byte, stride int, ids []uint32, out []int32)
 // of each row j (sum3 = 3·Σ query codes: the levels are 2u - 3; ids are
 // slots of a block, below blockSize) and writes
 // the slot and score of every row with p >= cut (not p < cut) to outIDs and
-// outP, in order; it returns how many. It is the reference the assembly
-// is tested against.
+// outP, in order; it returns how many, m. The assembly may also write
+// outIDs[m:len(ids)] and outP[m:len(ids)] (scratch), never past them. It is
+// the reference the assembly is tested against.
 func coarsePickGo(dots []int32, ids []uint32, cw []float32, sum3 int32, cut float32, outIDs []uint32, outP []float32) int {
 	m := 0
 	for j, s := range ids {

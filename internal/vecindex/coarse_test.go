@@ -283,11 +283,16 @@ func TestCoarseTakesStorePasses(t *testing.T) {
 	}
 }
 
+// pickGuard is how many entries past n TestCoarsePick checks coarsePick
+// leaves alone: one store of sixteen.
+const pickGuard = 16
+
 // TestCoarsePick checks the coarse pass's score-and-cut step (in assembly
 // where the CPU has it) against the portable loop it replaced: the same
 // slots and the same score bits, on random dot products (some wrapping in
 // int32 as Go's do), weights (some zero), cuts (-Inf, and exact scores so
-// that p == cut is kept), every tail length and a whole block.
+// that p == cut is kept), every tail length and a whole block, and that it
+// writes nothing past the rows it was given.
 func TestCoarsePick(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	cw := make([]float32, blockSize)
@@ -324,9 +329,19 @@ func TestCoarsePick(t *testing.T) {
 			cut = float32(r.Float64() * 2)
 		}
 		wantIDs, wantP := make([]uint32, n), make([]float32, n)
-		gotIDs, gotP := make([]uint32, n), make([]float32, n)
+		// Past n, guards the assembly must leave alone (it may use
+		// [m, n) as scratch).
+		gotIDs, gotP := make([]uint32, n+pickGuard), make([]float32, n+pickGuard)
+		for j := n; j < n+pickGuard; j++ {
+			gotIDs[j], gotP[j] = 0xdeadbeef, -7
+		}
 		wm := coarsePickGo(dots, ids, cw, sum3, cut, wantIDs, wantP)
-		gm := coarsePick(dots, ids, cw, sum3, cut, gotIDs, gotP)
+		gm := coarsePick(dots, ids, cw, sum3, cut, gotIDs[:n], gotP[:n])
+		for j := n; j < n+pickGuard; j++ {
+			if gotIDs[j] != 0xdeadbeef || gotP[j] != -7 {
+				t.Fatalf("trial %d (n %d): wrote row %d past the %d rows", trial, n, j, n)
+			}
+		}
 		if gm != wm || !slices.Equal(gotIDs[:gm], wantIDs[:wm]) {
 			t.Fatalf("trial %d (n %d, cut %v): %d kept %v, want %d %v", trial, n, cut, gm, gotIDs[:gm], wm, wantIDs[:wm])
 		}
