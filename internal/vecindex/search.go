@@ -48,7 +48,7 @@ type scanBuf struct {
 	dots  [blockSize]int32
 	heap  []Hit
 	cands []cand
-	sel   []float32 // the coarse pass's scores, for kthLargest
+	sel   selScratch // the coarse pass's selections (keepBest)
 	// A request scored exactly inside a coarse scan: its slots of a block
 	// and their int8 dot products.
 	sub     [blockSize]uint32
