@@ -15,7 +15,7 @@ func TestRecallSetsLoad(t *testing.T) {
 		t.Skip("no datasets at", datasetsDir)
 	}
 	want := map[string][2]int{ // messages, answerable questions at least
-		"locomo": {2700, 700}, "messy": {2700, 700}, "beam": {5700, 300}, "realmem": {14000, 1300}, "everyday": {100, 90},
+		"locomo": {2700, 700}, "messy": {2700, 700}, "beam": {5700, 300}, "realmem": {14000, 1300}, "everyday": {100, 90}, "everyday2": {60, 60},
 	}
 	for name, w := range want {
 		s, err := loadSet(name)
