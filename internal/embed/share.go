@@ -19,9 +19,23 @@ import (
 // whoever runs it.
 type sharer struct {
 	ws []*shareWorker
-	// workerChunks counts the chunks the workers ran (tests, benchmarks).
-	workerChunks atomic.Int64
+	// workerChunks counts the chunks the workers ran, waitNanos the time
+	// callers waited for a worker's last chunk (tests, benchmarks).
+	workerChunks, waitNanos atomic.Int64
+	// coolUntil (time since shareEpoch, ns) stops callers from posting
+	// products while the workers look descheduled: a loaded machine.
+	coolUntil atomic.Int64
+	// strikes counts the shared products in a row in which the workers
+	// ran less than a quarter of the chunks.
+	strikes atomic.Int32
+	// cools counts the cool-downs by cause (tests, benchmarks).
+	cools [4]atomic.Int64
 }
+
+// shareEpoch is the origin of the sharer's monotonic clock.
+var shareEpoch = time.Now()
+
+func shareNow() int64 { return int64(time.Since(shareEpoch)) }
 
 // A shareWorker, after a job, polls for the next one for shareIdle (a
 // text's products follow each other within tens to hundreds of
@@ -29,6 +43,7 @@ type sharer struct {
 // costs about 50 us on this runtime (it is stolen from the waker's run
 // queue after a sleep), a large part of a short product.
 type shareWorker struct {
+	s     *sharer
 	state atomic.Int32 // workerPolling, workerParked, workerBusy
 	slot  atomic.Pointer[shareJob]
 	wake  chan *shareJob
@@ -46,19 +61,22 @@ const shareIdle = 200 * time.Microsecond
 
 // shareJob is one product's chunks.
 type shareJob struct {
-	n    int64
-	next atomic.Int64 // next chunk to claim
-	done atomic.Int64 // chunks finished
-	fin  chan struct{}
-	fn   func(i int)
-	s    *sharer
+	n      int64
+	posted int64        // shareNow when handed to polling workers, or 0
+	late   atomic.Bool  // a polling worker took it up more than shareLate after
+	theirs atomic.Int64 // chunks the workers ran
+	next   atomic.Int64 // next chunk to claim
+	done   atomic.Int64 // chunks finished
+	fin    chan struct{}
+	fn     func(i int)
+	s      *sharer
 }
 
 // newSharer starts the worker goroutines; they live as long as the process.
 func newSharer(workers int) *sharer {
 	s := &sharer{}
 	for range workers {
-		w := &shareWorker{wake: make(chan *shareJob)}
+		w := &shareWorker{s: s, wake: make(chan *shareJob)}
 		w.state.Store(workerBusy)
 		s.ws = append(s.ws, w)
 		go pprof.Do(context.Background(), pprof.Labels("embed", "share-worker"), func(context.Context) { w.work() })
@@ -76,8 +94,10 @@ func (w *shareWorker) work() {
 			case w.state.Load() == workerBusy:
 				// A caller claimed this worker; its job follows.
 				for j = w.slot.Swap(nil); j == nil; j = w.slot.Swap(nil) {
+					runtime.Gosched()
 				}
-			case time.Since(t0) > shareIdle:
+			case time.Since(t0) > shareIdle || shareNow() < w.s.coolUntil.Load():
+				// Idle, or cooling down (see shareCool): park.
 				if w.state.CompareAndSwap(workerPolling, workerParked) {
 					j = <-w.wake
 					w.state.Store(workerBusy)
@@ -87,7 +107,16 @@ func (w *shareWorker) work() {
 				runtime.Gosched()
 			}
 		}
+		if j.posted != 0 && shareNow()-j.posted > int64(shareLate) {
+			j.late.Store(true)
+		}
+		r0, c0 := shareNow(), threadCPU()
 		j.run(true)
+		if c0 >= 0 && (shareNow()-r0)-(threadCPU()-c0) > int64(shareLate) {
+			// The worker's thread was off its core for a while in the
+			// middle of its chunks: the second core is not free.
+			j.s.cool(coolOffCore)
+		}
 	}
 }
 
@@ -96,6 +125,9 @@ func (w *shareWorker) post(j *shareJob) bool {
 	switch w.state.Load() {
 	case workerPolling:
 		if w.state.CompareAndSwap(workerPolling, workerBusy) {
+			if j.posted == 0 {
+				j.posted = shareNow()
+			}
 			w.slot.Store(j)
 			return true
 		}
@@ -134,13 +166,30 @@ func (j *shareJob) run(worker bool) {
 		}
 		j.fn(int(i))
 		if worker {
-			j.s.workerChunks.Add(1)
+			j.theirs.Add(1)
 		}
 		if j.done.Add(1) == j.n && worker {
 			close(j.fin)
 		}
 	}
 }
+
+// shareLate is how long a polling worker may take to pick up a product,
+// or be off its core while it runs its chunks, before the sharer takes it
+// for descheduled (a poll is well under a microsecond).
+const shareLate = 100 * time.Microsecond
+
+// shareCool is how long the callers run their products alone after a
+// worker looked descheduled (it took a product up late, or held up the
+// caller with its last chunk): on a loaded machine the second core is not
+// free, and the caller's waits cost more than the worker gives. The
+// workers do not poll while the sharer cools down.
+const shareCool = 100 * time.Millisecond
+
+// shareHeld is how long the caller may wait for the workers' last chunks
+// (a chunk is up to ~50 us) before the sharer takes a worker for
+// descheduled.
+const shareHeld = 300 * time.Microsecond
 
 // shareSpin is how long the caller polls for the workers' last chunks
 // before it parks (a chunk is some tens of microseconds of products).
@@ -150,7 +199,7 @@ const shareSpin = 50 * time.Microsecond
 // the idle workers; it returns when all have returned. A nil sharer runs
 // them in order on the caller.
 func (s *sharer) do(n int, fn func(i int)) {
-	if s == nil || n < 2 {
+	if s == nil || n < 2 || shareNow() < s.coolUntil.Load() {
 		for i := range n {
 			fn(i)
 		}
@@ -171,17 +220,60 @@ func (s *sharer) do(n int, fn func(i int)) {
 		return
 	}
 	j.run(false)
-	if j.done.Load() == j.n {
-		return
-	}
-	// A worker still holds a chunk: poll a little, then park.
-	t0 := time.Now()
-	for j.done.Load() != j.n {
-		if time.Since(t0) > shareSpin {
-			<-j.fin
+	if j.done.Load() != j.n {
+		// A worker still holds a chunk: poll a little, then park.
+		t0 := time.Now()
+		for j.done.Load() != j.n {
+			if time.Since(t0) > shareSpin {
+				<-j.fin
+				break
+			}
+		}
+		w := time.Since(t0)
+		s.waitNanos.Add(int64(w))
+		if w > shareHeld {
+			// The worker was descheduled holding its chunk.
+			s.cool(coolHeld)
 			return
 		}
 	}
+	theirs := j.theirs.Load()
+	s.workerChunks.Add(theirs)
+	switch {
+	case j.late.Load():
+		s.cool(coolLate)
+	case n >= shareJudgeChunks && theirs*4 < int64(n):
+		// The worker took up the product, but the caller ran most of it:
+		// the worker shares a core, or starts its chunks late.
+		if s.strikes.Add(1) >= shareStrikes {
+			s.cool(coolStrikes)
+		}
+	default:
+		s.strikes.Store(0)
+	}
+}
+
+// A shared product of at least shareJudgeChunks chunks of which the
+// workers ran less than a quarter is a strike; shareStrikes in a row
+// cool the sharer down.
+const (
+	shareJudgeChunks = 8
+	shareStrikes     = 3
+)
+
+// The causes of a cool-down.
+const (
+	coolLate    = iota // a polling worker took a product up late
+	coolHeld           // a worker held the caller up more than shareHeld
+	coolOffCore        // a worker's thread lost its core amid its chunks
+	coolStrikes        // shareStrikes products in a row mostly run by the caller
+)
+
+// cool stops the sharing for shareCool.
+func (s *sharer) cool(why int) {
+	s.cools[why].Add(1)
+	s.strikes.Store(0)
+	s.coolUntil.Store(shareNow() + int64(shareCool))
 }
 
 // shareMinWork is the multiply-add count from which a VDPBF16PS product

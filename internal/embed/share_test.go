@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -204,7 +205,7 @@ func BenchmarkEmbedShare(b *testing.B) {
 				m.setShare(nil)
 			}
 			b.Run(name, func(b *testing.B) {
-				c0 := s.workerChunks.Load()
+				c0, w0, k0 := s.workerChunks.Load(), s.waitNanos.Load(), s.cools[0].Load()+s.cools[1].Load()+s.cools[2].Load()+s.cools[3].Load()
 				lat := make([]time.Duration, 0, b.N)
 				for b.Loop() {
 					t0 := time.Now()
@@ -215,7 +216,64 @@ func BenchmarkEmbedShare(b *testing.B) {
 				}
 				reportPercentiles(b, lat)
 				b.ReportMetric(float64(s.workerChunks.Load()-c0)/float64(b.N), "worker-chunks/op")
+				b.ReportMetric(float64(s.waitNanos.Load()-w0)/1e3/float64(b.N), "wait-us/op")
+				b.ReportMetric(float64(s.cools[0].Load()+s.cools[1].Load()+s.cools[2].Load()+s.cools[3].Load()-k0)/float64(b.N), "cools/op")
 			})
 		}
+	}
+}
+
+// BenchmarkEmbedShareAB alternates the products on one goroutine and
+// shared, text by text, so both see the same load, and reports each one's
+// latency percentiles (p50-off-ms, p50-on-ms, ...):
+//
+//	go test -run '^$' -bench EmbedShareAB -benchtime 400x ./internal/embed
+func BenchmarkEmbedShareAB(b *testing.B) {
+	if !vdpUsable() {
+		b.Skip("no AVX512-BF16 on this CPU or build")
+	}
+	m, err := newUSELiteBF16(useLiteBlob, bestKernel(), asmF16Kernel(), asmF16Kernel12(), false, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := newSharer(1)
+	ctx := context.Background()
+	for _, words := range []int{12, 45, 90} {
+		text := strings.Repeat("the quarterly budget review moved to Thursday ", 1+words/7)
+		text = strings.Join(strings.Fields(text)[:words], " ")
+		b.Run(fmt.Sprintf("tokens=%d", len(m.Tokenize(text))), func(b *testing.B) {
+			var lat [2][]time.Duration
+			i := 0
+			var k0 [4]int64
+			for c := range k0 {
+				k0[c] = s.cools[c].Load()
+			}
+			for b.Loop() {
+				on := i % 2
+				if on == 1 {
+					m.setShare(s)
+				} else {
+					m.setShare(nil)
+				}
+				t0 := time.Now()
+				if _, err := m.Embed(ctx, text); err != nil {
+					b.Fatal(err)
+				}
+				lat[on] = append(lat[on], time.Since(t0))
+				i++
+			}
+			for on, name := range []string{"off", "on"} {
+				l := lat[on]
+				if len(l) == 0 {
+					continue
+				}
+				slices.Sort(l)
+				b.ReportMetric(float64(l[len(l)/2].Microseconds())/1000, "p50-"+name+"-ms")
+				b.ReportMetric(float64(l[len(l)*9/10].Microseconds())/1000, "p90-"+name+"-ms")
+			}
+			for c, name := range []string{"late", "held", "offcore", "strikes"} {
+				b.ReportMetric(float64(s.cools[c].Load()-k0[c]), "cools-"+name)
+			}
+		})
 	}
 }
