@@ -11,3 +11,6 @@ func threadCPU() int64 {
 	}
 	return ts.Nano()
 }
+
+// gettid is the calling thread's id.
+func gettid() int { return unix.Gettid() }

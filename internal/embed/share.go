@@ -25,11 +25,8 @@ type sharer struct {
 	// coolUntil (time since shareEpoch, ns) stops callers from posting
 	// products while the workers look descheduled: a loaded machine.
 	coolUntil atomic.Int64
-	// strikes counts the shared products in a row in which the workers
-	// ran less than a quarter of the chunks.
-	strikes atomic.Int32
 	// cools counts the cool-downs by cause (tests, benchmarks).
-	cools [4]atomic.Int64
+	cools [2]atomic.Int64
 }
 
 // shareEpoch is the origin of the sharer's monotonic clock.
@@ -62,8 +59,6 @@ const shareIdle = 200 * time.Microsecond
 // shareJob is one product's chunks.
 type shareJob struct {
 	n      int64
-	posted int64        // shareNow when handed to polling workers, or 0
-	late   atomic.Bool  // a polling worker took it up more than shareLate after
 	theirs atomic.Int64 // chunks the workers ran
 	next   atomic.Int64 // next chunk to claim
 	done   atomic.Int64 // chunks finished
@@ -87,7 +82,11 @@ func newSharer(workers int) *sharer {
 func (w *shareWorker) work() {
 	for {
 		w.state.Store(workerPolling)
-		t0 := time.Now()
+		// While it polls and runs chunks, the worker's thread is on a core
+		// all the time (Gosched runs the process's other goroutines on the
+		// same thread) unless the kernel gives the core to another
+		// process: the gap between wall and thread CPU time tells.
+		t0, c0, tid := shareNow(), threadCPU(), gettid()
 		var j *shareJob
 		for j == nil {
 			switch {
@@ -96,26 +95,23 @@ func (w *shareWorker) work() {
 				for j = w.slot.Swap(nil); j == nil; j = w.slot.Swap(nil) {
 					runtime.Gosched()
 				}
-			case time.Since(t0) > shareIdle || shareNow() < w.s.coolUntil.Load():
+			case shareNow()-t0 > int64(shareIdle) || shareNow() < w.s.coolUntil.Load():
 				// Idle, or cooling down (see shareCool): park.
 				if w.state.CompareAndSwap(workerPolling, workerParked) {
 					j = <-w.wake
 					w.state.Store(workerBusy)
+					t0, c0, tid = shareNow(), threadCPU(), gettid()
 				}
 			default:
-				// Let the process's other goroutines have this core.
 				runtime.Gosched()
 			}
 		}
-		if j.posted != 0 && shareNow()-j.posted > int64(shareLate) {
-			j.late.Store(true)
-		}
-		r0, c0 := shareNow(), threadCPU()
 		j.run(true)
-		if c0 >= 0 && (shareNow()-r0)-(threadCPU()-c0) > int64(shareLate) {
-			// The worker's thread was off its core for a while in the
-			// middle of its chunks: the second core is not free.
-			j.s.cool(coolOffCore)
+		if c0 >= 0 && tid == gettid() && (shareNow()-t0)-(threadCPU()-c0) > int64(shareOffCore) {
+			// The worker's thread lost its core for a while between the
+			// caller's products or amid its chunks: the second core is
+			// not free.
+			w.s.cool(coolOffCore)
 		}
 	}
 }
@@ -125,9 +121,6 @@ func (w *shareWorker) post(j *shareJob) bool {
 	switch w.state.Load() {
 	case workerPolling:
 		if w.state.CompareAndSwap(workerPolling, workerBusy) {
-			if j.posted == 0 {
-				j.posted = shareNow()
-			}
 			w.slot.Store(j)
 			return true
 		}
@@ -174,15 +167,15 @@ func (j *shareJob) run(worker bool) {
 	}
 }
 
-// shareLate is how long a polling worker may take to pick up a product,
-// or be off its core while it runs its chunks, before the sharer takes it
-// for descheduled (a poll is well under a microsecond).
-const shareLate = 100 * time.Microsecond
+// shareOffCore is how long a worker's thread may be off its core between
+// its last park and the end of a product's chunks before the sharer takes
+// the machine for loaded.
+const shareOffCore = 100 * time.Microsecond
 
 // shareCool is how long the callers run their products alone after a
-// worker looked descheduled (it took a product up late, or held up the
+// worker looked descheduled (its thread lost its core, or it held up the
 // caller with its last chunk): on a loaded machine the second core is not
-// free, and the caller's waits cost more than the worker gives. The
+// free, and a polling worker takes CPU from the caller's own share. The
 // workers do not poll while the sharer cools down.
 const shareCool = 100 * time.Millisecond
 
@@ -234,45 +227,20 @@ func (s *sharer) do(n int, fn func(i int)) {
 		if w > shareHeld {
 			// The worker was descheduled holding its chunk.
 			s.cool(coolHeld)
-			return
 		}
 	}
-	theirs := j.theirs.Load()
-	s.workerChunks.Add(theirs)
-	switch {
-	case j.late.Load():
-		s.cool(coolLate)
-	case n >= shareJudgeChunks && theirs*4 < int64(n):
-		// The worker took up the product, but the caller ran most of it:
-		// the worker shares a core, or starts its chunks late.
-		if s.strikes.Add(1) >= shareStrikes {
-			s.cool(coolStrikes)
-		}
-	default:
-		s.strikes.Store(0)
-	}
+	s.workerChunks.Add(j.theirs.Load())
 }
-
-// A shared product of at least shareJudgeChunks chunks of which the
-// workers ran less than a quarter is a strike; shareStrikes in a row
-// cool the sharer down.
-const (
-	shareJudgeChunks = 8
-	shareStrikes     = 3
-)
 
 // The causes of a cool-down.
 const (
-	coolLate    = iota // a polling worker took a product up late
-	coolHeld           // a worker held the caller up more than shareHeld
-	coolOffCore        // a worker's thread lost its core amid its chunks
-	coolStrikes        // shareStrikes products in a row mostly run by the caller
+	coolHeld    = iota // a worker held the caller up more than shareHeld
+	coolOffCore        // a worker's thread lost its core for shareOffCore
 )
 
 // cool stops the sharing for shareCool.
 func (s *sharer) cool(why int) {
 	s.cools[why].Add(1)
-	s.strikes.Store(0)
 	s.coolUntil.Store(shareNow() + int64(shareCool))
 }
 
