@@ -2,9 +2,8 @@
 
 package embed
 
-// threadCPU is the CPU time the calling thread has run, or -1 when the
-// system cannot tell (here).
-func threadCPU() int64 { return -1 }
+// runDelay reads how long a thread has waited for a CPU; not here.
+type runDelay struct{}
 
-// gettid is the calling thread's id, or 0 (here).
-func gettid() int { return 0 }
+// read returns -1: the system cannot tell.
+func (r *runDelay) read() (ns int64, tid int) { return -1, 0 }

@@ -41,6 +41,7 @@ func shareNow() int64 { return int64(time.Since(shareEpoch)) }
 // queue after a sleep), a large part of a short product.
 type shareWorker struct {
 	s     *sharer
+	delay runDelay     // reads its thread's wait for a core
 	state atomic.Int32 // workerPolling, workerParked, workerBusy
 	slot  atomic.Pointer[shareJob]
 	wake  chan *shareJob
@@ -82,11 +83,10 @@ func newSharer(workers int) *sharer {
 func (w *shareWorker) work() {
 	for {
 		w.state.Store(workerPolling)
-		// While it polls and runs chunks, the worker's thread is on a core
-		// all the time (Gosched runs the process's other goroutines on the
-		// same thread) unless the kernel gives the core to another
-		// process: the gap between wall and thread CPU time tells.
-		t0, c0, tid := shareNow(), threadCPU(), gettid()
+		// While it polls and runs chunks, the worker's thread waits for a
+		// core only when the kernel gives it to another thread.
+		t0 := shareNow()
+		d0, tid := w.delay.read()
 		var j *shareJob
 		for j == nil {
 			switch {
@@ -100,16 +100,16 @@ func (w *shareWorker) work() {
 				if w.state.CompareAndSwap(workerPolling, workerParked) {
 					j = <-w.wake
 					w.state.Store(workerBusy)
-					t0, c0, tid = shareNow(), threadCPU(), gettid()
+					d0, tid = w.delay.read()
 				}
 			default:
 				runtime.Gosched()
 			}
 		}
 		j.run(true)
-		if c0 >= 0 && tid == gettid() && (shareNow()-t0)-(threadCPU()-c0) > int64(shareOffCore) {
-			// The worker's thread lost its core for a while between the
-			// caller's products or amid its chunks: the second core is
+		if d1, tid1 := w.delay.read(); d0 >= 0 && d1 >= 0 && tid1 == tid && d1-d0 > int64(shareOffCore) {
+			// The worker's thread waited for its core for a while between
+			// the caller's products or amid its chunks: the second core is
 			// not free.
 			w.s.cool(coolOffCore)
 		}
@@ -167,10 +167,10 @@ func (j *shareJob) run(worker bool) {
 	}
 }
 
-// shareOffCore is how long a worker's thread may be off its core between
-// its last park and the end of a product's chunks before the sharer takes
-// the machine for loaded.
-const shareOffCore = 100 * time.Microsecond
+// shareOffCore is how long a worker's thread may wait for its core (the
+// kernel running another thread there) between its last park and the end
+// of a product's chunks before the sharer takes the machine for loaded.
+const shareOffCore = time.Millisecond
 
 // shareCool is how long the callers run their products alone after a
 // worker looked descheduled (its thread lost its core, or it held up the
@@ -235,7 +235,7 @@ func (s *sharer) do(n int, fn func(i int)) {
 // The causes of a cool-down.
 const (
 	coolHeld    = iota // a worker held the caller up more than shareHeld
-	coolOffCore        // a worker's thread lost its core for shareOffCore
+	coolOffCore        // a worker's thread waited shareOffCore for its core
 )
 
 // cool stops the sharing for shareCool.
