@@ -169,8 +169,9 @@ func (w *matrix) mulAddBF16Act(m int, a []float32, lda int, bias, c []float32, l
 			amxGemmPair(ab[mp*k:], k, b, k, tail[p*2*kernCols:], ldc, 1, bp)
 		}
 	}
-	if w.vdp && w.share != nil && m*k*n >= shareMinWork {
-		// Pair by pair with the sharer's worker (share.go).
+	if w.vdp && w.share != nil && m < amxSplitMinRows {
+		// Pair by pair with the sharer's worker (share.go); a batch's
+		// larger products keep the split below.
 		w.share.do(pairs, pair)
 	} else {
 		work := m * k * n

@@ -174,9 +174,9 @@ type matrix struct {
 	// vdp makes bf's products with VDPBF16PS (vdpGemmPair) instead of on
 	// the tile unit.
 	vdp bool
-	// share, when not nil, runs the VDPBF16PS products of at least
-	// shareMinWork multiply-adds pair of panels by pair of panels with its
-	// worker (share.go).
+	// share, when not nil, runs the VDPBF16PS products of fewer than
+	// amxSplitMinRows rows (a query, a stored text) pair of panels by pair
+	// of panels with its worker (share.go).
 	share *sharer
 }
 

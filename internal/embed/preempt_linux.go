@@ -45,3 +45,14 @@ func (r *runDelay) read() (ns int64, tid int) {
 	}
 	return v, tid
 }
+
+// threadRunDelay is the calling thread's run-queue wait and id (runDelay
+// with a file opened for the one read), or -1 when the system cannot tell.
+func threadRunDelay() (ns int64, tid int) {
+	var r runDelay
+	ns, tid = r.read()
+	if r.fd > 0 {
+		unix.Close(r.fd)
+	}
+	return ns, tid
+}

@@ -7,3 +7,6 @@ type runDelay struct{}
 
 // read returns -1: the system cannot tell.
 func (r *runDelay) read() (ns int64, tid int) { return -1, 0 }
+
+// threadRunDelay returns -1: the system cannot tell.
+func threadRunDelay() (ns int64, tid int) { return -1, 0 }

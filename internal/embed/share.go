@@ -26,7 +26,7 @@ type sharer struct {
 	// products while the workers look descheduled: a loaded machine.
 	coolUntil atomic.Int64
 	// cools counts the cool-downs by cause (tests, benchmarks).
-	cools [2]atomic.Int64
+	cools [3]atomic.Int64
 }
 
 // shareEpoch is the origin of the sharer's monotonic clock.
@@ -170,7 +170,7 @@ func (j *shareJob) run(worker bool) {
 // shareOffCore is how long a worker's thread may wait for its core (the
 // kernel running another thread there) between its last park and the end
 // of a product's chunks before the sharer takes the machine for loaded.
-const shareOffCore = time.Millisecond
+const shareOffCore = 250 * time.Microsecond
 
 // shareCool is how long the callers run their products alone after a
 // worker looked descheduled (its thread lost its core, or it held up the
@@ -236,6 +236,7 @@ func (s *sharer) do(n int, fn func(i int)) {
 const (
 	coolHeld    = iota // a worker held the caller up more than shareHeld
 	coolOffCore        // a worker's thread waited shareOffCore for its core
+	coolCaller         // a caller's thread waited shareOffCore for its core in a pass
 )
 
 // cool stops the sharing for shareCool.
@@ -244,6 +245,28 @@ func (s *sharer) cool(why int) {
 	s.coolUntil.Store(shareNow() + int64(shareCool))
 }
 
-// shareMinWork is the multiply-add count from which a VDPBF16PS product
-// is shared with the sharer's workers.
-const shareMinWork = 0
+// A passWatch tells whether the thread of a forward pass that shares its
+// products waited for its core: then a worker polling beside it takes
+// CPU from the caller's own share (a loaded machine), and the sharer cools
+// down.
+type passWatch struct {
+	d0  int64
+	tid int
+}
+
+func (s *sharer) watchPass() passWatch {
+	if s == nil {
+		return passWatch{d0: -1}
+	}
+	d0, tid := threadRunDelay()
+	return passWatch{d0, tid}
+}
+
+func (s *sharer) endPass(w passWatch) {
+	if s == nil || w.d0 < 0 {
+		return
+	}
+	if d1, tid := threadRunDelay(); d1 >= 0 && tid == w.tid && d1-w.d0 > int64(shareOffCore) {
+		s.cool(coolCaller)
+	}
+}

@@ -205,7 +205,7 @@ func BenchmarkEmbedShare(b *testing.B) {
 				m.setShare(nil)
 			}
 			b.Run(name, func(b *testing.B) {
-				c0, w0, k0 := s.workerChunks.Load(), s.waitNanos.Load(), s.cools[0].Load()+s.cools[1].Load()
+				c0, w0, k0 := s.workerChunks.Load(), s.waitNanos.Load(), s.cools[0].Load()+s.cools[1].Load()+s.cools[2].Load()
 				lat := make([]time.Duration, 0, b.N)
 				for b.Loop() {
 					t0 := time.Now()
@@ -217,7 +217,7 @@ func BenchmarkEmbedShare(b *testing.B) {
 				reportPercentiles(b, lat)
 				b.ReportMetric(float64(s.workerChunks.Load()-c0)/float64(b.N), "worker-chunks/op")
 				b.ReportMetric(float64(s.waitNanos.Load()-w0)/1e3/float64(b.N), "wait-us/op")
-				b.ReportMetric(float64(s.cools[0].Load()+s.cools[1].Load()-k0)/float64(b.N), "cools/op")
+				b.ReportMetric(float64(s.cools[0].Load()+s.cools[1].Load()+s.cools[2].Load()-k0)/float64(b.N), "cools/op")
 			})
 		}
 	}
@@ -244,7 +244,7 @@ func BenchmarkEmbedShareAB(b *testing.B) {
 		b.Run(fmt.Sprintf("tokens=%d", len(m.Tokenize(text))), func(b *testing.B) {
 			var lat [2][]time.Duration
 			i := 0
-			var k0 [2]int64
+			var k0 [3]int64
 			for c := range k0 {
 				k0[c] = s.cools[c].Load()
 			}
@@ -271,7 +271,7 @@ func BenchmarkEmbedShareAB(b *testing.B) {
 				b.ReportMetric(float64(l[len(l)/2].Microseconds())/1000, "p50-"+name+"-ms")
 				b.ReportMetric(float64(l[len(l)*9/10].Microseconds())/1000, "p90-"+name+"-ms")
 			}
-			for c, name := range []string{"held", "offcore"} {
+			for c, name := range []string{"held", "offcore", "caller"} {
 				b.ReportMetric(float64(s.cools[c].Load()-k0[c]), "cools-"+name)
 			}
 		})

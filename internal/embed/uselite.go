@@ -500,6 +500,9 @@ func (m *USELite) forward(seqs [][]int, dst [][]float32) {
 	rows := roundUp(total, m.rowAlign())
 	s := m.getScratch(rows, len(seqs), maxSeq)
 	defer m.putScratch(s)
+	if m.share != nil && rows < amxSplitMinRows {
+		defer m.share.endPass(m.share.watchPass())
+	}
 
 	// Input: the graph adds the embedding twice (once scattered, once inside
 	// the timing-signal branch), hence 2·E.
@@ -638,7 +641,7 @@ func (m *USELite) attention(L *encoderLayer, s *scratch, seqs [][]int, rows int,
 	for _, ids := range seqs {
 		n := len(ids)
 		switch {
-		case m.share != nil:
+		case m.share != nil && rows < attendParallelMinRows:
 			// Head by head with the sharer's workers (each head has its
 			// own scratch; a sequence's heads are done before the next's).
 			m.share.do(numHeads, func(h int) { m.attendHead(&s.heads[h], d, h, n, r0, qkv, ctx) })
