@@ -170,7 +170,7 @@ func (j *shareJob) run(worker bool) {
 // shareOffCore is how long a worker's thread may wait for its core (the
 // kernel running another thread there) between its last park and the end
 // of a product's chunks before the sharer takes the machine for loaded.
-const shareOffCore = 250 * time.Microsecond
+const shareOffCore = time.Millisecond
 
 // shareCool is how long the callers run their products alone after a
 // worker looked descheduled (its thread lost its core, or it held up the
