@@ -277,6 +277,12 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 		Candidates: ro.Candidates, Neighbors: ro.NeighborShare > 0, K: r.K, DuplicateOverlap: ro.DuplicateOverlap}
 	if useKW {
 		q.unknown = ix.Unknown(q.terms)
+		if useVec {
+			// The keyword stage too, while the query is still being
+			// embedded (ix.Rank takes its hits if the index has not
+			// changed since).
+			rq.Keywords = ix.KeywordsFirst(q.terms, r.Filter, ro.Candidates)
+		}
 	}
 	if useVec {
 		qv := <-embedded
