@@ -63,8 +63,10 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.ChainCoverage = v
 				case "cover":
 					o.ConvCover = v
+				case "syn":
+					o.SynonymWeight = v
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

@@ -508,9 +508,9 @@ func printRecallTable(runs []*setRun, cfg recallConfig) {
 				continue
 			}
 			sc := scoreSet(run, run.answers[a], nil)
-			if run.set.Name == "everyday" {
-				fmt.Printf("everyday %s: hit@1 %.1f, hit@3 %.1f, never-stored told nothing_relevant %.1f %%, answerable told nothing_relevant %.1f %%\n",
-					a, sc.rk(0), sc.rk(1), share100(sc.abstNR, sc.abst), share100(sc.ansNothing, sc.n))
+			if strings.HasPrefix(run.set.Name, "everyday") {
+				fmt.Printf("%s %s: hit@1 %.1f, hit@3 %.1f, never-stored told nothing_relevant %.1f %%, answerable told nothing_relevant %.1f %%\n",
+					run.set.Name, a, sc.rk(0), sc.rk(1), share100(sc.abstNR, sc.abst), share100(sc.ansNothing, sc.n))
 			}
 			if sc.updates > 0 {
 				fmt.Printf("%s %s: updates (newer and older gold) %d: newer ranked first %.1f %%, older above newer %.1f %%\n",

@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,15 +10,26 @@ import (
 )
 
 func init() {
-	registerSet("everyday", "", loadEverydaySet)
+	registerSet("everyday", "", everydayLoader("everyday", everydaySet))
+	registerSet("everyday2", "", everydayLoader("everyday2", everyday2Set))
 }
 
-// loadEverydaySet reads the everyday set (the built-in one, or path): its
+// everyday2Set is a second everyday set, another person's, written as a
+// held-out check for what is tuned on the first (the relevance bar for
+// notes): committed before anything was run on it, not edited after.
+//
+//go:embed testdata/everyday2.json
+var everyday2Set []byte
+
+// everydayLoader reads an everyday set named name (builtin, or path): its
 // profile's contacts given first, its memories stored in the default scope, each dated days_ago before now;
 // its questions asked with top_k 5, a hit being any of its answers; its
 // never-stored questions expecting nothing_relevant.
-func loadEverydaySet(path string) (*benchSet, error) {
-	raw := everydaySet
+func everydayLoader(name string, builtin []byte) func(path string) (*benchSet, error) {
+	return func(path string) (*benchSet, error) { return loadEverydaySet(name, builtin, path) }
+}
+
+func loadEverydaySet(name string, raw []byte, path string) (*benchSet, error) {
 	if path != "" {
 		var err error
 		if raw, err = os.ReadFile(path); err != nil {
@@ -26,10 +38,10 @@ func loadEverydaySet(path string) (*benchSet, error) {
 	}
 	var set everyday
 	if err := json.Unmarshal(raw, &set); err != nil {
-		return nil, fmt.Errorf("cannot read the everyday set: %w", err)
+		return nil, fmt.Errorf("cannot read the %s set: %w", name, err)
 	}
 	now := time.Now()
-	s := &benchSet{Name: "everyday", TopK: 5, Contacts: set.Profile.Contacts}
+	s := &benchSet{Name: name, TopK: 5, Contacts: set.Profile.Contacts}
 	for _, m := range set.Memories {
 		s.Messages = append(s.Messages, benchMessage{ID: m.ID, Source: m.Source, Content: m.Text, TS: now.AddDate(0, 0, -m.DaysAgo)})
 	}

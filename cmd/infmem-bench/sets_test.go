@@ -15,7 +15,7 @@ func TestRecallSetsLoad(t *testing.T) {
 		t.Skip("no datasets at", datasetsDir)
 	}
 	want := map[string][2]int{ // messages, answerable questions at least
-		"locomo": {2700, 700}, "messy": {2700, 700}, "beam": {5700, 300}, "realmem": {14000, 1300}, "everyday": {100, 90},
+		"locomo": {2700, 700}, "messy": {2700, 700}, "beam": {5700, 300}, "realmem": {14000, 1300}, "everyday": {100, 90}, "everyday2": {60, 60},
 	}
 	for name, w := range want {
 		s, err := loadSet(name)
@@ -88,5 +88,44 @@ func TestPyLiteral(t *testing.T) {
 		if got := flattenIDs(v); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: got %q, want %q", in, got, want)
 		}
+	}
+}
+
+// The built-in everyday sets load whole without the shared datasets: every
+// memory kept, every answerable question's answers among the memories,
+// every never-stored question asked, each set under its own name.
+func TestEverydaySetsLoad(t *testing.T) {
+	want := map[string][3]int{"everyday": {115, 103, 25}, "everyday2": {62, 65, 25}} // memories, answerable, never stored
+	for name, w := range want {
+		s, err := loadSet(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Name != name || s.TopK != 5 {
+			t.Errorf("%s: loaded as %q with top_k %d", name, s.Name, s.TopK)
+		}
+		ids := map[string]bool{}
+		for _, m := range s.Messages {
+			ids[m.ID] = true
+		}
+		ans, never := 0, 0
+		for _, q := range s.Questions {
+			if q.Abstain {
+				never++
+				continue
+			}
+			ans++
+			for g := range q.Gold {
+				if !ids[g] {
+					t.Errorf("%s: %q names %q, no memory of the set", name, q.Text, g)
+				}
+			}
+		}
+		if got := [3]int{len(s.Messages), ans, never}; got != w {
+			t.Errorf("%s: %v memories, answerable, never stored; want %v", name, got, w)
+		}
+	}
+	if _, err := loadSet("everyday2=/nonexistent/everyday2.json"); err == nil {
+		t.Error("a missing everyday2 file loaded")
 	}
 }

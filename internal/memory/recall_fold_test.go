@@ -270,3 +270,26 @@ func TestFoldConvCover(t *testing.T) {
 		t.Errorf("ConvCover 0.3, limit 3: got %v, want the later brakes turn third", texts(res.Results))
 	}
 }
+
+// TestSynonymWeight: with SynonymWeight on, a note that says the query's
+// word in another word ("invoice" for "bill") ranks first by keywords;
+// off, a note holding one of the query's words alone does.
+func TestSynonymWeight(t *testing.T) {
+	e := recallEngine(t)
+	invoice := "The plumber sent his invoice: 240 pounds"
+	for _, c := range []string{invoice, "The plumber is coming on Tuesday at 9",
+		"Split the dinner bill with Sam and Lena at the Italian place on Friday",
+		"Leo's swimming lesson moved to Thursdays", "The car's MOT is due in March", "Hannah's birthday is on the 3rd of June",
+		"Ruth is moving to Stirling", "The wifi password is on the fridge"} {
+		mustStore(t, e, StoreRequest{Content: c, Scope: "notes"})
+	}
+	q := SearchRequest{Query: "how much was the plumber's bill?", Scope: "notes", ExactScope: true, Limit: 3, Mode: ModeKeyword}
+	e.SetRankOptions(RankOptions{})
+	if res := search(t, e, q); len(res.Results) == 0 || res.Results[0].Text == invoice {
+		t.Fatalf("synonyms off: got %v, want another note first (else this test shows nothing)", texts(res.Results))
+	}
+	e.SetRankOptions(RankOptions{SynonymWeight: 0.4})
+	if res := search(t, e, q); len(res.Results) == 0 || res.Results[0].Text != invoice {
+		t.Fatalf("synonyms 0.4: got %v, want %q first", texts(res.Results), invoice)
+	}
+}

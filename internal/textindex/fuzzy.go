@@ -220,7 +220,7 @@ func (ix *Index) Unknown(q Query) float64 {
 		}
 		w := float64(q.counts[i]) * math.Log(1+(n-df+0.5)/(df+0.5))
 		total += w
-		if df == 0 && (q.alt == nil || !slices.Contains(q.alt, i+1)) {
+		if df == 0 && !q.hasAlternative(i) {
 			unknown += w
 		}
 	}
@@ -228,6 +228,17 @@ func (ix *Index) Unknown(q Query) float64 {
 		return 0
 	}
 	return unknown / total
+}
+
+// hasAlternative reports whether the term at i has an alternative that
+// is not a synonym (WithSynonyms).
+func (q Query) hasAlternative(i int) bool {
+	for j, a := range q.alt {
+		if a == i+1 && q.scaleOf(j) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // fuzzyCand is a known term close to an unknown word: its edit distance

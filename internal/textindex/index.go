@@ -338,6 +338,10 @@ type Query struct {
 	// alt[i] is 1 + the position of the term they stand in for, 0 for the
 	// query's own terms. nil: none.
 	alt []int
+	// scale holds, for an alternative added as a synonym (WithSynonyms),
+	// the share of its term's weight it scores with; 0 for every other
+	// term. nil: none.
+	scale []float64
 }
 
 // Terms returns the distinct analysed terms of the query.
@@ -367,6 +371,73 @@ func (q Query) Without(drop func(term string) bool) Query {
 			}
 			out.alt = append(out.alt, of+1)
 		}
+		if sc := q.scaleOf(i); sc > 0 || out.scale != nil {
+			if out.scale == nil {
+				out.scale = make([]float64, len(out.terms)-1, len(q.terms))
+			}
+			out.scale = append(out.scale, sc)
+		}
+	}
+	return out
+}
+
+// scaleOf is the share of its term's weight the term at i scores with
+// when it was added as a synonym; 0 otherwise.
+func (q Query) scaleOf(i int) float64 {
+	if q.scale == nil {
+		return 0
+	}
+	return q.scale[i]
+}
+
+// WithSynonyms returns the query with the terms of syns added as
+// synonyms of its own term of ("invoice" for "bill"), each scoring scale
+// (0 < scale < 1) times the lower of its own idf and of's: a document
+// holding a synonym matches part of what the query asks, never more than
+// one holding the word, and a common synonym of a rare word weighs as
+// little as it says. Like an alternative (WithAlternatives) a synonym
+// counts once with its term in MatchQuery, and it adds nothing to
+// IdealScore; unlike one, it does not make its term known (Unknown).
+// Nothing is added when of is not one of the query's own terms (not an
+// alternative), or for a term the query has already.
+func (q Query) WithSynonyms(of string, syns Query, scale float64) Query {
+	at := slices.Index(q.terms, of)
+	if at < 0 || q.alt != nil && q.alt[at] > 0 || !(scale > 0 && scale < 1) {
+		return q
+	}
+	out := Query{terms: slices.Clone(q.terms), counts: slices.Clone(q.counts), alt: slices.Clone(q.alt), scale: slices.Clone(q.scale)}
+	for _, t := range syns.terms {
+		if slices.Contains(out.terms, t) {
+			continue
+		}
+		if out.alt == nil {
+			out.alt = make([]int, len(out.terms))
+		}
+		if out.scale == nil {
+			out.scale = make([]float64, len(out.terms))
+		}
+		out.terms = append(out.terms, t)
+		out.counts = append(out.counts, 1)
+		out.alt = append(out.alt, at+1)
+		out.scale = append(out.scale, scale)
+	}
+	return out
+}
+
+// idfs are the idf of each of q's terms as its weight uses it: df(t)
+// gives a term's document frequency (0: none holds it) and n the
+// collection's size; a synonym's is its scale times the lower of its own
+// and its term's (WithSynonyms).
+func (q Query) idfs(n float64, df func(t string) float64) []float64 {
+	out := make([]float64, len(q.terms))
+	for i, t := range q.terms {
+		d := df(t)
+		out[i] = math.Log(1 + (n-d+0.5)/(d+0.5))
+	}
+	for i := range out {
+		if sc := q.scaleOf(i); sc > 0 {
+			out[i] = sc * min(out[i], out[q.alt[i]-1])
+		}
 	}
 	return out
 }
@@ -379,7 +450,7 @@ func (q Query) Without(drop func(term string) bool) Query {
 // its terms, alts are added as terms of their own.
 func (q Query) WithAlternatives(of string, alts Query) Query {
 	at := slices.Index(q.terms, of)
-	out := Query{terms: slices.Clone(q.terms), counts: slices.Clone(q.counts), alt: slices.Clone(q.alt)}
+	out := Query{terms: slices.Clone(q.terms), counts: slices.Clone(q.counts), alt: slices.Clone(q.alt), scale: slices.Clone(q.scale)}
 	for _, t := range alts.terms {
 		if slices.Contains(out.terms, t) {
 			continue
@@ -390,6 +461,9 @@ func (q Query) WithAlternatives(of string, alts Query) Query {
 		out.terms = append(out.terms, t)
 		out.counts = append(out.counts, 1)
 		out.alt = append(out.alt, at+1)
+		if out.scale != nil {
+			out.scale = append(out.scale, 0)
+		}
 	}
 	return out
 }
@@ -444,15 +518,19 @@ func (ix *Index) newScorer(q Query) scorer {
 		return sc
 	}
 	n, total, counted := ix.collectionLocked()
+	idfs := q.idfs(n, func(t string) float64 {
+		if id, ok := ix.dict[t]; ok {
+			return ix.dfLocked(id, counted)
+		}
+		return 0
+	})
 	for i, t := range q.terms {
 		id, ok := ix.dict[t]
 		if !ok {
 			continue
 		}
-		df := ix.dfLocked(id, counted)
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		sc.ids = append(sc.ids, id)
-		sc.weights = append(sc.weights, float64(q.counts[i])*idf*(ix.opts.K1+1))
+		sc.weights = append(sc.weights, float64(q.counts[i])*idfs[i]*(ix.opts.K1+1))
 	}
 	avgdl := float64(total) / n
 	sc.c1 = ix.opts.K1 * (1 - ix.opts.B)
@@ -472,15 +550,17 @@ func (ix *Index) IdealScore(q Query) float64 {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	n, _, counted := ix.collectionLocked()
-	w := make([]float64, len(q.terms))
-	for i, t := range q.terms {
-		df := 0.0
+	w := q.idfs(n, func(t string) float64 {
 		if id, ok := ix.dict[t]; ok {
-			df = ix.dfLocked(id, counted)
+			return ix.dfLocked(id, counted)
 		}
-		w[i] = float64(q.counts[i]) * math.Log(1+(n-df+0.5)/(df+0.5))
+		return 0
+	})
+	for i := range w {
+		w[i] *= float64(q.counts[i])
 	}
-	// An alternative counts instead of its term when it weighs more.
+	// An alternative counts instead of its term when it weighs more (a
+	// synonym never does).
 	for i := range w {
 		if q.alt != nil && q.alt[i] > 0 {
 			of := q.alt[i] - 1

@@ -38,6 +38,16 @@ func (ix *Index) SearchPending(q Query, k int, allow func(DocID) bool, id DocID,
 	total := ix.totalLen + uint64(dl) - ix.asideLen
 	var sc scorer
 	var own []int // by position in sc: doc's frequency of the term, 0: none
+	idfs := q.idfs(n, func(t string) float64 {
+		df := 0
+		if tid, ok := ix.dict[t]; ok {
+			df = len(ix.terms[tid].postings) - int(ix.asideDF[tid])
+		}
+		if slices.Contains(doc.terms, t) {
+			df++
+		}
+		return float64(df)
+	})
 	for i, t := range q.terms {
 		tid, indexed := ix.dict[t]
 		tf := 0
@@ -47,19 +57,11 @@ func (ix *Index) SearchPending(q Query, k int, allow func(DocID) bool, id DocID,
 		if !indexed && tf == 0 {
 			continue
 		}
-		df := 0
-		if indexed {
-			df = len(ix.terms[tid].postings) - int(ix.asideDF[tid])
-		} else {
+		if !indexed {
 			tid = noTerm
 		}
-		if tf > 0 {
-			df++
-		}
-		dff := float64(df)
-		idf := math.Log(1 + (n-dff+0.5)/(dff+0.5))
 		sc.ids = append(sc.ids, tid)
-		sc.weights = append(sc.weights, float64(q.counts[i])*idf*(ix.opts.K1+1))
+		sc.weights = append(sc.weights, float64(q.counts[i])*idfs[i]*(ix.opts.K1+1))
 		own = append(own, tf)
 	}
 	if len(sc.ids) == 0 {
@@ -105,5 +107,5 @@ const noTerm = math.MaxUint32
 
 // Equal reports whether q and o are the same analysed query.
 func (q Query) Equal(o Query) bool {
-	return slices.Equal(q.terms, o.terms) && slices.Equal(q.counts, o.counts) && slices.Equal(q.alt, o.alt)
+	return slices.Equal(q.terms, o.terms) && slices.Equal(q.counts, o.counts) && slices.Equal(q.alt, o.alt) && slices.Equal(q.scale, o.scale)
 }

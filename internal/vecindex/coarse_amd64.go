@@ -29,7 +29,9 @@ func asmCoarse() coarseFunc {
 // coarsePickAVX512 is coarsePickGo in AVX-512 assembly (coarse_amd64.s),
 // sixteen rows at a time: the scores by VCVTDQ2PS and VMULPS (the same
 // rounding as Go's conversion and product), the weights gathered by slot,
-// the rows kept compressed out by VPCOMPRESSD. It trusts its arguments.
+// the rows kept packed by VPCOMPRESSD in a register and stored sixteen at a
+// time (it may write outIDs and outP past the count it returns, never past
+// n). It trusts its arguments.
 //
 //go:noescape
 func coarsePickAVX512(dots *int32, ids *uint32, n int, cw *float32, sum3 int32, cut float32, outIDs *uint32, outP *float32) int

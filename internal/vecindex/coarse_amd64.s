@@ -99,8 +99,13 @@ cdone:
 // (VPADDD, VPSUBD, VCVTDQ2PS, a gather of cw by slot, VMULPS), kept where
 // not p < cut (VCMPPS predicate 5, NLT_US; the gather reads cw at the
 // slot mod 1024 = blockSize, so it stays inside), the kept slots and scores
-// stored contiguously by VPCOMPRESSD / VCOMPRESSPS. The last n%16 rows go
-// through the same steps under a mask (masked loads do not fault).
+// packed by VPCOMPRESSD / VCOMPRESSPS into registers and stored whole at
+// the count so far: the next sixteen overwrite what lies past the kept ones.
+// That store ends at most at row i+16 <= n for the rows from i, so it stays
+// inside outIDs[:n] and outP[:n]. (The compress with a memory operand is
+// microcoded on Zen 4: 3.3 µs a block of 1,024 rows against 0.47 µs so.)
+// The last n%16 rows go through the same steps under a mask (masked loads
+// do not fault), their kept ones stored under the mask of the low count bits.
 TEXT ·coarsePickAVX512(SB), NOSPLIT, $0-64
 	MOVQ  dots+0(FP), SI
 	MOVQ  ids+8(FP), DI
@@ -131,8 +136,10 @@ ploop:
 	VGATHERDPS  (BX)(Z3*4), K1, Z2
 	VMULPS      Z2, Z0, Z0
 	VCMPPS      $5, Z7, Z0, K2
-	VPCOMPRESSD Z1, K2, (R8)(R10*4)
-	VCOMPRESSPS Z0, K2, (R9)(R10*4)
+	VPCOMPRESSD Z1, K2, Z1
+	VCOMPRESSPS Z0, K2, Z0
+	VMOVDQU32   Z1, (R8)(R10*4)
+	VMOVUPS     Z0, (R9)(R10*4)
 	KMOVW       K2, AX
 	POPCNTL     AX, AX
 	ADDQ        AX, R10
@@ -161,10 +168,17 @@ ptail:
 	VMULPS      Z2, Z0, Z0
 	VCMPPS      $5, Z7, Z0, K2
 	KANDW       K3, K2, K2
-	VPCOMPRESSD Z1, K2, (R8)(R10*4)
-	VCOMPRESSPS Z0, K2, (R9)(R10*4)
+	VPCOMPRESSD Z1, K2, Z1
+	VCOMPRESSPS Z0, K2, Z0
 	KMOVW       K2, AX
 	POPCNTL     AX, AX
+	MOVL        AX, CX
+	MOVL        $1, DX
+	SHLL        CX, DX
+	DECL        DX
+	KMOVW       DX, K4
+	VMOVDQU32   Z1, K4, (R8)(R10*4)
+	VMOVUPS     Z0, K4, (R9)(R10*4)
 	ADDQ        AX, R10
 
 pdone:

@@ -246,6 +246,104 @@ func TestKthLargest(t *testing.T) {
 	}
 }
 
+// TestKthLargestKey checks the histogram selection against sorting, and
+// keepBest against the quickselect it replaced: scores with many ties,
+// negative ones, both zeros, infinities, spreads from one value to the
+// whole float range; and that a bound is at most the k-th largest, keeping
+// at least k.
+func TestKthLargestKey(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var sc selScratch
+	for trial := range 3000 {
+		n := 1 + r.IntN(3000)
+		if trial%10 == 0 {
+			n = 8000 + r.IntN(1024)
+		}
+		xs := make([]float32, n)
+		for i := range xs {
+			switch trial % 6 {
+			case 0:
+				xs[i] = float32(r.IntN(1 + r.IntN(50))) // ties
+			case 1:
+				xs[i] = float32(r.NormFloat64()) * 1e3
+			case 2:
+				xs[i] = float32(700 + 400*r.Float64()*r.Float64()) // as coarse scores
+			case 3:
+				xs[i] = math.Float32frombits(r.Uint32() &^ (0xff << 23)) // tiny and zero, both signs
+				if r.IntN(5) == 0 {
+					xs[i] = float32(math.Copysign(0, float64(r.IntN(2)*2-1)))
+				}
+			case 4:
+				xs[i] = []float32{float32(math.Inf(1)), float32(math.Inf(-1)), math.MaxFloat32, -math.MaxFloat32, 1}[r.IntN(5)]
+			case 5:
+				xs[i] = 3.5
+			}
+		}
+		k := 1 + r.IntN(n)
+		sorted := slices.Clone(xs)
+		slices.Sort(sorted)
+		want := sorted[n-k]
+		keys := make([]uint32, n)
+		for i, x := range xs {
+			keys[i] = floatKey(x)
+		}
+		if got := keyFloat(kthLargestKey(slices.Clone(keys), k, false, &sc.hist)); got != want {
+			t.Fatalf("trial %d (n %d, k %d): %v, want %v", trial, n, k, got, want)
+		}
+		b := keyFloat(kthLargestKey(slices.Clone(keys), k, true, &sc.hist))
+		kept := 0
+		for _, x := range xs {
+			if !(x < b) {
+				kept++
+			}
+		}
+		if b > want || kept < k {
+			t.Fatalf("trial %d (n %d, k %d): bound %v keeps %d, the k-th is %v", trial, n, k, b, kept, want)
+		}
+		// keepBest, exact: what the quickselect kept.
+		cs := make([]cand, n)
+		for i, x := range xs {
+			cs[i] = cand{id: uint32(i), p: x}
+		}
+		got, cut := keepBest(slices.Clone(cs), k, false, &sc)
+		if n > k && cut != want || !slices.Equal(got, pruneCands(slices.Clone(cs), want)) && n > k {
+			t.Fatalf("trial %d: keepBest cut %v, want %v", trial, cut, want)
+		}
+	}
+	for x := range 5000 { // the key order is the float order
+		a, b := math.Float32frombits(uint32(x)*858993), math.Float32frombits(r.Uint32())
+		if a != a || b != b {
+			continue
+		}
+		if (a < b) != (floatKey(a) < floatKey(b)) && !(a == 0 && b == 0) || keyFloat(floatKey(a)) != a {
+			t.Fatalf("keys of %v, %v: %x, %x", a, b, floatKey(a), floatKey(b))
+		}
+	}
+}
+
+// TestPruneCands checks the cut against a filter that drops what scores
+// below it, keeping the rest in order; ties with the cut stay.
+func TestPruneCands(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	for range 2000 {
+		n := r.IntN(300)
+		cs := make([]cand, n)
+		for i := range cs {
+			cs[i] = cand{id: uint32(r.IntN(1 << 20)), dot: int32(r.IntN(1000)), p: float32(r.IntN(1 + r.IntN(50)))}
+		}
+		cut := float32(r.IntN(50))
+		var want []cand
+		for _, c := range cs {
+			if c.p >= cut {
+				want = append(want, c)
+			}
+		}
+		if got := pruneCands(slices.Clone(cs), cut); !slices.Equal(got, want) {
+			t.Fatalf("cut %v of %v: %v, want %v", cut, cs, got, want)
+		}
+	}
+}
+
 // TestCoarseTakesStorePasses: a store's two requests in one scan take the
 // coarse pass when each would alone, and sameSet tells equal sets.
 func TestCoarseTakesStorePasses(t *testing.T) {
@@ -283,11 +381,16 @@ func TestCoarseTakesStorePasses(t *testing.T) {
 	}
 }
 
+// pickGuard is how many entries past n TestCoarsePick checks coarsePick
+// leaves alone: one store of sixteen.
+const pickGuard = 16
+
 // TestCoarsePick checks the coarse pass's score-and-cut step (in assembly
 // where the CPU has it) against the portable loop it replaced: the same
 // slots and the same score bits, on random dot products (some wrapping in
 // int32 as Go's do), weights (some zero), cuts (-Inf, and exact scores so
-// that p == cut is kept), every tail length and a whole block.
+// that p == cut is kept), every tail length and a whole block, and that it
+// writes nothing past the rows it was given.
 func TestCoarsePick(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	cw := make([]float32, blockSize)
@@ -324,9 +427,19 @@ func TestCoarsePick(t *testing.T) {
 			cut = float32(r.Float64() * 2)
 		}
 		wantIDs, wantP := make([]uint32, n), make([]float32, n)
-		gotIDs, gotP := make([]uint32, n), make([]float32, n)
+		// Past n, guards the assembly must leave alone (it may use
+		// [m, n) as scratch).
+		gotIDs, gotP := make([]uint32, n+pickGuard), make([]float32, n+pickGuard)
+		for j := n; j < n+pickGuard; j++ {
+			gotIDs[j], gotP[j] = 0xdeadbeef, -7
+		}
 		wm := coarsePickGo(dots, ids, cw, sum3, cut, wantIDs, wantP)
-		gm := coarsePick(dots, ids, cw, sum3, cut, gotIDs, gotP)
+		gm := coarsePick(dots, ids, cw, sum3, cut, gotIDs[:n], gotP[:n])
+		for j := n; j < n+pickGuard; j++ {
+			if gotIDs[j] != 0xdeadbeef || gotP[j] != -7 {
+				t.Fatalf("trial %d (n %d): wrote row %d past the %d rows", trial, n, j, n)
+			}
+		}
 		if gm != wm || !slices.Equal(gotIDs[:gm], wantIDs[:wm]) {
 			t.Fatalf("trial %d (n %d, cut %v): %d kept %v, want %d %v", trial, n, cut, gm, gotIDs[:gm], wm, wantIDs[:wm])
 		}

@@ -17,11 +17,18 @@ import (
 // the memory is written to the database, and the Rank takes them when the
 // memory's Put was the only change since; otherwise it searches as before.
 
+// A retrieval's Rank waits for its query's embedding (a millisecond or
+// two) before it draws its keyword hits, while the keyword stage needs only
+// the query's terms: KeywordsFirst draws them while the query is embedded,
+// and the Rank takes them when the index has not changed since.
+
 // KeywordPass holds the keyword hits of a Rank drawn before its new memory
-// was in the index.
+// was in the index (KeywordsAhead), or before the Rank for the index as it
+// was (KeywordsFirst).
 type KeywordPass struct {
 	ix     *Index
 	gen    uint64 // the index's generation when drawn; the Put makes it gen+1
+	now    bool   // drawn by KeywordsFirst: valid while the generation is gen
 	id     bson.ObjectID
 	slot   uint32 // the slot the Put was to give the memory
 	filter Filter
@@ -58,12 +65,40 @@ func (ix *Index) KeywordsAhead(id bson.ObjectID, text string, terms textindex.Qu
 	return &KeywordPass{ix: ix, gen: ix.gen, id: id, slot: slot, filter: f, terms: terms, k: k, hits: hits}
 }
 
+// KeywordsFirst draws the keyword hits a Rank of terms over f drawing k
+// candidates draws while the index is as it is now (every write but Touch
+// changes its generation, and the keyword stage reads nothing Touch
+// writes). nil when there is nothing to draw.
+func (ix *Index) KeywordsFirst(terms textindex.Query, f Filter, k int) *KeywordPass {
+	if k <= 0 || terms.Empty() {
+		return nil
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	c := ix.compileLocked(f)
+	allowed, n := ix.allowedLocked(&c)
+	if n == 0 {
+		return nil
+	}
+	// As Rank's keyword stage searches.
+	hits := ix.text.SearchQuery(terms, k, func(s textindex.DocID) bool { return allowed.Has(uint32(s)) })
+	return &KeywordPass{ix: ix, gen: ix.gen, now: true, filter: f, terms: terms, k: k, hits: hits}
+}
+
 // keywordPassLocked returns the hits of q's keyword pass when they are
-// what the keyword search would find now: the pass's memory was put in the
-// slot foreseen, by the only change since, and q's filter admits it.
+// what the keyword search would find now: drawn by KeywordsFirst with no
+// change of the index since, or by KeywordsAhead with the pass's memory put
+// in the slot foreseen, by the only change since, and q's filter admitting
+// it.
 func (ix *Index) keywordPassLocked(q *RankQuery, admitted func(uint32) bool) ([]textindex.Hit, bool) {
 	p := q.Keywords
-	if p == nil || p.ix != ix || p.gen+1 != ix.gen || p.k != q.Candidates || !p.terms.Equal(q.Terms) || !reflect.DeepEqual(p.filter, q.Filter) {
+	if p == nil || p.ix != ix || p.k != q.Candidates || !p.terms.Equal(q.Terms) || !reflect.DeepEqual(p.filter, q.Filter) {
+		return nil, false
+	}
+	if p.now {
+		return p.hits, p.gen == ix.gen
+	}
+	if p.gen+1 != ix.gen {
 		return nil, false
 	}
 	if slot, ok := ix.byID[p.id]; !ok || slot != p.slot || !admitted(slot) {

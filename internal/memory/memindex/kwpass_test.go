@@ -146,3 +146,90 @@ func TestKeywordPassMatchesSearch(t *testing.T) {
 		t.Fatal("a pass for a memory the index holds")
 	}
 }
+
+// Keyword candidates drawn by KeywordsFirst (a retrieval's, while its
+// query is embedded) are exactly those the Rank's own search finds while
+// the index is unchanged (a Touch is no change for them), and the Rank
+// answers the same with them; after any other write they are refused.
+func TestKeywordsFirstMatchesSearch(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 3))
+	words := strings.Fields("budget snack trip paris deadline report coffee meeting sister garden invoice launch flight hotel client review car vacation design project")
+	sentence := func() string {
+		n := 3 + r.IntN(12)
+		w := make([]string, n)
+		for i := range w {
+			w[i] = words[int(float64(len(words))*r.Float64()*r.Float64())]
+		}
+		return strings.Join(w, " ")
+	}
+	ix := New(0, time.UTC)
+	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ids []bson.ObjectID
+	put := func(scope string) {
+		id := bson.NewObjectID()
+		text := sentence()
+		ix.Put(Doc{ID: id, Kind: KindMemory, Text: text, Source: "note", Scope: scope, TS: at, Created: at, Key: key(text + id.Hex())})
+		ids = append(ids, id)
+	}
+	for i := range 600 {
+		put([]string{"A", "B", "C"}[i%3])
+	}
+	score := func(pool []Candidate) {
+		for i := range pool {
+			pool[i].Score = pool[i].Coverage
+		}
+	}
+	filters := []Filter{{}, {Scopes: []string{"A", "B"}}, {Scopes: []string{"C"}}}
+	for trial := range 90 {
+		f, k := filters[trial%len(filters)], 5+trial%7
+		terms := ix.Analyze(sentence())
+		pass := ix.KeywordsFirst(terms, f, k)
+		if pass == nil {
+			t.Fatalf("trial %d: no pass", trial)
+		}
+		if trial%4 == 1 {
+			ix.Touch([]bson.ObjectID{ids[r.IntN(len(ids))]})
+		}
+		q := RankQuery{Filter: f, Terms: terms, Candidates: k, K: k, DuplicateOverlap: 1, Keywords: pass}
+		fromPass, searched, ok := keywordsNow(ix, q)
+		if !ok {
+			t.Fatalf("trial %d: the pass was refused with the index unchanged", trial)
+		}
+		if !slices.Equal(fromPass, searched) {
+			t.Fatalf("trial %d: pass %v, search %v", trial, fromPass, searched)
+		}
+		with, err := ix.Rank(context.Background(), q, score)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Keywords = nil
+		without, _ := ix.Rank(context.Background(), q, score)
+		if len(with) == 0 || !slices.EqualFunc(with, without, func(a, b Candidate) bool { return a.ID == b.ID && a.Score == b.Score }) {
+			t.Fatalf("trial %d: Rank with the pass %v, without %v", trial, with, without)
+		}
+		// Refused for another query, k or filter.
+		for _, other := range []RankQuery{
+			{Filter: f, Terms: ix.Analyze(sentence() + " budget"), Candidates: k, Keywords: pass},
+			{Filter: f, Terms: terms, Candidates: k + 1, Keywords: pass},
+			{Filter: Filter{Scopes: []string{"B"}}, Terms: terms, Candidates: k, Keywords: pass},
+		} {
+			if _, _, ok := keywordsNow(ix, other); ok && !other.Terms.Equal(terms) {
+				t.Fatalf("trial %d: the pass was taken for another query %+v", trial, other)
+			}
+		}
+		// Refused after a write: a new memory, a removed one, one's
+		// embedding.
+		switch trial % 3 {
+		case 0:
+			put("A")
+		case 1:
+			ix.Remove(ids[r.IntN(len(ids))])
+		case 2:
+			ix.SetVec(ids[r.IntN(len(ids))], nil)
+		}
+		q.Keywords = pass
+		if _, _, ok := keywordsNow(ix, q); ok {
+			t.Fatalf("trial %d: the pass was taken after a write", trial)
+		}
+	}
+}

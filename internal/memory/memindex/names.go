@@ -107,6 +107,18 @@ var roleNames = map[string]bool{
 	"question": true, "answer": true, "tip": true, "warning": true, "fyi": true,
 }
 
+// labelNames are labels a note starts with ("Lesson: …", the form of a
+// lesson; "Idea: …", "Plan: …"), which speakerPrefix reads as speakers.
+// The ranking still lifts such notes for a query with the word (a
+// question about ideas, the "Idea: …" notes), but the word names no one:
+// "when is Leo's swimming lesson?" read as naming the speaker "Lesson"
+// raised the relevance bar to 0.9 (recall's namesAbsentBar) over every
+// result without the word.
+var labelNames = map[string]bool{
+	"lesson": true, "lessons": true, "idea": true, "ideas": true, "plan": true, "plans": true,
+	"goal": true, "goals": true, "decision": true, "preference": true, "fact": true, "task": true,
+}
+
 // Grades of nameMatch.
 const (
 	nameOther = iota // another word
@@ -210,7 +222,8 @@ const commonWordShare = 0.005
 // only close to two different names, or to a short name while the
 // memories use it as a word of its own (commonWordShare), names no one.
 // people leaves out roles ("user") and names that are stopwords ("May");
-// otherwise roles are matched as nameWordsMatch matches them.
+// otherwise roles are matched as nameWordsMatch matches them. people
+// also leaves out labels (labelNames).
 func (ix *Index) wordNamesLocked(w string, people bool) (ids []uint32, names []string) {
 	best, dfw := nameOther, -1
 	for sp, name := range ix.speakers.names {
@@ -219,7 +232,7 @@ func (ix *Index) wordNamesLocked(w string, people bool) (ids []uint32, names []s
 			continue
 		}
 		role := roleNames[nws[0]]
-		if people && role {
+		if people && (role || labelNames[nws[0]]) {
 			continue
 		}
 		for i, n := range nws {

@@ -134,6 +134,41 @@ func TestNamesAbsent(t *testing.T) {
 	}
 }
 
+// A note that starts with a label ("Lesson: …", "Idea: …") is read as said
+// by that label (speakerPrefix), but a question using the word ("when is
+// Leo's swimming lesson?") is not about a person the results leave out;
+// a note that starts with a person's name still is.
+func TestNamesAbsentLabels(t *testing.T) {
+	ix := New(0, time.UTC)
+	at := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
+	put := func(text string) bson.ObjectID {
+		id := bson.NewObjectID()
+		at = at.Add(time.Minute)
+		ix.Put(Doc{ID: id, Kind: KindMemory, Text: text, TS: at, Created: at})
+		return id
+	}
+	put("Lesson: when the user asks for feedback on a design, be blunt and list the problems first.")
+	put("Idea: a dinosaur cake for the party.")
+	put("Plan: repaint the hall in spring.")
+	put("Tim: see you at the gym on Friday.")
+	football := put("Leo has football practice every Tuesday at 5:30.")
+	birthday := put("Leo turns 8 on 22 February and wants a dinosaur party.")
+	words := textindex.Words
+	for _, c := range []struct {
+		query string
+		want  bool
+	}{
+		{"when is Leo's swimming lesson?", false},
+		{"any ideas for Leo's birthday?", false},
+		{"what is the plan for Tuesday?", false},
+		{"what did Tim say about football?", true},
+	} {
+		if got := ix.NamesAbsent(words(c.query), []bson.ObjectID{football, birthday}); got != c.want {
+			t.Errorf("NamesAbsent(%q) = %v, want %v", c.query, got, c.want)
+		}
+	}
+}
+
 // TestNamesAbsentSpelling: a query names a speaker however chat spells
 // the name ("tim" for "Tem", "jon" for "Jonn", "melanies" for "Melenie"),
 // but not with a word the memories use as a word ("note" beside "Nate"),

@@ -47,8 +47,9 @@ type RankQuery struct {
 	// ahead of time (SimilarPass); Rank scans when it cannot use them.
 	Pass *VectorPass
 	// Keywords, when set, holds the keyword candidates drawn for this
-	// query before its new memory was in the index (KeywordsAhead); Rank
-	// searches when they are not what it would find now.
+	// query before its new memory was in the index (KeywordsAhead) or
+	// before the Rank (KeywordsFirst); Rank searches when they are not what
+	// it would find now.
 	Keywords *KeywordPass
 }
 

@@ -2,10 +2,14 @@ package recall
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/infmem/infmem/internal/lexicon"
 	"github.com/infmem/infmem/internal/textindex"
 	"github.com/infmem/infmem/internal/timephrase"
 )
@@ -176,4 +180,55 @@ func (q *query) addPeople(text Analyzer, refs []personRef) {
 			q.names = append(q.names, textindex.Words(n)...)
 		}
 	}
+}
+
+// addSynonyms adds to each keyword term of the query said by a word of s
+// that is not a name, a time word, filler or a number the synonyms the
+// lexicon knows for that word, as terms that score scale of its weight
+// (textindex.Query.WithSynonyms): "how much did I bill them?" finds "sent
+// invoice 2231". A synonym the index analyses into more than one term, or
+// none, is left out.
+func (q *query) addSynonyms(text Analyzer, s string, scale float64) {
+	names := namesIn(s)
+	own := q.terms.Terms()
+	seen := map[string]bool{}
+	for _, w := range textindex.Words(s) {
+		if seen[w] || names[w] || timeWordSet[w] || slices.Contains(fillerWords, w) || isNumber(w) || len(w) < 3 {
+			continue
+		}
+		seen[w] = true
+		t := text.Analyze(w).Terms()
+		if len(t) != 1 || !slices.Contains(own, t[0]) {
+			continue
+		}
+		var syns []string
+		for _, syn := range lexicon.Synonyms(w) {
+			if a := text.Analyze(syn).Terms(); len(a) == 1 && a[0] != t[0] {
+				syns = append(syns, syn)
+			}
+		}
+		if len(syns) > 0 {
+			q.terms = q.terms.WithSynonyms(t[0], text.Analyze(strings.Join(syns, " ")), scale)
+		}
+	}
+}
+
+// namesIn is the words of s written with a capital letter other than at
+// the start of a sentence, lowercased: names ("Shelter", "Leo"), whose
+// synonyms would be another word's ("Will", "Bill").
+func namesIn(s string) map[string]bool {
+	out := map[string]bool{}
+	start := true
+	for _, f := range strings.FieldsFunc(s, unicode.IsSpace) {
+		word := strings.TrimLeftFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if r, _ := utf8.DecodeRuneInString(word); unicode.IsUpper(r) && !start {
+			for _, w := range textindex.Words(word) {
+				out[w] = true
+			}
+		}
+		if word != "" {
+			start = strings.ContainsAny(f[len(f)-1:], ".?!")
+		}
+	}
+	return out
 }

@@ -41,3 +41,41 @@ func TestQueryKeepsWordsLikeTimeWords(t *testing.T) {
 		}
 	}
 }
+
+// TestQuerySynonyms: a query word's synonyms join its terms (at a share of
+// its weight), a name's do not, and filler, time words and stop words get
+// none.
+func TestQuerySynonyms(t *testing.T) {
+	ix := textindex.New(textindex.DefaultOptions())
+	now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	stem := func(w string) string { return ix.Analyze(w).Terms()[0] }
+	for _, tc := range []struct {
+		q          string
+		has, lacks []string
+	}{
+		{"how much did I bill the brewery?", []string{"invoice"}, nil},
+		{"Bills: which ones are due?", []string{"invoice"}, nil}, // capitalised first word: not a name
+		{"when is Bill's flight to Oslo?", nil, []string{"invoice"}},
+		{"who's my doctor?", []string{"physician"}, nil},
+		{"tell me about the car", []string{"automobile"}, []string{"narrate"}}, // "tell" is filler
+		{"what did I do last week", nil, []string{"workweek"}},                 // time words
+	} {
+		q := readQuery(ix, tc.q, now, time.UTC)
+		before := q.terms.Terms()
+		q.addSynonyms(ix, tc.q, 0.4)
+		terms := q.terms.Terms()
+		if !slices.Equal(terms[:len(before)], before) {
+			t.Errorf("%q: own terms changed: %v -> %v", tc.q, before, terms)
+		}
+		for _, w := range tc.has {
+			if !slices.Contains(terms[len(before):], stem(w)) {
+				t.Errorf("%q: terms %v lack the synonym %q", tc.q, terms, w)
+			}
+		}
+		for _, w := range tc.lacks {
+			if slices.Contains(terms, stem(w)) {
+				t.Errorf("%q: terms %v hold %q", tc.q, terms, w)
+			}
+		}
+	}
+}

@@ -141,6 +141,14 @@ type Options struct {
 	// conversation already shown gives up its next place"); like folding
 	// it shows more messages in the first five (RealMem 13.7 -> 16.7).
 	ConvCover float64
+	// SynonymWeight adds, for each word of the query (not a stop word,
+	// filler, time word, number or name), its synonyms in the lexicon
+	// (package lexicon: WordNet's most used senses) as other words for it
+	// in the keyword stage, each scoring this share of the lower of its
+	// own and the word's weight, and counted once with the word
+	// (textindex.Query.WithSynonyms): "bill" finds "invoice". 0 or
+	// negative: off (the default).
+	SynonymWeight float64
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -254,6 +262,9 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 	if !ro.NoTypos {
 		q.terms = ix.Fuzzy(q.terms)
 	}
+	if ro.SynonymWeight > 0 && ro.SynonymWeight < 1 {
+		q.addSynonyms(ix, r.Query, ro.SynonymWeight)
+	}
 	if q.onlyTime {
 		// "What did we talk about yesterday?": the period's memories,
 		// newest first, are the answer.
@@ -266,6 +277,12 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 		Candidates: ro.Candidates, Neighbors: ro.NeighborShare > 0, K: r.K, DuplicateOverlap: ro.DuplicateOverlap}
 	if useKW {
 		q.unknown = ix.Unknown(q.terms)
+		if useVec {
+			// The keyword stage too, while the query is still being
+			// embedded (ix.Rank takes its hits if the index has not
+			// changed since).
+			rq.Keywords = ix.KeywordsFirst(q.terms, r.Filter, ro.Candidates)
+		}
 	}
 	if useVec {
 		qv := <-embedded

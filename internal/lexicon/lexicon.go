@@ -1,0 +1,120 @@
+// Package lexicon answers which other words say what a word says: the
+// synonyms of its most used senses in WordNet 3.0 (Princeton University;
+// licence: LICENSE-WordNet.txt), for the keyword stage of ranking to find
+// "invoice" when asked about a "bill". The table (wordnet.gz, written by
+// ./gen from Debian's wordnet-base) holds the single-word nouns, verbs and
+// adjectives and, for each, the other single words of its first two
+// senses that people use (SemCor's tag counts), plus WordNet's exception
+// lists for lemmatising ("children" is "child"). It is read on first use
+// and held as one string (about 1.4 MB) with an index of its lines.
+package lexicon
+
+import (
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+)
+
+//go:generate go run ./gen -wordnet /usr/share/wordnet -o wordnet.gz
+
+//go:embed wordnet.gz
+var packed []byte
+
+// table is the unpacked table: the text and the starts of its lines,
+// synonyms then exceptions, each sorted by key.
+type table struct {
+	text     string
+	syn, exc []uint32
+}
+
+var (
+	once sync.Once
+	tab  table
+)
+
+func load() {
+	zr, err := gzip.NewReader(bytes.NewReader(packed))
+	if err != nil {
+		panic("lexicon: the embedded table is not gzip: " + err.Error())
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		panic("lexicon: the embedded table does not unpack: " + err.Error())
+	}
+	tab.text = string(b)
+	lines := &tab.syn
+	for at := 0; at < len(tab.text); {
+		end := strings.IndexByte(tab.text[at:], '\n')
+		if end < 0 {
+			end = len(tab.text) - at
+		}
+		if tab.text[at:at+end] == "%exc" {
+			lines = &tab.exc
+		} else {
+			*lines = append(*lines, uint32(at))
+		}
+		at += end + 1
+	}
+}
+
+// lookup returns the words of key's line in lines, nil when it has none.
+func lookup(lines []uint32, key string) []string {
+	text := tab.text
+	keyAt := func(i int) string {
+		s := text[lines[i]:]
+		return s[:strings.IndexByte(s, '\t')]
+	}
+	i := sort.Search(len(lines), func(i int) bool { return keyAt(i) >= key })
+	if i == len(lines) || keyAt(i) != key {
+		return nil
+	}
+	s := text[lines[i]+uint32(len(key))+1:]
+	return strings.Fields(s[:strings.IndexByte(s, '\n')])
+}
+
+// suffixes are WordNet's detachment rules (morphy) for nouns, verbs and
+// adjectives: an ending and what replaces it.
+var suffixes = [][2]string{
+	{"s", ""}, {"ses", "s"}, {"xes", "x"}, {"zes", "z"}, {"ches", "ch"}, {"shes", "sh"}, {"men", "man"}, {"ies", "y"},
+	{"es", "e"}, {"es", ""}, {"ed", "e"}, {"ed", ""}, {"ing", "e"}, {"ing", ""},
+	{"er", ""}, {"est", ""}, {"er", "e"}, {"est", "e"},
+}
+
+// Lemma returns the base form of a lowercase word that the table holds
+// synonyms for: the word itself, else its base by WordNet's exception
+// lists ("went": "go"), else by its suffix rules ("bills": "bill",
+// "invoiced": "invoice"); "" when none is in the table.
+func Lemma(word string) string {
+	once.Do(load)
+	if lookup(tab.syn, word) != nil {
+		return word
+	}
+	for _, b := range lookup(tab.exc, word) {
+		if lookup(tab.syn, b) != nil {
+			return b
+		}
+	}
+	for _, r := range suffixes {
+		if base, ok := strings.CutSuffix(word, r[0]); ok && base != "" {
+			if b := base + r[1]; lookup(tab.syn, b) != nil {
+				return b
+			}
+		}
+	}
+	return ""
+}
+
+// Synonyms returns the synonyms of a lowercase word's most used senses,
+// most used sense first, lemmatised first (Lemma); nil when WordNet gives
+// none. The words are lowercase single words of ASCII letters.
+func Synonyms(word string) []string {
+	l := Lemma(word)
+	if l == "" {
+		return nil
+	}
+	return lookup(tab.syn, l)
+}
