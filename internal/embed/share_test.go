@@ -151,10 +151,20 @@ func TestVDPShareSameBits(t *testing.T) {
 				same(fmt.Sprintf("workers=%d batch text %d", workers, i), vs[i], want[i])
 			}
 		}
+		// On a loaded machine the workers may not have had a core yet (or
+		// the sharer cooled down): go on embedding for up to 20 s.
+		for deadline := time.Now().Add(20 * time.Second); s.workerChunks.Load() == 0 && runtime.GOMAXPROCS(0) > 1 && time.Now().Before(deadline); {
+			i := len(texts) - 1
+			v, err := m.Embed(ctx, texts[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			same(fmt.Sprintf("workers=%d text %d", workers, i), v, want[i])
+		}
 		c := s.workerChunks.Load()
 		t.Logf("workers=%d: the workers ran %d chunks", workers, c)
 		if c == 0 && runtime.GOMAXPROCS(0) > 1 {
-			t.Errorf("workers=%d: no chunk ran on a worker in %d rounds of %d texts: nothing was shared", workers, rounds, len(texts))
+			t.Errorf("workers=%d: no chunk ran on a worker in 20 s of embedding: nothing was shared", workers)
 		}
 	}
 }
