@@ -147,33 +147,42 @@ func (w *matrix) mulAddBF16Act(m int, a []float32, lda int, bias, c []float32, l
 	}
 	pairs := n / (2 * kernCols)
 	size := 2 * k * kernCols
-	work := m * k * n
-	if m < amxSplitMinRows {
-		work = 0 // one goroutine: see amxSplitMinRows
-	}
-	splitPanels(pairs, work, func(p0, p1 int) {
-		for p := p0; p < p1; p++ {
-			b := w.bf[p*size : (p+1)*size]
-			var bp []float32
-			if bias != nil {
-				bp = bias[p*2*kernCols : (p+1)*2*kernCols]
-			}
-			if w.vdp {
-				if mp > 0 {
-					vdpGemmPair(ab, k, b, k, cc[p*2*kernCols:], ldc, mp, bp)
-				}
-				if tail != nil {
-					vdpGemmPair(ab[mp*k:], k, b, k, tail[p*2*kernCols:], ldc, blk, bp)
-				}
-				continue
-			}
+	pair := func(p int) {
+		b := w.bf[p*size : (p+1)*size]
+		var bp []float32
+		if bias != nil {
+			bp = bias[p*2*kernCols : (p+1)*2*kernCols]
+		}
+		if w.vdp {
 			if mp > 0 {
-				amxGemmPair(ab, k, b, k, cc[p*2*kernCols:], ldc, mp/bf16Block, bp)
+				vdpGemmPair(ab, k, b, k, cc[p*2*kernCols:], ldc, mp, bp)
 			}
 			if tail != nil {
-				amxGemmPair(ab[mp*k:], k, b, k, tail[p*2*kernCols:], ldc, 1, bp)
+				vdpGemmPair(ab[mp*k:], k, b, k, tail[p*2*kernCols:], ldc, blk, bp)
 			}
+			return
 		}
-	})
+		if mp > 0 {
+			amxGemmPair(ab, k, b, k, cc[p*2*kernCols:], ldc, mp/bf16Block, bp)
+		}
+		if tail != nil {
+			amxGemmPair(ab[mp*k:], k, b, k, tail[p*2*kernCols:], ldc, 1, bp)
+		}
+	}
+	if w.vdp && w.share != nil && m < amxSplitMinRows {
+		// Pair by pair with the sharer's worker (share.go); a batch's
+		// larger products keep the split below.
+		w.share.do(pairs, pair)
+	} else {
+		work := m * k * n
+		if m < amxSplitMinRows {
+			work = 0 // one goroutine: see amxSplitMinRows
+		}
+		splitPanels(pairs, work, func(p0, p1 int) {
+			for p := p0; p < p1; p++ {
+				pair(p)
+			}
+		})
+	}
 	runtime.KeepAlive(w) // w.bf may be mapped outside the heap (weightsU16)
 }

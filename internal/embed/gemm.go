@@ -174,6 +174,10 @@ type matrix struct {
 	// vdp makes bf's products with VDPBF16PS (vdpGemmPair) instead of on
 	// the tile unit.
 	vdp bool
+	// share, when not nil, runs the VDPBF16PS products of fewer than
+	// amxSplitMinRows rows (a query, a stored text) pair of panels by pair
+	// of panels with its worker (share.go).
+	share *sharer
 }
 
 // setKern12 gives w the twelve-row kernels when kern12 is not nil (and w

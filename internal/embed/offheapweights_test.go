@@ -3,7 +3,6 @@ package embed
 import (
 	"context"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 
@@ -54,16 +53,6 @@ func TestModelWeightsOutsideTheHeap(t *testing.T) {
 		t.Fatalf("loading the model grew the heap by %.1f MB with %.1f MB of packed weights: they are on the heap", float64(grew)/(1<<20), float64(weights)/(1<<20))
 	}
 	runtime.KeepAlive(m)
-}
-
-// matrices lists the model's weight matrices.
-func (m *USELite) matrices() []*matrix {
-	out := []*matrix{m.tanhW}
-	for i := range m.layers {
-		L := &m.layers[i]
-		out = append(out, L.qkv, L.out, L.res, L.ffn1, L.ffn2)
-	}
-	return slices.DeleteFunc(out, func(w *matrix) bool { return w == nil })
 }
 
 // TestKeptScratchStaysSmall: the scratch a model keeps for good between

@@ -47,6 +47,7 @@ type USELite struct {
 	kern12 kernelFunc // kern over twelve rows, or nil
 	amx    bool       // weight products in bf16 on the AMX tile unit
 	vdp    bool       // weight products in bf16 with AVX-512 BF16 (no AMX)
+	share  *sharer    // with vdp: shares the products and heads (share.go)
 	emb    []byte     // fp16 [vocabRows][embDim], read in place from the blob
 	timing []float32  // [maxLen][embDim] sinusoid position signal
 	maxLen int
@@ -223,6 +224,9 @@ func newUSELiteBF16(data []byte, kern kernelFunc, kern16, kern12 f16KernelFunc, 
 	}
 	m.layers[0].res = l.mat("l0.res.kernel", embDim, useDim)
 	m.layers[0].resBias = l.vec("l0.res.bias", useDim)
+	if vdp {
+		m.setShare(defaultSharer())
+	}
 	if l.err != nil {
 		return nil, fmt.Errorf("failed to load USE-lite weights: %w", l.err)
 	}
@@ -245,6 +249,27 @@ func newUSELiteBF16(data []byte, kern kernelFunc, kern16, kern12 f16KernelFunc, 
 		}
 	}
 	return m, nil
+}
+
+// setShare gives every bf16 weight matrix the sharer s (nil: the products
+// run on the caller alone).
+func (m *USELite) setShare(s *sharer) {
+	m.share = s
+	for _, w := range m.matrices() {
+		if w.bf != nil {
+			w.share = s
+		}
+	}
+}
+
+// matrices lists the model's weight matrices.
+func (m *USELite) matrices() []*matrix {
+	out := []*matrix{m.tanhW}
+	for i := range m.layers {
+		L := &m.layers[i]
+		out = append(out, L.qkv, L.out, L.res, L.ffn1, L.ffn2)
+	}
+	return slices.DeleteFunc(out, func(w *matrix) bool { return w == nil })
 }
 
 // loader collects the first error so the constructor reads straight through.
@@ -475,6 +500,9 @@ func (m *USELite) forward(seqs [][]int, dst [][]float32) {
 	rows := roundUp(total, m.rowAlign())
 	s := m.getScratch(rows, len(seqs), maxSeq)
 	defer m.putScratch(s)
+	if m.share != nil && rows < amxSplitMinRows {
+		defer m.share.endPass(m.share.watchPass())
+	}
 
 	// Input: the graph adds the embedding twice (once scattered, once inside
 	// the timing-signal branch), hence 2·E.
@@ -612,13 +640,18 @@ func (m *USELite) attention(L *encoderLayer, s *scratch, seqs [][]int, rows int,
 	r0 := 0
 	for _, ids := range seqs {
 		n := len(ids)
-		if rows >= attendParallelMinRows && n*n*d >= parallelMinWork/4 {
+		switch {
+		case m.share != nil && rows < attendParallelMinRows:
+			// Head by head with the sharer's workers (each head has its
+			// own scratch; a sequence's heads are done before the next's).
+			m.share.do(numHeads, func(h int) { m.attendHead(&s.heads[h], d, h, n, r0, qkv, ctx) })
+		case rows >= attendParallelMinRows && n*n*d >= parallelMinWork/4:
 			var wg sync.WaitGroup
 			for h := range numHeads {
 				wg.Go(func() { m.attendHead(&s.heads[h], d, h, n, r0, qkv, ctx) })
 			}
 			wg.Wait()
-		} else {
+		default:
 			for h := range numHeads {
 				m.attendHead(&s.heads[h], d, h, n, r0, qkv, ctx)
 			}

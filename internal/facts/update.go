@@ -21,7 +21,8 @@ type Relation struct {
 	About []string
 	// Anchored: a changed number, amount, date or time stands next to
 	// the same word on both sides ("snack budget to $65" / "snack budget
-	// to $75"), within anchorReach words.
+	// to $75"), within anchorReach words, or joined to it by a phrase
+	// saying it changed ("the deadline was extended to May 20").
 	Anchored bool
 	// OneSided lists the words that stand right before a shared word on
 	// one side and nowhere in the other text ("15 classification
@@ -583,13 +584,14 @@ func relateUnits(a, b *unit) Relation {
 }
 
 // anchored reports whether a changed number, amount, date or time stands
-// within anchorReach words of one same shared word on both sides.
+// within anchorReach words (unit.gap: a phrase saying it changed counts
+// as none) of one same shared word on both sides.
 func anchored(a, b *unit, changed []Kind) bool {
 	near := func(u *unit, k Kind) map[string]bool {
 		out := map[string]bool{}
 		for _, at := range u.valueAt[k] {
 			for w, i := range u.content {
-				if i != at && i >= at-anchorReach && i <= at+anchorReach {
+				if i != at && u.gap(i, at) <= anchorReach {
 					out[w] = true
 				}
 			}
@@ -609,6 +611,35 @@ func anchored(a, b *unit, changed []Kind) bool {
 	}
 	return false
 }
+
+// gap is how many words apart positions i and j of u stand; a word and
+// a value joined by nothing but a phrase saying it changed ("the deadline
+// was extended to May 20", "the meeting has been moved to 4 PM") stand
+// side by side.
+func (u *unit) gap(i, j int) int {
+	if i > j {
+		i, j = j, i
+	}
+	cue := false
+	for k := i + 1; k < j; k++ {
+		w := u.toks[k].lower
+		switch {
+		case cueWords[w]:
+			cue = true
+		case !auxiliaries[w] && !changeLinks[w]:
+			return j - i
+		}
+	}
+	if cue {
+		return 1
+	}
+	return j - i
+}
+
+// changeLinks join a changed thing to its new value in a phrase saying it
+// changed ("extended to", "got moved to", "postponed until"). Not "by":
+// "raised by $50" gives the difference, not the value.
+var changeLinks = setOf(`to until got just been`)
 
 // about lists the words and names a and b share, as each writes them.
 func about(a, b *unit) []string {

@@ -159,3 +159,26 @@ func TestChangedDetailUpdatesOnlyItsSubject(t *testing.T) {
 		t.Fatalf("updates %d, other subjects %d", updates, notUpdates)
 	}
 }
+
+// TestRelateChangePhrase: a changed value joined to the shared word by a
+// phrase saying it changed ("the deadline was extended to May 20") is
+// anchored to it; a difference ("raised by $50") or a phrase with other
+// words in it is not.
+func TestRelateChangePhrase(t *testing.T) {
+	const older = "I'm considering applying for a senior producer role, but I'm not sure I'm ready, especially with the application deadline being May 10."
+	for _, c := range []struct {
+		older, newer string
+		anchored     bool
+	}{
+		{older, "I'm stressed about this senior producer role application, and I just found out the deadline was extended to May 20.", true},
+		{older, "I just found out the application deadline has been postponed until May 20.", true},
+		{older, "I just found out the deadline for the producer role application I sent in April was extended to May 20.", false},
+		{"My monthly grocery budget is $400.", "My monthly grocery budget was raised by $50.", false},
+		{"My monthly grocery budget is $400.", "My monthly grocery budget was raised to $450.", true},
+	} {
+		r := Relate(c.older, c.newer)
+		if r.Kind != Updates || r.Anchored != c.anchored {
+			t.Errorf("%q then %q: %v anchored %v, want an update anchored %v", c.older, c.newer, r.Kind, r.Anchored, c.anchored)
+		}
+	}
+}

@@ -158,28 +158,34 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	// Whatever happens, the drawing ahead ends before the store does.
 	defer takeAhead()
 	if set, serr := e.searchScopes(scope, "", false); serr == nil && c.kind == memindex.KindMemory {
-		// The update check's keyword candidates are drawn meanwhile too,
-		// as the keyword index will be with the memory in it
+		// The update check's keyword candidates are drawn ahead too, as
+		// the keyword index will be with the memory in it
 		// (memindex.KeywordsAhead): the memory's Put is the next change
-		// of the index (writeMu), and relate's Rank checks that it was.
-		// The new text is parsed for it meanwhile too.
+		// of the index (writeMu), waits for them (afterDB), and relate's
+		// Rank checks that it was. The new text is parsed for it then
+		// too. They are drawn once the embedding is done, beside the
+		// vector scan (both hold the index's read lock): while the
+		// embedding runs, the second core is left to its products
+		// (embed's sharer) but for the database write.
 		keywords = make(chan keywordsAhead, 1)
-		go func() {
-			ix := e.index()
-			kw := ix.KeywordsAhead(id, text, ix.Analyze(text), memindex.Filter{Scopes: set}, recall.RelateVectorCandidates)
-			keywords <- keywordsAhead{kw, facts.Parse(text)}
-		}()
 		var wait func() ([]memindex.Hit, *memindex.VectorPass)
 		var vec []float32
 		scanning := make(chan struct{})
 		go func() {
 			defer close(scanning)
 			vec = embedding()
+			go func() {
+				ix := e.index()
+				kw := ix.KeywordsAhead(id, text, ix.Analyze(text), memindex.Filter{Scopes: set}, recall.RelateVectorCandidates)
+				keywords <- keywordsAhead{kw, facts.Parse(text)}
+			}()
 			wait = e.index().SimilarPassGo(vec, scope, ParaphraseCosine, 5, memindex.Filter{Scopes: set}, recall.RelateVectorCandidates)
 		}()
 		c.afterDB = func() {
 			<-scanning
 			c.doc.Vec = vec
+			// The memory's Put follows: the keyword hits are drawn first.
+			takeAhead()
 		}
 		err = e.apply(ctx, &c)
 		// apply succeeds only past afterDB; when it failed before, the

@@ -264,3 +264,38 @@ func TestStoreTurnUpdateNotAnchored(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreTurnUpdateChangePhrase: between turns, a new value joined to
+// the shared word by a phrase saying it changed ("the deadline was
+// extended to May 20") names the earlier turn; the same phrase about
+// another thing's deadline ("the deadline for the portfolio review Greg
+// runs") does not.
+func TestStoreTurnUpdateChangePhrase(t *testing.T) {
+	e := semanticEngine(t, testenv.Store(t), useLite(t))
+	const older = "I'm considering applying for a senior producer role at Montserrat Media Corp, but I'm not sure I'm ready for the challenge, especially with the application deadline being May 10"
+	background := []string{
+		"Can you suggest a reading order for the three papers on soil erosion I saved last week?",
+		"My thesis chapter on river sediment is at about 9,000 words now.",
+	}
+	for _, c := range []struct {
+		name, newer string
+		link        bool
+	}{
+		{"extended", "I'm kinda stressed about this senior producer role application, and I just found out the deadline was extended to May 20, so how can I use this extra time?", true},
+		{"another deadline", "I'm kinda stressed about this senior producer role application, and I just found out the deadline for the portfolio review Greg runs was extended to May 20, so how can I use this extra time?", false},
+	} {
+		scope := "phrase-" + strings.ReplaceAll(c.name, " ", "-")
+		turn := func(text string, days int) StoreResult {
+			return mustStore(t, e, StoreRequest{Content: text, Scope: scope, Source: "conversation", ConversationID: "c1", Speaker: "user", Timestamp: daysAgo(days)})
+		}
+		for _, b := range background {
+			turn(b, 30)
+		}
+		old := turn(older, 20)
+		got := turn(c.newer, 18)
+		named := slices.ContainsFunc(got.Updates, func(u Update) bool { return u.ID == old.ID })
+		if named != c.link || (!c.link && len(got.Updates) != 0) {
+			t.Errorf("%s: updates %+v, want the earlier turn named: %v", c.name, got.Updates, c.link)
+		}
+	}
+}

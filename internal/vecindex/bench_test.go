@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -93,22 +94,24 @@ func filters(n int) map[string]*Filter {
 
 // BenchmarkSearch times top-10 searches. "serial" forces one goroutine,
 // "parallel" splits every scan over GOMAXPROCS goroutines, "default" uses the
-// index's own threshold, "exact" is default without the coarse pass.
+// index's own thresholds, "exact" is default without the coarse pass and
+// "exact-serial" and "exact-parallel" force its split as above.
 func BenchmarkSearch(b *testing.B) {
 	for _, n := range []int{10000, 100000} {
 		for fname, f := range filters(n) {
-			for _, mode := range []string{"default", "exact", "serial", "parallel"} {
+			for _, mode := range []string{"default", "exact", "exact-serial", "exact-parallel", "serial", "parallel"} {
 				b.Run(fmt.Sprintf("%dk/%s/%s", n/1000, fname, mode), func(b *testing.B) {
 					c := corpusOf(b, n)
-					old, oldCoarse := c.ix.parallelMin, c.ix.coarseDots
-					defer func() { c.ix.parallelMin, c.ix.coarseDots = old, oldCoarse }()
-					switch mode {
-					case "exact":
+					old, oldC, oldCoarse := c.ix.parallelMin, c.ix.coarseParallelMin, c.ix.coarseDots
+					defer func() { c.ix.parallelMin, c.ix.coarseParallelMin, c.ix.coarseDots = old, oldC, oldCoarse }()
+					if strings.HasPrefix(mode, "exact") {
 						c.ix.coarseDots = nil
+					}
+					switch strings.TrimPrefix(mode, "exact-") {
 					case "serial":
-						c.ix.parallelMin = 1 << 30
+						c.ix.parallelMin, c.ix.coarseParallelMin = 1<<30, 1<<30
 					case "parallel":
-						c.ix.parallelMin = 1
+						c.ix.parallelMin, c.ix.coarseParallelMin = 1, 1
 					}
 					timed(b, func(i int) {
 						if h := c.ix.Search(c.queries[i%len(c.queries)], 10, f); len(h) != 10 {

@@ -58,11 +58,13 @@ type Index struct {
 	coarseMin  int
 	coarseKeep int
 	coarsePerK int
-	// parallelMin is the number of candidates from which a search is split
-	// over GOMAXPROCS goroutines; tests and benchmarks move it.
-	parallelMin int
-	bufs        sync.Pool // *scanBuf
-	qbufs       sync.Pool // *queryBuf
+	// parallelMin is the number of candidates from which an exact scan is
+	// split over GOMAXPROCS goroutines, coarseParallelMin the same for a
+	// coarse pass; tests and benchmarks move them.
+	parallelMin       int
+	coarseParallelMin int
+	bufs              sync.Pool // *scanBuf
+	qbufs             sync.Pool // *queryBuf
 
 	mu     sync.RWMutex
 	blocks []*block // by id >> blockShift; nil when no slot in it is live
@@ -94,7 +96,7 @@ func New(dim int) *Index {
 	}
 	ix := &Index{
 		dim: dim, signWords: (dim + 63) / 64, qmax: queryMaxFor(dim),
-		dots: asmDots(), parallelMin: asmParallelMin,
+		dots: asmDots(), parallelMin: asmParallelMin, coarseParallelMin: coarseParallelMin,
 		coarseDots: asmCoarse(), coarseMin: coarseMin, coarseKeep: coarseKeep, coarsePerK: coarsePerK,
 	}
 	if ix.dots == nil {
@@ -278,11 +280,12 @@ func (ix *Index) candidatesLocked(f *Filter) (n int, delta float32) {
 }
 
 // workers returns how many goroutines scan for a search with this many
-// candidates: one below parallelMin, then one more per parallelMin/2
-// candidates up to GOMAXPROCS.
-func (ix *Index) workers(candidates int) int {
-	if candidates < ix.parallelMin {
+// candidates, given the count from which it is split (parallelMin or
+// coarseParallelMin): one below it, then one more per half of it up to
+// GOMAXPROCS.
+func workers(candidates, splitMin int) int {
+	if candidates < splitMin {
 		return 1
 	}
-	return max(1, min(runtime.GOMAXPROCS(0), candidates/max(ix.parallelMin/2, 1)))
+	return max(1, min(runtime.GOMAXPROCS(0), candidates/max(splitMin/2, 1)))
 }

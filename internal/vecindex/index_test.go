@@ -552,7 +552,7 @@ func TestConcurrentReadersWriters(t *testing.T) {
 
 func concurrentReadersWriters(t *testing.T, ix *Index) {
 	const dim, writers, perWriter, rounds = 64, 2, 600, 3
-	ix.parallelMin = 100 // exercise the parallel scan too
+	ix.parallelMin, ix.coarseParallelMin = 100, 100 // exercise the parallel scan too
 	r := rand.New(rand.NewPCG(7, 7))
 	vecs := make([][]float32, 64)
 	for i := range vecs {

@@ -36,6 +36,7 @@ func TestSearchReusesScratch(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		for name, ix := range map[string]*Index{"coarse": coarse, "exact": exact} {
 			ix.parallelMin = 2 * n / workers // workers() gives min(GOMAXPROCS, 2)
+			ix.coarseParallelMin = ix.parallelMin
 			if workers == 2 && runtime.GOMAXPROCS(0) < 2 {
 				continue
 			}

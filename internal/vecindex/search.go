@@ -24,6 +24,19 @@ const (
 	goParallelMin  = 2048
 )
 
+// coarseParallelMin is the number of candidates from which a coarse pass
+// (coarse.go) is split over goroutines. On the 2-vCPU build VM two coarse
+// goroutines cost more CPU than they save wall time at 100k (a 100k search
+// on one goroutine: p50 0.98 ms, 1.02 ms CPU; on two: p50 1.09–1.17 ms,
+// 1.26–1.35 ms CPU; BENCHMARKS.md, tenth round): each pays for its own
+// scratch, selections and best coarseKeep, and a helper waits in the run
+// queue on a busy machine. One core's coarse pass takes about 1.4 ms per
+// 100k candidates in the daemon, so the split waits until it would exceed
+// ~4 ms. One goroutine also makes the coarse result deterministic: with two,
+// each keeps its own best coarseKeep of the blocks it happened to claim, and
+// two runs of one search could keep different candidates.
+const coarseParallelMin = 300_000
+
 // query is a quantised query.
 type query struct {
 	codes []int16
@@ -181,14 +194,13 @@ func (ix *Index) SearchEach(q []float32, reqs []Request) [][]Hit {
 	}
 	n, _ := ix.candidatesLocked(union)
 	var next atomic.Int64
-	workers := ix.workers(n)
 	var parts []scanPart
 	if ix.useCoarse(n, scans) {
 		cq := &qb.cq
 		ix.prepareCoarseInto(q, cq)
-		parts = runWorkers(workers, func() scanPart { return ix.coarseScanLocked(qq, cq, scans, union, &next) })
+		parts = runWorkers(workers(n, ix.coarseParallelMin), func() scanPart { return ix.coarseScanLocked(qq, cq, scans, union, &next) })
 	} else {
-		parts = runWorkers(workers, func() scanPart { return ix.scanLocked(qq, scans, union, &next) })
+		parts = runWorkers(workers(n, ix.parallelMin), func() scanPart { return ix.scanLocked(qq, scans, union, &next) })
 	}
 	lists := make([][]cand, len(parts))
 	for j, sr := range scans {
