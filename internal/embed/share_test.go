@@ -187,12 +187,9 @@ func TestVDPSharedByDefault(t *testing.T) {
 	}
 }
 
-// BenchmarkEmbedShare embeds texts of several lengths with the products
-// on one goroutine (share=off) and shared with one worker (share=on),
-// reporting the latency percentiles:
-//
-//	go test -run '^$' -bench EmbedShare -benchtime 2s ./internal/embed
-func BenchmarkEmbedShare(b *testing.B) {
+// shareBenchModel is the bf16 model and a sharer with one worker for the
+// sharing benchmarks (skipped without AVX512-BF16).
+func shareBenchModel(b *testing.B) (*USELite, *sharer) {
 	if !vdpUsable() {
 		b.Skip("no AVX512-BF16 on this CPU or build")
 	}
@@ -200,7 +197,16 @@ func BenchmarkEmbedShare(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := newSharer(1)
+	return m, newSharer(1)
+}
+
+// BenchmarkEmbedShare embeds texts of several lengths with the products
+// on one goroutine (share=off) and shared with one worker (share=on),
+// reporting the latency percentiles:
+//
+//	go test -run '^$' -bench EmbedShare -benchtime 2s ./internal/embed
+func BenchmarkEmbedShare(b *testing.B) {
+	m, s := shareBenchModel(b)
 	ctx := context.Background()
 	for _, words := range []int{2, 6, 12, 25, 45, 90} {
 		text := strings.Repeat("the quarterly budget review moved to Thursday ", 1+words/7)
@@ -239,14 +245,7 @@ func BenchmarkEmbedShare(b *testing.B) {
 //
 //	go test -run '^$' -bench EmbedShareAB -benchtime 400x ./internal/embed
 func BenchmarkEmbedShareAB(b *testing.B) {
-	if !vdpUsable() {
-		b.Skip("no AVX512-BF16 on this CPU or build")
-	}
-	m, err := newUSELiteBF16(useLiteBlob, bestKernel(), asmF16Kernel(), asmF16Kernel12(), false, true)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := newSharer(1)
+	m, s := shareBenchModel(b)
 	ctx := context.Background()
 	for _, words := range []int{12, 45, 90} {
 		text := strings.Repeat("the quarterly budget review moved to Thursday ", 1+words/7)

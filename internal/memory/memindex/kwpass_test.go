@@ -34,15 +34,7 @@ func keywordsNow(ix *Index, q RankQuery) (fromPass, searched []textindex.Hit, ok
 // the memory.
 func TestKeywordPassMatchesSearch(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 9))
-	words := strings.Fields("budget snack trip paris deadline report coffee meeting sister garden invoice launch flight hotel client review car vacation design project")
-	sentence := func() string {
-		n := 3 + r.IntN(12)
-		w := make([]string, n)
-		for i := range w {
-			w[i] = words[int(float64(len(words))*r.Float64()*r.Float64())]
-		}
-		return strings.Join(w, " ")
-	}
+	sentence := kwSentences(r)
 	ix := New(0, time.UTC)
 	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	var ids []bson.ObjectID
@@ -153,15 +145,7 @@ func TestKeywordPassMatchesSearch(t *testing.T) {
 // answers the same with them; after any other write they are refused.
 func TestKeywordsFirstMatchesSearch(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 3))
-	words := strings.Fields("budget snack trip paris deadline report coffee meeting sister garden invoice launch flight hotel client review car vacation design project")
-	sentence := func() string {
-		n := 3 + r.IntN(12)
-		w := make([]string, n)
-		for i := range w {
-			w[i] = words[int(float64(len(words))*r.Float64()*r.Float64())]
-		}
-		return strings.Join(w, " ")
-	}
+	sentence := kwSentences(r)
 	ix := New(0, time.UTC)
 	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	var ids []bson.ObjectID
@@ -231,5 +215,19 @@ func TestKeywordsFirstMatchesSearch(t *testing.T) {
 		if _, _, ok := keywordsNow(ix, q); ok {
 			t.Fatalf("trial %d: the pass was taken after a write", trial)
 		}
+	}
+}
+
+// kwSentences returns a generator of 3–14-word sentences over a small
+// vocabulary, its words skewed to the first ones (some frequent, some rare).
+func kwSentences(r *rand.Rand) func() string {
+	words := strings.Fields("budget snack trip paris deadline report coffee meeting sister garden invoice launch flight hotel client review car vacation design project")
+	return func() string {
+		n := 3 + r.IntN(12)
+		w := make([]string, n)
+		for i := range w {
+			w[i] = words[int(float64(len(words))*r.Float64()*r.Float64())]
+		}
+		return strings.Join(w, " ")
 	}
 }
