@@ -18,10 +18,7 @@ func TestFoldNeighbourTurns(t *testing.T) {
 		{Content: "yes! saturday morning, took ten minutes", Speaker: "Sam"},
 		{Content: "anyway what are we cooking tonight", Speaker: "Lena"},
 	}
-	for i, turn := range chat {
-		turn.Scope, turn.ConversationID, turn.Timestamp = "chat", "chat-1", at.Add(time.Duration(i)*time.Minute)
-		mustStore(t, e, turn)
-	}
+	storeChat(t, e, chat, at)
 	elsewhere := StoreRequest{Content: "the bike shop replaced the brakes and said the chain needs oil soon",
 		Scope: "chat", ConversationID: "chat-2", Speaker: "Sam", Timestamp: at.Add(-72 * time.Hour)}
 	mustStore(t, e, elsewhere)
@@ -60,10 +57,7 @@ func TestFoldReplyBelowDraw(t *testing.T) {
 		"hang the unit on the back wall of the tank so the intake sits about five centimetres above the gravel, " +
 		"fill the box with tank water before you plug it in so the motor does not run dry, and then let it " +
 		"run for a day before adding any new fish, checking that the flow is gentle enough for small ones.", Speaker: "assistant"}
-	for i, turn := range []StoreRequest{question, reply} {
-		turn.Scope, turn.ConversationID, turn.Timestamp = "chat", "chat-1", at.Add(time.Duration(i)*time.Minute)
-		mustStore(t, e, turn)
-	}
+	storeChat(t, e, []StoreRequest{question, reply}, at)
 	for i, text := range []string{
 		"the aquarium filter at the pet shop is on sale this week",
 		"my aquarium filter got noisy again last night",
@@ -114,10 +108,7 @@ func TestFoldSecondRing(t *testing.T) {
 		{Content: "anyway see you tonight", Speaker: "Lena"},
 		{Content: "bring the cake", Speaker: "Lena"},
 	}
-	for i, turn := range chat {
-		turn.Scope, turn.ConversationID, turn.Timestamp = "chat", "chat-1", at.Add(time.Duration(i)*time.Minute)
-		mustStore(t, e, turn)
-	}
+	storeChat(t, e, chat, at)
 	mustStore(t, e, StoreRequest{Content: "the vet clinic moved to the high street", Scope: "chat", ConversationID: "chat-2", Speaker: "Sam", Timestamp: at.Add(-72 * time.Hour)})
 	q := SearchRequest{Query: "what did the vet say about milo's diet", Scope: "chat", ExactScope: true, Limit: 1}
 	shown := func(m Memory) map[string]bool {
@@ -170,10 +161,7 @@ func TestFoldChain(t *testing.T) {
 		{Content: "the campsite by the lake is booked for june, plot twelve", Speaker: "Sam"},
 		{Content: "great, thanks", Speaker: "Lena"},
 	}
-	for i, turn := range chat {
-		turn.Scope, turn.ConversationID, turn.Timestamp = "chat", "chat-1", at.Add(time.Duration(i)*time.Minute)
-		mustStore(t, e, turn)
-	}
+	storeChat(t, e, chat, at)
 	mustStore(t, e, StoreRequest{Content: "the lake trip in june might get rained out", Scope: "chat", ConversationID: "chat-2", Speaker: "Sam", Timestamp: at.Add(-72 * time.Hour)})
 	third := StoreRequest{Content: "which campsite did the Bergers like?", Scope: "chat", ConversationID: "chat-3", Speaker: "Lena", Timestamp: at.Add(-96 * time.Hour)}
 	mustStore(t, e, third)
@@ -233,10 +221,7 @@ func TestFoldConvCover(t *testing.T) {
 		{Content: "pasta i think", Speaker: "Sam"},
 		{Content: "oh and the bike brakes squeak a bit since they were fixed", Speaker: "Sam"},
 	}
-	for i, turn := range chat {
-		turn.Scope, turn.ConversationID, turn.Timestamp = "chat", "chat-1", at.Add(time.Duration(i)*time.Minute)
-		mustStore(t, e, turn)
-	}
+	storeChat(t, e, chat, at)
 	elsewhere := StoreRequest{Content: "the shop said the brakes on my bike were worn out",
 		Scope: "chat", ConversationID: "chat-2", Speaker: "Sam", Timestamp: at.Add(-72 * time.Hour)}
 	mustStore(t, e, elsewhere)
@@ -291,5 +276,15 @@ func TestSynonymWeight(t *testing.T) {
 	e.SetRankOptions(RankOptions{SynonymWeight: 0.4})
 	if res := search(t, e, q); len(res.Results) == 0 || res.Results[0].Text != invoice {
 		t.Fatalf("synonyms 0.4: got %v, want %q first", texts(res.Results), invoice)
+	}
+}
+
+// storeChat stores turns as conversation "chat-1" in scope "chat", one a
+// minute from at.
+func storeChat(t *testing.T, e *Engine, turns []StoreRequest, at time.Time) {
+	t.Helper()
+	for i, turn := range turns {
+		turn.Scope, turn.ConversationID, turn.Timestamp = "chat", "chat-1", at.Add(time.Duration(i)*time.Minute)
+		mustStore(t, e, turn)
 	}
 }
