@@ -31,6 +31,14 @@ type Relation struct {
 	OneSided []string
 }
 
+// restatedCover is the least share of subject words (Relation.Shared)
+// for restated.
+const restatedCover = 0.3
+
+// restatedReach is anchorReach for restated: the value right beside the
+// word it counts ("5 interviews", "$4,000 for initial patent filing fees").
+const restatedReach = 2
+
 // anchorReach is how near (in words) a changed value and a shared word
 // must stand for Anchored.
 const anchorReach = 3
@@ -71,9 +79,10 @@ const (
 // each sentence (each clause of a long one) of newer against each of
 // older and keeps the closest pair that relates. It is deliberately
 // cautious: a change of value is an update only when the newer text says
-// so ("moved to", "now", "new", "no longer", "raised to"…) or when the two
+// so ("moved to", "now", "new", "no longer", "raised to"…), when the two
 // are the same statement of a state ("… is December 12" / "… is December
-// 19") with nothing but the value changed; a change of whose or which
+// 19") with nothing but the value changed, or when the speaker restates
+// their own count or amount in the same frame (restated); a change of whose or which
 // thing ("Alice's birthday" / "Bob's birthday", "the kitchen tap" / "the
 // bathroom tap") is never one.
 func Relate(older, newer string) Relation {
@@ -566,6 +575,9 @@ func relateUnits(a, b *unit) Relation {
 		}
 		return Relation{Kind: Updates, DiffersIn: ordered(changed), Shared: cover, Common: common, About: about(a, b), Anchored: anchored(a, b, changed)}
 	}
+	if restated(a, b, changed, cover, common, len(onlyA)+len(onlyB) > 0 || negation) {
+		return Relation{Kind: Updates, DiffersIn: ordered(changed), Shared: cover, Common: common, About: about(a, b), Anchored: true}
+	}
 	// Without a word saying so, only the same statement of a state with
 	// nothing but its date, time, amount or number changed, or negated.
 	if !a.stateVerb || !b.stateVerb || a.event || b.event || len(onlyA)+len(onlyB) > 0 || wordsA+wordsB > 0 || removed {
@@ -583,15 +595,93 @@ func relateUnits(a, b *unit) Relation {
 	return Relation{Kind: Updates, DiffersIn: ordered(changed), Shared: cover, Common: common, About: about(a, b), Anchored: anchored(a, b, changed)}
 }
 
+// restated reports whether b, the speaker speaking of themselves, states
+// a's count or amount again in the same frame with another value, though
+// no word says it changed: the two keep a value of another kind whole
+// (the same dates "between April 25 and May 1, 2024", "by July 2024") and
+// replace the count or amount, as many on both sides, right beside the
+// same word ("I secured 3 interviews" / "I secured 5 interviews" between
+// those dates). What happened on another day ("84 euros in October" /
+// "97 euros in November") or keeps only a year keeps no frame; a list of
+// counts ("sides 3, 4 and 5" / "sides 3, 4 and 6") is no frame either.
+// other: a name changed, or a negation.
+func restated(a, b *unit, changed []Kind, cover float64, common int, other bool) bool {
+	if other || cover < restatedCover || common < 2 || a.cond || b.cond || !a.firstPerson() || !b.firstPerson() {
+		return false
+	}
+	// A count or amount replaced: as many on both sides, one gone and
+	// another in its place.
+	var replaced []Kind
+	for _, k := range []Kind{Number, Amount} {
+		x, y := sortedCopy(a.values[k]), sortedCopy(b.values[k])
+		if slices.Contains(changed, k) && len(x) == len(y) && len(minus(x, y)) > 0 && len(minus(y, x)) > 0 {
+			replaced = append(replaced, k)
+		}
+	}
+	if len(replaced) == 0 {
+		return false
+	}
+	kept := false
+	for _, k := range []Kind{Number, Amount, Date, Time} {
+		x, y := sortedCopy(a.values[k]), sortedCopy(b.values[k])
+		if slices.Contains(replaced, k) || len(x) == 0 || len(y) == 0 || len(minus(x, y)) > 0 && len(minus(y, x)) > 0 {
+			// The whole of one side's dates ("May 1, 2024": may, 1,
+			// 2024) stand on the other, not a year or a day only.
+			continue
+		}
+		// A kept count is no member of a list beside the replaced one.
+		if k == Date || k == Time || apart(a, k, replaced) && apart(b, k, replaced) {
+			kept = true
+		}
+	}
+	return kept && anchoredWithin(a, b, replaced, restatedReach)
+}
+
+// firstPerson reports whether the speaker speaks of themselves in u ("I
+// secured", "my budget"): their own count, amount or plan, stated again.
+// What is logged of others ("Paid Hughes 84 euros", "Hughes booked 3
+// seats") repeats as events do.
+func (u *unit) firstPerson() bool {
+	for _, t := range u.toks {
+		if firstPerson[t.lower] {
+			return true
+		}
+	}
+	return false
+}
+
+var firstPerson = setOf(`i i'm i've i'd i'll my me we we're we've our us`)
+
+// apart reports whether every value of kind k in u stands more than
+// anchorReach words from every changed value: a count kept beside a
+// changed one is a list ("sides 3, 4 and 5 cm"), not the frame.
+func apart(u *unit, k Kind, changed []Kind) bool {
+	for _, c := range changed {
+		for _, i := range u.valueAt[c] {
+			for _, j := range u.valueAt[k] {
+				if max(i-j, j-i) <= anchorReach {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
 // anchored reports whether a changed number, amount, date or time stands
 // within anchorReach words (unit.gap: a phrase saying it changed counts
 // as none) of one same shared word on both sides.
 func anchored(a, b *unit, changed []Kind) bool {
+	return anchoredWithin(a, b, changed, anchorReach)
+}
+
+// anchoredWithin is anchored with reach words.
+func anchoredWithin(a, b *unit, changed []Kind, reach int) bool {
 	near := func(u *unit, k Kind) map[string]bool {
 		out := map[string]bool{}
 		for _, at := range u.valueAt[k] {
 			for w, i := range u.content {
-				if i != at && u.gap(i, at) <= anchorReach {
+				if i != at && u.gap(i, at) <= reach {
 					out[w] = true
 				}
 			}

@@ -182,3 +182,40 @@ func TestRelateChangePhrase(t *testing.T) {
 		}
 	}
 }
+
+// TestRelateRestated: the speaker's own count or amount stated again in
+// the same frame (the same dates, the same amount beside it) with another
+// value is an update though no word says it changed; a frame that is only
+// a year or a day, a value only dropped, a list of counts, another
+// period, or what is logged of others is not.
+func TestRelateRestated(t *testing.T) {
+	for _, c := range []struct {
+		older, newer string
+		want         RelationKind
+	}{
+		// BEAM conversation 6: the interviews of one week, counted again.
+		{"I'm kinda worried that I only secured 3 interviews for executive producer roles between April 25 and May 1, 2024, is that a good sign for my resume?",
+			"I'm kinda curious, between April 25 and May 1, 2024, how can I leverage the fact that I secured 5 interviews to further improve my resume and increase my chances of getting more callbacks?", Updates},
+		// BEAM conversation 20: the fees by one date, both replaced.
+		{"I'm kinda worried about the costs, so can you help me understand how I can manage the $3,500 for initial patent filing fees and $5,000 for attorney fees by July 2024?",
+			"I've allocated $4,000 for initial patent filing fees and $5,500 for attorney fees by July 2024, can you help me create a budget plan to cover additional consultation hours?", Updates},
+		{"We have 14 guests confirmed for the party on June 8.", "We have 18 guests confirmed for the party on June 8, can you help me plan the food?", Updates},
+		// Another period: two weeks, two counts.
+		{"I secured 3 interviews between April 25 and May 1.", "I secured 5 interviews between May 2 and May 9.", Unrelated},
+		// Only the year is the same.
+		{"I've completed 90% of my course by April 28, 2024.", "I've secured 3 interviews by May 1, 2024.", Unrelated},
+		// A value dropped, none in its place.
+		{"I've blocked 1 hour daily for interview prep from May 15 to May 24.", "I've been preparing for my interview daily from May 15 to May 24.", Unrelated},
+		// A list of counts: another triangle, not a corrected one.
+		{"I'm working on the triangle with sides 3, 4 and 5 today.", "I'm working on the triangle with sides 3, 4 and 6 today.", Unrelated},
+		// Logged of others, no one speaking of themselves.
+		{"Hughes booked 3 seats on the flight to Lisbon for March 4.", "Hughes booked 5 seats on the flight to Lisbon for March 4.", Unrelated},
+		{"Paid Hughes 84 euros for the boiler repair on May 3.", "Paid Hughes 97 euros for the boiler repair on May 3.", Unrelated},
+		// What would hold if…
+		{"If I get 3 interviews by May 1, I'll be happy.", "If I get 5 interviews by May 1, I'll celebrate.", Unrelated},
+	} {
+		if r := Relate(c.older, c.newer); r.Kind != c.want {
+			t.Errorf("%q then %q: %v %v, want %v", c.older, c.newer, r.Kind, r.DiffersIn, c.want)
+		}
+	}
+}
