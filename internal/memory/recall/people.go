@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/infmem/infmem/internal/textindex"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -133,4 +134,66 @@ func withNames(q string, refs []personRef) string {
 		return q
 	}
 	return q + " (" + strings.Join(names, ", ") + ")"
+}
+
+// relationVariants lists, for a word a person is called by ("mum"), the
+// other words people write for the same relation: "my mother" is the
+// note's "Mum", "my boss" the note's "manager". A group's words all name
+// one relation; a word listed in several groups (spouse) takes each. Only
+// words that seldom mean anything else: not "ma", "pa", "nan", "pop".
+var relationVariants = func() map[string][]string {
+	groups := [][]string{
+		{"mother", "mom", "mum", "mommy", "mummy", "mama", "mamma", "momma", "mam"},
+		{"father", "dad", "daddy", "papa", "dada"},
+		{"grandmother", "grandma", "granny", "gran", "grandmom", "grandmum", "nana"},
+		{"grandfather", "grandpa", "grandad", "granddad", "gramps", "grandpop"},
+		{"sister", "sis"},
+		{"brother", "bro"},
+		{"aunt", "auntie", "aunty"},
+		{"wife", "spouse"},
+		{"husband", "spouse", "hubby"},
+		{"boss", "manager"},
+		{"colleague", "coworker"},
+		{"neighbour", "neighbor"},
+		{"roommate", "flatmate", "housemate"},
+		{"kids", "children"},
+		{"kid", "child"},
+	}
+	m := map[string][]string{}
+	for _, g := range groups {
+		for _, w := range g {
+			for _, y := range g {
+				if y != w && !slices.Contains(m[w], y) {
+					m[w] = append(m[w], y)
+				}
+			}
+		}
+	}
+	return m
+}()
+
+// addRelationVariants adds to each keyword term of the query said by a
+// word that names a relation (relationVariants) the other words for that
+// relation as alternatives of it: "my mother" finds "Mum's birthday", and
+// the note covers the query's word as fully as one saying "mother". A
+// capitalised word within the sentence (a name) is left as it is.
+func (q *query) addRelationVariants(text Analyzer, s string) {
+	names := namesIn(s)
+	own := q.terms.Terms()
+	seen := map[string]bool{}
+	for _, w := range textindex.Words(s) {
+		vs := relationVariants[w]
+		if vs == nil && len(w) > 3 {
+			vs = relationVariants[strings.TrimSuffix(w, "s")] // "my sisters"
+		}
+		if vs == nil || seen[w] || names[w] {
+			continue
+		}
+		seen[w] = true
+		t := text.Analyze(w).Terms()
+		if len(t) != 1 || !slices.Contains(own, t[0]) {
+			continue
+		}
+		q.terms = q.terms.WithAlternatives(t[0], text.Analyze(strings.Join(vs, " ")))
+	}
 }
