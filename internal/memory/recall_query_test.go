@@ -187,7 +187,7 @@ func TestRelationVariants(t *testing.T) {
 		return 0
 	}
 	cases := map[string]string{
-		"when is my mother's birthday dinner?":   notes[0],
+		"when is my mother's birthday dinner?":    notes[0],
 		"what does my boss want before the audit": notes[3],
 	}
 	off := map[string]float64{}

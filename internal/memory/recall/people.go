@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/infmem/infmem/internal/textindex"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -173,23 +172,31 @@ var relationVariants = func() map[string][]string {
 }()
 
 // addRelationVariants adds to each keyword term of the query said by a
-// word that names a relation (relationVariants) the other words for that
-// relation as alternatives of it: "my mother" finds "Mum's birthday", and
-// the note covers the query's word as fully as one saying "mother". A
-// capitalised word within the sentence (a name) is left as it is.
+// word that names one of the user's people by relation ("my mother", "our
+// boss", "mum": relationTerms) the other words for that relation
+// (relationVariants) as alternatives of it: "my mother" finds "Mum's
+// birthday", and the note covers the query's word as fully as one saying
+// "mother". Someone else's ("Melanie's kids") is left as it is: a
+// question about another person's family asks in its own words, and a
+// capitalised word within the sentence (a name) is not a relation.
 func (q *query) addRelationVariants(text Analyzer, s string) {
+	rel := relationTerms(s)
+	if rel == nil {
+		return
+	}
 	names := namesIn(s)
 	own := q.terms.Terms()
-	seen := map[string]bool{}
-	for _, w := range textindex.Words(s) {
+	for w, from := range rel {
+		if w != from || names[w] {
+			continue // a word relationTerms adds, not the query's own
+		}
 		vs := relationVariants[w]
 		if vs == nil && len(w) > 3 {
 			vs = relationVariants[strings.TrimSuffix(w, "s")] // "my sisters"
 		}
-		if vs == nil || seen[w] || names[w] {
+		if vs == nil {
 			continue
 		}
-		seen[w] = true
 		t := text.Analyze(w).Terms()
 		if len(t) != 1 || !slices.Contains(own, t[0]) {
 			continue
