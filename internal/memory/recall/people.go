@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/infmem/infmem/internal/textindex"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -135,6 +136,13 @@ func withNames(q string, refs []personRef) string {
 	return q + " (" + strings.Join(names, ", ") + ")"
 }
 
+// knownAnalyzer reads text as the keyword index does and tells which
+// terms no memory holds (*memindex.Index).
+type knownAnalyzer interface {
+	Analyzer
+	Unknown(q textindex.Query) float64
+}
+
 // relationVariants lists, for a word a person is called by ("mum"), the
 // other words people write for the same relation: "my mother" is the
 // note's "Mum", "my boss" the note's "manager". A group's words all name
@@ -179,7 +187,7 @@ var relationVariants = func() map[string][]string {
 // "mother". Someone else's ("Melanie's kids") is left as it is: a
 // question about another person's family asks in its own words, and a
 // capitalised word within the sentence (a name) is not a relation.
-func (q *query) addRelationVariants(text Analyzer, s string) {
+func (q *query) addRelationVariants(text knownAnalyzer, s string) {
 	rel := relationTerms(s)
 	if rel == nil {
 		return
@@ -201,6 +209,14 @@ func (q *query) addRelationVariants(text Analyzer, s string) {
 		if len(t) != 1 || !slices.Contains(own, t[0]) {
 			continue
 		}
-		q.terms = q.terms.WithAlternatives(t[0], text.Analyze(strings.Join(vs, " ")))
+		// Only variants some memory holds: an alternative no memory holds
+		// would raise what the word weighs at best (its rarest variant's
+		// weight) and so lower every match's coverage.
+		alts := text.Analyze(strings.Join(vs, " ")).Without(func(v string) bool {
+			return text.Unknown(text.Analyze(v)) > 0
+		})
+		if !alts.Empty() {
+			q.terms = q.terms.WithAlternatives(t[0], alts)
+		}
 	}
 }
