@@ -146,10 +146,8 @@ type Options struct {
 	// (package lexicon: WordNet's most used senses) as other words for it
 	// in the keyword stage, each scoring this share of the lower of its
 	// own and the word's weight, and counted once with the word
-	// (textindex.Query.WithSynonyms): "bill" finds "invoice". Default 0.3:
-	// it holds every set (R@5 -0.2..+0.9, mean +0.19; leave-one-dataset-out
-	// picks 0.3 for each) though the held-out everyday2 gains no hit@1
-	// (BENCHMARKS.md "WordNet synonyms in the keyword stage"). Negative: off.
+	// (textindex.Query.WithSynonyms): "bill" finds "invoice". 0 or
+	// negative: off (the default).
 	SynonymWeight float64
 	// NoRelationVariants turns off looking for the other words of a
 	// relation the query names ("mum" and "mom" for "mother", "manager"
@@ -182,12 +180,11 @@ func (o Options) WithDefaults() Options {
 	def(&o.RingCoverage, 0.05)
 	def(&o.ChainCoverage, -1)
 	def(&o.ConvCover, 0.3)
-	def(&o.SynonymWeight, 0.3)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.SynonymWeight} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover} {
 		if *v < 0 {
 			*v = 0
 		}
