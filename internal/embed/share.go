@@ -236,7 +236,7 @@ func (s *sharer) do(n int, fn func(i int)) {
 const (
 	coolHeld    = iota // a worker held the caller up more than shareHeld
 	coolOffCore        // a worker's thread waited shareOffCore for its core
-	coolCaller         // a caller's thread waited shareOffCore for its core in a pass
+	coolCaller         // a caller's thread waited for its core in a pass (callerOffCore)
 )
 
 // cool stops the sharing for shareCool.
@@ -250,8 +250,8 @@ func (s *sharer) cool(why int) {
 // CPU from the caller's own share (a loaded machine), and the sharer cools
 // down.
 type passWatch struct {
-	d0  int64
-	tid int
+	d0, t0 int64
+	tid    int
 }
 
 func (s *sharer) watchPass() passWatch {
@@ -259,14 +259,27 @@ func (s *sharer) watchPass() passWatch {
 		return passWatch{d0: -1}
 	}
 	d0, tid := threadRunDelay()
-	return passWatch{d0, tid}
+	return passWatch{d0: d0, t0: shareNow(), tid: tid}
 }
 
 func (s *sharer) endPass(w passWatch) {
 	if s == nil || w.d0 < 0 {
 		return
 	}
-	if d1, tid := threadRunDelay(); d1 >= 0 && tid == w.tid && d1-w.d0 > int64(shareOffCore) {
+	if d1, tid := threadRunDelay(); d1 >= 0 && tid == w.tid && callerOffCore(d1-w.d0, shareNow()-w.t0) {
 		s.cool(coolCaller)
 	}
+}
+
+// callerOffCore reports whether a pass whose thread waited delay for its
+// core during wall (both ns) ran on a loaded machine: it waited more than
+// shareOffCore and for more than half the pass. On a loaded machine the
+// thread waits for most of a pass (its core is shared with several
+// others). On a quiet one a stored text's pass (4-5 ms) may wait a
+// millisecond or two for the process's own other work (the database
+// write, the collector) or a passing process: with shareOffCore alone as
+// the bound, a quiet daemon cooled down about once every 16 stores and ran
+// half its stores' products on one core (store p50 +0.7-1 ms at 100k).
+func callerOffCore(delay, wall int64) bool {
+	return delay > int64(shareOffCore) && 2*delay > wall
 }

@@ -169,6 +169,33 @@ func TestVDPShareSameBits(t *testing.T) {
 	}
 }
 
+// TestCallerOffCore: a pass cools the sharer down only when its thread
+// waited for its core more than shareOffCore and more than half the pass,
+// so a quiet daemon's long pass that waited a millisecond or two for the
+// process's own database write keeps sharing, and a loaded machine's short
+// or long pass that mostly waited does not.
+func TestCallerOffCore(t *testing.T) {
+	ms := func(f float64) int64 { return int64(f * float64(time.Millisecond)) }
+	for _, tc := range []struct {
+		delay, wall float64 // ms
+		want        bool
+	}{
+		{0, 0.6, false},
+		{0.9, 1.5, false}, // most of a query's pass, but under shareOffCore
+		{1.2, 1.9, true},  // a query's pass on a loaded machine
+		{1.5, 4.5, false}, // a stored text's pass beside the database write
+		{2.2, 4.6, false}, // ... and the collector
+		{3.5, 6.0, true},  // a stored text's pass on a loaded machine
+		{1.01, 2.0, true}, // just over both bounds
+		{1.0, 1.9, false}, // at shareOffCore exactly
+		{2.0, 4.0, false}, // exactly half the pass
+	} {
+		if got := callerOffCore(ms(tc.delay), ms(tc.wall)); got != tc.want {
+			t.Errorf("waited %.2f ms of a %.2f ms pass: off core %v, want %v", tc.delay, tc.wall, got, tc.want)
+		}
+	}
+}
+
 // TestVDPSharedByDefault: NewUSELite's VDPBF16PS model shares its
 // products when there is a second core.
 func TestVDPSharedByDefault(t *testing.T) {

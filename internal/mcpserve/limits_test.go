@@ -107,21 +107,121 @@ func TestPerSessionBound(t *testing.T) {
 	close(release)
 }
 
-// TestCallsStopWhenTheClientLeaves: a client that closes its side while a
-// call runs gets the call's context cancelled once the drain time passes,
-// so its work stops instead of running on.
-func TestCallsStopWhenTheClientLeaves(t *testing.T) {
+// TestReadsStopWhenTheClientLeaves: a client that closes its side while a
+// read-only call runs gets the call's context cancelled once the drain
+// time passes, so its work stops instead of running on.
+func TestReadsStopWhenTheClientLeaves(t *testing.T) {
 	var running atomic.Int32
 	cancelled := make(chan struct{}, 1)
 	srv := blockingServer(&running, make(chan struct{}), cancelled)
 	w, _ := startSession(t, context.Background(), srv, Options{DrainTimeout: 50 * time.Millisecond})
-	callWait(w, 1)
+	callTool(w, 1, "peek")
 	eventually(t, "the call running", func() bool { return running.Load() == 1 })
 	w.Close()
 	select {
 	case <-cancelled:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the call's context was not cancelled after its client left")
+	}
+}
+
+// TestWritesOutliveTheClient: a call that may write (a store) is never
+// cancelled because its client left: not when the client closes its side
+// and the drain time passes, not when the client is gone (its answers
+// cannot be written), not when Serve's context ends. It runs to its end,
+// long after the drain time; Serve waits for it unless its context ended.
+func TestWritesOutliveTheClient(t *testing.T) {
+	for _, how := range []string{"closes its side", "is gone", "context ends"} {
+		t.Run(how, func(t *testing.T) {
+			var running atomic.Int32
+			release := make(chan struct{})
+			cancelled := make(chan struct{}, 4)
+			srv := blockingServer(&running, release, cancelled)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			c2sR, w := io.Pipe()
+			s2cR, s2cW := io.Pipe()
+			answers := make(chan []byte, 1)
+			if how == "is gone" {
+				s2cR.Close()
+				answers <- nil
+			} else {
+				go func() {
+					b, _ := io.ReadAll(s2cR)
+					answers <- b
+				}()
+			}
+			served := make(chan error, 1)
+			go func() {
+				served <- Serve(ctx, srv, c2sR, s2cW, Options{DrainTimeout: 50 * time.Millisecond})
+				s2cW.Close()
+			}()
+			callWait(w, 1)
+			callTool(w, 2, "peek") // waits for the write
+			eventually(t, "the write running", func() bool { return running.Load() == 1 })
+			switch how {
+			case "closes its side", "is gone":
+				w.Close()
+			case "context ends":
+				cancel()
+				select {
+				case <-served:
+				case <-time.After(10 * time.Second):
+					t.Fatal("Serve did not return when its context ended")
+				}
+			}
+			// Many drain times pass: the write still runs.
+			time.Sleep(500 * time.Millisecond)
+			if running.Load() != 1 || len(cancelled) != 0 {
+				t.Fatalf("the write was cancelled after its client left (running %d, cancelled %d)", running.Load(), len(cancelled))
+			}
+			if how != "context ends" {
+				select {
+				case err := <-served:
+					t.Fatalf("Serve returned (%v) with a write running", err)
+				default:
+				}
+			}
+			close(release)
+			eventually(t, "the write finished", func() bool { return running.Load() == 0 })
+			if len(cancelled) != 0 {
+				t.Fatal("the write was cancelled")
+			}
+			if how != "context ends" {
+				if err := <-served; err != nil {
+					t.Fatal(err)
+				}
+				if b := <-answers; how == "closes its side" && !strings.Contains(string(b), `"id":1,"result"`) {
+					t.Fatalf("the write was not answered: %q", b)
+				}
+			}
+			w.Close()
+		})
+	}
+}
+
+// TestWritesEndAtTheirBound: a write that never ends is cancelled once it
+// has run WriteTimeout, and Serve returns.
+func TestWritesEndAtTheirBound(t *testing.T) {
+	var running atomic.Int32
+	cancelled := make(chan struct{}, 1)
+	srv := blockingServer(&running, make(chan struct{}), cancelled)
+	c2sR, w := io.Pipe()
+	served := make(chan struct{})
+	var out strings.Builder
+	go func() {
+		Serve(context.Background(), srv, c2sR, &out, Options{DrainTimeout: 50 * time.Millisecond, WriteTimeout: 300 * time.Millisecond})
+		close(served)
+	}()
+	callWait(w, 1)
+	w.Close()
+	select {
+	case <-served:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve still waits for a write past its bound")
+	}
+	if len(cancelled) != 1 {
+		t.Fatal("the write was not cancelled at its bound")
 	}
 }
 
@@ -296,7 +396,7 @@ func TestWritesTakeTurns(t *testing.T) {
 
 // TestServeEndsWithItsContext: when ctx ends (SIGTERM on stdio) Serve
 // returns although the client's side is still open and blocks reading;
-// the call running is cancelled and answers.
+// the read running is cancelled and answers.
 func TestServeEndsWithItsContext(t *testing.T) {
 	var running atomic.Int32
 	cancelled := make(chan struct{}, 1)
@@ -315,7 +415,7 @@ func TestServeEndsWithItsContext(t *testing.T) {
 		served <- Serve(ctx, srv, c2sR, s2cW, Options{DrainTimeout: time.Minute})
 		s2cW.Close()
 	}()
-	callWait(w, 1)
+	callTool(w, 1, "peek")
 	eventually(t, "the call running", func() bool { return running.Load() == 1 })
 	cancel()
 	select {

@@ -32,7 +32,14 @@ type Options struct {
 	// DrainTimeout bounds waiting for the requests still running after the
 	// client closes its side: the session waits while they keep finishing,
 	// and gives up once none has finished for DrainTimeout (default 10 s).
+	// Only calls that read are given up on: a call that may write is
+	// waited for (see WriteTimeout).
 	DrainTimeout time.Duration
+	// WriteTimeout bounds a call that may write, from when it is read: it
+	// is never cancelled because its client left or the session ended,
+	// only once it has run this long (default 10 min), so that a store a
+	// client sent is not lost.
+	WriteTimeout time.Duration
 	// OnSession is called with the session once it is registered.
 	OnSession func(*Session)
 	// Beside, when set, names tools that are not read-only but change
@@ -60,8 +67,16 @@ type Options struct {
 // opts.DrainTimeout (see Options); what is still running then is
 // cancelled, and answers with an error. A client is gone only once an
 // answer cannot be written to w: its reads are then cancelled at once
-// (nobody is left to read them), its writes still run, so that a store
-// it sent is not lost.
+// (nobody is left to read them).
+//
+// A call that may write (every tools/call not annotated read-only) is
+// never cancelled because the client left, whether it closed its side or
+// is gone, nor when the session or ctx ends: it runs on a context detached
+// from them, bounded by opts.WriteTimeout, and Serve waits for it before
+// returning unless ctx ends (the process is stopping: Serve then returns
+// after a short grace, and the write goes on; the caller's shutdown waits
+// for the calls it is running). A store a client sent is not lost because
+// the client did not wait for its answer.
 func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer, opts Options) error {
 	if opts.MaxConcurrent <= 0 {
 		opts.MaxConcurrent = 8
@@ -71,6 +86,9 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 	}
 	if opts.DrainTimeout <= 0 {
 		opts.DrainTimeout = 10 * time.Second
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = defaultWriteTimeout
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -89,12 +107,13 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 	defer cancel()
 	// lctx ends as soon as the client is gone (an answer could not be
 	// written): reads run under it, since nobody is left to read their
-	// answer. Writes run under sctx and finish (bounded by the drain), so a
-	// store the client sent is not cut in half. The end of r is not the
-	// client going: it may still read.
+	// answer. The end of r is not the client going: it may still read.
+	// Writes run under wctx, which neither ends: only their own bound
+	// (WriteTimeout) cuts them, so a store the client sent is not lost.
 	lctx, leave := context.WithCancel(sctx)
 	defer leave()
 	out.gone = leave
+	wctx := context.WithoutCancel(sctx)
 
 	notifDone := make(chan struct{})
 	go func() {
@@ -111,7 +130,7 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 		}
 	}()
 
-	var inflight running
+	var inflight, writes running
 	var ord order
 	sem := make(chan struct{}, opts.MaxConcurrent)
 	// Lines are read beside the loop, so that the session ends when ctx
@@ -150,7 +169,7 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 			continue
 		}
 		if len(line) > 0 {
-			handle(sctx, lctx, srv, sess, out, line, sem, &ord, &opts, &inflight)
+			handle(sctx, lctx, wctx, srv, sess, out, line, sem, &ord, &opts, &inflight, &writes)
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
@@ -160,15 +179,19 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 		}
 	}
 	// The client closed its side (or reading failed): answer every request
-	// read, waiting while they keep finishing. What still runs when none
-	// has finished for DrainTimeout (or when ctx ends) is cancelled, and
-	// given a moment to answer that.
+	// read, waiting while they keep finishing. The reads still running when
+	// none has finished for DrainTimeout (or when ctx ends) are cancelled,
+	// and given a moment to answer that. The writes are not: they are
+	// waited for (each is bounded by WriteTimeout) unless ctx ends.
 	if n := inflight.wait(ctx, opts.DrainTimeout); n > 0 {
-		if ctx.Err() == nil {
-			opts.Logger.Warn("requests still running after the client closed its side; cancelling them", "session", sess.id, "running", n, "waited", opts.DrainTimeout.String())
+		if w := writes.count(); n > w && ctx.Err() == nil {
+			opts.Logger.Warn("requests still running after the client closed its side; cancelling the reads", "session", sess.id, "reads", n-w, "writes", w, "waited", opts.DrainTimeout.String())
 		}
 		cancel()
 		inflight.wait(context.Background(), cancelGrace)
+		if n := writes.wait(ctx, opts.WriteTimeout); n > 0 && ctx.Err() == nil {
+			opts.Logger.Warn("writes still running after their time bound", "session", sess.id, "writes", n)
+		}
 	}
 	cancel()
 	<-notifDone
@@ -189,6 +212,10 @@ type lineRead struct {
 // cancelGrace bounds waiting for cancelled requests to send their answer.
 const cancelGrace = time.Second
 
+// defaultWriteTimeout is Options.WriteTimeout's default: long enough for a
+// backup or an export of a large memory on a loaded machine.
+const defaultWriteTimeout = 10 * time.Minute
+
 // running counts a session's requests in flight.
 type running struct {
 	mu      sync.Mutex
@@ -203,6 +230,12 @@ func (r *running) add() {
 		r.changed = make(chan struct{})
 	}
 	r.mu.Unlock()
+}
+
+func (r *running) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n
 }
 
 func (r *running) done() {
@@ -325,8 +358,10 @@ func (o *order) next(write bool) (wait []chan struct{}, done chan struct{}) {
 }
 
 // handle routes one message. Requests that only read run under lctx,
-// which ends when the client is gone; the others under ctx.
-func handle(ctx, lctx context.Context, srv *server.MCPServer, sess *Session, out *lineWriter, line []byte, sem chan struct{}, ord *order, opts *Options, inflight *running) {
+// which ends when the client is gone; notifications under ctx; calls that
+// may write under wctx, which the session's end does not cancel, each
+// bounded by opts.WriteTimeout.
+func handle(ctx, lctx, wctx context.Context, srv *server.MCPServer, sess *Session, out *lineWriter, line []byte, sem chan struct{}, ord *order, opts *Options, inflight, writes *running) {
 	log := opts.Logger
 	var env envelope
 	if err := json.Unmarshal(line, &env); err != nil {
@@ -350,8 +385,12 @@ func handle(ctx, lctx context.Context, srv *server.MCPServer, sess *Session, out
 		return
 	}
 	readOnly, ordered := classify(srv, env.Method, line, opts.Beside)
+	var stop context.CancelFunc = func() {}
 	if readOnly {
 		ctx = lctx
+	} else {
+		ctx, stop = context.WithTimeout(wctx, opts.WriteTimeout)
+		writes.add()
 	}
 	wait, done := ord.next(ordered)
 	shared := opts.Shared
@@ -359,6 +398,10 @@ func handle(ctx, lctx context.Context, srv *server.MCPServer, sess *Session, out
 	inflight.add()
 	go func() {
 		defer inflight.done()
+		if !readOnly {
+			defer writes.done()
+		}
+		defer stop()
 		defer func() { <-sem }()
 		defer close(done)
 		for _, w := range wait {

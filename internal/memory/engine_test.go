@@ -252,15 +252,33 @@ func TestScopeIsolationProperty(t *testing.T) {
 		}
 	}
 	words := []string{"apple", "budget", "meeting", "deadline", "alice", "travel", "doctor", "launch", "paris", "invoice"}
-	scopeOf := map[string]string{}
-	for i := 0; i < 300; i++ {
+	// The memories go in through one StoreMany (one insert, one journal
+	// sync): what is checked is the searches, and 300 single stores took
+	// minutes under -race on a loaded machine.
+	reqs := make([]StoreRequest, 300)
+	for i := range reqs {
 		var ws []string
 		for j := 0; j < 4; j++ {
 			ws = append(ws, words[rng.IntN(len(words))])
 		}
-		s := names[rng.IntN(len(names))]
-		res := mustStore(t, e, StoreRequest{Content: fmt.Sprintf("%s %d", strings.Join(ws, " "), i), Scope: s})
+		reqs[i] = StoreRequest{Content: fmt.Sprintf("%s %d", strings.Join(ws, " "), i), Scope: names[rng.IntN(len(names))]}
+	}
+	stored, errs, err := e.StoreMany(ctx, reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scopeOf := map[string]string{}
+	for i, res := range stored {
+		if errs[i] != nil {
+			t.Fatalf("store %q: %v", reqs[i].Content, errs[i])
+		}
+		if res.Scope != reqs[i].Scope || res.DuplicateOf != "" {
+			t.Fatalf("store %q in %q: %+v", reqs[i].Content, reqs[i].Scope, res)
+		}
 		scopeOf[res.ID] = res.Scope
+	}
+	if len(scopeOf) != len(reqs) {
+		t.Fatalf("%d memories stored, want %d", len(scopeOf), len(reqs))
 	}
 	for i := 0; i < 200; i++ {
 		s := names[rng.IntN(len(names))]

@@ -157,3 +157,61 @@ func TestProfilePersonOverTheirEntry(t *testing.T) {
 		}
 	}
 }
+
+// TestRelationVariants: a query naming a relation by one word ("my
+// mother", "my boss") finds a note naming it by another ("Mum",
+// "manager"), with or without a contact for it, and the note covers that
+// word of the query (Evidence.Coverage) as one saying "mother" would;
+// with NoRelationVariants it covers none of it.
+func TestRelationVariants(t *testing.T) {
+	e := recallEngine(t)
+	notes := []string{
+		"Mum's birthday dinner is booked at the Thai place on the 14th.",
+		"Birthday dinner for the cycling club at the Thai place on Friday.",
+		"Booked the car for its annual service at the garage.",
+		"The new manager wants the rota changed before the audit.",
+		"The audit team wants every receipt scanned by Monday.",
+	}
+	for _, n := range notes {
+		mustStore(t, e, StoreRequest{Content: n})
+	}
+	ask := func(q string) SearchResult {
+		return search(t, e, SearchRequest{Query: q, Limit: 3, Mode: ModeKeyword})
+	}
+	coverage := func(res SearchResult, text string) float64 {
+		for _, m := range res.Results {
+			if m.Text == text && m.Evidence != nil {
+				return m.Evidence.Coverage
+			}
+		}
+		return 0
+	}
+	cases := map[string]string{
+		"when is my mother's birthday dinner?":    notes[0],
+		"what does my boss want before the audit": notes[3],
+	}
+	off := map[string]float64{}
+	e.SetRankOptions(RankOptions{NoRelationVariants: true})
+	for q, want := range cases {
+		off[q] = coverage(ask(q), want)
+	}
+	e.SetRankOptions(RankOptions{})
+	check := func(when string) {
+		for q, want := range cases {
+			res := ask(q)
+			if len(res.Results) == 0 || res.Results[0].Text != want {
+				t.Errorf("%s: %q: got %v, want %q first", when, q, texts(res.Results), want)
+			}
+			if c := coverage(res, want); c <= off[q]+0.1 {
+				t.Errorf("%s: %q: coverage %.2f, without variants %.2f: the relation's word is not covered", when, q, c, off[q])
+			}
+		}
+	}
+	check("no contacts")
+	// With a contact for the relation, its name joins the variants.
+	if _, _, err := e.UpdateProfile(testenv.Context(t), ProfileUpdate{AddContacts: []mongostore.Contact{
+		{Name: "Ruth", Relation: "mother"}, {Name: "Okafor", Relation: "boss"}}}); err != nil {
+		t.Fatal(err)
+	}
+	check("with contacts")
+}

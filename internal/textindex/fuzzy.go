@@ -220,7 +220,7 @@ func (ix *Index) Unknown(q Query) float64 {
 		}
 		w := float64(q.counts[i]) * math.Log(1+(n-df+0.5)/(df+0.5))
 		total += w
-		if df == 0 && !q.hasAlternative(i) {
+		if df == 0 && !ix.knownAlternativeLocked(q, i, counted) {
 			unknown += w
 		}
 	}
@@ -230,12 +230,16 @@ func (ix *Index) Unknown(q Query) float64 {
 	return unknown / total
 }
 
-// hasAlternative reports whether the term at i has an alternative that
-// is not a synonym (WithSynonyms).
-func (q Query) hasAlternative(i int) bool {
+// knownAlternativeLocked reports whether the term at i has an
+// alternative that is not a synonym and that some document holds: a
+// variant no memory holds either ("mam" for an unknown "mother") leaves
+// the word unknown.
+func (ix *Index) knownAlternativeLocked(q Query, i int, counted bool) bool {
 	for j, a := range q.alt {
 		if a == i+1 && q.scaleOf(j) == 0 {
-			return true
+			if id, ok := ix.dict[q.terms[j]]; ok && ix.dfLocked(id, counted) > 0 {
+				return true
+			}
 		}
 	}
 	return false

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/infmem/infmem/internal/textindex"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -133,4 +134,89 @@ func withNames(q string, refs []personRef) string {
 		return q
 	}
 	return q + " (" + strings.Join(names, ", ") + ")"
+}
+
+// knownAnalyzer reads text as the keyword index does and tells which
+// terms no memory holds (*memindex.Index).
+type knownAnalyzer interface {
+	Analyzer
+	Unknown(q textindex.Query) float64
+}
+
+// relationVariants lists, for a word a person is called by ("mum"), the
+// other words people write for the same relation: "my mother" is the
+// note's "Mum", "my boss" the note's "manager". A group's words all name
+// one relation; a word listed in several groups (spouse) takes each. Only
+// words that seldom mean anything else: not "ma", "pa", "nan", "pop".
+var relationVariants = func() map[string][]string {
+	groups := [][]string{
+		{"mother", "mom", "mum", "mommy", "mummy", "mama", "mamma", "momma", "mam"},
+		{"father", "dad", "daddy", "papa", "dada"},
+		{"grandmother", "grandma", "granny", "gran", "grandmom", "grandmum", "nana"},
+		{"grandfather", "grandpa", "grandad", "granddad", "gramps", "grandpop"},
+		{"sister", "sis"},
+		{"brother", "bro"},
+		{"aunt", "auntie", "aunty"},
+		{"wife", "spouse"},
+		{"husband", "spouse", "hubby"},
+		{"boss", "manager"},
+		{"colleague", "coworker"},
+		{"neighbour", "neighbor"},
+		{"roommate", "flatmate", "housemate"},
+		{"kids", "children"},
+		{"kid", "child"},
+	}
+	m := map[string][]string{}
+	for _, g := range groups {
+		for _, w := range g {
+			for _, y := range g {
+				if y != w && !slices.Contains(m[w], y) {
+					m[w] = append(m[w], y)
+				}
+			}
+		}
+	}
+	return m
+}()
+
+// addRelationVariants adds to each keyword term of the query said by a
+// word that names one of the user's people by relation ("my mother", "our
+// boss", "mum": relationTerms) the other words for that relation
+// (relationVariants) as alternatives of it: "my mother" finds "Mum's
+// birthday", and the note covers the query's word as fully as one saying
+// "mother". Someone else's ("Melanie's kids") is left as it is: a
+// question about another person's family asks in its own words, and a
+// capitalised word within the sentence (a name) is not a relation.
+func (q *query) addRelationVariants(text knownAnalyzer, s string) {
+	rel := relationTerms(s)
+	if rel == nil {
+		return
+	}
+	names := namesIn(s)
+	own := q.terms.Terms()
+	for w, from := range rel {
+		if w != from || names[w] {
+			continue // a word relationTerms adds, not the query's own
+		}
+		vs := relationVariants[w]
+		if vs == nil && len(w) > 3 {
+			vs = relationVariants[strings.TrimSuffix(w, "s")] // "my sisters"
+		}
+		if vs == nil {
+			continue
+		}
+		t := text.Analyze(w).Terms()
+		if len(t) != 1 || !slices.Contains(own, t[0]) {
+			continue
+		}
+		// Only variants some memory holds: an alternative no memory holds
+		// would raise what the word weighs at best (its rarest variant's
+		// weight) and so lower every match's coverage.
+		alts := text.Analyze(strings.Join(vs, " ")).Without(func(v string) bool {
+			return text.Unknown(text.Analyze(v)) > 0
+		})
+		if !alts.Empty() {
+			q.terms = q.terms.WithAlternatives(t[0], alts)
+		}
+	}
 }

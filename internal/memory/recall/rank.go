@@ -149,6 +149,10 @@ type Options struct {
 	// (textindex.Query.WithSynonyms): "bill" finds "invoice". 0 or
 	// negative: off (the default).
 	SynonymWeight float64
+	// NoRelationVariants turns off looking for the other words of a
+	// relation the query names ("mum" and "mom" for "mother", "manager"
+	// for "boss": relationVariants) as alternatives of its word.
+	NoRelationVariants bool
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -261,6 +265,9 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 	q.addPeople(ix, refs)
 	if !ro.NoTypos {
 		q.terms = ix.Fuzzy(q.terms)
+	}
+	if !ro.NoRelationVariants {
+		q.addRelationVariants(ix, r.Query)
 	}
 	if ro.SynonymWeight > 0 && ro.SynonymWeight < 1 {
 		q.addSynonyms(ix, r.Query, ro.SynonymWeight)
