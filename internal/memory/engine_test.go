@@ -63,6 +63,14 @@ func mustStore(t *testing.T, e *Engine, req StoreRequest) StoreResult {
 	return res
 }
 
+// mustStoreTexts stores each text as a memory of its own, in order.
+func mustStoreTexts(t *testing.T, e *Engine, texts ...string) {
+	t.Helper()
+	for _, c := range texts {
+		mustStore(t, e, StoreRequest{Content: c})
+	}
+}
+
 // relevant keeps the results that clear the relevance bar.
 func relevant(res SearchResult) []Memory {
 	var out []Memory
@@ -472,9 +480,7 @@ func TestForgetByQueryReachesEveryMatch(t *testing.T) {
 		"Apollo standup moved to 9:45.",
 		"Dana owns the Apollo launch checklist.",
 	}
-	for _, c := range apollo {
-		mustStore(t, e, StoreRequest{Content: c})
-	}
+	mustStoreTexts(t, e, apollo...)
 	for _, c := range []string{"The Artemis migration is done.", "Lunch with Dana on Friday."} {
 		mustStore(t, e, StoreRequest{Content: c})
 	}

@@ -96,9 +96,7 @@ func TestProfilePeople(t *testing.T) {
 		"Booked the car for its annual service at the garage.",
 		"My report on the quarterly budget is almost done.",
 	}
-	for _, n := range notes {
-		mustStore(t, e, StoreRequest{Content: n})
-	}
+	mustStoreTexts(t, e, notes...)
 	ask := func(q string) SearchResult { return search(t, e, SearchRequest{Query: q, Limit: 3}) }
 	// Before the profile names anyone, "my sister" finds the restaurant.
 	if res := ask("what did I say about my sister?"); len(res.Results) > 0 && res.Results[0].Text == notes[0] {
@@ -140,9 +138,7 @@ func TestProfilePersonOverTheirEntry(t *testing.T) {
 		"Booked the car for its annual service at the garage.",
 		"The venue for the team offsite is a barn near Bath.",
 	}
-	for _, n := range notes {
-		mustStore(t, e, StoreRequest{Content: n})
-	}
+	mustStoreTexts(t, e, notes...)
 	if _, _, err := e.UpdateProfile(testenv.Context(t), ProfileUpdate{AddContacts: []mongostore.Contact{
 		{Name: "Lena Petrova", Relation: "sister"}, {Name: "Sam", Relation: "partner"}}}); err != nil {
 		t.Fatal(err)
@@ -172,9 +168,7 @@ func TestRelationVariants(t *testing.T) {
 		"The new manager wants the rota changed before the audit.",
 		"The audit team wants every receipt scanned by Monday.",
 	}
-	for _, n := range notes {
-		mustStore(t, e, StoreRequest{Content: n})
-	}
+	mustStoreTexts(t, e, notes...)
 	ask := func(q string) SearchResult {
 		return search(t, e, SearchRequest{Query: q, Limit: 3, Mode: ModeKeyword})
 	}

@@ -67,9 +67,7 @@ var everydayNotes = []string{
 // them.
 func TestEverydayQuestions(t *testing.T) {
 	e := recallEngine(t)
-	for _, n := range everydayNotes {
-		mustStore(t, e, StoreRequest{Content: n})
-	}
+	mustStoreTexts(t, e, everydayNotes...)
 	for q, want := range map[string]string{
 		"what did I say about my sister?":         everydayNotes[0],
 		"tell me about my sister":                 everydayNotes[0],
@@ -92,9 +90,7 @@ func TestEverydayQuestions(t *testing.T) {
 // marked weak.
 func TestWeakResultsAreReturned(t *testing.T) {
 	e := recallEngine(t)
-	for _, n := range everydayNotes {
-		mustStore(t, e, StoreRequest{Content: n})
-	}
+	mustStoreTexts(t, e, everydayNotes...)
 	// "supervisor" shares no word with "manager", nor a relation variant
 	// or synonym of one: only the embedding links them, loosely. The
 	// memory is still the best answer and is returned.
