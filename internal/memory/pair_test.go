@@ -13,7 +13,8 @@ import (
 // as the tenth result, and each rank keeps its confidence. A later value
 // of a differently qualified thing, one that drops the question's head
 // word, the assistant's reply, and a value said before the one ranked
-// higher move nothing.
+// higher move nothing. From among the first five, it passes the results
+// above the earlier too when none of them states such a value.
 func TestPairFirst(t *testing.T) {
 	day := func(n int) time.Time { return time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC).AddDate(0, 0, n) }
 	const (
@@ -21,6 +22,7 @@ func TestPairFirst(t *testing.T) {
 		sixNine  = "I've got a question about the probate process that Stephanie explained, which typically takes 6-9 months in Montserrat."
 		fiveSev  = "I'm kinda worried about the probate process, so can you tell me more about how it was shortened to 5-7 months and what that means for my planning?"
 		filler   = "I filed my will with the court electronically and want to know the next steps in Montserrat."
+		stated   = "My lawyer says filing the papers for the probate process takes 2 weeks."
 
 		targetQ  = "What is my weekly word count target for my writing goals?"
 		target   = "I just found out my weekly word count target was adjusted to 1,350 words."
@@ -75,6 +77,13 @@ func TestPairFirst(t *testing.T) {
 			append(append([]said{{sixNine, day(0), false}}, fill(9)...), said{fiveSev, day(2), false}), []string{sixNine}},
 		{"the head word dropped", targetQ, append([]said{{target, day(0), false}}, append(fill(3), said{reached, day(9), false})...), []string{target}},
 		{"another budget", budgetQ, append([]said{{budget35, day(0), false}}, append(fill(3), said{budget75, day(9), false})...), []string{budget35}},
+		// Among the first five with nothing above the earlier stating such
+		// a value, the later passes that too; above a result that states
+		// one it stops right above the earlier.
+		{"the earlier second, nothing above stating a value", probateQ,
+			append(append([]said{{filler, day(1), false}, {sixNine, day(0), false}}, fill(4)...), said{fiveSev, day(2), false}), []string{fiveSev, filler, sixNine}},
+		{"the earlier second, a value above", probateQ,
+			append(append([]said{{stated, day(3), false}, {sixNine, day(0), false}}, fill(4)...), said{fiveSev, day(2), false}), []string{stated, fiveSev, sixNine}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			want := c.want

@@ -20,7 +20,9 @@ import (
 // the question at least as well as the one it passes. Two links the
 // store recorded count too: a superseded result's successor among the
 // results takes its place, and a recorded update that says the value
-// changed passes results above it that state no such value.
+// changed passes results above it that state no such value (an update
+// the store did not record does too from among the first slotRank: which
+// memories those hold never changes).
 
 // currentMinWords is how many of the question's words must stand beside
 // the value (fewer when the question names fewer).
@@ -96,15 +98,33 @@ func CurrentFirst(query string, res []Said) (from, to int) {
 			latest = s
 		}
 	}
-	if latest.at == first.at && first.at > 0 && res[first.at].Updates && first.Changed {
+	if latest.at == first.at && first.at > 0 && first.Changed && (res[first.at].Updates || passes(q, res, first.at)) {
 		// A recorded update that says the value changed passes the
-		// results above it, which state no such value.
+		// results above it, which state no such value; so does, among
+		// the first slotRank, a statement that it changed that the store
+		// did not link ("how it was shortened to 5-7 months": passes).
 		return first.at, 0
 	}
 	if latest.at == first.at {
 		return orPair(q, res, parsed, slotFirst)
 	}
+	if passes(q, res, first.at) && !res[latest.at].Assistant {
+		return latest.at, 0
+	}
 	return latest.at, first.at
+}
+
+// passes reports whether a result that says the value changed, moving
+// to the place of the first result that states the value (at), also
+// passes the results above it, which state no such value: when at is
+// among the first slotRank, so which memories those hold does not change
+// (the store did not link it, or linked it to a memory that is not among
+// the results), the question names the kind of value it asks for ("How
+// long…", not only "What…": "this one" is no count of "What video games
+// does Nate play?"), and the user said it: an assistant's reply explains
+// rather than states.
+func passes(q *facts.Asked, res []Said, at int) bool {
+	return at > 0 && at < slotRank && q.Named() && !res[at].Assistant
 }
 
 // orPair runs step, and pairFirst when step moves nothing.
@@ -242,7 +262,8 @@ const pairReach = 10
 // the later one moves directly above the earlier: "now X" before "was
 // Y", whether or not storing it linked the two. The highest-ranked
 // earlier result that a later one below it updates is taken, and of its
-// updates the latest.
+// updates the latest. When the earlier is among the first slotRank and
+// no result above it states such a value, the later passes those too.
 func pairFirst(q *facts.Asked, res []Said, parsed []*facts.Statement) (from, to int) {
 	n := min(len(res), pairReach)
 	for i := range n {
@@ -259,6 +280,10 @@ func pairFirst(q *facts.Asked, res []Said, parsed []*facts.Statement) (from, to 
 			}
 		}
 		if newest >= 0 {
+			if passes(q, res, i) && !slices.ContainsFunc(parsed[:i], func(s *facts.Statement) bool { return q.States(s).Words > 0 }) {
+				// No result above the earlier states such a value.
+				return newest, 0
+			}
 			return newest, i
 		}
 	}
