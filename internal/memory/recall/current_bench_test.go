@@ -18,7 +18,7 @@ func BenchmarkCurrentFirst(b *testing.B) {
 		"My attorney walked me through the probate timeline, which usually takes 6-9 months in Montserrat, and I want to prepare for it.",
 		"Montserrat needs the probate court to approve changes of guardianship, my attorney confirmed, so what should I do next?",
 		"What is the best way to get the notarized affidavits for guardianship ready so the probate court approves them sooner?",
-		"The new e-filing system for probate launched in October, and I hear it cuts processing time by 20%.",
+		"The new e-filing system for probate court papers launched in October.",
 		"My estate attorney is retiring in March, so I need to find a new one to keep my estate plan in order.",
 		"I updated my will digitally with an online tool because it makes later edits easy.",
 		"Should I keep paper copies of my will along with the digital one?",
