@@ -45,7 +45,9 @@ import (
 //     store finds its id already journaled; the ids journaled but never
 //     used (they pile up, restart after restart, until the next snapshot)
 //     cost a start three batched reads for them all (journaledChanges),
-//     not a refresh each. After a crash the
+//     not a refresh each. A store made while the index loads (late.go)
+//     finds no journal open; loadSnapshot journals it before it records
+//     the token again. After a crash the
 //     next start loads the snapshot and re-reads only the journaled
 //     memories by _id (refresh). A torn last record is a write that never
 //     reached the database.
