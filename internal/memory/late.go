@@ -15,8 +15,9 @@ import (
 //
 // A start without a usable snapshot reads every memory into the index
 // (about 3 s at 100k here, more on a slower machine or a larger memory).
-// A store sent meanwhile is not refused: the database does not need the
-// index, so storeLate writes the memory there at once (journaled first,
+// A store sent meanwhile waits for it as any call does (LoadWait), but
+// is not refused when that runs out: the database does not need the
+// index, so storeLate writes the memory there then (journaled first,
 // as apply does) and answers, and names it in late. When the load ends,
 // catchUp re-reads each of them from the database into the index (a
 // memory the load's own read saw too is put again, not twice: the index
@@ -49,8 +50,17 @@ const lateNote = "stored; the memory index is still loading, so this memory was 
 // ok false means it has (or this engine is not started, or follows other
 // devices): the caller stores as usual.
 func (e *Engine) storeLate(ctx context.Context, req StoreRequest) (res StoreResult, ok bool, err error) {
-	if !e.started.Load() || e.follower != nil || req.Restore != nil || e.Ready() {
+	if !e.started.Load() || e.follower != nil || req.Restore != nil {
 		return StoreResult{}, false, nil
+	}
+	// Like any call, a store first waits for the load (LoadWait), so that
+	// it is compared with earlier memories whenever the load ends soon;
+	// past that, instead of being refused, it is stored now.
+	switch err := e.wait(ctx); {
+	case err == nil:
+		return StoreResult{}, false, nil
+	case ctx.Err() != nil:
+		return StoreResult{}, true, err
 	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
