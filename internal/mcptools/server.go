@@ -23,10 +23,11 @@ type Deps struct {
 	// the memory until it calls release (a pause for a restore, or a
 	// shutdown, waits for it). Ready serves an engine that already runs.
 	Memory func(ctx context.Context) (eng *memory.Engine, release func(), err error)
-	// Write, when set, is Memory for the tools that write a memory
-	// (store, update, delete, unforget): it waits while the memory opens
-	// but not for its index to load, since the engine accepts those
-	// writes during the load (memory/late.go). Nil: they use Memory.
+	// Write, when set, is Memory for the tools that write (store, update,
+	// delete, unforget, the profile, scopes, memory files): it waits
+	// while the memory opens but not for its index to load, since the
+	// engine stores during the load and makes the other writes wait for
+	// it (memory/late.go). Nil: they use Memory.
 	Write  func(ctx context.Context) (eng *memory.Engine, release func(), err error)
 	Logger *slog.Logger
 	// LastBackup reports when the last successful backup finished.

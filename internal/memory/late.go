@@ -28,10 +28,11 @@ import (
 // identical memory already there, similar ones, the ones it updates) is
 // not known then; the result says so (StoreResult.Unchecked).
 //
-// The other writes (update, forget, unforget, a lesson's confirmation)
-// need the index to find what they change: they wait for the load
-// (waitWrite), bounded by their caller's context only, instead of being
-// refused after LoadWait.
+// The other writes (update, forget, unforget, a lesson's confirmation, a
+// scope's creation, the memory files) need the index to find what they
+// change: they wait for the load (waitWrite), bounded by their caller's
+// context only, instead of being refused after LoadWait. The profile
+// needs no index.
 //
 // If the daemon stops during the load, the late memories are in the
 // database and the next start reads them: a load from the database reads
