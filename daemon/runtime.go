@@ -164,6 +164,7 @@ func NewRuntime(opts Options) *Runtime {
 	}
 	deps := mcptools.Deps{
 		Memory:     r.memoryFor,
+		Write:      r.memoryToWrite,
 		Logger:     opts.Logger,
 		LastBackup: r.lastBackup,
 		Redact:     r.redact,
@@ -646,6 +647,20 @@ func (r *Runtime) memoryFor(ctx context.Context) (*memory.Engine, func(), error)
 		leave()
 		return nil, nil, ctx.Err()
 	}
+}
+
+// memoryToWrite is mcptools' Deps.Write, for the tools that write a
+// memory: the memory once open (waiting within CallWait, as memoryFor),
+// without waiting for its index. The engine stores at once while the
+// index loads and makes the other writes wait for it (memory/late.go): a
+// write refused because the load outlasted CallWait was lost when its
+// client had left.
+func (r *Runtime) memoryToWrite(ctx context.Context) (*memory.Engine, func(), error) {
+	st, leave, err := r.enter(ctx, r.opts.CallWait)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st.Memory, leave, nil
 }
 
 // lastBackup is mcptools' Deps.LastBackup.

@@ -39,10 +39,18 @@ type sqliteFiles struct {
 	wonce sync.Once
 	wdb   *sql.DB
 	werr  error
+	// tables remembers the table each collection was last read from
+	// (get): a guess that the read checks against the catalog in the same
+	// statement, never trusted alone.
+	tables sync.Map // collection name -> table name
+	// decoders keeps get's sjson decoders, and so the schemas they parsed,
+	// from one read to the next (a read of a few documents otherwise
+	// parses most of their schemas again).
+	decoders chan *sjsonDecoder
 }
 
 func newSQLiteFiles(dataDir, database string) *sqliteFiles {
-	return &sqliteFiles{file: filepath.Join(dataDir, database+".sqlite")}
+	return &sqliteFiles{file: filepath.Join(dataDir, database+".sqlite"), decoders: make(chan *sjsonDecoder, 4)}
 }
 
 func (f *sqliteFiles) open() (*sql.DB, error) {
@@ -172,19 +180,67 @@ func (f *sqliteFiles) count(ctx context.Context, collection string) (int64, erro
 // get reads the documents of collection with these ObjectID _ids, by the
 // _id index (ensureIDIndexes), calling fn with each found one as BSON (the
 // slice is reused) in no particular order.
+//
+// One statement does it: the catalog's row of collection joined to the
+// documents of the table last read for it (tables). Every row carries the
+// table the catalog names now, so a table swapped, renamed or dropped
+// since (a restore, a drop) is seen before any document is used: the
+// table is then looked up again and read once more. The lookup and the
+// read in one statement also read one snapshot of the database.
 func (f *sqliteFiles) get(ctx context.Context, collection string, ids []bson.ObjectID, fn func(bson.Raw) error) error {
 	if len(ids) == 0 {
 		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(ids) <= boundedRead {
+		// A read of a few documents by index ends in well under a
+		// millisecond: not worth the two goroutines database/sql and the
+		// driver start per statement to watch a cancellable context.
+		ctx = context.WithoutCancel(ctx)
+	}
+	if v, ok := f.tables.Load(collection); ok {
+		err := f.getFrom(ctx, collection, v.(string), ids, fn)
+		if !errors.Is(err, errStaleTable) {
+			return err
+		}
+		f.tables.Delete(collection)
 	}
 	t, err := f.table(ctx, collection)
 	if err != nil {
 		return err
 	}
-	db, _ := f.open()
+	err = f.getFrom(ctx, collection, t, ids, fn)
+	if errors.Is(err, errStaleTable) {
+		// Changed again between the lookup and the read: FerretDB answers.
+		return errNoRawTable
+	}
+	if err == nil {
+		f.tables.Store(collection, t)
+	}
+	return err
+}
+
+// boundedRead is the most _ids get reads without watching ctx during the
+// statement (it checks ctx before).
+const boundedRead = 256
+
+// errStaleTable means the catalog does not name the table get read from
+// (any more), or that table cannot be read.
+var errStaleTable = errors.New("the collection's SQLite table changed")
+
+// getFrom is get reading table t, which the catalog must name for
+// collection in the same statement (errStaleTable if not).
+func (f *sqliteFiles) getFrom(ctx context.Context, collection, t string, ids []bson.ObjectID, fn func(bson.Raw) error) error {
+	db, err := f.open()
+	if err != nil {
+		return errNoRawTable
+	}
 	// The _id as FerretDB's index expression gives it: its JSON text.
-	args := make([]any, len(ids))
-	q := make([]byte, 0, 64+3*len(ids))
-	q = fmt.Appendf(q, `SELECT `+sjsonColumn+` FROM %q WHERE _ferretdb_sjson->'$._id' IN (`, t)
+	args := make([]any, len(ids)+1)
+	q := make([]byte, 0, 160+3*len(ids))
+	q = fmt.Appendf(q, `SELECT c.table_name, CAST(t._ferretdb_sjson AS BLOB) FROM _ferretdb_collections AS c LEFT JOIN %q AS t ON t._ferretdb_sjson->'$._id' IN (`, t)
 	for i, id := range ids {
 		if i > 0 {
 			q = append(q, ',')
@@ -192,21 +248,44 @@ func (f *sqliteFiles) get(ctx context.Context, collection string, ids []bson.Obj
 		q = append(q, '?')
 		args[i] = `"` + id.Hex() + `"`
 	}
-	q = append(q, ')')
+	q = append(q, `) WHERE c.name = ?`...)
+	args[len(ids)] = collection
 	rows, err := db.QueryContext(ctx, string(q), args...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return errNoRawTable
+		// No such table (dropped since), or no catalog.
+		return errStaleTable
 	}
 	defer rows.Close()
-	var dec sjsonDecoder
-	var text sql.RawBytes
+	var dec *sjsonDecoder
+	select {
+	case dec = <-f.decoders:
+	default:
+		dec = new(sjsonDecoder)
+	}
+	defer func() {
+		select {
+		case f.decoders <- dec:
+		default:
+		}
+	}()
+	var named, text sql.RawBytes
 	var doc []byte
+	first := true
 	for rows.Next() {
-		if err := rows.Scan(&text); err != nil {
+		if err := rows.Scan(&named, &text); err != nil {
 			return err
+		}
+		if first {
+			if string(named) != t {
+				return errStaleTable
+			}
+			first = false
+		}
+		if text == nil {
+			continue // the catalog's row alone: no document matched
 		}
 		if doc, err = dec.appendDoc(doc[:0], text); err != nil {
 			return fmt.Errorf("%s: %w", collection, err)
@@ -220,5 +299,12 @@ func (f *sqliteFiles) get(ctx context.Context, collection string, ids []bson.Obj
 			return err
 		}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if first {
+		// No catalog row: no such collection (any more).
+		return errStaleTable
+	}
+	return nil
 }

@@ -391,3 +391,83 @@ func TestSJSONSchemasReused(t *testing.T) {
 		t.Fatal("accepted a string for an int")
 	}
 }
+
+// TestRawGetFollowsCatalog: reads by _id remember each collection's SQLite
+// table, but a table swapped under the name (a restore renames the live
+// collection aside and a staged one into its place), dropped, or
+// recreated is seen at the next read, which then reads what the catalog
+// names: never the documents of a table the collection no longer owns.
+func TestRawGetFollowsCatalog(t *testing.T) {
+	s := openTestStore(t, Options{Mode: ModeEmbedded})
+	ctx := ctxT(t)
+	insert := func(coll, text string) bson.ObjectID {
+		t.Helper()
+		m := newMemory(text, "s")
+		if _, err := s.db.Collection(coll).InsertOne(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		return m.ID
+	}
+	rename := func(from, to string) {
+		t.Helper()
+		cmd := bson.D{{Key: "renameCollection", Value: s.db.Name() + "." + from}, {Key: "to", Value: s.db.Name() + "." + to}}
+		if err := s.Client().Database("admin").RunCommand(ctx, cmd).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// texts reads ids of coll through the raw path (errNoRawTable: no table).
+	texts := func(coll string, ids ...bson.ObjectID) ([]string, error) {
+		var out []string
+		err := s.raw.get(ctx, coll, ids, func(raw bson.Raw) error {
+			out = append(out, raw.Lookup("text").StringValue())
+			return nil
+		})
+		slices.Sort(out)
+		return out, err
+	}
+	want := func(coll string, ids []bson.ObjectID, w ...string) {
+		t.Helper()
+		got, err := texts(coll, ids...)
+		if err != nil || !slices.Equal(got, w) {
+			t.Fatalf("%s: read %q, %v; want %q", coll, got, err, w)
+		}
+	}
+	live1 := insert("Live", "live one")
+	staged1 := insert("Staged", "staged one")
+	all := []bson.ObjectID{live1, staged1}
+	want("Live", all, "live one")
+	want("Staged", all, "staged one")
+
+	// The restore's swap: Live aside, Staged into its place. Both tables
+	// still exist; Live's remembered one now belongs to Aside.
+	rename("Live", "Aside")
+	rename("Staged", "Live")
+	want("Live", all, "staged one")
+	want("Aside", all, "live one")
+	if got, err := texts("Staged", all...); !errors.Is(err, errNoRawTable) {
+		t.Fatalf("Staged after its rename: read %q, %v; want no table", got, err)
+	}
+
+	// Dropped, then made again under the same name.
+	if err := s.db.Collection("Live").Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := texts("Live", all...); !errors.Is(err, errNoRawTable) {
+		t.Fatalf("Live after its drop: read %q, %v; want no table", got, err)
+	}
+	live2 := insert("Live", "live two")
+	want("Live", append(all, live2), "live two")
+
+	// Through the typed API: Get and GetMany see the same.
+	s.Memories = Collection[Memory]{c: s.db.Collection("Live"), raw: s.raw}
+	if m, err := s.Memories.Get(ctx, live2); err != nil || m.Text != "live two" {
+		t.Fatalf("Get: %v, %v", m, err)
+	}
+	rename("Live", "Gone")
+	if _, err := s.Memories.Get(ctx, live2); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get after the collection was renamed away: %v", err)
+	}
+	if got, err := s.Memories.GetMany(ctx, []bson.ObjectID{live2}); err != nil || len(got) != 0 {
+		t.Fatalf("GetMany after the collection was renamed away: %v, %v", got, err)
+	}
+}

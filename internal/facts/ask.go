@@ -27,6 +27,14 @@ type Asked struct {
 	// phrase ("monthly" in "my monthly budget"), names and words of the
 	// value's kind aside.
 	mods []string
+	// given holds the numbers, amounts, dates and times the question
+	// states itself ("using Bootstrap 5.3.0", "by March 1"): they say
+	// which thing it asks about, and a memory that repeats one of them
+	// does not state the asked value by it.
+	given map[string]bool
+	// named: the question's words say the kind of value it asks for
+	// ("how many", "when", "budget", "deadline"), not only "what".
+	named bool
 }
 
 // AskCurrent reads a question that asks for a number, amount, date or
@@ -62,7 +70,13 @@ func AskCurrent(question string) *Asked {
 			return nil
 		}
 	}
-	a := &Asked{kinds: map[Kind]bool{}, subject: map[string]bool{}}
+	a := &Asked{kinds: map[Kind]bool{}, subject: map[string]bool{}, given: map[string]bool{}}
+	for _, t := range toks {
+		switch t.kind {
+		case Number, Amount, Date, Time:
+			a.given[t.value] = true
+		}
+	}
 	for i, t := range toks {
 		next := ""
 		if i+1 < len(toks) {
@@ -74,6 +88,9 @@ func AskCurrent(question string) *Asked {
 		case t.lower == "how":
 			// "How does the price compare…", "How will…": not a value.
 			return nil
+		case t.lower == "when" && len(next) > 4 && strings.HasSuffix(next, "ing"):
+			// "When building an app that calls a REST API, what errors…":
+			// a condition, not a question about when.
 		case t.lower == "what" && next == "time", t.lower == "when" && first == "when":
 			a.kinds[Date], a.kinds[Time] = true, true
 		case dateWords[t.lower]:
@@ -84,6 +101,7 @@ func AskCurrent(question string) *Asked {
 			a.kinds[Number] = true
 		}
 	}
+	a.named = len(a.kinds) > 0
 	if len(a.kinds) == 0 {
 		if first != "what" && first != "what's" {
 			return nil
@@ -249,7 +267,7 @@ func (a *Asked) Slot(s *Statement) (values []string, changed bool) {
 			}
 			for k := range a.kinds {
 				for n, v := range u.valueAt[k] {
-					if v >= j-slotReach && v <= j+slotReach && !slotBlocked(u.toks, v, j) && !slices.Contains(values, u.values[k][n]) {
+					if v >= j-slotReach && v <= j+slotReach && !slotBlocked(u.toks, v, j) && !a.given[u.values[k][n]] && !slices.Contains(values, u.values[k][n]) {
 						values = append(values, u.values[k][n])
 						found = true
 					}
@@ -267,7 +285,8 @@ func (a *Asked) Slot(s *Statement) (values []string, changed bool) {
 type Stated struct {
 	// Words: how many of the question's words stand in one sentence or
 	// clause of the statement beside a detail of the kind the question
-	// asks for (0: it states no such value); Values: those details;
+	// asks for, other than one the question gives itself (0: it states no
+	// such value); Values: those details;
 	// Changed: that sentence or clause says the value changed ("moved
 	// to", "now", "adjusted to", "reached").
 	Words   int
@@ -299,7 +318,7 @@ func (a *Asked) States(s *Statement) Stated {
 		}
 		has := false
 		for k := range a.kinds {
-			has = has || len(u.values[k]) > 0
+			has = has || slices.ContainsFunc(u.values[k], func(v string) bool { return !a.given[v] })
 		}
 		if !has {
 			continue
@@ -308,7 +327,11 @@ func (a *Asked) States(s *Statement) Stated {
 		if n > out.Words || n == out.Words && changed && !out.Changed {
 			out.Words, out.Values, out.Changed, out.Anchors = n, nil, changed, nil
 			for k := range a.kinds {
-				out.Values = append(out.Values, u.values[k]...)
+				for _, v := range u.values[k] {
+					if !a.given[v] {
+						out.Values = append(out.Values, v)
+					}
+				}
 			}
 			out.Anchors = a.anchors(u)
 		}
@@ -330,8 +353,8 @@ func (a *Asked) anchors(u *unit) []string {
 		}
 		near := false
 		for k := range a.kinds {
-			for _, v := range u.valueAt[k] {
-				near = near || v >= at-askReach && v <= at+askReach
+			for n, v := range u.valueAt[k] {
+				near = near || v >= at-askReach && v <= at+askReach && !a.given[u.values[k][n]]
 			}
 		}
 		if near {
@@ -357,6 +380,11 @@ func (u *unit) saysChanged() bool {
 	}
 	return false
 }
+
+// Named reports whether the question's words say the kind of value it
+// asks for ("how many", "when", "budget"…), not only "what" ("What video
+// games does Nate play?" reads as any number, amount, date or time).
+func (a *Asked) Named() bool { return a.named }
 
 // Subject is how many words and names the question's subject has.
 func (a *Asked) Subject() int { return len(a.subject) }

@@ -126,6 +126,15 @@ func typed[In any](d Deps, name string, fn func(ctx context.Context, c call, in 
 	}
 }
 
+// typedWrite is typed for a tool that writes a memory: it takes the
+// engine from Deps.Write when set (not waiting for the index to load).
+func typedWrite[In any](d Deps, name string, fn func(ctx context.Context, c call, in In) (any, error)) server.ToolHandlerFunc {
+	if d.Write != nil {
+		d.Memory = d.Write
+	}
+	return typed(d, name, fn)
+}
+
 // MaxResultBytes bounds one tool result's JSON: twice the longest memory
 // any configuration allows (memory.max_content_bytes' ceiling, 1 MiB).
 const MaxResultBytes = 2 << 20

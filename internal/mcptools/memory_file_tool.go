@@ -43,7 +43,7 @@ func memoryFiles(d Deps) server.ServerTool {
 		mcp.WithOutputSchema[memoryFileOut](),
 		annotate("Memory files", false, true, false),
 	)
-	return server.ServerTool{Tool: tool, Handler: typed(d, "memory", func(ctx context.Context, c call, in memoryFileIn) (any, error) {
+	return server.ServerTool{Tool: tool, Handler: typedWrite(d, "memory", func(ctx context.Context, c call, in memoryFileIn) (any, error) {
 		res, err := memfiles.For(c.eng).Run(ctx, memfiles.FileRequest{
 			Command: in.Command, Path: in.Path, ViewRange: in.ViewRange, FileText: in.FileText, OldStr: in.OldStr, NewStr: in.NewStr,
 			InsertLine: in.InsertLine, InsertText: in.InsertText, OldPath: in.OldPath, NewPath: in.NewPath,

@@ -86,7 +86,7 @@ func storeMemory(d Deps) server.ServerTool {
 		mcp.WithOutputSchema[storeOut](),
 		annotate("Remember", false, false, true),
 	)
-	return server.ServerTool{Tool: tool, Handler: typed(d, "store_memory", func(ctx context.Context, c call, in storeIn) (any, error) {
+	return server.ServerTool{Tool: tool, Handler: typedWrite(d, "store_memory", func(ctx context.Context, c call, in storeIn) (any, error) {
 		var ts time.Time
 		if strings.TrimSpace(in.Metadata.Timestamp) != "" {
 			var err error
@@ -111,6 +111,11 @@ func storeMemory(d Deps) server.ServerTool {
 		out := storeOut{Status: "OK", MemoryID: res.ID, Scope: res.Scope, DuplicateOf: res.DuplicateOf, ScopeCreated: res.ScopeCreated}
 		if lesson && res.DuplicateOf == "" {
 			out.Note = proposedNote
+		}
+		if res.Unchecked != "" {
+			// Stored while the index loaded: what is not reported is
+			// unknown, not absent.
+			out.Note = strings.TrimSpace(res.Unchecked + ". " + out.Note)
 		}
 		for _, sm := range res.Similar {
 			out.SimilarMemories = append(out.SimilarMemories, similarOut{MemoryID: sm.ID, Text: sm.Text, Similarity: sm.Similarity, SameFact: sm.SameFact, DiffersIn: sm.DiffersIn, Spellings: sm.Spellings})
@@ -406,7 +411,7 @@ func updateMemory(d Deps) server.ServerTool {
 		mcp.WithOutputSchema[updateOut](),
 		annotate("Update a memory", false, false, true),
 	)
-	return server.ServerTool{Tool: tool, Handler: typed(d, "update_memory", func(ctx context.Context, c call, in updateIn) (any, error) {
+	return server.ServerTool{Tool: tool, Handler: typedWrite(d, "update_memory", func(ctx context.Context, c call, in updateIn) (any, error) {
 		var confirmed []string
 		if in.ConfirmLesson {
 			m, changed, err := c.eng.ConfirmLesson(ctx, in.MemoryID)
@@ -495,7 +500,7 @@ func deleteMemory(d Deps) server.ServerTool {
 		mcp.WithOutputSchema[deleteOut](),
 		annotate("Forget", false, true, true),
 	)
-	return server.ServerTool{Tool: tool, Handler: typed(d, "delete_memory", func(ctx context.Context, c call, in deleteIn) (any, error) {
+	return server.ServerTool{Tool: tool, Handler: typedWrite(d, "delete_memory", func(ctx context.Context, c call, in deleteIn) (any, error) {
 		hard := false
 		switch strings.ToLower(strings.TrimSpace(in.ForgetMode)) {
 		case "", "soft":
@@ -550,7 +555,7 @@ func unforgetMemory(d Deps) server.ServerTool {
 		mcp.WithOutputSchema[unforgetOut](),
 		annotate("Undo forget", false, false, true),
 	)
-	return server.ServerTool{Tool: tool, Handler: typed(d, "unforget_memory", func(ctx context.Context, c call, in unforgetIn) (any, error) {
+	return server.ServerTool{Tool: tool, Handler: typedWrite(d, "unforget_memory", func(ctx context.Context, c call, in unforgetIn) (any, error) {
 		restored, err := c.eng.Unforget(ctx, in.MemoryIDs)
 		if err != nil {
 			return nil, err

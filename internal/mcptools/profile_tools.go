@@ -93,7 +93,7 @@ func updateUserProfile(d Deps) server.ServerTool {
 		mcp.WithOutputSchema[updateProfileOut](),
 		annotate("Update user profile", false, true, true),
 	)
-	return server.ServerTool{Tool: tool, Handler: typed(d, "update_user_profile", func(ctx context.Context, c call, in updateProfileIn) (any, error) {
+	return server.ServerTool{Tool: tool, Handler: typedWrite(d, "update_user_profile", func(ctx context.Context, c call, in updateProfileIn) (any, error) {
 		for k, v := range in.SetPreferences {
 			if !isTimeZoneKey(k) {
 				continue

@@ -49,7 +49,7 @@ func createMemoryScope(d Deps) server.ServerTool {
 		mcp.WithOutputSchema[createScopeOut](),
 		annotate("Create a scope", false, false, true),
 	)
-	return server.ServerTool{Tool: tool, Handler: typed(d, "create_memory_scope", func(ctx context.Context, c call, in createScopeIn) (any, error) {
+	return server.ServerTool{Tool: tool, Handler: typedWrite(d, "create_memory_scope", func(ctx context.Context, c call, in createScopeIn) (any, error) {
 		info, created, err := c.eng.CreateScope(ctx, scopes.Scope{Name: in.Scope, Description: in.Description, Parent: in.ParentScope, RelatedKeywords: in.RelatedKeywords})
 		if err != nil {
 			return nil, err
@@ -119,7 +119,7 @@ func setActiveScope(d Deps) server.ServerTool {
 		mcp.WithOutputSchema[setScopeOut](),
 		annotate("Set active scope", false, false, true),
 	)
-	return server.ServerTool{Tool: tool, Handler: typed(d, "set_active_scope", func(ctx context.Context, c call, in setScopeIn) (any, error) {
+	return server.ServerTool{Tool: tool, Handler: typedWrite(d, "set_active_scope", func(ctx context.Context, c call, in setScopeIn) (any, error) {
 		want := strings.TrimSpace(in.Scope)
 		if _, ok := c.eng.Scopes().Get(want); !ok && !in.Create && want != "" && !strings.EqualFold(want, scopes.All) {
 			return nil, unknownActiveScope(c.eng.Scopes(), want)

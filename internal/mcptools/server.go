@@ -23,6 +23,12 @@ type Deps struct {
 	// the memory until it calls release (a pause for a restore, or a
 	// shutdown, waits for it). Ready serves an engine that already runs.
 	Memory func(ctx context.Context) (eng *memory.Engine, release func(), err error)
+	// Write, when set, is Memory for the tools that write (store, update,
+	// delete, unforget, the profile, scopes, memory files): it waits
+	// while the memory opens but not for its index to load, since the
+	// engine stores during the load and makes the other writes wait for
+	// it (memory/late.go). Nil: they use Memory.
+	Write  func(ctx context.Context) (eng *memory.Engine, release func(), err error)
 	Logger *slog.Logger
 	// LastBackup reports when the last successful backup finished.
 	LastBackup func(ctx context.Context) (time.Time, bool)

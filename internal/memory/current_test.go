@@ -112,11 +112,37 @@ func TestCurrentFirst(t *testing.T) {
 	}
 
 	// A recorded update stating the value passes results stating none;
-	// not recorded, it stays.
+	// not recorded, it passes them too from among the first five (which
+	// memories those are does not change), not from below.
 	res = results(other, day(1), newer, day(2))
 	currentFirst(deadQ, res)
-	if got, want := order(res), []string{other, newer}; !slices.Equal(got, want) {
+	if got, want := order(res), []string{newer, other}; !slices.Equal(got, want) {
 		t.Fatalf("not recorded: got %q, want %q", got, want)
+	}
+	res = results(other, day(1), other, day(1), other, day(1), other, day(1), other, day(1), newer, day(2))
+	currentFirst(deadQ, res)
+	if got := order(res); got[0] != other || got[5] != newer {
+		t.Fatalf("not recorded, sixth: got %q", got)
+	}
+	// The later value passing the first stated passes a result above
+	// that states none too, from among the first five.
+	res = results(other, day(1), older, day(0), newer, day(2))
+	currentFirst(deadQ, res)
+	if got, want := order(res), []string{newer, other, older}; !slices.Equal(got, want) {
+		t.Fatalf("passing the first stated: got %q, want %q", got, want)
+	}
+	// ... not for a question that names no kind of value ("What…").
+	res = results(other, day(1), newer, day(2))
+	currentFirst("What is new with my senior producer application?", res)
+	if got, want := order(res), []string{other, newer}; !slices.Equal(got, want) {
+		t.Fatalf("no kind named: got %q, want %q", got, want)
+	}
+	// ... nor the assistant's reply.
+	res = results(other, day(1), newer, day(2))
+	res[1].Speaker = "assistant"
+	currentFirst(deadQ, res)
+	if got, want := order(res), []string{other, newer}; !slices.Equal(got, want) {
+		t.Fatalf("assistant: got %q, want %q", got, want)
 	}
 	res = results(other, day(1), newer, day(2))
 	res[1].Supersedes = []Link{{ID: "x"}}

@@ -142,6 +142,18 @@ type Engine struct {
 	// index left out (baddocs.go).
 	skipped skippedDocs
 
+	// indexLive: the index has loaded and taken in the memories stored
+	// while it loaded (late); until then a store goes to the database
+	// only (late.go). Guarded by writeMu.
+	indexLive bool
+	// late are the memories stored while the index loaded, for the load
+	// to take in when it ends (late.go). Guarded by writeMu.
+	late map[bson.ObjectID]struct{}
+	// loadHold, when set (tests only), runs at the end of every load from
+	// the database or the snapshot, before the memories stored meanwhile
+	// are taken in: a test stores while the load is held there.
+	loadHold func()
+
 	// afterDedupSearch, when set (tests only), runs in DuplicateGroups
 	// between the unlocked neighbour searches and the grouping, where
 	// writers may interleave.
@@ -327,6 +339,10 @@ func (e *Engine) loadRetrying(ctx context.Context) bool {
 			err = e.load(ctx, attempt == 1)
 		}
 		if err == nil {
+			// The memories stored while it loaded (late.go).
+			err = e.catchUp(ctx)
+		}
+		if err == nil {
 			if e.opts.Embedder != nil && e.follower == nil && e.index().HasVectors() {
 				// Set before the index is ready: every write after the
 				// load sees it.
@@ -492,6 +508,9 @@ func (e *Engine) load(ctx context.Context, allowSnapshot bool) error {
 	}
 	if err := e.placeEarlyVectors(ctx, early); err != nil {
 		return err
+	}
+	if e.loadHold != nil {
+		e.loadHold()
 	}
 	// The keyword lists the load grew by appending, on the heap, move into
 	// one arena outside it, as a start from the snapshot has them: at 100k

@@ -74,7 +74,7 @@ const QueryForgetConfirm = 10
 
 // Forget hides (soft) or deletes (hard) the memories a request names.
 func (e *Engine) Forget(ctx context.Context, req ForgetRequest) (ForgetResult, error) {
-	if err := e.wait(ctx); err != nil {
+	if err := e.waitWrite(ctx); err != nil {
 		return ForgetResult{}, err
 	}
 	if err := checkQuery(req.Query); err != nil {
@@ -301,7 +301,7 @@ func (e *Engine) withItems(ctx context.Context, res ForgetResult, targets []hit)
 
 // Unforget restores soft-forgotten memories.
 func (e *Engine) Unforget(ctx context.Context, ids []string) (restored []string, err error) {
-	if err := e.wait(ctx); err != nil {
+	if err := e.waitWrite(ctx); err != nil {
 		return nil, err
 	}
 	if len(ids) == 0 {

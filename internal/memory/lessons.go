@@ -29,7 +29,7 @@ const (
 // ConfirmLesson makes the proposed lesson id a lesson. confirmed is false
 // when it already was one.
 func (e *Engine) ConfirmLesson(ctx context.Context, id string) (m Memory, confirmed bool, err error) {
-	if err := e.wait(ctx); err != nil {
+	if err := e.waitWrite(ctx); err != nil {
 		return Memory{}, false, err
 	}
 	oid, err := parseID(id)

@@ -63,7 +63,7 @@ func (e *Engine) touchesPath(c *change) bool {
 // PathMemories reads the live memories with a path, by _id from the
 // index (no scan), and the version they reflect.
 func (e *Engine) PathMemories(ctx context.Context) ([]Memory, PathsVersion, error) {
-	if err := e.wait(ctx); err != nil {
+	if err := e.waitWrite(ctx); err != nil {
 		return nil, 0, err
 	}
 	// Read before the index: a change from here on changes it again.
@@ -112,7 +112,7 @@ type PathWrite struct {
 // memory that was gone by then) and the version after the writes, which
 // reflects them. The texts are embedded first, outside the write lock.
 func (e *Engine) WritePaths(ctx context.Context, v PathsVersion, ws []PathWrite) (ids []string, next PathsVersion, ok bool, err error) {
-	if err := e.wait(ctx); err != nil {
+	if err := e.waitWrite(ctx); err != nil {
 		return nil, 0, false, err
 	}
 	now := e.now()

@@ -47,7 +47,7 @@ func toInfo(s scopes.Scope, n int) ScopeInfo {
 // CreateScope defines a scope. Creating one that exists is not an error:
 // it returns the existing scope with created false.
 func (e *Engine) CreateScope(ctx context.Context, s scopes.Scope) (info ScopeInfo, created bool, err error) {
-	if err := e.wait(ctx); err != nil {
+	if err := e.waitWrite(ctx); err != nil {
 		return ScopeInfo{}, false, err
 	}
 	s.Name = strings.TrimSpace(s.Name)

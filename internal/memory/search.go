@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -391,7 +392,9 @@ func parseSort(s string) (memindex.Order, error) {
 
 // currentFirst moves up, among res (a search's results for query, best
 // first), the latest memory that states the value the question asks for
-// as it stands now (recall.CurrentFirst); each rank keeps its confidence.
+// as it stands now (recall.CurrentMove); each rank keeps its confidence.
+// A pair it reads as an update that the store did not link is shown as
+// one (supersedes / superseded_by), for this search only.
 func currentFirst(query string, res []Memory) {
 	said := make([]recall.Said, len(res))
 	for i, m := range res {
@@ -401,9 +404,21 @@ func currentFirst(query string, res []Memory) {
 			said[i].Successor = m.SupersededBy.ID
 		}
 	}
-	from, to := recall.CurrentFirst(query, said)
+	from, to, older := recall.CurrentMove(query, said)
 	if from <= to {
 		return
+	}
+	if older >= 0 {
+		// An update the store did not link, read at question time: the
+		// results show it as one ("20 May, moved from 10 May"); nothing
+		// is stored.
+		newer, old := &res[from], &res[older]
+		if !slices.ContainsFunc(newer.Supersedes, func(l Link) bool { return l.ID == old.ID }) {
+			newer.Supersedes = append(slices.Clip(newer.Supersedes), Link{ID: old.ID, Text: old.Text})
+		}
+		if old.SupersededBy == nil {
+			old.SupersededBy = &Link{ID: newer.ID, Text: newer.Text}
+		}
 	}
 	// Confidence belongs to the rank: it stays monotone.
 	type rank struct {

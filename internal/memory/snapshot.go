@@ -45,7 +45,9 @@ import (
 //     store finds its id already journaled; the ids journaled but never
 //     used (they pile up, restart after restart, until the next snapshot)
 //     cost a start three batched reads for them all (journaledChanges),
-//     not a refresh each. After a crash the
+//     not a refresh each. A store made while the index loads (late.go)
+//     finds no journal open; loadSnapshot journals it before it records
+//     the token again. After a crash the
 //     next start loads the snapshot and re-reads only the journaled
 //     memories by _id (refresh). A torn last record is a write that never
 //     reached the database.
@@ -348,11 +350,32 @@ func (e *Engine) loadSnapshot(ctx context.Context) bool {
 	e.loaded.Store(int64(ix.Len()))
 	e.log.Info("index loaded from snapshot", "memories", ix.Len(), "journaled_changes", len(ids), "refreshed", len(todo), "duration", time.Since(start).Round(time.Millisecond))
 
+	if e.loadHold != nil {
+		e.loadHold()
+	}
 	// Nothing but this engine writes from now on: keep journaling into the
-	// same journal and name the snapshot as current again.
+	// same journal and name the snapshot as current again. No store runs
+	// meanwhile (writeMu): those made while the snapshot loaded are in
+	// the database but in neither the file nor the journal (late.go), so
+	// the journal names them first, or the snapshot stays withdrawn.
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
 	jr, err := memindex.OpenJournal(jpath, size, ids, e.opts.JournalLimit)
 	if err != nil {
 		e.log.Warn("cannot reopen the index change journal; the next write drops the snapshot", "err", err)
+	}
+	if len(e.late) > 0 {
+		ok := false
+		if jr != nil {
+			ok, err = jr.Add(e.lateIDs())
+		}
+		if !ok {
+			if jr != nil {
+				jr.Close()
+			}
+			e.log.Warn("cannot journal the memories stored while the index loaded; the snapshot stays withdrawn until the next one", "err", err)
+			return true
+		}
 	}
 	if err := e.recordSnapshot(ctx, token, feedPos); err != nil {
 		if jr != nil {

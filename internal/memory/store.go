@@ -63,6 +63,10 @@ type StoreResult struct {
 	Updates      []Update
 	SupersededBy *Update
 	Contradicts  []Update
+	// Unchecked, when set, says why the memory was not compared with
+	// earlier ones (stored while the index loaded: late.go); DuplicateOf,
+	// Similar and the updates are then unknown, not empty.
+	Unchecked string
 }
 
 // Similar is a stored memory that reads like a new one (recall.Similar).
@@ -77,6 +81,10 @@ const (
 
 // Store remembers a memory, unless an identical one is already in its scope.
 func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, error) {
+	// While the index loads, to the database only (late.go).
+	if res, ok, err := e.storeLate(ctx, req); ok {
+		return res, err
+	}
 	if err := e.wait(ctx); err != nil {
 		return StoreResult{}, err
 	}
@@ -84,8 +92,7 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	if err != nil {
 		return StoreResult{}, err
 	}
-	text, tags, source, importance, now, ts, scope, created := in.text, in.tags, in.source, in.importance, in.now, in.ts, in.scope, in.created
-	speaker, conv, category := in.speaker, in.conv, in.category
+	text, scope, created := in.text, in.scope, in.created
 	key := contentKey(text)
 	// The embedding, the slow part of a store, starts before the write
 	// lock and runs while the memory is written to the database (which
@@ -117,20 +124,7 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 	if err != nil {
 		return StoreResult{}, err
 	}
-	c := change{op: opInsert, id: id, doc: memindex.Doc{Text: text, Source: source, Scope: scope, Conv: conv, Speaker: speaker,
-		Tags: tags, TS: ts, Created: now, Importance: importance, Key: key}}
-	if source == sourceSummary {
-		c.kind = memindex.KindSummary
-		c.insert = &mongostore.Summary{
-			ID: id, ConversationID: conv, SummaryText: text, Scope: scope, Tags: tags, Method: "client",
-			Timestamp: ts, Importance: importance, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now,
-		}
-	} else {
-		c.insert = &mongostore.Memory{
-			ID: id, ConversationID: conv, Timestamp: ts, Speaker: speaker, Text: text, Scope: scope, Tags: tags,
-			Source: source, Importance: importance, Category: category, ContentHash: keyHex(key), CreatedAt: now, UpdatedAt: now,
-		}
-	}
+	c := newStoreChange(in, id, key)
 	if r := req.Restore; r != nil {
 		m, s := restoreInto(r, c.insert)
 		c.doc = restoredDoc(m, s, nil)
@@ -236,6 +230,26 @@ func (e *Engine) Store(ctx context.Context, req StoreRequest) (StoreResult, erro
 		})
 	}
 	return res, nil
+}
+
+// newStoreChange is the insert of a new memory (or summary) id with
+// key, as in says.
+func newStoreChange(in storeInput, id bson.ObjectID, key [16]byte) change {
+	c := change{op: opInsert, id: id, doc: memindex.Doc{Text: in.text, Source: in.source, Scope: in.scope, Conv: in.conv, Speaker: in.speaker,
+		Tags: in.tags, TS: in.ts, Created: in.now, Importance: in.importance, Key: key}}
+	if in.source == sourceSummary {
+		c.kind = memindex.KindSummary
+		c.insert = &mongostore.Summary{
+			ID: id, ConversationID: in.conv, SummaryText: in.text, Scope: in.scope, Tags: in.tags, Method: "client",
+			Timestamp: in.ts, Importance: in.importance, ContentHash: keyHex(key), CreatedAt: in.now, UpdatedAt: in.now,
+		}
+	} else {
+		c.insert = &mongostore.Memory{
+			ID: id, ConversationID: in.conv, Timestamp: in.ts, Speaker: in.speaker, Text: in.text, Scope: in.scope, Tags: in.tags,
+			Source: in.source, Importance: in.importance, Category: in.category, ContentHash: keyHex(key), CreatedAt: in.now, UpdatedAt: in.now,
+		}
+	}
+	return c
 }
 
 // keywordsAhead is what a store draws for its update check while its

@@ -45,7 +45,7 @@ type UpdateResult struct {
 
 // Update edits a memory, keeping the previous version in its history.
 func (e *Engine) Update(ctx context.Context, req UpdateRequest) (UpdateResult, error) {
-	if err := e.wait(ctx); err != nil {
+	if err := e.waitWrite(ctx); err != nil {
 		return UpdateResult{}, err
 	}
 	id, err := parseID(req.ID)

@@ -20,7 +20,9 @@ import (
 // the question at least as well as the one it passes. Two links the
 // store recorded count too: a superseded result's successor among the
 // results takes its place, and a recorded update that says the value
-// changed passes results above it that state no such value.
+// changed passes results above it that state no such value (an update
+// the store did not record does too from among the first slotRank: which
+// memories those hold never changes).
 
 // currentMinWords is how many of the question's words must stand beside
 // the value (fewer when the question names fewer).
@@ -52,12 +54,22 @@ const successorReach = 4
 // from == to when nothing moves. The engine moves it and keeps each
 // rank's confidence.
 func CurrentFirst(query string, res []Said) (from, to int) {
+	from, to, _ = CurrentMove(query, res)
+	return from, to
+}
+
+// CurrentMove is CurrentFirst that also returns, when the moved result
+// updates another result that the store did not link to it (pairFirst,
+// and the store's gates between turns hold for the two: shown), that
+// result's place before the move (older); -1 for none. The engine shows
+// the pair as an update.
+func CurrentMove(query string, res []Said) (from, to, older int) {
 	if len(res) < 2 {
-		return 0, 0
+		return 0, 0, -1
 	}
 	q := facts.AskCurrent(query)
 	if q == nil {
-		return 0, 0
+		return 0, 0, -1
 	}
 	need := min(currentMinWords, q.Subject())
 	type statement struct {
@@ -74,7 +86,7 @@ func CurrentFirst(query string, res []Said) (from, to int) {
 	for i := range res {
 		if res[i].Skip {
 			if from, ok := successorOf(q, res, parsed, at, i, need); ok && len(states) == 0 {
-				return from, i
+				return from, i, -1
 			}
 			continue
 		}
@@ -96,21 +108,39 @@ func CurrentFirst(query string, res []Said) (from, to int) {
 			latest = s
 		}
 	}
-	if latest.at == first.at && first.at > 0 && res[first.at].Updates && first.Changed {
+	if latest.at == first.at && first.at > 0 && first.Changed && (res[first.at].Updates || passes(q, res, first.at)) {
 		// A recorded update that says the value changed passes the
-		// results above it, which state no such value.
-		return first.at, 0
+		// results above it, which state no such value; so does, among
+		// the first slotRank, a statement that it changed that the store
+		// did not link ("how it was shortened to 5-7 months": passes).
+		return first.at, 0, -1
 	}
 	if latest.at == first.at {
 		return orPair(q, res, parsed, slotFirst)
 	}
-	return latest.at, first.at
+	if passes(q, res, first.at) && !res[latest.at].Assistant {
+		return latest.at, 0, -1
+	}
+	return latest.at, first.at, -1
+}
+
+// passes reports whether a result that says the value changed, moving
+// to the place of the first result that states the value (at), also
+// passes the results above it, which state no such value: when at is
+// among the first slotRank, so which memories those hold does not change
+// (the store did not link it, or linked it to a memory that is not among
+// the results), the question names the kind of value it asks for ("How
+// long…", not only "What…": "this one" is no count of "What video games
+// does Nate play?"), and the user said it: an assistant's reply explains
+// rather than states.
+func passes(q *facts.Asked, res []Said, at int) bool {
+	return at > 0 && at < slotRank && q.Named() && !res[at].Assistant
 }
 
 // orPair runs step, and pairFirst when step moves nothing.
-func orPair(q *facts.Asked, res []Said, parsed []*facts.Statement, step func(*facts.Asked, []Said, []*facts.Statement) (int, int)) (from, to int) {
+func orPair(q *facts.Asked, res []Said, parsed []*facts.Statement, step func(*facts.Asked, []Said, []*facts.Statement) (int, int)) (from, to, older int) {
 	if from, to = step(q, res, parsed); from != to {
-		return from, to
+		return from, to, -1
 	}
 	return pairFirst(q, res, parsed)
 }
@@ -242,8 +272,10 @@ const pairReach = 10
 // the later one moves directly above the earlier: "now X" before "was
 // Y", whether or not storing it linked the two. The highest-ranked
 // earlier result that a later one below it updates is taken, and of its
-// updates the latest.
-func pairFirst(q *facts.Asked, res []Said, parsed []*facts.Statement) (from, to int) {
+// updates the latest. When the earlier is among the first slotRank and
+// no result above it states such a value, the later passes those too.
+// older is the earlier's place when the pair may be shown (shown).
+func pairFirst(q *facts.Asked, res []Said, parsed []*facts.Statement) (from, to, older int) {
 	n := min(len(res), pairReach)
 	for i := range n {
 		if res[i].Assistant {
@@ -259,8 +291,33 @@ func pairFirst(q *facts.Asked, res []Said, parsed []*facts.Statement) (from, to 
 			}
 		}
 		if newest >= 0 {
-			return newest, i
+			if passes(q, res, i) && !slices.ContainsFunc(parsed[:i], func(s *facts.Statement) bool { return q.States(s).Words > 0 }) {
+				// No result above the earlier states such a value.
+				return newest, 0, shown(parsed, i, newest)
+			}
+			return newest, i, shown(parsed, i, newest)
 		}
 	}
-	return 0, 0
+	return 0, 0, -1
+}
+
+// shown returns older when the store's gates between the user's turns
+// hold for the pair (Relate: two words in common and no word saying which
+// thing on one side only; the changed value beside the same word on both
+// sides, or closestCommon words in common and a number, amount, date or
+// time changed, with no name, place or negation: closestUpdate, the two
+// being among the results standing for "closest"), so the results may
+// show it as an update; -1 when not. The question's words order a looser
+// pair, which is not shown (on BEAM a third of those were two things).
+func shown(parsed []*facts.Statement, older, newer int) int {
+	r := facts.RelateParsed(parsed[older], parsed[newer])
+	if r.Kind != facts.Updates || r.Common < 2 || len(r.OneSided) > 0 {
+		return -1
+	}
+	if !r.Anchored && (r.Common < closestCommon || !r.Counted() || slices.ContainsFunc(r.DiffersIn, func(k facts.Kind) bool {
+		return k == facts.Negation || k == facts.Place || k == facts.Name
+	})) {
+		return -1
+	}
+	return older
 }
