@@ -195,7 +195,7 @@ func newMatrix(data []byte, k, n int, kern kernelFunc, kern16 f16KernelFunc) *ma
 	m := &matrix{k: k, n: n, kern: kern, kern16: kern16}
 	np := n / kernCols
 	if kern16 != nil {
-		m.half = weightsU16(m, k*n)
+		m.half = weightsU16(m, k*n, nil)
 		for p := range np {
 			for kk := range k {
 				dst := m.half[(p*k+kk)*kernCols : (p*k+kk+1)*kernCols]

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/infmem/infmem/internal/offheap"
 )
@@ -82,4 +83,38 @@ func TestKeptScratchStaysSmall(t *testing.T) {
 	if size > 2<<20 {
 		t.Fatalf("the kept scratch holds %.2f MB after a long text: it grew to that text's pass", float64(size)/(1<<20))
 	}
+}
+
+// TestBF16WeightsInOneSlab: with the bf16 kernels every weight matrix is
+// carved from one slab (bf16WeightsSlab, asking for huge pages), starting
+// at a 2 MiB boundary, with no matrix left to a mapping of its own.
+func TestBF16WeightsInOneSlab(t *testing.T) {
+	if !offheap.Available() {
+		t.Skip("no mappings outside the heap here")
+	}
+	m, err := NewUSELite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.amx && !m.vdp {
+		t.Skip("this CPU runs no bf16 kernel")
+	}
+	ws := m.matrices()
+	lo, hi := ^uintptr(0), uintptr(0)
+	total := 0
+	for _, w := range ws {
+		if len(w.bf) == 0 {
+			t.Fatalf("a %d×%d matrix has no bf16 weights", w.k, w.n)
+		}
+		a := uintptr(unsafe.Pointer(unsafe.SliceData(w.bf)))
+		lo, hi = min(lo, a), max(hi, a+uintptr(2*len(w.bf)))
+		total += 2 * len(w.bf)
+	}
+	if lo%(2<<20) != 0 || hi-lo > bf16WeightsSlab || total > bf16WeightsSlab {
+		t.Fatalf("%d matrices, %d bytes, span [%#x, %#x): not in one 2 MiB-aligned slab of %d bytes", len(ws), total, lo, hi, bf16WeightsSlab)
+	}
+	if _, err := m.Embed(context.Background(), "the slab's weights are read"); err != nil {
+		t.Fatal(err)
+	}
+	runtime.KeepAlive(m)
 }

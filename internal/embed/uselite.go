@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/infmem/infmem/internal/offheap"
 )
 
 // Regenerating the blob needs npm and the npm registry; the output is
@@ -193,6 +195,10 @@ func newUSELiteBF16(data []byte, kern kernelFunc, kern16, kern12 f16KernelFunc, 
 		m.kern12 = asmKernel12()
 	}
 	l := loader{bl: bl, kern: kern, kern16: kern16, kern12: kern12, amx: amx, vdp: vdp}
+	if amx || vdp {
+		l.slab = offheap.NewSlab(bf16WeightsSlab, nil)
+		defer l.slab.Done()
+	}
 	m.emb = l.raw("embeddings", dtypeF16, vocabRows, embDim)
 	inv := l.vec("timing.inv", timingDims)
 	m.lnEps = l.scalar("ln.eps")
@@ -281,7 +287,20 @@ type loader struct {
 	amx    bool
 	vdp    bool
 	err    error
+	slab   *offheap.Slab // the bf16 weights' room (nil: each matrix maps its own)
 }
+
+// bf16WeightsSlab is the room the bf16 weight matrices take in one slab:
+// their bytes (tanh, layer 0's qkv, out, res, ffn1, ffn2, layer 1's qkv,
+// out, ffn1, ffn2) plus 64 bytes of alignment each, rounded up to whole
+// 2 MiB pages. One slab asks for transparent huge pages, so streaming the
+// ~9.4 MB of weights walks 5 TLB entries instead of ~2,400 (each vector scan
+// of a store or retrieve evicts the weights' 4 KiB entries); a matrix that
+// does not fit maps its own memory.
+const bf16WeightsSlab = (2*(useDim*useDim+
+	embDim*3*embDim+embDim*useDim+embDim*useDim+useDim*ffnDim+ffnDim*useDim+
+	useDim*3*useDim+useDim*useDim+useDim*ffnDim+ffnDim*useDim) +
+	10*64 + 2<<20 - 1) &^ (2<<20 - 1)
 
 func (l *loader) get(name string, dtype byte, shape ...int) blobTensor {
 	if l.err != nil {
@@ -318,7 +337,7 @@ func (l *loader) mat(name string, k, n int) *matrix {
 	}
 	if (l.amx || l.vdp) && k%bf16Block == 0 && n%bf16Block == 0 {
 		m := &matrix{k: k, n: n, vdp: l.vdp}
-		m.bf = packBF16Pairs(weightsU16(m, k*n), t.data, k, n)
+		m.bf = packBF16Pairs(weightsU16(m, k*n, l.slab), t.data, k, n)
 		return m
 	}
 	m := newMatrix(t.data, k, n, l.kern, l.kern16)
