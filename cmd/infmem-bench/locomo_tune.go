@@ -65,10 +65,16 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.ConvCover = v
 				case "syn":
 					o.SynonymWeight = v
+				case "scos":
+					o.ShortCosine = v
+				case "slen":
+					o.ShortLength = int(v)
+				case "spkvec":
+					o.NoSpeakerVector = v == 0
 				case "kin":
 					o.NoRelationVariants = v == 0
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

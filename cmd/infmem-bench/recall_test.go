@@ -191,6 +191,9 @@ func TestRankGridKeys(t *testing.T) {
 	if grid[0].RecencyWeight != -1 || grid[1].RecencyWeight != 0.05 || grid[1].ImportanceWeight != 0.1 {
 		t.Errorf("grid %+v", grid)
 	}
+	if g, _, err := rankGrid("spkvec=0;scos=0.3;slen=2", memory.RankOptions{}); err != nil || len(g) != 1 || !g[0].NoSpeakerVector || g[0].ShortCosine != 0.3 || g[0].ShortLength != 2 {
+		t.Errorf("spkvec/scos/slen: %+v, %v", g, err)
+	}
 	if _, _, err := rankGrid("back=1", memory.RankOptions{}); err == nil {
 		t.Error("an unknown weight is accepted")
 	}

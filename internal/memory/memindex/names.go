@@ -315,3 +315,13 @@ func (ix *Index) NamesAbsent(words []string, ids []bson.ObjectID) bool {
 	}
 	return true
 }
+
+// NamesPerson reports whether query word w (textindex.Words) names someone
+// the index knows as a speaker, in any scope (wordNamesLocked, roles and
+// labels left out).
+func (ix *Index) NamesPerson(w string) bool {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	ids, _ := ix.wordNamesLocked(w, true)
+	return len(ids) > 0
+}

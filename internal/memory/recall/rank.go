@@ -20,11 +20,13 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/memory/memindex"
+	"github.com/infmem/infmem/internal/textindex"
 	"github.com/infmem/infmem/mongostore"
 )
 
@@ -153,6 +155,17 @@ type Options struct {
 	// relation the query names ("mum" and "mom" for "mother", "manager"
 	// for "boss": relationVariants) as alternatives of its word.
 	NoRelationVariants bool
+	// ShortCosine discounts the meaning of a turn with at most
+	// ShortLength keyword terms (default 3) by this share (0 or negative:
+	// off, the default): the cosine of "caroline: wow" comes mostly from
+	// the speaker's name, which the speaker prior already counts.
+	ShortCosine float64
+	ShortLength int
+	// NoSpeakerVector embeds the query without the words that name a
+	// speaker (memindex.Index.NamesPerson) when it names one: the speaker
+	// prior already carries the name, and a short turn's cosine would
+	// count it again. Off by default.
+	NoSpeakerVector bool
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -258,7 +271,11 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 				}
 				embedded <- qv
 			}()
-			qv.v, qv.err = r.Vector(ectx, withNames(r.Query, refs))
+			text := r.Query
+			if ro.NoSpeakerVector {
+				text = withoutSpeakers(ix, text)
+			}
+			qv.v, qv.err = r.Vector(ectx, withNames(text, refs))
 		}()
 	}
 	q := readQuery(ix, r.Query, r.Now, r.Loc)
@@ -434,7 +451,11 @@ func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) [][2]floa
 	for i := range pool {
 		cd := &pool[i]
 		newest, oldest = max(newest, cd.TS), min(oldest, cd.TS)
-		base := ro.KeywordWeight*cd.Coverage + ro.VectorWeight*cd.Cos
+		cos := cd.Cos
+		if ro.ShortCosine > 0 && ro.ShortCosine <= 1 && cd.Length <= shortLength(ro) {
+			cos *= 1 - ro.ShortCosine
+		}
+		base := ro.KeywordWeight*cd.Coverage + ro.VectorWeight*cos
 		prior := 0.0
 		if cd.Speaker {
 			prior = ro.SpeakerWeight
@@ -679,4 +700,34 @@ func calibrationFor(useKW, useVec bool) calibration {
 		return calVector
 	}
 	return calKeyword
+}
+
+// shortLength is the most keyword terms a turn may have for ShortCosine.
+func shortLength(ro *Options) int {
+	if ro.ShortLength > 0 {
+		return ro.ShortLength
+	}
+	return 3
+}
+
+// withoutSpeakers is query q without the words that name a speaker ix
+// knows ("Caroline", "Caroline's"), or q itself when it names none or is
+// nothing else.
+func withoutSpeakers(ix *memindex.Index, q string) string {
+	fields := strings.Fields(q)
+	kept := fields[:0:0]
+	for _, f := range fields {
+		ws := textindex.Words(f)
+		if len(ws) == 1 && ix.NamesPerson(ws[0]) {
+			continue
+		}
+		if len(ws) == 2 && ws[1] == "s" && ix.NamesPerson(ws[0]) {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	if len(kept) == len(fields) || len(kept) == 0 {
+		return q
+	}
+	return strings.Join(kept, " ")
 }
