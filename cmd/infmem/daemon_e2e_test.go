@@ -54,21 +54,11 @@ func runBin(t *testing.T, env []string, args ...string) (code int, stdout, stder
 	t.Helper()
 	// Built first (once per run, minutes under -race at load): the time
 	// limit is the process's.
-	bin := infmemBinary(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), out.String(), errb.String()
+	code, stdout, stderr = runBinEnv(t, infmemBinary(t), env, args...)
+	if code == -1 {
+		t.Fatalf("infmem %v: %s", args, stderr)
 	}
-	if err != nil {
-		t.Fatalf("infmem %v: %v", args, err)
-	}
-	return 0, out.String(), errb.String()
+	return code, stdout, stderr
 }
 
 // stopDaemon stops the daemon serving root, as a person would.

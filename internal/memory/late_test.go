@@ -15,7 +15,6 @@ import (
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/internal/testenv"
 	"github.com/infmem/infmem/mongostore"
-	"github.com/infmem/infmem/scopes"
 )
 
 // heldLoad holds an engine's index load at its end (loadHold) until
@@ -35,14 +34,7 @@ func (h *heldLoad) hold() {
 func (s snapEnv) openHeld() (*mongostore.Store, *Engine, *heldLoad) {
 	s.t.Helper()
 	ctx := testenv.Context(s.t)
-	store, err := mongostore.Open(ctx, mongostore.Options{Mode: mongostore.ModeEmbedded, Root: s.root, Logger: testenv.Logger(s.t)})
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	reg, err := scopes.Load(ctx, store, scopes.Options{AutoCreate: true})
-	if err != nil {
-		s.t.Fatal(err)
-	}
+	store, reg := s.openStore()
 	// LoadWait short: the old engine refused a write after it.
 	e := New(store, reg, Options{Embedder: s.emb, Logger: testenv.Logger(s.t), SnapshotPath: s.root.Path(dataroot.MongoData, SnapshotFile),
 		LoadWait: 200 * time.Millisecond})

@@ -27,7 +27,8 @@ type snapEnv struct {
 	limit int
 }
 
-func (s snapEnv) open() (*mongostore.Store, *Engine) {
+// openStore opens the database and the scopes of env's root.
+func (s snapEnv) openStore() (*mongostore.Store, *scopes.Registry) {
 	s.t.Helper()
 	ctx := testenv.Context(s.t)
 	store, err := mongostore.Open(ctx, mongostore.Options{Mode: mongostore.ModeEmbedded, Root: s.root, Logger: testenv.Logger(s.t)})
@@ -38,6 +39,13 @@ func (s snapEnv) open() (*mongostore.Store, *Engine) {
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	return store, reg
+}
+
+func (s snapEnv) open() (*mongostore.Store, *Engine) {
+	s.t.Helper()
+	ctx := testenv.Context(s.t)
+	store, reg := s.openStore()
 	e := New(store, reg, Options{Embedder: s.emb, Logger: testenv.Logger(s.t), SnapshotPath: s.root.Path(dataroot.MongoData, SnapshotFile), JournalLimit: s.limit})
 	e.Start(ctx)
 	if err := e.wait(ctx); err != nil {
