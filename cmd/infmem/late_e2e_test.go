@@ -122,24 +122,3 @@ func TestWritesWhileTheDaemonLoads(t *testing.T) {
 	}
 	check("after a restart")
 }
-
-// runBinEnv runs bin with env and args and returns its exit code and
-// output; -1 when it did not run or end by itself (the error then ends
-// its stderr).
-func runBinEnv(t *testing.T, bin string, env []string, args ...string) (int, string, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), out.String(), errb.String()
-	}
-	if err != nil {
-		return -1, out.String(), errb.String() + err.Error()
-	}
-	return 0, out.String(), errb.String()
-}
