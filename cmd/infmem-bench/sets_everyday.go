@@ -12,6 +12,7 @@ import (
 func init() {
 	registerSet("everyday", "", everydayLoader("everyday", everydaySet))
 	registerSet("everyday2", "", everydayLoader("everyday2", everyday2Set))
+	registerSet("everyday3", "", everydayLoader("everyday3", everyday3Set))
 }
 
 // everyday2Set is a second everyday set, another person's, written as a
@@ -20,6 +21,13 @@ func init() {
 //
 //go:embed testdata/everyday2.json
 var everyday2Set []byte
+
+// everyday3Set is a third everyday set, a third person's, written as a
+// held-out check for nothing_relevant and ranking after everyday2 had been
+// seen: committed before anything was run on it, not to be edited after.
+//
+//go:embed testdata/everyday3.json
+var everyday3Set []byte
 
 // everydayLoader reads an everyday set named name (builtin, or path): its
 // profile's contacts given first, its memories stored in the default scope, each dated days_ago before now;
