@@ -54,6 +54,11 @@ func TestStates(t *testing.T) {
 		{"I'm applying with the application deadline being May 10.", 2, []string{"10", "may"}, false, "application"},
 		{"I enjoyed the producer workshop.", 0, nil, false, ""},
 		{"Is the application deadline May 10?", 0, nil, false, ""},
+		// A statement before the question of a short sentence states.
+		{"I've moved my application deadline to May 24, can you help me plan the producer portfolio?", 2, []string{"24", "may"}, true, "application"},
+		// A clause that asks, or a condition, states nothing.
+		{"Can you check the application deadline, May 10, for the producer role?", 0, nil, false, ""},
+		{"If the application deadline is May 10, what should the producer send first?", 0, nil, false, ""},
 	} {
 		st := q.States(Parse(c.text))
 		slices.Sort(st.Values)

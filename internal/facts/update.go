@@ -305,6 +305,9 @@ func unitsOf(toks []token) []unit {
 		sentence := toks[start:i]
 		if len(sentence) <= longUnit {
 			out = append(out, newUnit(sentence))
+			if lead, ok := statedLead(sentence); ok {
+				out = append(out, newUnit(sentence[:lead]))
+			}
 		} else {
 			// Each clause, and each two clauses that follow each other:
 			// "the growth of commits merged into main, which has now
@@ -321,6 +324,30 @@ func unitsOf(toks []token) []unit {
 	}
 	return out
 }
+
+// statedLead returns the end of the first clause of a short sentence
+// that asks when that clause states something before the question
+// ("I've adjusted our holiday gift budget to $450, can you help me plan
+// the gifts?"): the clause is read as a unit of its own. A clause that
+// itself asks ("Can you tell me, …", "What is it, …"), or that opens
+// with a condition, is none.
+func statedLead(s []token) (int, bool) {
+	if len(s) == 0 || !s[len(s)-1].asks {
+		return 0, false
+	}
+	cs := clauses(s)
+	if len(cs) < 2 {
+		return 0, false
+	}
+	first := s[0].lower
+	if questionWords[first] || askingVerbs[first] {
+		return 0, false
+	}
+	return cs[0].to, true
+}
+
+// askingVerbs open a question ("Can you…", "Do I…", "Is it…").
+var askingVerbs = setOf(`can could would will do does did is are am was were should shall may might must have has had why whom whose`)
 
 // maxLeadIn is the most words a lead-in ending in a colon has.
 const maxLeadIn = 5
