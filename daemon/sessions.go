@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/infmem/infmem/internal/embed"
 	"github.com/infmem/infmem/internal/mcpserve"
 	"github.com/infmem/infmem/internal/mcptools"
 )
@@ -88,6 +90,9 @@ func (r *Runtime) Serve(ctx context.Context, rd io.Reader, w io.Writer, opts mcp
 	if opts.Beside == nil {
 		opts.Beside = mcptools.RunsBeside
 	}
+	if opts.OnLine == nil {
+		opts.OnLine = expectEmbedding
+	}
 	var sess *mcpserve.Session
 	on := opts.OnSession
 	opts.OnSession = func(s *mcpserve.Session) {
@@ -102,4 +107,17 @@ func (r *Runtime) Serve(ctx context.Context, rd io.Reader, w io.Writer, opts mcp
 		r.sessions.remove(sess)
 	}
 	return err
+}
+
+// toolsCall marks a line that calls a tool.
+var toolsCall = []byte(`"tools/call"`)
+
+// expectEmbedding wakes the embedding's workers when a tool call is read
+// (most calls embed a text: a query or a memory), so that their wake-up
+// overlaps the call's decode and dispatch instead of its first product
+// (embed.Expect). Only a hint; lines that call no tool wake nothing.
+func expectEmbedding(line []byte) {
+	if bytes.Contains(line, toolsCall) {
+		embed.Expect()
+	}
 }
