@@ -22,6 +22,8 @@ type sharer struct {
 	// workerChunks counts the chunks the workers ran, waitNanos the time
 	// callers waited for a worker's last chunk (tests, benchmarks).
 	workerChunks, waitNanos atomic.Int64
+	// hinted counts the parked workers that expect woke (tests).
+	hinted atomic.Int64
 	// coolUntil (time since shareEpoch, ns) stops callers from posting
 	// products while the workers look descheduled: a loaded machine.
 	coolUntil atomic.Int64
@@ -105,6 +107,7 @@ func (w *shareWorker) work() {
 					if j = <-w.wake; j == nil {
 						// expect: poll for the product announced.
 						w.state.Store(workerPolling)
+						w.s.hinted.Add(1)
 						d0, tid = w.delay.read()
 						continue
 					}
