@@ -561,11 +561,7 @@ func relateUnits(a, b *unit) Relation {
 		// A changed state or negation, or a value dropped, with no new
 		// value beside it: only when the two share more than one word.
 		weak := common < 2
-		// A state word alone ("Finished the label designs") says nothing
-		// of what the older one names besides ("the labels use Gotham
-		// Rounded"): the older's own names stand unless a state changes
-		// on both sides.
-		if (state || b.stateCue && len(onlyA) == 0) && !weak && !slices.Contains(changed, Name) && !slices.Contains(changed, Place) {
+		if (state || b.stateCue) && !weak && !slices.Contains(changed, Name) && !slices.Contains(changed, Place) {
 			changed = append(changed, State)
 		}
 		if negation && (!weak || len(changed) > 0) {

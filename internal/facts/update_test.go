@@ -38,9 +38,6 @@ func TestRelate(t *testing.T) {
 		// Not updates: another subject, an event, or the same fact.
 		{"Alice's birthday is January 20.", "Bob's birthday is March 2.", Unrelated, nil},
 		{"The kitchen tap is dripping.", "The bathroom tap is now fixed.", Unrelated, nil},
-		// A state word alone leaves the older one's own names standing:
-		// finishing the posters changes nothing of their typeface.
-		{"The museum posters use Futura Bold; the font licence is on the studio account.", "Finished the poster designs for the museum; sent the invoice today.", Unrelated, nil},
 		{"Alex's mother lives in York.", "Alex's father now lives in Leeds.", Unrelated, nil},
 		{"The Orion project deadline is May 2.", "The Hermes project deadline has moved to May 23.", Unrelated, nil},
 		{"Leo's teacher is Mrs. Clarke.", "Nora's new teacher is Mr. Bennett.", Unrelated, nil},
