@@ -166,6 +166,12 @@ type Options struct {
 	// prior already carries the name, and a short turn's cosine would
 	// count it again. Off by default.
 	NoSpeakerVector bool
+	// OtherThingBar is the relevance bar of a search whose question asks
+	// for a value of a thing it names with a word before it ("how much is
+	// the water bill?") while the results give such values only for other
+	// things of the kind ("the electricity bill"): OtherThing. 0 or
+	// negative: off (the default).
+	OtherThingBar float64
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
