@@ -2,7 +2,7 @@ package memory
 
 import "testing"
 
-// TestOtherThingBar: with Options.OtherThingBar set, a question about the
+// TestOtherThingBar: with Options.OtherThingBar (on by default), a question about the
 // water bill whose closest memory is about the electricity bill is told
 // nothing_relevant, the note shown weak; the electricity bill's question
 // still finds it. The relevance bar is lowered to 0.3 here so that,
@@ -17,7 +17,7 @@ func TestOtherThingBar(t *testing.T) {
 		"The water in the garden tap is off for the winter.",
 		"Booked the dentist for December 2 at 9:30.",
 		"Liked the Douro red we had at Maya's.")
-	e.SetRankOptions(RankOptions{MinConfidence: 0.3})
+	e.SetRankOptions(RankOptions{MinConfidence: 0.3, OtherThingBar: -1})
 	water := SearchRequest{Query: "how much is the water bill", Limit: 3}
 	electricity := SearchRequest{Query: "how much is the electricity bill", Limit: 3}
 	for _, q := range []SearchRequest{water, electricity} {
@@ -25,7 +25,7 @@ func TestOtherThingBar(t *testing.T) {
 			t.Fatalf("%q, rule off: nothing relevant (%v), want the electricity note", q.Query, confidences(res.Results))
 		}
 	}
-	e.SetRankOptions(RankOptions{MinConfidence: 0.3, OtherThingBar: 0.9})
+	e.SetRankOptions(RankOptions{MinConfidence: 0.3})
 	if res := search(t, e, water); !res.NothingRelevant || len(res.Results) == 0 || !res.Results[0].Weak || res.Results[0].Text != "Paid the electricity bill of 84 euros in October." {
 		t.Errorf("water bill, rule on: nothing_relevant %v, results %v, want the electricity note shown weak", res.NothingRelevant, confidences(res.Results))
 	}

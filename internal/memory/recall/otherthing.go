@@ -39,11 +39,17 @@ var (
 	thingWord = regexp.MustCompile(`[\p{L}\p{N}][\p{L}\p{N}'’-]*`)
 	// thingStops end the thing's words in a question and are never the
 	// word before a thing in a memory.
-	thingStops = setOfWords(`a an the my our your his her their its this that these those some any every
+	thingStops = setOfWords(`a an the another other same such both either neither first second third my our your his her their its this that these those some any every
 		of to in on at for by with from about as into over after before under between and or but so if than then
 		is are was were be been am do does did has have had will would can could should shall may might must
 		i me we us you he him she her they them it who whom whose what which when where why how
-		not no now again still next last due soon ever also just only very really each per`)
+		not no now again still next last due soon ever also just only very really each per
+		up down out off away back gonna gotta wanna`)
+	// thingParticiples end no thing's name: "when was the script shown".
+	thingParticiples = setOfWords(`shown done given taken made held paid sent bought sold built seen known born won begun
+		written grown drawn thrown flown worn torn chosen spoken broken stolen frozen left lost kept met told found heard`)
+	// thingOrdinals say which one of a kind, not what kind.
+	thingOrdinals = setOfWords(`first second third fourth fifth last next latest`)
 	// thingDeterminers may stand between the copula and the thing.
 	thingDeterminers = setOfWords(`the my our your his her their a an this that`)
 	thingCopulas     = setOfWords(`is are was were`)
@@ -105,8 +111,11 @@ func readThing(q string, contacts []mongostore.Contact) *askedThing {
 		i++
 	}
 	var np []string
-	for ; i < len(toks) && len(np) < 3; i++ {
+	for ; i < len(toks) && len(np) < 4; i++ {
 		w := toks[i]
+		if thingOrdinals[w] {
+			continue // "Joanna's second movie script": which one, not what kind
+		}
 		if thingStops[w] || w[0] >= '0' && w[0] <= '9' {
 			break
 		}
@@ -114,7 +123,7 @@ func readThing(q string, contacts []mongostore.Contact) *askedThing {
 	}
 	// A word in -ing or -ed may say what kind of thing ("wedding
 	// anniversary") but is not the thing ("my sister coming to stay").
-	for len(np) > 0 && (strings.HasSuffix(np[len(np)-1], "ing") || strings.HasSuffix(np[len(np)-1], "ed")) {
+	for len(np) > 0 && (strings.HasSuffix(np[len(np)-1], "ing") || strings.HasSuffix(np[len(np)-1], "ed") || thingParticiples[np[len(np)-1]]) {
 		np = np[:len(np)-1]
 	}
 	if len(np) < 2 {

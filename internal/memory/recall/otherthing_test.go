@@ -24,6 +24,7 @@ func TestReadThing(t *testing.T) {
 		{"when is our wedding anniversary", "anniversary", []string{"wedding"}},
 		{"how much is the electricity bill each month?", "bill", []string{"electricity"}},
 		{"who's Leo's piano teacher", "teacher", []string{"leo", "piano"}},
+		{"When was Joanna's second movie script shown?", "script", []string{"joanna", "movie"}},
 		{"when is my sister coming to stay?", "", nil},   // one word, then a verb
 		{"when is my brother getting married?", "", nil}, // idem
 		{"when is the MOT due", "", nil},                 // one word
@@ -78,6 +79,7 @@ func TestOtherThing(t *testing.T) {
 		{"when is my partner's birthday?", []string{"Alex's birthday is 9 August; they keep hinting about a new road bike."}, yes, false},
 		{"how much is our home insurance?", []string{"Car insurance is with Admiral; it renews on 5 March and was £412 last year."}, yes, true},
 		{"who is Biscuit's vet", []string{"Biscuit's vet is Dr. Alvarez at Greenway Animal Clinic."}, yes, false},
+		{"When was Joanna's second movie script shown on the big screens?", []string{"Joanna: Another movie script that I contributed to was shown on the big screen last Sunday!"}, yes, false},
 		{"what did I pay for the water bill", []string{"Paid the electricity bill of 84 euros in October."}, yes, false},
 	} {
 		if got := OtherThing(c.q, c.texts, c.clears, contacts); got != c.want {
