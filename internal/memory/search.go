@@ -367,7 +367,21 @@ func (e *Engine) List(ctx context.Context, req ListRequest) (ListResult, error) 
 		return ListResult{}, inputErrorf("offset must not be negative")
 	}
 	found, total := e.index().Scan(f, order, req.Offset, limit)
+	// The uses not yet written (package usecount) count already, as in
+	// Get: the list's use_count is the one its order (most_used) used.
+	e.usesMu.RLock()
 	res, err := e.fetch(ctx, asHits(found))
+	if err == nil {
+		for i := range res {
+			if oid, perr := bson.ObjectIDFromHex(res[i].ID); perr == nil {
+				if n, at := e.access.Lookup(oid); n > 0 {
+					res[i].UseCount += n
+					res[i].LastAccessed = &at
+				}
+			}
+		}
+	}
+	e.usesMu.RUnlock()
 	if err != nil {
 		return ListResult{}, err
 	}
