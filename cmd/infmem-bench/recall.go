@@ -45,6 +45,10 @@ type setRun struct {
 	took    time.Duration
 }
 
+// rankSpec is --rank: the modes' askers' ranking options over the
+// defaults.
+var rankSpec string
+
 // recallConfig is how runRecall stores and asks.
 type recallConfig struct {
 	bin       string
@@ -88,6 +92,7 @@ func runRecall(ctx context.Context, args []string) error {
 	dumpAll := fs.Bool("dump-all", false, "with --dump: write every ranking mode's, grid point's (grid#N) and plain BM25's (bm25) answers, each line naming its Asker")
 	bars := fs.Bool("bars", false, "also print, per set, what other relevance bars would say (from the best confidence of each answer)")
 	distractors := fs.String("distractors", "", "data root (e.g. a seed of 100k memories, `infmem-bench seed`) copied under each set before it is stored; every question is then asked in every scope (ALL), so the set's memories compete with the copy's: recall at scale")
+	fs.StringVar(&rankSpec, "rank", "", "engine: ranking options of the modes' askers, over the defaults: semicolon-separated name=value as in --grid (e.g. other=-1: the other-thing bar off)")
 	ranksOut := fs.String("ranks", "", "write every question's results (the set's message ids each stands for, or d:ID for a memory of --distractors) to this file, one JSON line per question, to compare two builds' rankings")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -230,6 +235,17 @@ func recallSet(ctx context.Context, s *benchSet, cfg recallConfig) (*setRun, err
 		}
 		st = engineStorer{eng}
 		def := eng.RankOptions()
+		if rankSpec != "" {
+			o, _, err := rankGrid(rankSpec, def)
+			if err != nil {
+				return nil, err
+			}
+			if len(o) != 1 {
+				return nil, fmt.Errorf("--rank %q: one value per name", rankSpec)
+			}
+			def = o[0]
+			eng.SetRankOptions(def)
+		}
 		for _, m := range cfg.modes {
 			askers = append(askers, asker{name: m, opts: &def, r: engineRetriever{eng: eng, mode: m}})
 		}

@@ -22,6 +22,8 @@ type sharer struct {
 	// workerChunks counts the chunks the workers ran, waitNanos the time
 	// callers waited for a worker's last chunk (tests, benchmarks).
 	workerChunks, waitNanos atomic.Int64
+	// hinted counts the parked workers that expect woke (tests).
+	hinted atomic.Int64
 	// coolUntil (time since shareEpoch, ns) stops callers from posting
 	// products while the workers look descheduled: a loaded machine.
 	coolUntil atomic.Int64
@@ -44,7 +46,11 @@ type shareWorker struct {
 	delay runDelay     // reads its thread's wait for a core
 	state atomic.Int32 // workerPolling, workerParked, workerBusy
 	slot  atomic.Pointer[shareJob]
-	wake  chan *shareJob
+	// wake brings a parked worker a job, or nil from expect: a product is
+	// coming, poll for it.
+	wake chan *shareJob
+	// until (time since shareEpoch, ns) is when a polling worker parks.
+	until atomic.Int64
 }
 
 const (
@@ -82,10 +88,10 @@ func newSharer(workers int) *sharer {
 
 func (w *shareWorker) work() {
 	for {
+		w.extend(shareNow() + int64(shareIdle))
 		w.state.Store(workerPolling)
 		// While it polls and runs chunks, the worker's thread waits for a
 		// core only when the kernel gives it to another thread.
-		t0 := shareNow()
 		d0, tid := w.delay.read()
 		var j *shareJob
 		for j == nil {
@@ -95,10 +101,16 @@ func (w *shareWorker) work() {
 				for j = w.slot.Swap(nil); j == nil; j = w.slot.Swap(nil) {
 					runtime.Gosched()
 				}
-			case shareNow()-t0 > int64(shareIdle) || shareNow() < w.s.coolUntil.Load():
+			case shareNow() > w.until.Load() || shareNow() < w.s.coolUntil.Load():
 				// Idle, or cooling down (see shareCool): park.
 				if w.state.CompareAndSwap(workerPolling, workerParked) {
-					j = <-w.wake
+					if j = <-w.wake; j == nil {
+						// expect: poll for the product announced.
+						w.state.Store(workerPolling)
+						w.s.hinted.Add(1)
+						d0, tid = w.delay.read()
+						continue
+					}
 					w.state.Store(workerBusy)
 					d0, tid = w.delay.read()
 				}
@@ -115,6 +127,63 @@ func (w *shareWorker) work() {
 		}
 	}
 }
+
+// extend makes w poll at least until t (time since shareEpoch, ns).
+func (w *shareWorker) extend(t int64) {
+	for {
+		u := w.until.Load()
+		if u >= t || w.until.CompareAndSwap(u, t) {
+			return
+		}
+	}
+}
+
+// shareExpect is how long a worker polls for a product announced by
+// expect before it parks again: the time from a request's line read to
+// its first product (the decode and dispatch, about 0.2-0.5 ms), with
+// room for a loaded moment. A hint that no product follows (a call that
+// does not embed, an embedding found in a cache) costs at most this much
+// of a core's time.
+const shareExpect = time.Millisecond
+
+// expect tells the workers that a product is likely to come soon (a
+// request was read): a parked worker is woken now and polls for
+// shareExpect, so that its wake-up (a futex wake, a halted core coming
+// back) overlaps the request's decode instead of the first product. Only
+// a hint: the products are the same whoever runs them. Nothing is woken
+// while the sharer cools down.
+func (s *sharer) expect() {
+	if s == nil {
+		return
+	}
+	now := shareNow()
+	if now < s.coolUntil.Load() {
+		return
+	}
+	for _, w := range s.ws {
+		w.extend(now + int64(shareExpect))
+		if w.state.Load() == workerParked {
+			select {
+			case w.wake <- nil:
+			default:
+			}
+		}
+	}
+}
+
+// Expect tells the process's embedding workers that an embedding is likely
+// to start soon (the daemon calls it when it reads a tool call), so that
+// they are awake when its products start. It does nothing in a process
+// that has not loaded a model that shares its products, and never changes
+// an embedding.
+func Expect() {
+	if s := liveSharer.Load(); s != nil {
+		s.expect()
+	}
+}
+
+// liveSharer is defaultSharer once a model has asked for it.
+var liveSharer atomic.Pointer[sharer]
 
 // post hands j to w if w is idle.
 func (w *shareWorker) post(j *shareJob) bool {
@@ -146,7 +215,9 @@ var defaultSharer = sync.OnceValue(func() *sharer {
 	if w < 1 {
 		return nil
 	}
-	return newSharer(w)
+	s := newSharer(w)
+	liveSharer.Store(s)
+	return s
 })
 
 // run claims and runs chunks until none is left. The worker that finishes

@@ -313,3 +313,50 @@ func BenchmarkEmbedShareAB(b *testing.B) {
 		})
 	}
 }
+
+// TestShareExpect: expect wakes a parked worker, which polls for the
+// announced product and parks again when none comes; a cooling sharer
+// wakes nothing; products shared after hints still run each chunk once.
+func TestShareExpect(t *testing.T) {
+	var nilSharer *sharer
+	nilSharer.expect() // no workers: nothing to do
+	s := newSharer(1)
+	w := s.ws[0]
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(100 * time.Microsecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	waitFor("the worker to park", func() bool { return w.state.Load() == workerParked })
+	s.expect()
+	waitFor("the hint to wake the worker", func() bool { return s.hinted.Load() == 1 })
+	// No product comes: it parks again after about shareExpect.
+	waitFor("the worker to park again", func() bool { return w.state.Load() == workerParked })
+
+	s.coolUntil.Store(shareNow() + int64(time.Hour))
+	s.expect()
+	time.Sleep(20 * time.Millisecond)
+	if h := s.hinted.Load(); h != 1 {
+		t.Fatalf("a cooling sharer woke its worker (%d hints taken)", h)
+	}
+	s.coolUntil.Store(0)
+
+	for it := range 200 {
+		s.expect()
+		if it%3 == 0 {
+			time.Sleep(time.Duration(it%7) * 100 * time.Microsecond)
+		}
+		n := 2 + it%30
+		hits := make([]atomic.Int32, n)
+		s.do(n, func(i int) { hits[i].Add(1) })
+		for i := range hits {
+			if h := hits[i].Load(); h != 1 {
+				t.Fatalf("n=%d: chunk %d ran %d times", n, i, h)
+			}
+		}
+	}
+	t.Logf("hints taken %d, chunks on the worker %d", s.hinted.Load(), s.workerChunks.Load())
+}

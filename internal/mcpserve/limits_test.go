@@ -433,3 +433,57 @@ func TestServeEndsWithItsContext(t *testing.T) {
 		t.Fatalf("the cancelled call was not answered: %q", b)
 	}
 }
+
+// TestOnLineSeesEachLineFirst: Options.OnLine is called with every line
+// read, whole, before its request runs, and the answers are unchanged.
+func TestOnLineSeesEachLineFirst(t *testing.T) {
+	var seen atomic.Int32
+	var lines []string
+	linesMu := make(chan struct{}, 1)
+	srv := server.NewMCPServer("t", "1")
+	var early atomic.Int32
+	srv.AddTool(mcp.NewTool("probe", mcp.WithReadOnlyHintAnnotation(true)), func(_ context.Context, r mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if int(seen.Load()) < int(r.GetFloat("n", 0)) {
+			early.Add(1)
+		}
+		return mcp.NewToolResultText("ok"), nil
+	})
+	c2sR, c2sW := io.Pipe()
+	s2cR, s2cW := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- Serve(context.Background(), srv, c2sR, s2cW, Options{OnLine: func(line []byte) {
+			linesMu <- struct{}{}
+			lines = append(lines, string(line))
+			<-linesMu
+			seen.Add(1)
+		}})
+		s2cW.Close()
+	}()
+	answers := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(s2cR)
+		answers <- b
+	}()
+	const n = 20
+	var sent []string
+	for i := 1; i <= n; i++ {
+		l := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"probe","arguments":{"n":%d}}}`, i, i)
+		sent = append(sent, l)
+		fmt.Fprintln(c2sW, l)
+	}
+	c2sW.Close()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	out := strings.TrimSpace(string(<-answers))
+	if got := strings.Count(out, `"ok"`); got != n {
+		t.Fatalf("%d answers ok, want %d: %s", got, n, out)
+	}
+	if early.Load() != 0 {
+		t.Fatalf("%d calls ran before OnLine saw their line", early.Load())
+	}
+	if strings.Join(lines, "\n") != strings.Join(sent, "\n") {
+		t.Fatalf("OnLine saw %q, want %q", lines, sent)
+	}
+}

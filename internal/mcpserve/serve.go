@@ -47,6 +47,11 @@ type Options struct {
 	// pass): they run beside the session's other calls instead of in
 	// order (see Serve).
 	Beside func(tool string) bool
+	// OnLine, when set, is called with each line as soon as it is read,
+	// before it is decoded, on the session's reading goroutine: a hint
+	// for work that a request is likely to need (it must be quick, must
+	// not keep line, and cannot change how the line is handled).
+	OnLine func(line []byte)
 	Logger *slog.Logger
 }
 
@@ -144,6 +149,9 @@ func Serve(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.Writer,
 		br := bufio.NewReaderSize(r, 64<<10)
 		for {
 			line, err := readLine(br, opts.MaxLineBytes)
+			if len(line) > 0 && opts.OnLine != nil {
+				opts.OnLine(line)
+			}
 			select {
 			case lines <- lineRead{line, err}:
 			case <-stopReading:

@@ -146,6 +146,9 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if !req.NoTouch {
 		e.recordAccess(hits)
 	}
+	if query != "" && e.opts.Rank.OtherThingBar > 0 {
+		e.otherThing(ctx, query, res)
+	}
 	nothing := query != ""
 	for _, m := range res {
 		nothing = nothing && m.Weak
@@ -402,6 +405,22 @@ func parseSort(s string) (memindex.Order, error) {
 		return memindex.MostImportant, nil
 	}
 	return 0, inputErrorf("sort %q is not one of: newest, oldest, most_used, importance", s)
+}
+
+// otherThing marks weak the results under Options.OtherThingBar when the
+// query asks for a value of a thing the results give only for other
+// things of its kind (recall.OtherThing).
+func (e *Engine) otherThing(ctx context.Context, query string, res []Memory) {
+	texts, clears := make([]string, len(res)), make([]bool, len(res))
+	for i, m := range res {
+		texts[i], clears[i] = m.Text, !m.Weak
+	}
+	if !slices.Contains(clears, true) || !recall.OtherThing(query, texts, clears, e.contacts(ctx)) {
+		return
+	}
+	for i := range res {
+		res[i].Weak = res[i].Weak || res[i].Confidence < e.opts.Rank.OtherThingBar
+	}
 }
 
 // currentFirst moves up, among res (a search's results for query, best

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/infmem/infmem/internal/textindex"
 	"github.com/infmem/infmem/mongostore"
@@ -91,7 +92,12 @@ type personRef struct {
 }
 
 // contactsFor returns the query's words that name contacts by relation,
-// with their names; a contact the query names itself is left out.
+// with their names; a contact the query names itself is left out. A word
+// names the contacts it fits best: those whose relation it says in the
+// query's own word and whole ("my partner": Alex, "partner"), else in
+// another word for it ("my mum": Ruth, "mother"), else those whose
+// relation says more than the query does ("my friend": Hannah, "best
+// friend"; not Nadia, "business partner", beside Alex).
 func contactsFor(q string, contacts []mongostore.Contact) []personRef {
 	if len(contacts) == 0 {
 		return nil
@@ -100,25 +106,50 @@ func contactsFor(q string, contacts []mongostore.Contact) []personRef {
 	if rel == nil {
 		return nil
 	}
-	var refs []personRef
 	lower := strings.ToLower(q)
+	said := map[string]bool{}
+	for _, w := range strings.FieldsFunc(lower, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) {
+		said[w] = true
+	}
+	type match struct {
+		word, name string
+		fit        int // 2: the whole relation in the query's word, 1: in another word for it, 0: part of it
+	}
+	var found []match
 	for _, c := range contacts {
 		if c.Name == "" || strings.Contains(lower, strings.ToLower(c.Name)) {
 			continue
 		}
-		for _, w := range strings.FieldsFunc(strings.ToLower(c.Relation), func(r rune) bool { return r == ' ' || r == ',' || r == '/' || r == ';' }) {
+		words := strings.FieldsFunc(strings.ToLower(c.Relation), func(r rune) bool { return r == ' ' || r == ',' || r == '/' || r == ';' })
+		for i, w := range words {
 			word, ok := rel[w]
 			if !ok {
 				continue
 			}
-			i := slices.IndexFunc(refs, func(r personRef) bool { return r.word == word })
-			if i < 0 {
-				refs = append(refs, personRef{word: word})
-				i = len(refs) - 1
+			m := match{word: word, name: c.Name, fit: 1}
+			if w == word {
+				m.fit = 2
 			}
-			refs[i].names = append(refs[i].names, c.Name)
+			for j, o := range words {
+				if j != i && !said[o] {
+					m.fit = 0
+				}
+			}
+			found = append(found, m)
 			break
 		}
+	}
+	var refs []personRef
+	for _, m := range found {
+		if slices.ContainsFunc(found, func(o match) bool { return o.word == m.word && o.fit > m.fit }) {
+			continue
+		}
+		i := slices.IndexFunc(refs, func(r personRef) bool { return r.word == m.word })
+		if i < 0 {
+			refs = append(refs, personRef{word: m.word})
+			i = len(refs) - 1
+		}
+		refs[i].names = append(refs[i].names, m.name)
 	}
 	return refs
 }

@@ -166,6 +166,16 @@ type Options struct {
 	// prior already carries the name, and a short turn's cosine would
 	// count it again. Off by default.
 	NoSpeakerVector bool
+	// OtherThingBar is the relevance bar of a search whose question asks
+	// for a value of a thing it names with a word before it ("how much is
+	// the water bill?") while the results give such values only for other
+	// things of the kind ("the electricity bill"): OtherThing. Default
+	// 0.9, the bar of a question naming someone no result is about
+	// (namesAbsentBar), not fitted: on every recall set it tells three
+	// never-stored questions of the everyday sets nothing_relevant (their
+	// first result's confidence 0.45-0.53) and no answerable one
+	// (BENCHMARKS.md, "Another thing of the same kind"). Negative: off.
+	OtherThingBar float64
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -193,11 +203,12 @@ func (o Options) WithDefaults() Options {
 	def(&o.RingCoverage, 0.05)
 	def(&o.ChainCoverage, -1)
 	def(&o.ConvCover, 0.3)
+	def(&o.OtherThingBar, namesAbsentBar)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar} {
 		if *v < 0 {
 			*v = 0
 		}

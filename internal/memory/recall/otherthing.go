@@ -1,0 +1,209 @@
+package recall
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/infmem/infmem/internal/facts"
+	"github.com/infmem/infmem/mongostore"
+)
+
+// Another thing of the same kind. A question that asks for a value — a
+// date, an amount or count, a person or a place — of a thing it names
+// with a word before the thing's own ("how much is the water bill?",
+// "when is my dad's birthday?", "how much is our home insurance?") is
+// not answered by a memory that gives such a value for another thing of
+// that kind ("Paid the electricity bill of 84 euros", "Alex's birthday is
+// 9 August", "Car insurance is with Admiral…, £412"): the words and the
+// meaning are close, the thing is not the one asked about. When the
+// results give such values only for other things, and none holds the
+// thing with the question's word before it, the answer is likely not
+// stored (issue 23 item 5: the everyday sets' never-stored questions
+// answered by a note about a sibling thing).
+
+// askedThing is what such a question asks about.
+type askedThing struct {
+	// kinds are the details that answer it.
+	kinds []facts.Kind
+	// head is the thing's word (stemmed: "bill", "birthday"); mods the
+	// words before it in the question, each with the words that may
+	// stand for it (a relation's other words, the contact it names).
+	head string
+	mods [][]string
+	// words are the question's words (stemmed).
+	words map[string]bool
+}
+
+var (
+	thingWord = regexp.MustCompile(`[\p{L}\p{N}][\p{L}\p{N}'’-]*`)
+	// thingStops end the thing's words in a question and are never the
+	// word before a thing in a memory.
+	thingStops = setOfWords(`a an the another other same such both either neither first second third my our your his her their its this that these those some any every
+		of to in on at for by with from about as into over after before under between and or but so if than then
+		is are was were be been am do does did has have had will would can could should shall may might must
+		i me we us you he him she her they them it who whom whose what which when where why how
+		not no now again still next last due soon ever also just only very really each per
+		up down out off away back gonna gotta wanna`)
+	// thingParticiples end no thing's name: "when was the script shown".
+	thingParticiples = setOfWords(`shown done given taken made held paid sent bought sold built seen known born won begun
+		written grown drawn thrown flown worn torn chosen spoken broken stolen frozen left lost kept met told found heard`)
+	// thingOrdinals say which one of a kind, not what kind.
+	thingOrdinals = setOfWords(`first second third fourth fifth last next latest`)
+	// thingDeterminers may stand between the copula and the thing.
+	thingDeterminers = setOfWords(`the my our your his her their a an this that`)
+	thingCopulas     = setOfWords(`is are was were`)
+)
+
+func setOfWords(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// thingStem is w in lower case without a possessive 's or a plural s.
+func thingStem(w string) string {
+	w = strings.ToLower(w)
+	w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+	w = strings.TrimRight(w, "'’")
+	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// readThing reads a question "WH-WORD is [the/my/…] MOD… THING …" that
+// asks for a date, an amount or count, a person or a place; nil for any
+// other question, or one that names its thing with no word before it.
+func readThing(q string, contacts []mongostore.Contact) *askedThing {
+	toks := thingWord.FindAllString(strings.ToLower(q), -1)
+	if len(toks) < 4 {
+		return nil
+	}
+	a := &askedThing{words: map[string]bool{}}
+	for _, t := range toks {
+		a.words[thingStem(t)] = true
+	}
+	i := 1
+	switch w := toks[0]; {
+	case w == "when" || w == "when's":
+		a.kinds = []facts.Kind{facts.Date, facts.Time}
+	case w == "how" && (toks[1] == "much" || toks[1] == "many"):
+		a.kinds, i = []facts.Kind{facts.Amount, facts.Number}, 2
+	case w == "what" && (toks[1] == "time" || toks[1] == "date" || toks[1] == "day"):
+		a.kinds, i = []facts.Kind{facts.Date, facts.Time}, 2
+	case w == "who" || w == "who's":
+		a.kinds = []facts.Kind{facts.Name}
+	case w == "where" || w == "where's":
+		a.kinds = []facts.Kind{facts.Place, facts.Name}
+	default:
+		return nil
+	}
+	if !strings.HasSuffix(toks[0], "'s") && !strings.HasSuffix(toks[0], "’s") {
+		if i >= len(toks) || !thingCopulas[toks[i]] {
+			return nil
+		}
+		i++
+	}
+	if i < len(toks) && thingDeterminers[toks[i]] {
+		i++
+	}
+	var np []string
+	for ; i < len(toks) && len(np) < 4; i++ {
+		w := toks[i]
+		if thingOrdinals[w] {
+			continue // "Joanna's second movie script": which one, not what kind
+		}
+		if thingStops[w] || w[0] >= '0' && w[0] <= '9' {
+			break
+		}
+		np = append(np, w)
+	}
+	// A word in -ing or -ed may say what kind of thing ("wedding
+	// anniversary") but is not the thing ("my sister coming to stay").
+	for len(np) > 0 && (strings.HasSuffix(np[len(np)-1], "ing") || strings.HasSuffix(np[len(np)-1], "ed") || thingParticiples[np[len(np)-1]]) {
+		np = np[:len(np)-1]
+	}
+	if len(np) < 2 {
+		return nil
+	}
+	a.head = thingStem(np[len(np)-1])
+	for _, m := range np[:len(np)-1] {
+		a.mods = append(a.mods, standsFor(thingStem(m), contacts))
+	}
+	return a
+}
+
+// standsFor is w with the words that may stand for it: a relation's other
+// words ("mum" for "mother") and the first names of the contacts it names
+// ("Alex" for "partner").
+func standsFor(w string, contacts []mongostore.Contact) []string {
+	alts := []string{w}
+	for _, g := range relationWords {
+		if slices.Contains(g, w) {
+			for _, y := range g {
+				if !slices.Contains(alts, y) {
+					alts = append(alts, y)
+				}
+			}
+		}
+	}
+	for _, c := range contacts {
+		rel := strings.FieldsFunc(strings.ToLower(c.Relation), func(r rune) bool { return r == ' ' || r == ',' || r == '/' || r == ';' })
+		if slices.ContainsFunc(rel, func(r string) bool { return slices.Contains(alts, thingStem(r)) }) {
+			for _, n := range strings.Fields(c.Name) {
+				alts = append(alts, thingStem(n))
+			}
+		}
+	}
+	return alts
+}
+
+// OtherThing reports whether query asks for a value of a thing it names
+// with a word before it while the results (texts, best first; clears
+// says which clear the relevance bar) give such values only for other
+// things of the kind: a result that clears the bar holds the thing with
+// another word before it and a value of the kind asked, and no result
+// holds the thing with the question's words.
+func OtherThing(query string, texts []string, clears []bool, contacts []mongostore.Contact) bool {
+	a := readThing(query, contacts)
+	if a == nil {
+		return false
+	}
+	other := false
+	for i, t := range texts {
+		toks := thingWord.FindAllString(t, -1)
+		stems := make([]string, len(toks))
+		for j, w := range toks {
+			stems[j] = thingStem(w)
+		}
+		if !slices.Contains(stems, a.head) {
+			continue
+		}
+		all := true
+		for _, alts := range a.mods {
+			all = all && slices.ContainsFunc(alts, func(w string) bool { return slices.Contains(stems, w) })
+		}
+		if all {
+			return false // the thing asked about is there
+		}
+		if other || i >= len(clears) || !clears[i] {
+			continue
+		}
+		for j, s := range stems {
+			if s != a.head || j == 0 {
+				continue
+			}
+			b := strings.ToLower(toks[j-1])
+			if thingStops[b] || a.words[stems[j-1]] || b[0] >= '0' && b[0] <= '9' {
+				continue
+			}
+			d := facts.Extract(t)
+			other = slices.ContainsFunc(a.kinds, func(k facts.Kind) bool { return len(d.Of(k)) > 0 })
+			break
+		}
+	}
+	return other
+}

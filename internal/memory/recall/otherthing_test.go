@@ -1,0 +1,89 @@
+package recall
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/infmem/infmem/mongostore"
+)
+
+// TestReadThing: the thing a question asks a value of, and the words
+// before it (with the words and contacts that may stand for them); no
+// thing when the question names it with no word before it, asks no
+// date, amount, count, person or place, or is not "WH-word is …".
+func TestReadThing(t *testing.T) {
+	contacts := []mongostore.Contact{{Name: "Alex Reid", Relation: "partner"}}
+	for _, c := range []struct {
+		q    string
+		head string
+		mods []string // each mod's own word
+	}{
+		{"how much is the water bill", "bill", []string{"water"}},
+		{"When is my dad's birthday?", "birthday", []string{"dad"}},
+		{"how much is our home insurance?", "insurance", []string{"home"}},
+		{"when is our wedding anniversary", "anniversary", []string{"wedding"}},
+		{"how much is the electricity bill each month?", "bill", []string{"electricity"}},
+		{"who's Leo's piano teacher", "teacher", []string{"leo", "piano"}},
+		{"When was Joanna's second movie script shown?", "script", []string{"joanna", "movie"}},
+		{"when is my sister coming to stay?", "", nil},   // one word, then a verb
+		{"when is my brother getting married?", "", nil}, // idem
+		{"when is the MOT due", "", nil},                 // one word
+		{"when did I pay the water bill", "", nil},       // not "WH-word is"
+		{"what is the water bill", "", nil},              // asks no date, amount, person or place
+		{"tell me about the water bill", "", nil},
+	} {
+		a := readThing(c.q, contacts)
+		if c.head == "" {
+			if a != nil {
+				t.Errorf("readThing(%q) = %s %v, want none", c.q, a.head, a.mods)
+			}
+			continue
+		}
+		if a == nil {
+			t.Errorf("readThing(%q) = none, want %s %v", c.q, c.head, c.mods)
+			continue
+		}
+		var mods []string
+		for _, m := range a.mods {
+			mods = append(mods, m[0])
+		}
+		if a.head != c.head || !slices.Equal(mods, c.mods) {
+			t.Errorf("readThing(%q) = %s %v, want %s %v", c.q, a.head, mods, c.head, c.mods)
+		}
+	}
+	if a := readThing("when is my partner's birthday?", contacts); a == nil || !slices.Contains(a.mods[0], "alex") || !slices.Contains(a.mods[0], "spouse") {
+		t.Errorf("my partner's birthday: %+v, want the partner Alex and the relation's other words", a)
+	}
+}
+
+// TestOtherThing: results that give a value for another thing of the
+// kind asked ("the electricity bill" for the water bill) say the answer
+// is likely not stored; not when a result holds the thing asked about
+// (whoever's name stands for the relation), nor when the result with
+// the other thing does not clear the bar or gives no value of the kind.
+func TestOtherThing(t *testing.T) {
+	contacts := []mongostore.Contact{{Name: "Alex", Relation: "partner"}}
+	yes := []bool{true, true, true}
+	for _, c := range []struct {
+		q      string
+		texts  []string
+		clears []bool
+		want   bool
+	}{
+		{"how much is the water bill", []string{"Paid the electricity bill of 84 euros in October."}, yes, true},
+		{"how much is the water bill", []string{"Paid the electricity bill of 84 euros in October.", "The water bill is paid by direct debit, 31 pounds."}, yes, false},
+		{"how much is the water bill", []string{"Paid the electricity bill of 84 euros in October."}, []bool{false}, false},
+		{"how much is the water bill", []string{"Need to ask the landlord about the electricity bill."}, yes, false},
+		{"how much is the water bill", []string{"The bill for the plumber was 120 pounds."}, yes, false},
+		{"when is my dad's birthday?", []string{"Alex's birthday is 9 August; they keep hinting about a new road bike."}, yes, true},
+		{"when is my partner's birthday?", []string{"Alex's birthday is 9 August; they keep hinting about a new road bike."}, yes, false},
+		{"how much is our home insurance?", []string{"Car insurance is with Admiral; it renews on 5 March and was £412 last year."}, yes, true},
+		{"who is Biscuit's vet", []string{"Biscuit's vet is Dr. Alvarez at Greenway Animal Clinic."}, yes, false},
+		{"When was Joanna's second movie script shown on the big screens?", []string{"Joanna: Another movie script that I contributed to was shown on the big screen last Sunday!"}, yes, false},
+		{"what did I pay for the water bill", []string{"Paid the electricity bill of 84 euros in October."}, yes, false},
+	} {
+		if got := OtherThing(c.q, c.texts, c.clears, contacts); got != c.want {
+			t.Errorf("OtherThing(%q, %q, %v) = %v, want %v", c.q, c.texts, c.clears, got, c.want)
+		}
+	}
+}
