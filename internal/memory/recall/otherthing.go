@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/infmem/infmem/internal/facts"
 	"github.com/infmem/infmem/mongostore"
@@ -78,9 +79,13 @@ func thingStem(w string) string {
 // asks for a date, an amount or count, a person or a place; nil for any
 // other question, or one that names its thing with no word before it.
 func readThing(q string, contacts []mongostore.Contact) *askedThing {
-	toks := thingWord.FindAllString(strings.ToLower(q), -1)
-	if len(toks) < 4 {
+	orig := thingWord.FindAllString(q, -1)
+	if len(orig) < 4 {
 		return nil
+	}
+	toks := make([]string, len(orig))
+	for i, w := range orig {
+		toks[i] = strings.ToLower(w)
 	}
 	a := &askedThing{words: map[string]bool{}}
 	for _, t := range toks {
@@ -119,6 +124,13 @@ func readThing(q string, contacts []mongostore.Contact) *askedThing {
 		if thingStops[w] || w[0] >= '0' && w[0] <= '9' {
 			break
 		}
+		if properPlace(orig[i], contacts) {
+			// "the Lisbon hotel": a proper name before the thing names a
+			// place, a brand or a name of its own, which memories may not
+			// share (the Lisbon hotel is the Alfama hotel): another thing's
+			// value is no sign that this one was never told.
+			return nil
+		}
 		np = append(np, w)
 	}
 	// A word in -ing or -ed may say what kind of thing ("wedding
@@ -134,6 +146,25 @@ func readThing(q string, contacts []mongostore.Contact) *askedThing {
 		a.mods = append(a.mods, standsFor(thingStem(m), contacts))
 	}
 	return a
+}
+
+// properPlace reports whether w, a word before the thing in a question,
+// is a proper name standing as a modifier ("Lisbon", "Squarespace"), not
+// a possessor ("Leo's") nor one of the user's contacts: a possessor is a
+// person, and another person's value is another thing's; a place or a
+// brand may contain or be another name of the thing a memory names.
+func properPlace(w string, contacts []mongostore.Contact) bool {
+	r := []rune(w)
+	if len(r) == 0 || !unicode.IsUpper(r[0]) || strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s") {
+		return false
+	}
+	lw := strings.ToLower(w)
+	for _, c := range contacts {
+		if slices.Contains(strings.Fields(strings.ToLower(c.Name)), lw) {
+			return false
+		}
+	}
+	return true
 }
 
 // standsFor is w with the words that may stand for it: a relation's other

@@ -31,6 +31,9 @@ func TestReadThing(t *testing.T) {
 		{"when did I pay the water bill", "", nil},       // not "WH-word is"
 		{"what is the water bill", "", nil},              // asks no date, amount, person or place
 		{"tell me about the water bill", "", nil},
+		{"how much was the Lisbon hotel per night", "", nil},   // a place's name before the thing
+		{"who is Alex's dentist", "dentist", []string{"alex"}}, // a contact's name
+		{"who's Leo's piano teacher", "teacher", []string{"leo", "piano"}},
 	} {
 		a := readThing(c.q, contacts)
 		if c.head == "" {
@@ -81,6 +84,8 @@ func TestOtherThing(t *testing.T) {
 		{"who is Biscuit's vet", []string{"Biscuit's vet is Dr. Alvarez at Greenway Animal Clinic."}, yes, false},
 		{"When was Joanna's second movie script shown on the big screens?", []string{"Joanna: Another movie script that I contributed to was shown on the big screen last Sunday!"}, yes, false},
 		{"what did I pay for the water bill", []string{"Paid the electricity bill of 84 euros in October."}, yes, false},
+		{"how much was the Lisbon hotel per night", []string{"I booked the Alfama hotel for 340 euros per night."}, yes, false},
+		{"how much was the lisbon hotel per night", []string{"I booked the Alfama hotel for 340 euros per night."}, yes, true}, // a known limit: a place written in lower case is read as a kind
 	} {
 		if got := OtherThing(c.q, c.texts, c.clears, contacts); got != c.want {
 			t.Errorf("OtherThing(%q, %q, %v) = %v, want %v", c.q, c.texts, c.clears, got, c.want)
