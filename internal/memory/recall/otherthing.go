@@ -172,18 +172,13 @@ func properPlace(w string, contacts []mongostore.Contact) bool {
 // ("Alex" for "partner").
 func standsFor(w string, contacts []mongostore.Contact) []string {
 	alts := []string{w}
-	for _, g := range relationWords {
-		if slices.Contains(g, w) {
-			for _, y := range g {
-				if !slices.Contains(alts, y) {
-					alts = append(alts, y)
-				}
-			}
+	for _, y := range sameRelation(w) {
+		if y != w {
+			alts = append(alts, y)
 		}
 	}
 	for _, c := range contacts {
-		rel := strings.FieldsFunc(strings.ToLower(c.Relation), func(r rune) bool { return r == ' ' || r == ',' || r == '/' || r == ';' })
-		if slices.ContainsFunc(rel, func(r string) bool { return slices.Contains(alts, thingStem(r)) }) {
+		if slices.ContainsFunc(relationParts(c.Relation), func(r string) bool { return slices.Contains(alts, thingStem(r)) }) {
 			for _, n := range strings.Fields(c.Name) {
 				alts = append(alts, thingStem(n))
 			}

@@ -71,17 +71,35 @@ func relationTerms(q string) map[string]string {
 		if s := strings.TrimSuffix(w, "s"); s != w && len(s) > 2 {
 			out[s] = w // "my kids", "my parents"
 		}
-		for _, g := range relationWords {
-			if slices.Contains(g, w) {
-				for _, y := range g {
-					if _, ok := out[y]; !ok {
-						out[y] = w
-					}
+		for _, y := range sameRelation(w) {
+			if _, ok := out[y]; !ok {
+				out[y] = w
+			}
+		}
+	}
+	return out
+}
+
+// sameRelation lists the words of every relationWords group holding w
+// (w too when it is in one), each once, in the groups' order.
+func sameRelation(w string) []string {
+	var out []string
+	for _, g := range relationWords {
+		if slices.Contains(g, w) {
+			for _, y := range g {
+				if !slices.Contains(out, y) {
+					out = append(out, y)
 				}
 			}
 		}
 	}
 	return out
+}
+
+// relationParts splits a contact's relation ("best friend", "sister /
+// flatmate") into its lower-case words.
+func relationParts(relation string) []string {
+	return strings.FieldsFunc(strings.ToLower(relation), func(r rune) bool { return r == ' ' || r == ',' || r == '/' || r == ';' })
 }
 
 // personRef is a word of a query that names people of the profile by
@@ -120,7 +138,7 @@ func contactsFor(q string, contacts []mongostore.Contact) []personRef {
 		if c.Name == "" || strings.Contains(lower, strings.ToLower(c.Name)) {
 			continue
 		}
-		words := strings.FieldsFunc(strings.ToLower(c.Relation), func(r rune) bool { return r == ' ' || r == ',' || r == '/' || r == ';' })
+		words := relationParts(c.Relation)
 		for i, w := range words {
 			word, ok := rel[w]
 			if !ok {
