@@ -142,8 +142,13 @@ func readThing(q string, contacts []mongostore.Contact) *askedThing {
 		return nil
 	}
 	a.head = thingStem(np[len(np)-1])
+	refs := contactsFor(q, contacts)
+	var mods []string
 	for _, m := range np[:len(np)-1] {
-		a.mods = append(a.mods, standsFor(thingStem(m), contacts))
+		mods = append(mods, thingStem(m))
+	}
+	for _, m := range mods {
+		a.mods = append(a.mods, standsFor(m, mods, refs))
 	}
 	return a
 }
@@ -167,19 +172,28 @@ func properPlace(w string, contacts []mongostore.Contact) bool {
 	return true
 }
 
-// standsFor is w with the words that may stand for it: a relation's other
-// words ("mum" for "mother") and the first names of the contacts it names
-// ("Alex" for "partner").
-func standsFor(w string, contacts []mongostore.Contact) []string {
+// standsFor is w, a word before the thing in a question (mods: all of
+// them), with the words that may stand for it: a relation's other words
+// ("mum" for "mother") and the names of the contacts the question names
+// by a relation (contactsFor: "my partner" is Alex, the partner, not
+// Nadia, the business partner; "the partner bonus" names nobody) when w
+// is that relation's word, or another word of the same phrase that is a
+// word of their relation or a qualifier ("business partner", "best
+// friend": the name holds both).
+func standsFor(w string, mods []string, refs []personRef) []string {
 	alts := []string{w}
 	for _, y := range sameRelation(w) {
 		if y != w {
 			alts = append(alts, y)
 		}
 	}
-	for _, c := range contacts {
-		if slices.ContainsFunc(relationParts(c.Relation), func(r string) bool { return slices.Contains(alts, thingStem(r)) }) {
-			for _, n := range strings.Fields(c.Name) {
+	for _, r := range refs {
+		rw := thingStem(r.word)
+		if rw != w && !(slices.Contains(mods, rw) && (slices.Contains(relationQualifiers, w) || slices.ContainsFunc(r.relation, func(x string) bool { return thingStem(x) == w }))) {
+			continue
+		}
+		for _, name := range r.names {
+			for _, n := range strings.Fields(name) {
 				alts = append(alts, thingStem(n))
 			}
 		}

@@ -92,3 +92,38 @@ func TestOtherThing(t *testing.T) {
 		}
 	}
 }
+
+// TestOtherThingContacts: a relation before the thing stands for the
+// contacts the question names by it as search does (contactsFor): "my
+// partner" is Alex, the partner, not Nadia, the business partner, so
+// Nadia's birthday is another thing; a relation said without "my" names
+// nobody; "my best friend" is Hannah, best and friend alike.
+func TestOtherThingContacts(t *testing.T) {
+	contacts := []mongostore.Contact{
+		{Name: "Alex", Relation: "partner"},
+		{Name: "Nadia Okafor", Relation: "business partner"},
+		{Name: "Hannah", Relation: "best friend"},
+		{Name: "Ruth", Relation: "mother"},
+	}
+	yes := []bool{true}
+	for _, c := range []struct {
+		q     string
+		texts []string
+		want  bool
+	}{
+		{"when is my partner's birthday?", []string{"Nadia's birthday is 2 June, drinks at the studio."}, true},
+		{"when is my partner's birthday?", []string{"Alex's birthday is 9 August."}, false},
+		{"when is my business partner's birthday?", []string{"Nadia's birthday is 2 June, drinks at the studio."}, false},
+		{"when is my best friend's birthday?", []string{"Hannah's birthday is 3 May."}, false},
+		{"when is my mum's birthday?", []string{"Ruth's birthday is 14 February."}, false},
+		{"when is my mum's birthday?", []string{"Mum's birthday is 14 February."}, false},
+		{"when is my mum's birthday?", []string{"Alex's birthday is 9 August."}, true},
+	} {
+		if got := OtherThing(c.q, c.texts, yes, contacts); got != c.want {
+			t.Errorf("OtherThing(%q, %q) = %v, want %v", c.q, c.texts, got, c.want)
+		}
+	}
+	if a := readThing("how much is the partner bonus?", contacts); a == nil || slices.Contains(a.mods[0], "alex") || slices.Contains(a.mods[0], "nadia") {
+		t.Errorf("the partner bonus: %+v, want the relation's words and no contact (no \"my\")", a)
+	}
+}

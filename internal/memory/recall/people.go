@@ -43,9 +43,13 @@ var relationWords = [][]string{
 // said…", "how is dad?").
 var kinWords = regexp.MustCompile(`(?i)\b(?:mom|mum|mommy|mummy|mama|dad|daddy|papa|grandma|grandpa|granny|grandad|nana)\b`)
 
+// relationQualifiers may stand between "my" and a relation ("my best
+// friend", "my older sister").
+var relationQualifiers = []string{"best", "older", "younger", "big", "little", "new", "old"}
+
 // possessed finds "my X" / "our X" (and "my best X"): the X a query may
 // name a contact by.
-var possessed = regexp.MustCompile(`(?i)\b(?:my|our)\s+(?:best\s+|older\s+|younger\s+|big\s+|little\s+|new\s+|old\s+)?([\p{L}-]+)`)
+var possessed = regexp.MustCompile(`(?i)\b(?:my|our)\s+(?:(?:` + strings.Join(relationQualifiers, "|") + `)\s+)?([\p{L}-]+)`)
 
 // relationTerms returns the words that may name a contact's relation in
 // a query, each mapped to the query's word it comes from ("mom" gives
@@ -107,6 +111,9 @@ func relationParts(relation string) []string {
 type personRef struct {
 	word  string
 	names []string
+	// relation is the words of the contacts' relations ("business",
+	// "partner").
+	relation []string
 }
 
 // contactsFor returns the query's words that name contacts by relation,
@@ -131,6 +138,7 @@ func contactsFor(q string, contacts []mongostore.Contact) []personRef {
 	}
 	type match struct {
 		word, name string
+		relation   []string
 		fit        int // 2: the whole relation in the query's word, 1: in another word for it, 0: part of it
 	}
 	var found []match
@@ -144,7 +152,7 @@ func contactsFor(q string, contacts []mongostore.Contact) []personRef {
 			if !ok {
 				continue
 			}
-			m := match{word: word, name: c.Name, fit: 1}
+			m := match{word: word, name: c.Name, relation: words, fit: 1}
 			if w == word {
 				m.fit = 2
 			}
@@ -168,6 +176,11 @@ func contactsFor(q string, contacts []mongostore.Contact) []personRef {
 			i = len(refs) - 1
 		}
 		refs[i].names = append(refs[i].names, m.name)
+		for _, w := range m.relation {
+			if !slices.Contains(refs[i].relation, w) {
+				refs[i].relation = append(refs[i].relation, w)
+			}
+		}
 	}
 	return refs
 }
