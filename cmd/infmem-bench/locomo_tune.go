@@ -35,6 +35,8 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 				switch name {
 				case "kw":
 					o.KeywordWeight = v
+				case "tkw":
+					o.TurnKeywordWeight = v
 				case "vw":
 					o.VectorWeight = v
 				case "ns":
@@ -76,7 +78,7 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 				case "other":
 					o.OtherThingBar = v
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

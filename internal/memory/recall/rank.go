@@ -45,6 +45,9 @@ type Options struct {
 	// keyword weight (BM25 of an average memory holding every query word)
 	// a memory matches. VectorWeight weighs the cosine to the query.
 	KeywordWeight, VectorWeight float64
+	// TurnKeywordWeight replaces KeywordWeight for a turn of a
+	// conversation (a memory with neighbours); 0: KeywordWeight.
+	TurnKeywordWeight float64
 	// NeighborShare adds this share of the best adjacent turn's score in
 	// the same conversation: an answer often sits next to the turn that
 	// matches the question.
@@ -466,7 +469,11 @@ func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) [][2]floa
 		if ro.ShortCosine > 0 && ro.ShortCosine <= 1 && cd.Length <= shortLength(ro) {
 			cos *= 1 - ro.ShortCosine
 		}
-		base := ro.KeywordWeight*cd.Coverage + ro.VectorWeight*cos
+		kw := ro.KeywordWeight
+		if !cd.Alone && ro.TurnKeywordWeight > 0 {
+			kw = ro.TurnKeywordWeight
+		}
+		base := kw*cd.Coverage + ro.VectorWeight*cos
 		prior := 0.0
 		if cd.Speaker {
 			prior = ro.SpeakerWeight
