@@ -16,6 +16,17 @@ import (
 // open or close a range ("before 2020"), that are longer than
 // scanMaxSpan, or that name just the present instant are not reported.
 func (p *Parser) Scan(text string, now time.Time, loc *time.Location) (Range, bool) {
+	r, _, ok := p.ScanNext(text, now, loc)
+	return r, ok
+}
+
+// ScanNext is Scan, and for a month named alone ("in October", "the
+// October half term"), which Scan reads as the latest that has begun, also
+// the first that begins after now (next) when it begins sooner after now
+// than the latest ended before it: a note written in August about "the
+// October half term" most likely means the coming one, one written in
+// November about "October" the one just gone. next is zero otherwise.
+func (p *Parser) ScanNext(text string, now time.Time, loc *time.Location) (r, next Range, ok bool) {
 	if loc == nil {
 		loc = now.Location()
 	}
@@ -23,7 +34,7 @@ func (p *Parser) Scan(text string, now time.Time, loc *time.Location) (Range, bo
 		text = strings.ToValidUTF8(text[:maxScanBytes], "")
 	}
 	if !mayRefer(text) {
-		return Range{}, false
+		return Range{}, Range{}, false
 	}
 	toks := tokenize(text)
 	c := &ctx{now: now.In(loc), weekStart: p.weekStart}
@@ -40,13 +51,23 @@ func (p *Parser) Scan(text string, now time.Time, loc *time.Location) (Range, bo
 		}
 		// A reading that is not reported ("before May 2023") may hide one
 		// that is ("May 2023"): the next anchor gets a window of its own.
-		r := best.p.r
+		r = best.p.r
 		if best.err != nil || r.From.IsZero() || !r.From.Before(r.To) || r.To.Sub(r.From) > scanMaxSpan {
 			continue
 		}
-		return r, true
+		if best.p.unit == unitMonth && best.p.after != nil {
+			if n, ok := best.p.after(c.now); ok && n.From.After(r.From) && n.From.Sub(c.now) < c.now.Sub(r.To) {
+				next = n
+			}
+		}
+		return r, next, true
 	}
-	return Range{}, false
+	return Range{}, Range{}, false
+}
+
+// ScanNext is Parser.ScanNext with a Parser built by New().
+func ScanNext(text string, now time.Time, loc *time.Location) (r, next Range, ok bool) {
+	return defaultParser.ScanNext(text, now, loc)
 }
 
 // Scan is Parser.Scan with a Parser built by New().

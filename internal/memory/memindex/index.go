@@ -34,6 +34,11 @@ const (
 	FlagForgotten Flag = 1 << iota
 	FlagArchived
 	FlagPinned
+	// FlagRefNext: the month the text names alone ("the October half
+	// term", written in August) may be the first after it was written as
+	// well as the latest begun (refFrom, refTo): it refers to the same
+	// period a year later too (timephrase.ScanNext).
+	FlagRefNext
 )
 
 // SourceConversation is the source of a conversation's turns (see
@@ -221,8 +226,11 @@ func (ix *Index) Put(d Doc) {
 	// Read outside the lock: finding a time reference costs tens of
 	// microseconds.
 	var refFrom, refTo int64
-	if r, ok := timephrase.Scan(d.Text, d.TS, ix.loc); ok {
+	refNext := false
+	if r, next, ok := timephrase.ScanNext(d.Text, d.TS, ix.loc); ok {
 		refFrom, refTo = r.From.UnixMilli(), r.To.UnixMilli()
+		// A month's next occurrence is the same month a year later.
+		refNext = !next.From.IsZero() && next.From.Equal(r.From.AddDate(1, 0, 0))
 	}
 	speaker := d.Speaker
 	if speaker == "" && d.Kind == KindMemory {
@@ -260,6 +268,9 @@ func (ix *Index) Put(d Doc) {
 	}
 	if d.Pinned {
 		it.flags |= FlagPinned
+	}
+	if refNext {
+		it.flags |= FlagRefNext
 	}
 	keep := false
 	if ok {

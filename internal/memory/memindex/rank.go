@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -399,7 +400,20 @@ func (it *item) during(from, to int64) bool {
 	if it.ts >= from && it.ts < to {
 		return true
 	}
-	return it.refFrom != 0 && it.refFrom < to && it.refTo > from
+	if it.refFrom == 0 {
+		return false
+	}
+	if it.refFrom < to && it.refTo > from {
+		return true
+	}
+	return it.flags&FlagRefNext != 0 && yearLater(it.refFrom) < to && yearLater(it.refTo) > from
+}
+
+// yearLater is the instant (unix ms) a calendar year after ms: the same
+// date and clock time in UTC, and so in any zone whose offset on that date
+// is the same each year.
+func yearLater(ms int64) int64 {
+	return time.UnixMilli(ms).UTC().AddDate(1, 0, 0).UnixMilli()
 }
 
 // maxSpeakerPrefix bounds the name speakerPrefix reads.
