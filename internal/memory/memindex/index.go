@@ -230,7 +230,7 @@ func (ix *Index) Put(d Doc) {
 	if r, next, ok := timephrase.ScanNext(d.Text, d.TS, ix.loc); ok {
 		refFrom, refTo = r.From.UnixMilli(), r.To.UnixMilli()
 		// A month's next occurrence is the same month a year later.
-		refNext = !next.From.IsZero() && next.From.Equal(r.From.AddDate(1, 0, 0))
+		refNext = d.Conv == "" && !next.From.IsZero() && next.From.Equal(r.From.AddDate(1, 0, 0))
 	}
 	speaker := d.Speaker
 	if speaker == "" && d.Kind == KindMemory {
