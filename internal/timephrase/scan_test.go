@@ -59,3 +59,41 @@ func BenchmarkScan(b *testing.B) {
 		})
 	}
 }
+
+// TestScanNext: a month named alone is read as the latest begun and,
+// when the next begins sooner than that one ended, as the next too ("the
+// October half term" written in August); not a month just gone, a day of
+// a month, or a month with a word that places it.
+func TestScanNext(t *testing.T) {
+	loc := mustLoad(t, "Europe/London")
+	august := time.Date(2026, 8, 10, 9, 0, 0, 0, loc)
+	november := time.Date(2026, 11, 10, 9, 0, 0, 0, loc)
+	for _, tc := range []struct {
+		text       string
+		now        time.Time
+		from, next string // next "": none
+	}{
+		{"Booked a cottage on Skye through Airbnb for the October half term.", august, "2025-10-01T00:00:00+01:00", "2026-10-01T00:00:00+01:00"},
+		{"Mum's party is in December at the golf club.", august, "2025-12-01T00:00:00Z", "2026-12-01T00:00:00Z"},
+		{"We went to Spain in October.", november, "2026-10-01T00:00:00+01:00", ""},
+		{"The garden was lovely in June.", august, "2026-06-01T00:00:00+01:00", ""},
+		{"Scottish Gas serviced the boiler on 2 October.", august, "2025-10-02T00:00:00+01:00", ""},
+		{"The lease is up for renewal next May.", august, "2027-05-01T00:00:00+01:00", ""},
+	} {
+		r, next, ok := ScanNext(tc.text, tc.now, loc)
+		if !ok {
+			t.Errorf("ScanNext(%q) found nothing", tc.text)
+			continue
+		}
+		gotNext := ""
+		if !next.From.IsZero() {
+			gotNext = next.From.Format(time.RFC3339)
+		}
+		if got := r.From.Format(time.RFC3339); got != tc.from || gotNext != tc.next {
+			t.Errorf("ScanNext(%q) = %s, next %q; want %s, next %q", tc.text, got, gotNext, tc.from, tc.next)
+		}
+		if r2, ok2 := Scan(tc.text, tc.now, loc); !ok2 || r2 != r {
+			t.Errorf("Scan(%q) = %v, ScanNext's reading %v", tc.text, r2, r)
+		}
+	}
+}
