@@ -34,10 +34,13 @@ const (
 	FlagForgotten Flag = 1 << iota
 	FlagArchived
 	FlagPinned
-	// FlagRefNext: the month the text names alone ("the October half
-	// term", written in August) may be the first after it was written as
-	// well as the latest begun (refFrom, refTo): it refers to the same
-	// period a year later too (timephrase.ScanNext).
+	// FlagRefNext: the month the text of a memory outside any
+	// conversation names alone ("the October half term", written in
+	// August) may be the first after it was written as well as the latest
+	// begun (refFrom, refTo): it refers to the same period a year later
+	// too (timephrase.ScanNext). A turn of a conversation keeps the one
+	// reading, the one a question asked in it reads (on RealMem, turns
+	// read ahead too moved five answers down and none up).
 	FlagRefNext
 )
 
@@ -229,7 +232,8 @@ func (ix *Index) Put(d Doc) {
 	refNext := false
 	if r, next, ok := timephrase.ScanNext(d.Text, d.TS, ix.loc); ok {
 		refFrom, refTo = r.From.UnixMilli(), r.To.UnixMilli()
-		// A month's next occurrence is the same month a year later.
+		// A month's next occurrence is the same month a year later
+		// (FlagRefNext).
 		refNext = d.Conv == "" && !next.From.IsZero() && next.From.Equal(r.From.AddDate(1, 0, 0))
 	}
 	speaker := d.Speaker
