@@ -187,6 +187,26 @@ func standsFor(w string, contacts []mongostore.Contact) []string {
 	return alts
 }
 
+// namedIn adds to each word before the thing the names the texts give it
+// right after it: "Our dog Pepper is a collie" makes "Pepper's vet" the
+// dog's vet, as a contact's name stands for its relation.
+func (a *askedThing) namedIn(texts []string) {
+	for m, alts := range a.mods {
+		for _, t := range texts {
+			toks := thingWord.FindAllString(t, -1)
+			for j := 0; j+1 < len(toks); j++ {
+				next := []rune(toks[j+1])
+				if !slices.Contains(alts, thingStem(toks[j])) || !unicode.IsUpper(next[0]) || thingStops[strings.ToLower(toks[j+1])] {
+					continue
+				}
+				if n := thingStem(toks[j+1]); !slices.Contains(a.mods[m], n) {
+					a.mods[m] = append(a.mods[m], n)
+				}
+			}
+		}
+	}
+}
+
 // OtherThing reports whether query asks for a value of a thing it names
 // with a word before it while the results (texts, best first; clears
 // says which clear the relevance bar) give such values only for other
@@ -198,6 +218,7 @@ func OtherThing(query string, texts []string, clears []bool, contacts []mongosto
 	if a == nil {
 		return false
 	}
+	a.namedIn(texts)
 	other := false
 	for i, t := range texts {
 		toks := thingWord.FindAllString(t, -1)
