@@ -62,7 +62,8 @@ func TestReadThing(t *testing.T) {
 // TestOtherThing: results that give a value for another thing of the
 // kind asked ("the electricity bill" for the water bill) say the answer
 // is likely not stored; not when a result holds the thing asked about
-// (whoever's name stands for the relation), nor when the result with
+// (whoever's name stands for the relation, or a name the results give
+// right after the word), nor when the result with
 // the other thing does not clear the bar or gives no value of the kind.
 func TestOtherThing(t *testing.T) {
 	contacts := []mongostore.Contact{{Name: "Alex", Relation: "partner"}}
@@ -82,6 +83,10 @@ func TestOtherThing(t *testing.T) {
 		{"when is my partner's birthday?", []string{"Alex's birthday is 9 August; they keep hinting about a new road bike."}, yes, false},
 		{"how much is our home insurance?", []string{"Car insurance is with Admiral; it renews on 5 March and was £412 last year."}, yes, true},
 		{"who is Biscuit's vet", []string{"Biscuit's vet is Dr. Alvarez at Greenway Animal Clinic."}, yes, false},
+		// A name a result gives right after the word ("Our dog Pepper")
+		// stands for it, as a contact's name for its relation.
+		{"who is the dog's vet?", []string{"Pepper's vet is Dr Kelly at Marino Vets.", "Our dog Pepper is a three-year-old collie."}, yes, false},
+		{"who is the dog's vet?", []string{"Pepper's vet is Dr Kelly at Marino Vets."}, yes, true},
 		{"When was Joanna's second movie script shown on the big screens?", []string{"Joanna: Another movie script that I contributed to was shown on the big screen last Sunday!"}, yes, false},
 		{"what did I pay for the water bill", []string{"Paid the electricity bill of 84 euros in October."}, yes, false},
 		{"how much was the Lisbon hotel per night", []string{"I booked the Alfama hotel for 340 euros per night."}, yes, false},
