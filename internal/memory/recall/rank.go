@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"runtime"
 	"strings"
 	"time"
 
@@ -280,7 +281,14 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 	}
 	useVec := r.Mode != ModeKeyword && ix.HasVectors() && r.Vector != nil
 	// The query is embedded (about a millisecond) while its words are
-	// read and looked up on the other core.
+	// read and looked up on the other core. The embedding goes first: the
+	// handler yields its core to it at once (runtime.Gosched) and goes on
+	// with the words wherever the scheduler finds it a core — at once when
+	// the embedding's worker is awake (it polls, yielding its core; the
+	// daemon wakes it when it reads a retrieve), else when the embedding
+	// blocks or ends. Left in this core's queue, the embedding used to
+	// start only when the handler blocked: 0.19-0.24 ms later (p50 at 100k;
+	// the query's vector came 0.2 ms later, the call 0.3 ms).
 	var embedded chan queryVector
 	if useVec {
 		embedded = make(chan queryVector, 1)
@@ -300,6 +308,7 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 			}
 			qv.v, qv.err = r.Vector(ectx, withNames(text, refs))
 		}()
+		runtime.Gosched()
 	}
 	q := readQuery(ix, r.Query, r.Now, r.Loc)
 	q.addPeople(ix, refs)
