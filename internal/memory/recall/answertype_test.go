@@ -72,7 +72,7 @@ func TestAnswerAbsent(t *testing.T) {
 		{"what's the asset number of my work computer?", []string{"Work laptop is a Dell Latitude; the asset tag is DL-88213."}, false},
 		{"what's the code for the key box?", []string{"The key safe at Dad's house opens with 4729."}, false},
 		{"what's the password for my work email?", []string{"Home wifi is called Seaview-Net."}, false}, // asks no kind
-		{"how much is the electricity bill?", nil, false},                                                // nothing clears the bar
+		{"how much is the electricity bill?", nil, false},                                               // nothing clears the bar
 	} {
 		if got := AnswerAbsent(c.q, c.texts); got != c.want {
 			t.Errorf("AnswerAbsent(%q, %q) = %v, want %v", c.q, c.texts, got, c.want)
