@@ -86,7 +86,7 @@ func (ix *Index) SearchPending(q Query, k int, allow func(DocID) bool, id DocID,
 		return allow == nil || allow(d)
 	}
 	buf := ix.getBuf(max(len(ix.docLen), int(id)+1))
-	cands, n2 := ix.pruneWalkLocked(&sc, buf, k, admits, id, mine)
+	cands, n2, _ := ix.pruneWalkLocked(&sc, buf, k, admits, id, mine)
 	ix.mu.RUnlock()
 
 	if mine > 0 {

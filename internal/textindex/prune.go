@@ -21,18 +21,19 @@ import (
 // contributions it bounds.
 const pruneMargin = 1 + 1e-9
 
-// pruneWalkLocked fills buf as walkLocked does, or with only the postings
-// of the shortest lists and then exact scores for the documents that may
-// still be among the k best that admit admits (extra, when its score is
-// above zero, is a document no posting holds yet whose exact score that
-// is, as SearchPending's own document). It returns the documents whose
-// scores in buf.acc are exact and complete, a superset of the k best
-// admitted ones (extra left out), and n, the number of documents touched
-// (buf.touched[:n], to be cleared). admits runs under the read lock.
-func (ix *Index) pruneWalkLocked(sc *scorer, buf *searchBuf, k int, admits func(DocID) bool, extra DocID, extraScore float64) (cands []uint32, n int) {
+// pruneWalkLocked adds up postings in buf.acc as walkLocked does, the
+// shortest lists first and perhaps not the longest, then gives the
+// admitted documents that may still be among the k best an exact score
+// (in buf.acc). extra, when extraScore is above zero, is a document no
+// posting holds yet and extraScore its exact score (SearchPending's own
+// document). It returns those documents, a superset of the k best
+// admitted ones (extra left out), n, the number of documents touched
+// (buf.touched[:n], to be cleared), and whether postings were left
+// unwalked. admits runs under the read lock.
+func (ix *Index) pruneWalkLocked(sc *scorer, buf *searchBuf, k int, admits func(DocID) bool, extra DocID, extraScore float64) (cands []uint32, n int, pruned bool) {
 	if k <= 0 {
 		n = ix.walkLocked(sc, buf)
-		return buf.touched[:n], n
+		return buf.touched[:n], n, false
 	}
 	// The terms by posting list length, and the most each can add.
 	order := make([]int, 0, len(sc.ids))
@@ -62,8 +63,24 @@ func (ix *Index) pruneWalkLocked(sc *scorer, buf *searchBuf, k int, admits func(
 	touched := buf.touched[:cap(buf.touched)]
 	walked := 0
 	var heap []Hit
-	theta := -1.0
+	// theta: the k-th best admitted partial score (partial scores only
+	// grow; extra's is final), lowered by the rounding a sum in another
+	// order may have; -1 while fewer than k are admitted.
+	kth := func() float64 {
+		heap = topK(heap, touched[:n], acc, k, admits)
+		if extraScore > 0 && admits(extra) {
+			e := Hit{ID: extra, Score: extraScore}
+			at, _ := slices.BinarySearchFunc(heap, e, compareHits)
+			heap = slices.Insert(heap, at, e)
+			heap = heap[:min(len(heap), k)]
+		}
+		if len(heap) < k {
+			return -1
+		}
+		return heap[k-1].Score / pruneMargin
+	}
 	cut := len(order)
+	theta := -1.0
 	for j, i := range order {
 		tid := sc.ids[i]
 		w := sc.weights[i]
@@ -82,45 +99,26 @@ func (ix *Index) pruneWalkLocked(sc *scorer, buf *searchBuf, k int, admits func(
 			acc[d] += s
 		}
 		walked += len(postings)
-		left := total - walked
-		if j+1 == len(order) || left <= n {
-			continue // the rest costs less to walk than to check
+		if j+1 == len(order) || total-walked <= n {
+			continue // the rest costs less to walk than a check
 		}
-		// The k-th best admitted partial score (partial scores only grow;
-		// extra's is final), lowered by the rounding a sum in another
-		// order may have.
-		heap = topK(heap, touched[:n], acc, k, admits)
-		if extraScore > 0 && admits(extra) {
-			e := Hit{ID: extra, Score: extraScore}
-			at, _ := slices.BinarySearchFunc(heap, e, compareHits)
-			heap = slices.Insert(heap, at, e)
-			heap = heap[:min(len(heap), k)]
-		}
-		theta = -1
-		if len(heap) == k {
-			theta = heap[k-1].Score / pruneMargin
-		}
-		if theta > rest[j+1] {
+		if theta = kth(); theta > rest[j+1] {
 			cut = j + 1
 			break
 		}
 	}
 	buf.touched = touched
 	if cut == len(order) {
-		// Every term walked, though not in the query's order: score again
-		// in the query's order (sums must keep their bits), as walkLocked.
-		for _, d := range touched[:n] {
-			acc[d] = 0
-		}
-		n = ix.walkLocked(sc, buf)
-		return buf.touched[:n], n
+		theta = kth() // every term walked, in another order than the query's
 	}
-	// Documents not touched can add at most rest[cut] < theta; touched
-	// ones below theta - rest[cut] too.
+	// A document not touched scores at most rest[cut] < theta, a touched
+	// one at most its partial score plus rest[cut]. Those that may reach
+	// theta are scored again, term by term in the query's order, as
+	// walkLocked sums (so the sums keep their bits).
 	r := rest[cut]
-	cands = make([]uint32, 0, 64)
+	cands = make([]uint32, 0, 2*k)
 	for _, d := range touched[:n] {
-		if acc[d]+r < theta {
+		if acc[d]+r < theta || !admits(d) {
 			continue
 		}
 		fwd, dl := ix.fwd[d], docLen[d]
@@ -139,5 +137,5 @@ func (ix *Index) pruneWalkLocked(sc *scorer, buf *searchBuf, k int, admits func(
 		acc[d] = sum
 		cands = append(cands, d)
 	}
-	return cands, n
+	return cands, n, cut < len(order)
 }

@@ -16,9 +16,8 @@ func prunedSearch(ix *Index, q Query, k int, allow func(DocID) bool) (hits []Hit
 	}
 	admits := func(d DocID) bool { return allow == nil || allow(d) }
 	buf := ix.getBuf(len(ix.docLen))
-	cands, n := ix.pruneWalkLocked(&sc, buf, k, admits, 0, 0)
+	cands, n, cut := ix.pruneWalkLocked(&sc, buf, k, admits, 0, 0)
 	h := topK(nil, cands, buf.acc, k, admits)
-	cut = len(cands) < n
 	buf.touched = buf.touched[:n]
 	ix.putBuf(buf)
 	return h, cut
@@ -142,5 +141,47 @@ func TestPrunedPendingOnLocomo(t *testing.T) {
 	t.Logf("%d of %d searches pruned", cuts, searches)
 	if cuts < searches/4 {
 		t.Fatalf("only %d of %d searches pruned", cuts, searches)
+	}
+}
+
+// A document whose partial score is below the k-th best when the walk
+// stops, but which the unwalked terms lift above it, is still found: a
+// holds the rarest word diluted by other words, b a rarer word and a
+// common one, and between them the common word decides.
+func TestPrunedWalkLiftsByUnwalkedTerms(t *testing.T) {
+	lifted := 0
+	for long := range 14 {
+		for _, xs := range []string{"xqx", "xqx xqx"} {
+			ix := New(DefaultOptions())
+			id := DocID(0)
+			add := func(s string) DocID { ix.Add(id, s); id++; return id - 1 }
+			filler := func(tag string, n int) string {
+				s := ""
+				for i := range n {
+					s += " f" + tag + string(rune('a'+i%26)) + string(rune('a'+i/26))
+				}
+				return s
+			}
+			for i := range 3000 {
+				s := filler(string(rune('a'+i%20)), 3)
+				if i%3 == 0 {
+					s += " zed"
+				}
+				add(s)
+			}
+			add(xs + filler("a", long))
+			b := add("yqy zed")
+			add("yqy" + filler("c", long))
+			q := ix.Analyze("xqx yqy zed")
+			want := ix.SearchQuery(q, 1, nil)
+			got, cut := prunedSearch(ix, q, 1, nil)
+			sameHits(t, "lift", got, want)
+			if cut && want[0].ID == b {
+				lifted++
+			}
+		}
+	}
+	if lifted == 0 {
+		t.Fatal("no case where b wins a pruned search")
 	}
 }
