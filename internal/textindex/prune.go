@@ -1,6 +1,7 @@
 package textindex
 
 import (
+	"cmp"
 	"slices"
 )
 
@@ -20,6 +21,10 @@ import (
 // rounding of a sum of bounds never makes it smaller than a sum of the
 // contributions it bounds.
 const pruneMargin = 1 + 1e-9
+
+// rescoreCost is what scoring one document from its forward list costs
+// (a merge of the query's terms with it), in postings walked.
+func rescoreCost(terms int) int { return 32 + 4*terms }
 
 // pruneWalkLocked adds up postings in buf.acc as walkLocked does, the
 // shortest lists first and perhaps not the longest, then gives the
@@ -61,13 +66,14 @@ func (ix *Index) pruneWalkLocked(sc *scorer, buf *searchBuf, k int, admits func(
 
 	acc, docLen := buf.acc, ix.docLen
 	touched := buf.touched[:cap(buf.touched)]
-	walked := 0
+	walked, checked := 0, 0
 	var heap []Hit
+	var may []uint32 // the documents that may still reach theta
 	// theta: the k-th best admitted partial score (partial scores only
 	// grow; extra's is final), lowered by the rounding a sum in another
 	// order may have; -1 while fewer than k are admitted.
-	kth := func() float64 {
-		heap = topK(heap, touched[:n], acc, k, admits)
+	kth := func(touched []uint32) float64 {
+		heap = topK(heap, touched, acc, k, admits)
 		if extraScore > 0 && admits(extra) {
 			e := Hit{ID: extra, Score: extraScore}
 			at, _ := slices.BinarySearchFunc(heap, e, compareHits)
@@ -99,40 +105,85 @@ func (ix *Index) pruneWalkLocked(sc *scorer, buf *searchBuf, k int, admits func(
 			acc[d] += s
 		}
 		walked += len(postings)
-		if j+1 == len(order) || total-walked <= n {
-			continue // the rest costs less to walk than a check
+		left := total - walked
+		if j+1 == len(order) || left <= n || walked < 2*checked {
+			continue // the rest costs less to walk than a check (or checks stopped)
 		}
-		if theta = kth(); theta > rest[j+1] {
+		checked = walked
+		if theta = kth(touched[:n]); theta < 0 {
+			// Fewer than k admitted (a narrow filter): checks would
+			// cost more than they may save.
+			checked = total
+			continue
+		}
+		if theta <= rest[j+1] {
+			continue
+		}
+		// Stop when scoring the documents that may still reach theta
+		// costs less than walking the rest.
+		low, most := theta-rest[j+1], left/rescoreCost(len(sc.ids))
+		may = may[:0]
+		for _, d := range touched[:n] {
+			if acc[d] >= low {
+				if may = append(may, d); len(may) > most {
+					break
+				}
+			}
+		}
+		if len(may) <= most {
 			cut = j + 1
 			break
 		}
 	}
 	buf.touched = touched
 	if cut == len(order) {
-		theta = kth() // every term walked, in another order than the query's
+		// Every term walked, in another order than the query's.
+		theta = kth(touched[:n])
+		may = may[:0]
+		for _, d := range touched[:n] {
+			if acc[d] >= theta {
+				may = append(may, d)
+			}
+		}
 	}
 	// A document not touched scores at most rest[cut] < theta, a touched
-	// one at most its partial score plus rest[cut]. Those that may reach
-	// theta are scored again, term by term in the query's order, as
-	// walkLocked sums (so the sums keep their bits).
-	r := rest[cut]
+	// one at most its partial score plus rest[cut]: those in may can
+	// still reach theta. They are scored again, term by term in the
+	// query's order, as walkLocked sums (so the sums keep their bits):
+	// the query's terms by id merged with the document's forward list.
+	byID := make([]int, 0, len(sc.ids))
+	for i, tid := range sc.ids {
+		if tid != noTerm {
+			byID = append(byID, i)
+		}
+	}
+	slices.SortFunc(byID, func(a, b int) int { return cmp.Compare(sc.ids[a], sc.ids[b]) })
+	tfs := make([]uint32, len(sc.ids))
 	cands = make([]uint32, 0, 2*k)
-	for _, d := range touched[:n] {
-		if acc[d]+r < theta || !admits(d) {
+	for _, d := range may {
+		if !admits(d) {
 			continue
 		}
-		fwd, dl := ix.fwd[d], docLen[d]
+		fwd := ix.fwd[d]
+		x := 0
+		for _, i := range byID {
+			tid := sc.ids[i]
+			for x < len(fwd) && fwd[x] < tid {
+				x++
+			}
+			c := 0
+			for x < len(fwd) && fwd[x] == tid {
+				x++
+				c++
+			}
+			tfs[i] = uint32(min(c, maxTF))
+		}
+		dl := docLen[d]
 		var sum float64
-		for i, tid := range sc.ids {
-			lo, found := slices.BinarySearch(fwd, tid)
-			if !found {
-				continue
+		for i, tf := range tfs {
+			if tf > 0 {
+				sum += sc.contribution(sc.weights[i], tf, dl)
 			}
-			hi := lo + 1
-			for hi < len(fwd) && fwd[hi] == tid {
-				hi++
-			}
-			sum += sc.contribution(sc.weights[i], uint32(min(hi-lo, maxTF)), dl)
 		}
 		acc[d] = sum
 		cands = append(cands, d)
