@@ -41,9 +41,10 @@ func appendToolResponse(dst []byte, v any) (b []byte, ok bool) {
 	case *mcp.CallToolResult:
 		r = x
 	}
-	// Every member CallToolResult.MarshalJSON may write but content and
-	// structuredContent must be absent.
-	if r == nil || r.Meta != nil || r.ResultType != "" || r.IsError || len(r.InputRequests) > 0 ||
+	// Every member CallToolResult.MarshalJSON may write but _meta,
+	// resultType (both set for clients of protocol 2026-07-28 and later),
+	// content and structuredContent must be absent.
+	if r == nil || r.IsError || len(r.InputRequests) > 0 ||
 		r.RequestState != "" || len(r.RawStructuredContent) > 0 || len(r.Content) != 1 {
 		return dst, false
 	}
@@ -71,6 +72,17 @@ func appendToolResponse(dst []byte, v any) (b []byte, ok bool) {
 	if err != nil {
 		return dst, false
 	}
+	var meta, resultType []byte
+	if r.Meta != nil {
+		if meta, err = json.Marshal(r.Meta); err != nil {
+			return dst, false
+		}
+	}
+	if r.ResultType != "" {
+		if resultType, err = json.Marshal(r.ResultType); err != nil {
+			return dst, false
+		}
+	}
 	// The members in json.Marshal's order: the response's fields as
 	// declared, the result's map keys sorted, TextContent's fields as
 	// declared (annotations and _meta omitted when empty).
@@ -78,11 +90,23 @@ func appendToolResponse(dst []byte, v any) (b []byte, ok bool) {
 	dst = append(dst, version...)
 	dst = append(dst, `,"id":`...)
 	dst = append(dst, id...)
-	dst = append(dst, `,"result":{"content":[{"type":`...)
+	dst = append(dst, `,"result":{`...)
+	if meta != nil {
+		dst = append(dst, `"_meta":`...)
+		dst = append(dst, meta...)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"content":[{"type":`...)
 	dst = append(dst, typ...)
 	dst = append(dst, `,"text":`...)
 	dst = append(dst, text...)
-	dst = append(dst, `}],"structuredContent":`...)
+	dst = append(dst, `}],`...)
+	if resultType != nil {
+		dst = append(dst, `"resultType":`...)
+		dst = append(dst, resultType...)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"structuredContent":`...)
 	dst = append(dst, sc...)
 	dst = append(dst, `}}`...)
 	return dst, true

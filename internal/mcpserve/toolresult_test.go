@@ -63,6 +63,14 @@ func TestToolResponseAsMarshal(t *testing.T) {
 			text = randomText(r) // a text that is not the JSON itself
 		}
 		res := mcp.NewToolResultStructured(JSON(b), text)
+		if i%4 >= 2 {
+			// As mcp-go decorates a result for protocol 2026-07-28 clients.
+			res.ResultType = mcp.ResultTypeComplete
+			res.Meta = &mcp.Meta{AdditionalFields: map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "infmem<&>", "version": randomText(r)}}}
+			if i%8 >= 6 {
+				res.Meta.ProgressToken = mcp.ProgressToken(randomText(r))
+			}
+		}
 		var result any = res
 		if i%2 == 0 {
 			result = *res
@@ -91,12 +99,11 @@ func TestToolResponseOtherShapes(t *testing.T) {
 		"raw message":   mcp.NewJSONRPCResultResponse(id, mcp.NewToolResultStructured(json.RawMessage(b), string(b))),
 		"no structured": mcp.NewJSONRPCResultResponse(id, mcp.NewToolResultText("hi")),
 		"error":         mcp.NewJSONRPCResultResponse(id, func() *mcp.CallToolResult { r := base(); r.IsError = true; return r }()),
-		"meta": mcp.NewJSONRPCResultResponse(id, func() *mcp.CallToolResult {
+		"input required": mcp.NewJSONRPCResultResponse(id, func() *mcp.CallToolResult {
 			r := base()
-			r.Meta = &mcp.Meta{AdditionalFields: map[string]any{"k": 1}}
+			r.ResultType, r.RequestState = mcp.ResultTypeInputRequired, "state"
 			return r
 		}()),
-		"result type": mcp.NewJSONRPCResultResponse(id, func() *mcp.CallToolResult { r := base(); r.ResultType = "complete"; return r }()),
 		"two contents": mcp.NewJSONRPCResultResponse(id, func() *mcp.CallToolResult {
 			r := base()
 			r.Content = append(r.Content, mcp.NewTextContent("more"))
