@@ -177,6 +177,17 @@ type Options struct {
 	// first result's confidence 0.45-0.53) and no answerable one
 	// (BENCHMARKS.md, "Another thing of the same kind"). Negative: off.
 	OtherThingBar float64
+	// AnswerAbsentBar is the relevance bar of a search whose question
+	// asks for a value of one kind ("how much …", "when is …", "who is
+	// …", "what's the … number") while none of the notes that clear the
+	// bar gives one: AnswerAbsent. Notes only (a turn is dated by its
+	// session). Default 1.01, above every confidence: the reading, not the
+	// evidence, says the answer is not there (at 0.9, two of the five
+	// never-stored questions it reads on the everyday sets keep a first
+	// confidence of 0.91-0.96); on every recall set it tells no
+	// answerable question nothing_relevant (BENCHMARKS.md, "The value
+	// asked for, absent"). Negative: off.
+	AnswerAbsentBar float64
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -205,11 +216,12 @@ func (o Options) WithDefaults() Options {
 	def(&o.ChainCoverage, -1)
 	def(&o.ConvCover, 0.3)
 	def(&o.OtherThingBar, namesAbsentBar)
+	def(&o.AnswerAbsentBar, 1.01)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.AnswerAbsentBar} {
 		if *v < 0 {
 			*v = 0
 		}
