@@ -54,6 +54,9 @@ var (
 	// thingDeterminers may stand between the copula and the thing.
 	thingDeterminers = setOfWords(`the my our your his her their a an this that`)
 	thingCopulas     = setOfWords(`is are was were`)
+	// thingAuxiliaries may follow "when" before a thing and its verb;
+	// not "did": a past event may be dated by when it was told.
+	thingAuxiliaries = setOfWords(`does do will`)
 )
 
 func setOfWords(s string) map[string]bool {
@@ -106,8 +109,15 @@ func readThing(q string, contacts []mongostore.Contact) *askedThing {
 	default:
 		return nil
 	}
+	// "when does/do/will THING VERB": the thing's last word is the verb
+	// ("when does our home insurance renew").
+	verb := false
 	if !strings.HasSuffix(toks[0], "'s") && !strings.HasSuffix(toks[0], "’s") {
-		if i >= len(toks) || !thingCopulas[toks[i]] {
+		switch {
+		case i < len(toks) && thingCopulas[toks[i]]:
+		case i < len(toks) && toks[0] == "when" && thingAuxiliaries[toks[i]]:
+			verb = true
+		default:
 			return nil
 		}
 		i++
@@ -132,6 +142,12 @@ func readThing(q string, contacts []mongostore.Contact) *askedThing {
 			return nil
 		}
 		np = append(np, w)
+	}
+	if verb {
+		if i < len(toks) && !thingStops[toks[i]] || len(np) == 0 {
+			return nil // the thing ran on past four words
+		}
+		np = np[:len(np)-1]
 	}
 	// A word in -ing or -ed may say what kind of thing ("wedding
 	// anniversary") but is not the thing ("my sister coming to stay").
@@ -187,6 +203,26 @@ func standsFor(w string, contacts []mongostore.Contact) []string {
 	return alts
 }
 
+// namedIn adds to each word before the thing the names the texts give it
+// right after it: "Our dog Pepper is a collie" makes "Pepper's vet" the
+// dog's vet, as a contact's name stands for its relation.
+func (a *askedThing) namedIn(texts []string) {
+	for m, alts := range a.mods {
+		for _, t := range texts {
+			toks := thingWord.FindAllString(t, -1)
+			for j := 0; j+1 < len(toks); j++ {
+				next := []rune(toks[j+1])
+				if !slices.Contains(alts, thingStem(toks[j])) || !unicode.IsUpper(next[0]) || thingStops[strings.ToLower(toks[j+1])] {
+					continue
+				}
+				if n := thingStem(toks[j+1]); !slices.Contains(a.mods[m], n) {
+					a.mods[m] = append(a.mods[m], n)
+				}
+			}
+		}
+	}
+}
+
 // OtherThing reports whether query asks for a value of a thing it names
 // with a word before it while the results (texts, best first; clears
 // says which clear the relevance bar) give such values only for other
@@ -198,6 +234,7 @@ func OtherThing(query string, texts []string, clears []bool, contacts []mongosto
 	if a == nil {
 		return false
 	}
+	a.namedIn(texts)
 	other := false
 	for i, t := range texts {
 		toks := thingWord.FindAllString(t, -1)
