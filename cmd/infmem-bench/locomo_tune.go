@@ -75,8 +75,10 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.NoRelationVariants = v == 0
 				case "other":
 					o.OtherThingBar = v
+				case "absent":
+					o.AnswerAbsentBar = v
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, absent)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

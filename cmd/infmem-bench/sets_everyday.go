@@ -13,6 +13,7 @@ func init() {
 	registerSet("everyday", "", everydayLoader("everyday", everydaySet))
 	registerSet("everyday2", "", everydayLoader("everyday2", everyday2Set))
 	registerSet("everyday3", "", everydayLoader("everyday3", everyday3Set))
+	registerSet("everyday4", "", everydayLoader("everyday4", everyday4Set))
 }
 
 // everyday2Set is a second everyday set, another person's, written as a
@@ -28,6 +29,15 @@ var everyday2Set []byte
 //
 //go:embed testdata/everyday3.json
 var everyday3Set []byte
+
+// everyday4Set is a fourth everyday set, a fourth person's, written for the
+// never-stored questions that ask for an attribute of something the notes
+// only mention (its code, number, password, who holds a role) and for
+// answerable questions that name the thing in other words: committed before
+// anything was run on it, not to be edited after.
+//
+//go:embed testdata/everyday4.json
+var everyday4Set []byte
 
 // everydayLoader reads an everyday set named name (builtin, or path): its
 // profile's contacts given first, its memories stored in the default scope, each dated days_ago before now;

@@ -149,6 +149,9 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if query != "" && e.opts.Rank.OtherThingBar > 0 {
 		e.otherThing(ctx, query, res)
 	}
+	if query != "" && e.opts.Rank.AnswerAbsentBar > 0 {
+		e.answerAbsent(query, res)
+	}
 	nothing := query != ""
 	for _, m := range res {
 		nothing = nothing && m.Weak
@@ -420,6 +423,28 @@ func (e *Engine) otherThing(ctx context.Context, query string, res []Memory) {
 	}
 	for i := range res {
 		res[i].Weak = res[i].Weak || res[i].Confidence < e.opts.Rank.OtherThingBar
+	}
+}
+
+// answerAbsent marks weak the results under Options.AnswerAbsentBar when
+// the query asks for a value of one kind and none of the results that
+// clear the bar, all notes, gives one (recall.AnswerAbsent).
+func (e *Engine) answerAbsent(query string, res []Memory) {
+	var texts []string
+	for _, m := range res {
+		if m.Weak {
+			continue
+		}
+		if m.Evidence == nil || !m.Evidence.Alone {
+			return // a turn of a conversation: dated by its session
+		}
+		texts = append(texts, m.Text)
+	}
+	if !recall.AnswerAbsent(query, texts) {
+		return
+	}
+	for i := range res {
+		res[i].Weak = res[i].Weak || res[i].Confidence < e.opts.Rank.AnswerAbsentBar
 	}
 }
 

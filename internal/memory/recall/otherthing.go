@@ -54,6 +54,9 @@ var (
 	// thingDeterminers may stand between the copula and the thing.
 	thingDeterminers = setOfWords(`the my our your his her their a an this that`)
 	thingCopulas     = setOfWords(`is are was were`)
+	// thingAuxiliaries may follow "when" before a thing and its verb;
+	// not "did": a past event may be dated by when it was told.
+	thingAuxiliaries = setOfWords(`does do will`)
 )
 
 func setOfWords(s string) map[string]bool {
@@ -106,8 +109,15 @@ func readThing(q string, contacts []mongostore.Contact) *askedThing {
 	default:
 		return nil
 	}
+	// "when does/do/will THING VERB": the thing's last word is the verb
+	// ("when does our home insurance renew").
+	verb := false
 	if !strings.HasSuffix(toks[0], "'s") && !strings.HasSuffix(toks[0], "’s") {
-		if i >= len(toks) || !thingCopulas[toks[i]] {
+		switch {
+		case i < len(toks) && thingCopulas[toks[i]]:
+		case i < len(toks) && toks[0] == "when" && thingAuxiliaries[toks[i]]:
+			verb = true
+		default:
 			return nil
 		}
 		i++
@@ -132,6 +142,12 @@ func readThing(q string, contacts []mongostore.Contact) *askedThing {
 			return nil
 		}
 		np = append(np, w)
+	}
+	if verb {
+		if i < len(toks) && !thingStops[toks[i]] || len(np) == 0 {
+			return nil // the thing ran on past four words
+		}
+		np = np[:len(np)-1]
 	}
 	// A word in -ing or -ed may say what kind of thing ("wedding
 	// anniversary") but is not the thing ("my sister coming to stay").
@@ -187,6 +203,101 @@ func standsFor(w string, contacts []mongostore.Contact) []string {
 	return alts
 }
 
+// namedIn adds to each word before the thing the names the texts give it
+// right after it: "Our dog Pepper is a collie" makes "Pepper's vet" the
+// dog's vet, as a contact's name stands for its relation.
+func (a *askedThing) namedIn(texts []string) {
+	for m, alts := range a.mods {
+		for _, t := range texts {
+			toks := thingWord.FindAllString(t, -1)
+			for j := 0; j+1 < len(toks); j++ {
+				next := []rune(toks[j+1])
+				if !slices.Contains(alts, thingStem(toks[j])) || !unicode.IsUpper(next[0]) || thingStops[strings.ToLower(toks[j+1])] {
+					continue
+				}
+				if n := thingStem(toks[j+1]); !slices.Contains(a.mods[m], n) {
+					a.mods[m] = append(a.mods[m], n)
+				}
+			}
+		}
+	}
+}
+
+// credentialWords name what a memory gives of one thing only: the
+// password of the guest wifi is not the work VPN's.
+var credentialWords = setOfWords(`password passcode passphrase login username pin`)
+
+// credentialLinks join a credential to its thing: "the password for …".
+var credentialLinks = setOfWords(`for of to on`)
+
+// otherOwner reports whether query asks for a credential of a thing
+// ("what's the password for the work VPN?", "what's my work email
+// password?") while a result that clears the bar holds that credential's
+// word (for something else: "We use Bitwarden as the family password
+// manager") and no result holds every word the question names the thing
+// with.
+func otherOwner(query string, texts []string, clears []bool, contacts []mongostore.Contact) bool {
+	toks := thingWord.FindAllString(strings.ToLower(query), -1)
+	i := 0
+	switch {
+	case len(toks) > 0 && (toks[0] == "what's" || toks[0] == "whats"):
+		i = 1
+	case len(toks) > 1 && toks[0] == "what" && thingCopulas[toks[1]]:
+		i = 2
+	default:
+		return false
+	}
+	for i < len(toks) && thingDeterminers[toks[i]] {
+		i++
+	}
+	var attr string
+	var thing []string
+	if i < len(toks) && credentialWords[toks[i]] {
+		// "the password for [the] THING…"
+		attr, i = toks[i], i+1
+		if i >= len(toks) || !credentialLinks[toks[i]] {
+			return false
+		}
+		for i++; i < len(toks) && thingDeterminers[toks[i]]; i++ {
+		}
+		for ; i < len(toks) && !thingStops[toks[i]] && len(thing) < 4; i++ {
+			thing = append(thing, toks[i])
+		}
+	} else {
+		// "[my] THING… password"
+		for ; i < len(toks) && !thingStops[toks[i]] && len(thing) < 5; i++ {
+			thing = append(thing, toks[i])
+		}
+		if len(thing) < 2 || !credentialWords[thing[len(thing)-1]] {
+			return false
+		}
+		attr, thing = thing[len(thing)-1], thing[:len(thing)-1]
+	}
+	if len(thing) == 0 || i < len(toks) && !thingStops[toks[i]] {
+		return false
+	}
+	alts := make([][]string, len(thing))
+	for j, w := range thing {
+		alts[j] = standsFor(thingStem(w), contacts)
+	}
+	named := false
+	for j, t := range texts {
+		stems := map[string]bool{}
+		for _, w := range thingWord.FindAllString(t, -1) {
+			stems[thingStem(w)] = true
+		}
+		all := true
+		for _, a := range alts {
+			all = all && slices.ContainsFunc(a, func(w string) bool { return stems[w] })
+		}
+		if all {
+			return false // the thing asked about is there
+		}
+		named = named || j < len(clears) && clears[j] && stems[thingStem(attr)]
+	}
+	return named
+}
+
 // OtherThing reports whether query asks for a value of a thing it names
 // with a word before it while the results (texts, best first; clears
 // says which clear the relevance bar) give such values only for other
@@ -194,10 +305,14 @@ func standsFor(w string, contacts []mongostore.Contact) []string {
 // another word before it and a value of the kind asked, and no result
 // holds the thing with the question's words.
 func OtherThing(query string, texts []string, clears []bool, contacts []mongostore.Contact) bool {
+	if otherOwner(query, texts, clears, contacts) {
+		return true
+	}
 	a := readThing(query, contacts)
 	if a == nil {
 		return false
 	}
+	a.namedIn(texts)
 	other := false
 	for i, t := range texts {
 		toks := thingWord.FindAllString(t, -1)

@@ -25,11 +25,16 @@ func TestReadThing(t *testing.T) {
 		{"how much is the electricity bill each month?", "bill", []string{"electricity"}},
 		{"who's Leo's piano teacher", "teacher", []string{"leo", "piano"}},
 		{"When was Joanna's second movie script shown?", "script", []string{"joanna", "movie"}},
-		{"when is my sister coming to stay?", "", nil},   // one word, then a verb
-		{"when is my brother getting married?", "", nil}, // idem
-		{"when is the MOT due", "", nil},                 // one word
-		{"when did I pay the water bill", "", nil},       // not "WH-word is"
-		{"what is the water bill", "", nil},              // asks no date, amount, person or place
+		{"when is my sister coming to stay?", "", nil},                         // one word, then a verb
+		{"when is my brother getting married?", "", nil},                       // idem
+		{"when is the MOT due", "", nil},                                       // one word
+		{"when did I pay the water bill", "", nil},                             // not "WH-word is"
+		{"when does our home insurance renew?", "insurance", []string{"home"}}, // "when does THING VERB"
+		{"when does my driving licence expire", "licence", []string{"driving"}},
+		{"when will the new kitchen be finished", "", nil}, // the thing is one word before its verb
+		{"when does the car need its service", "", nil},
+		{"when does the home insurance policy document arrive", "", nil}, // the thing runs on past four words
+		{"what is the water bill", "", nil},                              // asks no date, amount, person or place
 		{"tell me about the water bill", "", nil},
 		{"how much was the Lisbon hotel per night", "", nil},   // a place's name before the thing
 		{"who is Alex's dentist", "dentist", []string{"alex"}}, // a contact's name
@@ -62,8 +67,11 @@ func TestReadThing(t *testing.T) {
 // TestOtherThing: results that give a value for another thing of the
 // kind asked ("the electricity bill" for the water bill) say the answer
 // is likely not stored; not when a result holds the thing asked about
-// (whoever's name stands for the relation), nor when the result with
+// (whoever's name stands for the relation, or a name the results give
+// right after the word), nor when the result with
 // the other thing does not clear the bar or gives no value of the kind.
+// A credential ("what's the password for the work VPN") likewise: the
+// word held for another thing, and no result naming the thing.
 func TestOtherThing(t *testing.T) {
 	contacts := []mongostore.Contact{{Name: "Alex", Relation: "partner"}}
 	yes := []bool{true, true, true}
@@ -81,7 +89,23 @@ func TestOtherThing(t *testing.T) {
 		{"when is my dad's birthday?", []string{"Alex's birthday is 9 August; they keep hinting about a new road bike."}, yes, true},
 		{"when is my partner's birthday?", []string{"Alex's birthday is 9 August; they keep hinting about a new road bike."}, yes, false},
 		{"how much is our home insurance?", []string{"Car insurance is with Admiral; it renews on 5 March and was £412 last year."}, yes, true},
+		{"when does our home insurance renew?", []string{"Car insurance is with AXA and renews on 2 November; it was 780 euro last year."}, yes, true},
+		// A credential of a thing no result names, the word held for something else.
+		{"what's the password for the work VPN", []string{"We use Bitwarden as the family password manager.", "Work laptop is a ThinkPad X1 Carbon."}, yes, true},
+		{"what's my work email password?", []string{"Home wifi is called Seaview-Net and the password is on the back of the router."}, yes, true},
+		{"what's the password for the guest wifi?", []string{"The guest wifi network at home is called Partick-Guest; the password is on the fridge magnet."}, yes, false},
+		{"what's the wifi password", []string{"Home wifi is called Seaview-Net and the password is on the back of the router."}, yes, false},
+		{"what's the password for the Squarespace account?", []string{"The guest wifi's password is on the fridge.", "The portfolio site is on Squarespace."}, []bool{true, false}, true},
+		{"what's the password for the Squarespace account?", []string{"The guest wifi's password is on the fridge.", "The Squarespace account's password is in Bitwarden."}, []bool{true, false}, false},
+		{"what's the password for the work VPN", []string{"We use Bitwarden as the family password manager."}, []bool{false}, false}, // does not clear the bar
+		{"what's the login for the client's VPN?", []string{"Current client is a credit union in Swords."}, yes, false},              // no result holds "login"
+		{"where can I find the wifi password?", []string{"The family password manager is Bitwarden."}, yes, false},                   // not "what's"
+		{"when does the home insurance renew", []string{"Home insurance renews on 30 November with Aviva; last year it cost 312 pounds."}, yes, false},
 		{"who is Biscuit's vet", []string{"Biscuit's vet is Dr. Alvarez at Greenway Animal Clinic."}, yes, false},
+		// A name a result gives right after the word ("Our dog Pepper")
+		// stands for it, as a contact's name for its relation.
+		{"who is the dog's vet?", []string{"Pepper's vet is Dr Kelly at Marino Vets.", "Our dog Pepper is a three-year-old collie."}, yes, false},
+		{"who is the dog's vet?", []string{"Pepper's vet is Dr Kelly at Marino Vets."}, yes, true},
 		{"When was Joanna's second movie script shown on the big screens?", []string{"Joanna: Another movie script that I contributed to was shown on the big screen last Sunday!"}, yes, false},
 		{"what did I pay for the water bill", []string{"Paid the electricity bill of 84 euros in October."}, yes, false},
 		{"how much was the Lisbon hotel per night", []string{"I booked the Alfama hotel for 340 euros per night."}, yes, false},

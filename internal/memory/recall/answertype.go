@@ -1,0 +1,104 @@
+package recall
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/infmem/infmem/internal/facts"
+)
+
+// The value a question asks for, absent. A question that asks for a value
+// of one kind — "when is …" a date, "how much …" an amount, "who is …" a
+// person, "what's the … number" a number — is answered by a note only if
+// the note gives such a value: "how much does the vet charge for the
+// annual jabs?" is not answered by "Pepper's vet is Dr Kelly…; her annual
+// jabs are due in May", however close its words and meaning. When none of
+// the notes that clear the relevance bar gives a value of the kind asked,
+// the answer is likely not stored (issue 23 item 5: never-stored questions
+// answered by a note about the thing that does not say what was asked).
+//
+// Notes only: a turn of a conversation is dated by its session, and "when
+// did …" is answered by when it was said, not by a date in its words
+// (LoCoMo's and messy chat's answerable questions told nothing_relevant
+// by such a rule, BENCHMARKS.md 2026-11-27e); the caller reads notes.
+
+// askedKinds are the kinds of value that answer query, or nil when it asks
+// for none of them plainly; digits: a number answers it only written in
+// digits (an amount, a code: "every two months" is not what "how much"
+// asks), not for a count ("how many": "eight people").
+func askedKinds(query string) (kinds []facts.Kind, digits bool) {
+	toks := thingWord.FindAllString(strings.ToLower(query), -1)
+	if len(toks) < 3 {
+		return nil, false
+	}
+	w0, w1 := toks[0], toks[1]
+	switch {
+	case w0 == "when's" || w0 == "when" && (w1 == "is" || w1 == "are" || w1 == "does" || w1 == "do" || w1 == "will"):
+		// "when was / did …" may be answered by when the note was written.
+		return []facts.Kind{facts.Date, facts.Time}, false
+	case w0 == "what" && (w1 == "time" || w1 == "date"):
+		return []facts.Kind{facts.Date, facts.Time}, false
+	case w0 == "how" && w1 == "much":
+		return []facts.Kind{facts.Amount, facts.Number}, true
+	case w0 == "how" && w1 == "many":
+		return []facts.Kind{facts.Number, facts.Amount}, false
+	case w0 == "who's" || w0 == "who" && (w1 == "is" || w1 == "are"):
+		// A person, or a firm (read as a place after "to", "at", "with").
+		return []facts.Kind{facts.Name, facts.Place}, false
+	case w0 == "what's" || w0 == "what" && w1 == "is":
+		// "what's [the/my/…] … number": the first noun phrase's last word.
+		i := 1
+		if w0 == "what" {
+			i = 2
+		}
+		var last string
+		for ; i < len(toks); i++ {
+			w := toks[i]
+			if thingDeterminers[w] {
+				continue
+			}
+			if thingStops[w] {
+				break
+			}
+			last = thingStem(w)
+		}
+		switch last {
+		case "number", "code", "pin", "postcode":
+			return []facts.Kind{facts.Number}, true
+		}
+	}
+	return nil, false
+}
+
+// AnswerAbsent reports whether query asks for a value of one kind (a date
+// or time, an amount or count, a person, a number) and none of texts (the
+// notes that clear the relevance bar) gives one.
+func AnswerAbsent(query string, texts []string) bool {
+	kinds, digits := askedKinds(query)
+	if kinds == nil || len(texts) == 0 {
+		return false
+	}
+	for _, t := range texts {
+		if slices.ContainsFunc(kinds, func(k facts.Kind) bool { return gives(t, k, digits) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// ordinalDay is a day of the month said alone: "by the 15th".
+var ordinalDay = regexp.MustCompile(`(?i)\b([1-9]|[12][0-9]|3[01])(st|nd|rd|th)\b`)
+
+// gives reports whether text states a value of kind k; with digits, a
+// number counts only written in digits.
+func gives(text string, k facts.Kind, digits bool) bool {
+	vs := facts.Extract(text).Of(k)
+	if k == facts.Number && digits {
+		return slices.ContainsFunc(vs, func(v string) bool { return strings.Contains(text, v) })
+	}
+	if k == facts.Date && ordinalDay.MatchString(text) {
+		return true
+	}
+	return len(vs) > 0
+}

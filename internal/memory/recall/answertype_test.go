@@ -1,0 +1,81 @@
+package recall
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/infmem/infmem/internal/facts"
+)
+
+// TestAskedKinds: the kind of value a question asks for plainly, and none
+// for a question that asks for no value ("when did …" may be answered by
+// when the note was written).
+func TestAskedKinds(t *testing.T) {
+	for _, c := range []struct {
+		q      string
+		kind   facts.Kind // one of the kinds, "" for none
+		digits bool
+	}{
+		{"how much is the electricity bill?", facts.Amount, true},
+		{"How many people are coming for Christmas", facts.Number, false},
+		{"when is the parent-teacher meeting?", facts.Date, false},
+		{"When does our home insurance renew?", facts.Date, false},
+		{"when's the recycling collected", facts.Date, false},
+		{"what time is stand-up", facts.Time, false},
+		{"who is our accountant?", facts.Name, false},
+		{"who's my doctor", facts.Name, false},
+		{"what's the account number for the savings account?", facts.Number, true},
+		{"what is my PPS number", facts.Number, true},
+		{"what's the code for the key box at my father's?", facts.Number, true},
+		{"when did I last see the dentist", "", false},
+		{"when was the boiler serviced", "", false},
+		{"who teaches Aoife this year?", "", false},
+		{"what's the password for my work email?", "", false},
+		{"what's our grocery budget?", "", false},
+		{"what is it", "", false}, // too short to read
+		{"where do I work", "", false},
+	} {
+		kinds, digits := askedKinds(c.q)
+		if c.kind == "" {
+			if kinds != nil {
+				t.Errorf("%q: asks %v, want nothing", c.q, kinds)
+			}
+			continue
+		}
+		if !slices.Contains(kinds, c.kind) || digits != c.digits {
+			t.Errorf("%q: asks %v (digits %v), want %s (digits %v)", c.q, kinds, digits, c.kind, c.digits)
+		}
+	}
+}
+
+// TestAnswerAbsent: a typed question is flagged only when no note that
+// clears the bar gives a value of its kind; a number in words is no
+// amount, a day of the month said alone is a date, a firm after "to" is
+// who.
+func TestAnswerAbsent(t *testing.T) {
+	for _, c := range []struct {
+		q     string
+		texts []string
+		want  bool
+	}{
+		{"how much does the vet charge for the annual jabs?", []string{"Pepper's vet is Dr Kelly at Marino Vets; her annual jabs are due in May."}, true},
+		{"how much does the vet charge for the annual jabs?", []string{"Pepper's vet is Dr Kelly.", "The annual jabs cost 60 euro."}, false},
+		{"how much is the electricity bill?", []string{"Switched electricity to Flogas in September; the bill comes every two months."}, true},
+		{"how much is the electricity bill?", []string{"The electricity bill was 84 euros."}, false},
+		{"how many people are coming for Christmas", []string{"We're hosting Christmas: eight people in total."}, false},
+		{"who is our accountant?", []string{"Putting 400 euro a month into a credit union savings account."}, true},
+		{"who is our energy supplier", []string{"Switched energy supplier to Octopus on a fixed tariff until next December."}, false},
+		{"who is my doctor", []string{"Our GP is Dr Okonkwo at the Clontarf medical centre."}, false},
+		{"when is the migration plan due?", []string{"Marta wants the migration plan by the 15th."}, false},
+		{"when is the parent-teacher meeting at St Brigid's?", []string{"Aoife is in fifth class at St Brigid's; her teacher is Mr Doyle."}, true},
+		{"what's the account number for the savings account?", []string{"Putting 400 euro a month into a credit union savings account."}, true},
+		{"what's the asset number of my work computer?", []string{"Work laptop is a Dell Latitude; the asset tag is DL-88213."}, false},
+		{"what's the code for the key box?", []string{"The key safe at Dad's house opens with 4729."}, false},
+		{"what's the password for my work email?", []string{"Home wifi is called Seaview-Net."}, false}, // asks no kind
+		{"how much is the electricity bill?", nil, false},                                               // nothing clears the bar
+	} {
+		if got := AnswerAbsent(c.q, c.texts); got != c.want {
+			t.Errorf("AnswerAbsent(%q, %q) = %v, want %v", c.q, c.texts, got, c.want)
+		}
+	}
+}
