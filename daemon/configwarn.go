@@ -7,6 +7,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/infmem/infmem/internal/mcpserve"
 )
 
 // A configuration file that no longer loads never takes recall away: the
@@ -86,8 +88,14 @@ func (r *Runtime) warnOnResults(next server.ToolHandlerFunc) server.ToolHandlerF
 			}
 			return res, nil
 		}
-		raw, ok := res.StructuredContent.(json.RawMessage)
-		if !ok || len(raw) < 2 || raw[0] != '{' {
+		var raw []byte
+		switch sc := res.StructuredContent.(type) {
+		case json.RawMessage:
+			raw = sc
+		case mcpserve.JSON:
+			raw = sc
+		}
+		if len(raw) < 2 || raw[0] != '{' {
 			return res, nil
 		}
 		ws, _ := json.Marshal(w)
@@ -98,8 +106,14 @@ func (r *Runtime) warnOnResults(next server.ToolHandlerFunc) server.ToolHandlerF
 			b.WriteByte(',')
 		}
 		b.Write(raw[1:])
-		out := json.RawMessage(b.Bytes())
-		res.StructuredContent = out
+		out := b.Bytes()
+		if _, ok := res.StructuredContent.(mcpserve.JSON); ok {
+			// Still as json.Marshal writes: ws is its output, and raw's
+			// members follow as they were.
+			res.StructuredContent = mcpserve.JSON(out)
+		} else {
+			res.StructuredContent = json.RawMessage(out)
+		}
 		for i, c := range res.Content {
 			if tc, ok := c.(mcp.TextContent); ok && tc.Text == string(raw) {
 				tc.Text = string(out)

@@ -35,9 +35,12 @@ type Relation struct {
 // for restated.
 const restatedCover = 0.3
 
-// restatedReach is anchorReach for restated: the value right beside the
-// word it counts ("5 interviews", "$4,000 for initial patent filing fees").
-const restatedReach = 2
+// restatedReach is anchorReach for restated: the value near the word it
+// counts ("5 interviews", "$4,000 for initial patent filing fees", "the
+// 12% rate on assets above $200,000"). At 3 rather than 2 it linked one
+// more pair of BEAM's same-speaker turns (that one), and no other pair of
+// BEAM, RealMem or messy.
+const restatedReach = 3
 
 // anchorReach is how near (in words) a changed value and a shared word
 // must stand for Anchored.

@@ -199,6 +199,11 @@ func TestRelateRestated(t *testing.T) {
 		// BEAM conversation 20: the fees by one date, both replaced.
 		{"I'm kinda worried about the costs, so can you help me understand how I can manage the $3,500 for initial patent filing fees and $5,000 for attorney fees by July 2024?",
 			"I've allocated $4,000 for initial patent filing fees and $5,500 for attorney fees by July 2024, can you help me create a budget plan to cover additional consultation hours?", Updates},
+		// BEAM conversation 19: the rate, three words from "assets" in the newer.
+		{"I'm trying to minimize my estate tax, which is 15% on assets above $200,000, so can you help me figure out some legal ways to reduce that amount?",
+			"I'm kinda worried about the estate tax, so can you tell me more about how the 12% rate on assets above $200,000 will affect my planning", Updates},
+		// Four words from any shared word: a count of another thing.
+		{"My estate tax is 15% on assets above $200,000.", "My estate plan lists 12 heirs of the assets above $200,000.", Unrelated},
 		{"We have 14 guests confirmed for the party on June 8.", "We have 18 guests confirmed for the party on June 8, can you help me plan the food?", Updates},
 		// Another period: two weeks, two counts.
 		{"I secured 3 interviews between April 25 and May 1.", "I secured 5 interviews between May 2 and May 9.", Unrelated},

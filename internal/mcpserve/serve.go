@@ -481,14 +481,17 @@ type lineWriter struct {
 }
 
 func (l *lineWriter) send(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("cannot encode message: %w", err)
+	b, ok := appendToolResponse(nil, v)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			return fmt.Errorf("cannot encode message: %w", err)
+		}
 	}
 	b = append(b, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, err = l.w.Write(b)
+	_, err := l.w.Write(b)
 	if err != nil && !l.failed {
 		l.failed = true
 		if l.gone != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/infmem/infmem/internal/clip"
+	"github.com/infmem/infmem/internal/mcpserve"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/internal/timephrase"
 )
@@ -122,7 +123,8 @@ func typed[In any](d Deps, name string, fn func(ctx context.Context, c call, in 
 			return mcp.NewToolResultError(fmt.Sprintf("%s: the result would be %d bytes, over the limit of %d bytes (%d MiB) for one tool result: ask for fewer results (a smaller top_k or limit) or a narrower query",
 				name, len(b), MaxResultBytes, MaxResultBytes>>20)), nil
 		}
-		return mcp.NewToolResultStructured(json.RawMessage(b), string(b)), nil
+		// b is json.Marshal's output: the MCP writer copies it as it is.
+		return mcp.NewToolResultStructured(mcpserve.JSON(b), string(b)), nil
 	}
 }
 

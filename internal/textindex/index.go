@@ -96,6 +96,9 @@ type Index struct {
 type termInfo struct {
 	name     string
 	postings []uint32 // doc | min(tf, maxTF)<<docBits, in no particular order
+	// maxTF bounds the recorded term frequency of every posting: the
+	// largest one added since the term was created (a removal leaves it).
+	maxTF uint8
 }
 
 // New returns an empty index. It panics when K1 is negative or B is outside
@@ -164,6 +167,7 @@ func (ix *Index) Add(id DocID, text string) {
 		tf := min(j-i, maxTF)
 		t := &ix.terms[fwd[i]]
 		t.postings = append(t.postings, id|uint32(tf)<<docBits)
+		t.maxTF = max(t.maxTF, uint8(tf))
 		ix.nPostings++
 		i = j
 	}

@@ -18,7 +18,7 @@ import (
 // weigh with doc counted (one more document, doc's length in the total,
 // one more for each of doc's terms, a term of doc alone included), and
 // doc's own score is summed term by term in the query's order, as the
-// posting walk sums it. allow runs after the index lock is released.
+// posting walk sums it. allow runs under the index's read lock: it must not call into the index.
 func (ix *Index) SearchPending(q Query, k int, allow func(DocID) bool, id DocID, doc Query, admit bool) (hits []Hit, ok bool) {
 	if k <= 0 || id > MaxDocID {
 		return nil, false
@@ -79,23 +79,26 @@ func (ix *Index) SearchPending(q Query, k int, allow func(DocID) bool, id DocID,
 			mine += sc.contribution(sc.weights[j], uint32(min(tf, maxTF)), uint32(dl))
 		}
 	}
-	buf := ix.getBuf(max(len(ix.docLen), int(id)+1))
-	n2 := ix.walkLocked(&sc, buf)
-	ix.mu.RUnlock()
-
-	touched := buf.touched[:n2]
-	if mine > 0 {
-		buf.acc[id] = mine
-		touched = append(touched, id)
-	}
-	buf.touched = touched
 	admits := func(d DocID) bool {
 		if d == id {
 			return admit
 		}
 		return allow == nil || allow(d)
 	}
-	hits = topK(buf.hits, touched, buf.acc, k, admits)
+	buf := ix.getBuf(max(len(ix.docLen), int(id)+1))
+	cands, n2, _ := ix.pruneWalkLocked(&sc, buf, k, admits, id, mine)
+	ix.mu.RUnlock()
+
+	if mine > 0 {
+		buf.acc[id] = mine
+		cands = append(cands, id)
+	}
+	hits = topK(buf.hits, cands, buf.acc, k, admits)
+	touched := buf.touched[:n2]
+	if mine > 0 {
+		touched = append(touched, id)
+	}
+	buf.touched = touched
 	out := slices.Clone(hits)
 	buf.hits = hits
 	ix.putBuf(buf)

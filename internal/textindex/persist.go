@@ -130,6 +130,7 @@ func ReadBounded(r io.Reader, opts Options, docs DocID) (*Index, error) {
 			}
 			t := &ix.terms[fwd[i]]
 			t.postings = append(t.postings, uint32(doc)|uint32(min(j-i, maxTF))<<docBits)
+			t.maxTF = max(t.maxTF, uint8(min(j-i, maxTF)))
 			ix.nPostings++
 			i = j
 		}

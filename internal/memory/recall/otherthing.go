@@ -237,6 +237,81 @@ func (a *askedThing) namedIn(texts []string) {
 	}
 }
 
+// credentialWords name what a memory gives of one thing only: the
+// password of the guest wifi is not the work VPN's.
+var credentialWords = setOfWords(`password passcode passphrase login username pin`)
+
+// credentialLinks join a credential to its thing: "the password for …".
+var credentialLinks = setOfWords(`for of to on`)
+
+// otherOwner reports whether query asks for a credential of a thing
+// ("what's the password for the work VPN?", "what's my work email
+// password?") while a result that clears the bar holds that credential's
+// word (for something else: "We use Bitwarden as the family password
+// manager") and no result holds every word the question names the thing
+// with.
+func otherOwner(query string, texts []string, clears []bool, contacts []mongostore.Contact) bool {
+	toks := thingWord.FindAllString(strings.ToLower(query), -1)
+	i := 0
+	switch {
+	case len(toks) > 0 && (toks[0] == "what's" || toks[0] == "whats"):
+		i = 1
+	case len(toks) > 1 && toks[0] == "what" && thingCopulas[toks[1]]:
+		i = 2
+	default:
+		return false
+	}
+	for i < len(toks) && thingDeterminers[toks[i]] {
+		i++
+	}
+	var attr string
+	var thing []string
+	if i < len(toks) && credentialWords[toks[i]] {
+		// "the password for [the] THING…"
+		attr, i = toks[i], i+1
+		if i >= len(toks) || !credentialLinks[toks[i]] {
+			return false
+		}
+		for i++; i < len(toks) && thingDeterminers[toks[i]]; i++ {
+		}
+		for ; i < len(toks) && !thingStops[toks[i]] && len(thing) < 4; i++ {
+			thing = append(thing, toks[i])
+		}
+	} else {
+		// "[my] THING… password"
+		for ; i < len(toks) && !thingStops[toks[i]] && len(thing) < 5; i++ {
+			thing = append(thing, toks[i])
+		}
+		if len(thing) < 2 || !credentialWords[thing[len(thing)-1]] {
+			return false
+		}
+		attr, thing = thing[len(thing)-1], thing[:len(thing)-1]
+	}
+	if len(thing) == 0 || i < len(toks) && !thingStops[toks[i]] {
+		return false
+	}
+	alts := make([][]string, len(thing))
+	for j, w := range thing {
+		alts[j] = standsFor(thingStem(w), contacts)
+	}
+	named := false
+	for j, t := range texts {
+		stems := map[string]bool{}
+		for _, w := range thingWord.FindAllString(t, -1) {
+			stems[thingStem(w)] = true
+		}
+		all := true
+		for _, a := range alts {
+			all = all && slices.ContainsFunc(a, func(w string) bool { return stems[w] })
+		}
+		if all {
+			return false // the thing asked about is there
+		}
+		named = named || j < len(clears) && clears[j] && stems[thingStem(attr)]
+	}
+	return named
+}
+
 // OtherThing reports whether query asks for a value of a thing it names
 // with a word before it while the results (texts, best first; clears
 // says which clear the relevance bar) give such values only for other
@@ -244,6 +319,9 @@ func (a *askedThing) namedIn(texts []string) {
 // another word before it and a value of the kind asked, and no result
 // holds the thing with the question's words.
 func OtherThing(query string, texts []string, clears []bool, contacts []mongostore.Contact) bool {
+	if otherOwner(query, texts, clears, contacts) {
+		return true
+	}
 	a := readThing(query, contacts)
 	if a == nil {
 		return false

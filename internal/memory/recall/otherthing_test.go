@@ -70,6 +70,8 @@ func TestReadThing(t *testing.T) {
 // (whoever's name stands for the relation, or a name the results give
 // right after the word), nor when the result with
 // the other thing does not clear the bar or gives no value of the kind.
+// A credential ("what's the password for the work VPN") likewise: the
+// word held for another thing, and no result naming the thing.
 func TestOtherThing(t *testing.T) {
 	contacts := []mongostore.Contact{{Name: "Alex", Relation: "partner"}}
 	yes := []bool{true, true, true}
@@ -88,6 +90,16 @@ func TestOtherThing(t *testing.T) {
 		{"when is my partner's birthday?", []string{"Alex's birthday is 9 August; they keep hinting about a new road bike."}, yes, false},
 		{"how much is our home insurance?", []string{"Car insurance is with Admiral; it renews on 5 March and was £412 last year."}, yes, true},
 		{"when does our home insurance renew?", []string{"Car insurance is with AXA and renews on 2 November; it was 780 euro last year."}, yes, true},
+		// A credential of a thing no result names, the word held for something else.
+		{"what's the password for the work VPN", []string{"We use Bitwarden as the family password manager.", "Work laptop is a ThinkPad X1 Carbon."}, yes, true},
+		{"what's my work email password?", []string{"Home wifi is called Seaview-Net and the password is on the back of the router."}, yes, true},
+		{"what's the password for the guest wifi?", []string{"The guest wifi network at home is called Partick-Guest; the password is on the fridge magnet."}, yes, false},
+		{"what's the wifi password", []string{"Home wifi is called Seaview-Net and the password is on the back of the router."}, yes, false},
+		{"what's the password for the Squarespace account?", []string{"The guest wifi's password is on the fridge.", "The portfolio site is on Squarespace."}, []bool{true, false}, true},
+		{"what's the password for the Squarespace account?", []string{"The guest wifi's password is on the fridge.", "The Squarespace account's password is in Bitwarden."}, []bool{true, false}, false},
+		{"what's the password for the work VPN", []string{"We use Bitwarden as the family password manager."}, []bool{false}, false}, // does not clear the bar
+		{"what's the login for the client's VPN?", []string{"Current client is a credit union in Swords."}, yes, false},              // no result holds "login"
+		{"where can I find the wifi password?", []string{"The family password manager is Bitwarden."}, yes, false},                   // not "what's"
 		{"when does the home insurance renew", []string{"Home insurance renews on 30 November with Aviva; last year it cost 312 pounds."}, yes, false},
 		{"who is Biscuit's vet", []string{"Biscuit's vet is Dr. Alvarez at Greenway Animal Clinic."}, yes, false},
 		// A name a result gives right after the word ("Our dog Pepper")
