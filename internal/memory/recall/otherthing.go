@@ -290,9 +290,14 @@ func otherOwner(query string, texts []string, clears []bool, contacts []mongosto
 	if len(thing) == 0 || i < len(toks) && !thingStops[toks[i]] {
 		return false
 	}
-	alts := make([][]string, len(thing))
+	refs := contactsFor(query, contacts)
+	stemmed := make([]string, len(thing))
 	for j, w := range thing {
-		alts[j] = standsFor(thingStem(w), contacts)
+		stemmed[j] = thingStem(w)
+	}
+	alts := make([][]string, len(thing))
+	for j, w := range stemmed {
+		alts[j] = standsFor(w, stemmed, refs)
 	}
 	named := false
 	for j, t := range texts {
