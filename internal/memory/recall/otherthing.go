@@ -54,9 +54,6 @@ var (
 	// thingDeterminers may stand between the copula and the thing.
 	thingDeterminers = setOfWords(`the my our your his her their a an this that`)
 	thingCopulas     = setOfWords(`is are was were`)
-	// thingAuxiliaries may follow "when" before a thing and its verb;
-	// not "did": a past event may be dated by when it was told.
-	thingAuxiliaries = setOfWords(`does do will`)
 )
 
 func setOfWords(s string) map[string]bool {
@@ -109,15 +106,8 @@ func readThing(q string, contacts []mongostore.Contact) *askedThing {
 	default:
 		return nil
 	}
-	// "when does/do/will THING VERB": the thing's last word is the verb
-	// ("when does our home insurance renew").
-	verb := false
 	if !strings.HasSuffix(toks[0], "'s") && !strings.HasSuffix(toks[0], "’s") {
-		switch {
-		case i < len(toks) && thingCopulas[toks[i]]:
-		case i < len(toks) && toks[0] == "when" && thingAuxiliaries[toks[i]]:
-			verb = true
-		default:
+		if i >= len(toks) || !thingCopulas[toks[i]] {
 			return nil
 		}
 		i++
@@ -142,12 +132,6 @@ func readThing(q string, contacts []mongostore.Contact) *askedThing {
 			return nil
 		}
 		np = append(np, w)
-	}
-	if verb {
-		if i < len(toks) && !thingStops[toks[i]] || len(np) == 0 {
-			return nil // the thing ran on past four words
-		}
-		np = np[:len(np)-1]
 	}
 	// A word in -ing or -ed may say what kind of thing ("wedding
 	// anniversary") but is not the thing ("my sister coming to stay").
