@@ -681,28 +681,35 @@ func (ix *Index) walkLocked(sc *scorer, buf *searchBuf) int {
 		if tid == noTerm {
 			continue
 		}
-		postings := ix.terms[tid].postings
-		// At most one slot per document plus the scratch slot written
-		// after the last new one.
-		if need := min(n+len(postings), len(docLen)+1); need > len(touched) {
-			touched = slices.Grow(touched[:n], need-n+need/4)
-			touched = touched[:cap(touched)]
-		}
-		for _, p := range postings {
-			d := p & docMask
-			s := sc.contribution(w, p>>docBits, docLen[d])
-			// Record the first touch without a branch: the store is always
-			// made and kept only when the accumulator was still zero. The
-			// branch would be mispredicted about half the time.
-			touched[n] = d
-			if acc[d] == 0 {
-				n++
-			}
-			acc[d] += s
-		}
+		touched, n = addPostings(sc, w, ix.terms[tid].postings, acc, docLen, touched, n)
 	}
 	buf.touched = touched
 	return n
+}
+
+// addPostings adds a term's contributions (weight w) of postings to acc
+// and records each document's first touch in touched[n:], growing touched
+// (length = capacity) as needed; it returns touched and the new count.
+func addPostings(sc *scorer, w float64, postings []uint32, acc []float64, docLen []uint32, touched []uint32, n int) ([]uint32, int) {
+	// At most one slot per document plus the scratch slot written after
+	// the last new one.
+	if need := min(n+len(postings), len(docLen)+1); need > len(touched) {
+		touched = slices.Grow(touched[:n], need-n+need/4)
+		touched = touched[:cap(touched)]
+	}
+	for _, p := range postings {
+		d := p & docMask
+		s := sc.contribution(w, p>>docBits, docLen[d])
+		// Record the first touch without a branch: the store is always
+		// made and kept only when the accumulator was still zero. The
+		// branch would be mispredicted about half the time.
+		touched[n] = d
+		if acc[d] == 0 {
+			n++
+		}
+		acc[d] += s
+	}
+	return touched, n
 }
 
 // MatchAll returns every document that holds all of the query's terms and

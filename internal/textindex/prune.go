@@ -88,22 +88,8 @@ func (ix *Index) pruneWalkLocked(sc *scorer, buf *searchBuf, k int, admits func(
 	cut := len(order)
 	theta := -1.0
 	for j, i := range order {
-		tid := sc.ids[i]
-		w := sc.weights[i]
-		postings := ix.terms[tid].postings
-		if need := min(n+len(postings), len(docLen)+1); need > len(touched) {
-			touched = slices.Grow(touched[:n], need-n+need/4)
-			touched = touched[:cap(touched)]
-		}
-		for _, p := range postings {
-			d := p & docMask
-			s := sc.contribution(w, p>>docBits, docLen[d])
-			touched[n] = d
-			if acc[d] == 0 {
-				n++
-			}
-			acc[d] += s
-		}
+		postings := ix.terms[sc.ids[i]].postings
+		touched, n = addPostings(sc, sc.weights[i], postings, acc, docLen, touched, n)
 		walked += len(postings)
 		left := total - walked
 		if j+1 == len(order) || left <= n || walked < 2*checked {
