@@ -152,6 +152,9 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if query != "" && e.opts.Rank.AnswerAbsentBar > 0 {
 		e.answerAbsent(query, res)
 	}
+	if query != "" && e.opts.Rank.FocusAbsentBar > 0 {
+		e.focusAbsent(query, res)
+	}
 	nothing := query != ""
 	for _, m := range res {
 		nothing = nothing && m.Weak
@@ -445,6 +448,25 @@ func (e *Engine) answerAbsent(query string, res []Memory) {
 	}
 	for i := range res {
 		res[i].Weak = res[i].Weak || res[i].Confidence < e.opts.Rank.AnswerAbsentBar
+	}
+}
+
+// focusAbsent marks weak the results under Options.FocusAbsentBar when
+// the query asks for a detail of a thing that the first result, which
+// covers the query's words, does not give (recall.FocusAbsent).
+func (e *Engine) focusAbsent(query string, res []Memory) {
+	if len(res) == 0 || res[0].Evidence == nil || res[0].Evidence.Coverage < recall.FocusCoverage {
+		return
+	}
+	texts := []string{res[0].Text}
+	for _, t := range res[0].Context {
+		texts = append(texts, t.Text)
+	}
+	if !recall.FocusAbsent(query, texts) {
+		return
+	}
+	for i := range res {
+		res[i].Weak = res[i].Weak || res[i].Confidence < e.opts.Rank.FocusAbsentBar
 	}
 }
 
