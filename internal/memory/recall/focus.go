@@ -35,7 +35,9 @@ var (
 	// focusSkip may stand before the focus: determiners and words that
 	// narrow it without naming it ("what specific techniques").
 	focusSkip = setOfWords(`the my our your his her their its a an any some this that these those
-		specific particular exact exactly precisely key main other kind kinds type types sort sorts of actual overall`)
+		specific particular exact exactly precisely key main other kind kinds type types sort sorts actual overall`)
+	// focusKinds take "of" before the focus: "what kind of music".
+	focusKinds = setOfWords(`kind kinds type types sort sorts`)
 	// focusStops end the focus's words.
 	focusStops = setOfWords(`was were is are did do does has have had i you he she we they it me him them us
 		of in for on at during about with to from that when after before by like or and as between into while since over under
@@ -101,7 +103,10 @@ func readFocus(query string) []string {
 	}
 	out := heads[:0]
 	for _, h := range heads {
-		if len(h) > 2 && !focusNone[h] && strings.Trim(h, "0123456789") != "" {
+		if focusNone[h] {
+			return nil // "what was the age and role of …" asks for a value too
+		}
+		if len(h) > 2 && strings.Trim(h, "0123456789") != "" {
 			out = append(out, h)
 		}
 	}
@@ -123,7 +128,7 @@ func focusPhrase(toks []string, i int) []string {
 	last := ""
 	for ; i < len(toks); i++ {
 		w := toks[i]
-		if focusSkip[w] || possessive(w) && last == "" {
+		if focusSkip[w] || possessive(w) && last == "" || w == "of" && last == "" && i > 0 && focusKinds[toks[i-1]] {
 			continue
 		}
 		if (w == "and" || w == "or") && last != "" {
