@@ -452,15 +452,24 @@ func (e *Engine) answerAbsent(query string, res []Memory) {
 }
 
 // focusAbsent marks weak the results under Options.FocusAbsentBar when
-// the query asks for a detail of a thing that the first result, which
-// covers the query's words, does not give (recall.FocusAbsent).
+// the query asks for a detail of a thing that neither the first result,
+// which covers the query's words, nor any other result that covers them
+// gives (recall.FocusAbsent). A result that does not cover them is about
+// something else: its word for the detail is another thing's ("the
+// atmosphere at the office" for a question on a dinner's).
 func (e *Engine) focusAbsent(query string, res []Memory) {
 	if len(res) == 0 || res[0].Evidence == nil || res[0].Evidence.Coverage < recall.FocusCoverage {
 		return
 	}
-	texts := []string{res[0].Text}
-	for _, t := range res[0].Context {
-		texts = append(texts, t.Text)
+	var texts []string
+	for _, m := range res {
+		if m.Evidence == nil || m.Evidence.Coverage < recall.FocusCoverage {
+			continue
+		}
+		texts = append(texts, m.Text)
+		for _, t := range m.Context {
+			texts = append(texts, t.Text)
+		}
 	}
 	if !recall.FocusAbsent(query, texts) {
 		return

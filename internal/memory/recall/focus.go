@@ -7,18 +7,19 @@ import (
 )
 
 // The detail asked for, absent. A question that asks for a detail of a
-// thing — "what specific techniques were taught in the workshop?", "what
-// was the atmosphere like at the dinner?", "how did Kim react to the
-// plan?" — is not answered by a memory that only mentions the thing ("I'm
-// trying to improve my rebuttal techniques after the workshop…", "I just
+// thing — "what storytelling techniques did Shawn recommend?", "what was
+// the atmosphere like at the dinner?", "how did Kim react to the plan?" —
+// is not answered by a memory that only mentions the thing ("I met Shawn,
+// a veteran producer, and he shared insights on storytelling…", "I just
 // celebrated with a dinner at The Coral Reef…"): the memory is about the
-// topic, every other word of the question is in it, and the detail (the
-// question's focus: the atmosphere, the reaction, the advice) is not. When
-// the first result covers the question's words and neither it nor the
-// turns folded into it hold the focus word or a form of it (its lemma, a
-// synonym of its first senses, a word of the same stem), the answer is
-// likely not stored (issue 23 item 5: BEAM's abstention questions, whose
-// first result is the turn that mentions the thing).
+// topic, the question's other words are in it, and the detail (the
+// question's focus: the techniques, the atmosphere, the reaction) is not.
+// When the first result covers the question's words and neither it nor
+// any other result that covers them (nor the turns folded into them)
+// holds the focus word or a form of it (its lemma, a synonym of its first
+// senses, a word of the same stem), the answer is likely not stored
+// (issue 23 item 5: BEAM's abstention questions, whose first result is
+// the turn that mentions the thing).
 //
 // A question whose first result leaves some of its words out is not read:
 // there the focus missing says nothing the coverage does not already say,
@@ -147,7 +148,8 @@ func focusPhrase(toks []string, i int) []string {
 }
 
 // FocusAbsent reports whether query asks for a detail (readFocus) that
-// none of texts (the first result and the turns folded into it) holds:
+// none of texts (the results that cover the query's words and the turns
+// folded into them) holds:
 // no word of theirs is a focus word, its lemma or a synonym of it, or
 // shares its stem (the first four letters or more, all but the last two
 // of the shorter word: "advice" / "advised", "reaction" / "react").
