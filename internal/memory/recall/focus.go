@@ -42,6 +42,7 @@ var (
 	// focusStops end the focus's words.
 	focusStops = setOfWords(`was were is are did do does has have had i you he she we they it me him them us
 		of in for on at during about with to from that when after before by like or and as between into while since over under
+		behind beyond besides around through throughout among within without against toward towards across regarding including via per
 		can could would should will shall may might must be been being than who whom which what where why how not`)
 	// focusAux after "what" mean the question asks what someone did, not
 	// for a detail named by a noun.

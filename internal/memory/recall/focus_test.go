@@ -25,6 +25,7 @@ func TestReadFocus(t *testing.T) {
 		{"What kind of music does Tim play?", []string{"music"}},
 		{"What was discussed during the meeting on March 20?", nil},
 		{"What did Caroline research?", nil},
+		{"What was the rationale behind choosing Formspree?", []string{"rationale"}},
 		{"What might John's degree be in?", nil},
 		{"What is the test coverage percentage for my API module?", nil},
 		{"What dates did I mention for the scholarship deadline?", nil},
