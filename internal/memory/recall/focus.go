@@ -48,11 +48,12 @@ var (
 	// for a detail named by a noun.
 	focusAux = setOfWords(`did do does has have had will would can could should shall may might must`)
 	// focusNone are foci that name no detail: a kind of value (read by
-	// AnswerAbsent), a whole ("a summary of …"), or words too general.
+	// AnswerAbsent), a whole ("a summary of …", "the latest news on …":
+	// whatever is stored), or words too general.
 	focusNone = setOfWords(`time times day days date dates year years month months week weeks thing things one ones way ways
 		name names part lot bit number numbers place places color colour percentage percent rate rates amount amounts
 		price prices cost costs score scores age count total figure figures size sizes height weight distance duration
-		budget salary fee fees summary order overview list recap rundown breakdown`)
+		budget salary fee fees summary order overview list recap rundown breakdown news update updates status situation story latest gist`)
 	// focusAsk are the verbs of "can you share / tell me about … the X".
 	focusAsk = setOfWords(`share tell provide give describe list summarize summarise remind recall`)
 	// focusAskFill may stand between such a verb and the focus.
@@ -75,15 +76,15 @@ func readFocus(query string) []string {
 	w0, w1 := toks[0], toks[1]
 	var heads []string
 	switch {
-	case w0 == "what's":
-		heads = focusPhrase(toks, 1)
-	case w0 == "what" || w0 == "which":
+	case w0 == "what's" || w0 == "what" || w0 == "which":
 		i := 1
 		switch {
-		case thingCopulas[w1]:
-			i = 2
-			if n := toks[2]; !focusSkip[n] && !possessive(n) {
-				return nil // "what was discussed"
+		case w0 == "what's" || w0 == "what" && thingCopulas[w1]:
+			if w0 == "what" {
+				i = 2
+			}
+			if n := toks[i]; !focusSkip[n] && !possessive(n) {
+				return nil // "what was discussed", "what's new"
 			}
 		case focusAux[w1]:
 			return nil
