@@ -62,6 +62,9 @@ type scanBuf struct {
 	heap  []Hit
 	cands []cand
 	sel   selScratch // the coarse pass's selections (keepBest)
+	// merged holds a coarse selection's candidates from every goroutine
+	// of a search (coarseFinishLocked).
+	merged []cand
 	// A request scored exactly inside a coarse scan: its slots of a block
 	// and their int8 dot products.
 	sub     [blockSize]uint32
@@ -198,7 +201,9 @@ func (ix *Index) SearchEach(q []float32, reqs []Request) [][]Hit {
 	if ix.useCoarse(n, scans) {
 		cq := &qb.cq
 		ix.prepareCoarseInto(q, cq)
-		parts = runWorkers(workers(n, ix.coarseParallelMin), func() scanPart { return ix.coarseScanLocked(qq, cq, scans, union, &next) })
+		pl := ix.planCoarse(scans)
+		cparts := runWorkers(workers(n, ix.coarseParallelMin), func() coarsePart { return ix.coarseScanLocked(qq, cq, &pl, scans, union, &next) })
+		parts = ix.coarseFinishLocked(qq, &pl, len(scans), cparts)
 	} else {
 		parts = runWorkers(workers(n, ix.parallelMin), func() scanPart { return ix.scanLocked(qq, scans, union, &next) })
 	}
