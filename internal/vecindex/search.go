@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"slices"
 	"sync/atomic"
+
+	"github.com/infmem/infmem/internal/cores"
 )
 
 // Hit is one search result: a document id and its cosine similarity to the
@@ -36,6 +38,15 @@ const (
 // each keeps its own best coarseKeep of the blocks it happened to claim, and
 // two runs of one search could keep different candidates.
 const coarseParallelMin = 300_000
+
+// coarseShareMin is the number of candidates from which a coarse pass
+// below coarseParallelMin is shared with the process's polling workers
+// (cores.Share: the embedding's, awake right after the query's embedding):
+// the caller and a worker claim the blocks as they go, and the caller
+// scans them all when no worker is free (a loaded machine, another
+// request's embedding). Whoever scans which blocks, coarseFinishLocked
+// keeps exactly the candidates one goroutine keeps.
+const coarseShareMin = 50_000
 
 // query is a quantised query.
 type query struct {
@@ -202,7 +213,17 @@ func (ix *Index) SearchEach(q []float32, reqs []Request) [][]Hit {
 		cq := &qb.cq
 		ix.prepareCoarseInto(q, cq)
 		pl := ix.planCoarse(scans)
-		cparts := runWorkers(workers(n, ix.coarseParallelMin), func() coarsePart { return ix.coarseScanLocked(qq, cq, &pl, scans, union, &next) })
+		scan := func() coarsePart { return ix.coarseScanLocked(qq, cq, &pl, scans, union, &next) }
+		var cparts []coarsePart
+		if n >= ix.coarseShareMin && n < ix.coarseParallelMin {
+			var two [2]coarsePart
+			if cores.Share(2, func(i int) { two[i] = scan() }) {
+				cparts = two[:]
+			}
+		}
+		if cparts == nil {
+			cparts = runWorkers(workers(n, ix.coarseParallelMin), scan)
+		}
 		parts = ix.coarseFinishLocked(qq, &pl, len(scans), cparts)
 	} else {
 		parts = runWorkers(workers(n, ix.parallelMin), func() scanPart { return ix.scanLocked(qq, scans, union, &next) })

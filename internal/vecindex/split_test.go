@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/infmem/infmem/internal/cores"
 )
 
 // splitIndex returns two copies of one index of n clustered vectors (every
@@ -69,6 +73,33 @@ func splitRequests(n int) [][]Request {
 func TestCoarseSplitMatchesSerial(t *testing.T) {
 	const n, dim = 9000, 96
 	serial, split, g := splitIndex(t, n, dim)
+	// shared: the same index searched through a sharer (cores.Share) that
+	// runs the second part on a goroutine of its own, started at once or
+	// late, or not at all.
+	shared, _, _ := splitIndex(t, n, dim)
+	shared.coarseShareMin, shared.coarseParallelMin = 1000, 1<<30
+	var calls atomic.Int64
+	prev := cores.Register(func(n int, fn func(i int)) {
+		c := calls.Add(1)
+		if c%3 == 0 {
+			for i := range n {
+				fn(i)
+			}
+			return
+		}
+		var wg sync.WaitGroup
+		for i := 1; i < n; i++ {
+			wg.Go(func() {
+				if c%3 == 2 {
+					time.Sleep(50 * time.Microsecond)
+				}
+				fn(i)
+			})
+		}
+		fn(0)
+		wg.Wait()
+	})
+	t.Cleanup(func() { cores.Register(prev) })
 	r := rand.New(rand.NewPCG(9, 10))
 	for qi := range 60 {
 		q := g.next()
@@ -81,8 +112,14 @@ func TestCoarseSplitMatchesSerial(t *testing.T) {
 			if !slices.EqualFunc(got, want, slices.Equal) {
 				t.Fatalf("%s: split %v, serial %v", name, got, want)
 			}
+			if got := shared.SearchEach(q, reqs); !slices.EqualFunc(got, want, slices.Equal) {
+				t.Fatalf("%s: shared %v, serial %v", name, got, want)
+			}
 			checkParts(t, name, serial, q, reqs, r)
 		}
+	}
+	if calls.Load() == 0 {
+		t.Fatal("the searches did not share their coarse pass")
 	}
 }
 
