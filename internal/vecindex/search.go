@@ -34,9 +34,9 @@ const (
 // scratch, selections and best coarseKeep, and a helper waits in the run
 // queue on a busy machine. One core's coarse pass takes about 1.4 ms per
 // 100k candidates in the daemon, so the split waits until it would exceed
-// ~4 ms. One goroutine also makes the coarse result deterministic: with two,
-// each keeps its own best coarseKeep of the blocks it happened to claim, and
-// two runs of one search could keep different candidates.
+// ~4 ms. (Split or not, a coarse pass keeps the same candidates:
+// coarseFinishLocked.) Below it, from coarseShareMin, the pass is shared
+// with a worker already awake instead.
 const coarseParallelMin = 300_000
 
 // coarseShareMin is the number of candidates from which a coarse pass
