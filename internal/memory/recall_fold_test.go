@@ -49,6 +49,9 @@ func TestFoldNeighbourTurns(t *testing.T) {
 // ranks below what Rank draws from the index (3 × the limit): memories
 // elsewhere that share the topic outrank it, and without taking it in
 // from the pool the answer would show the question without its reply.
+// Turns weigh keyword coverage as notes do here (TurnKeywordWeight off):
+// at 1.5 the reply climbs into the draw by itself and the case would test
+// nothing.
 func TestFoldReplyBelowDraw(t *testing.T) {
 	e := recallEngine(t)
 	at := time.Date(2025, 4, 5, 18, 0, 0, 0, la)
@@ -69,7 +72,7 @@ func TestFoldReplyBelowDraw(t *testing.T) {
 	}
 	q := SearchRequest{Query: "how do I set up the water filter for the aquarium", Scope: "chat", ExactScope: true, Limit: 1}
 
-	e.SetRankOptions(RankOptions{FoldShare: -1})
+	e.SetRankOptions(RankOptions{FoldShare: -1, TurnKeywordWeight: -1})
 	res := search(t, e, SearchRequest{Query: q.Query, Scope: q.Scope, ExactScope: true, Limit: 10})
 	place := -1
 	for i, m := range res.Results {
@@ -81,7 +84,7 @@ func TestFoldReplyBelowDraw(t *testing.T) {
 		t.Fatalf("folding off: the reply is at place %d of %v; the case needs it below the first 3", place, texts(res.Results))
 	}
 
-	e.SetRankOptions(RankOptions{FoldShare: 0.01})
+	e.SetRankOptions(RankOptions{FoldShare: 0.01, TurnKeywordWeight: -1})
 	res = search(t, e, q)
 	if len(res.Results) != 1 || res.Results[0].Text != question.Content {
 		t.Fatalf("got %v, want the question turn", texts(res.Results))

@@ -152,6 +152,9 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if query != "" && e.opts.Rank.AnswerAbsentBar > 0 {
 		e.answerAbsent(query, res)
 	}
+	if query != "" && e.opts.Rank.FocusAbsentBar > 0 {
+		e.focusAbsent(query, res)
+	}
 	nothing := query != ""
 	for _, m := range res {
 		nothing = nothing && m.Weak
@@ -445,6 +448,34 @@ func (e *Engine) answerAbsent(query string, res []Memory) {
 	}
 	for i := range res {
 		res[i].Weak = res[i].Weak || res[i].Confidence < e.opts.Rank.AnswerAbsentBar
+	}
+}
+
+// focusAbsent marks weak the results under Options.FocusAbsentBar when
+// the query asks for a detail of a thing that neither the first result,
+// which covers the query's words, nor any other result that covers them
+// gives (recall.FocusAbsent). A result that does not cover them is about
+// something else: its word for the detail is another thing's ("the
+// atmosphere at the office" for a question on a dinner's).
+func (e *Engine) focusAbsent(query string, res []Memory) {
+	if len(res) == 0 || res[0].Evidence == nil || res[0].Evidence.Coverage < recall.FocusCoverage {
+		return
+	}
+	var texts []string
+	for _, m := range res {
+		if m.Evidence == nil || m.Evidence.Coverage < recall.FocusCoverage {
+			continue
+		}
+		texts = append(texts, m.Text)
+		for _, t := range m.Context {
+			texts = append(texts, t.Text)
+		}
+	}
+	if !recall.FocusAbsent(query, texts) {
+		return
+	}
+	for i := range res {
+		res[i].Weak = res[i].Weak || res[i].Confidence < e.opts.Rank.FocusAbsentBar
 	}
 }
 

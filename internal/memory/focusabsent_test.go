@@ -1,0 +1,45 @@
+package memory
+
+import "testing"
+
+// TestFocusAbsentBar: with Options.FocusAbsentBar, a question asking for
+// a detail of a thing (the atmosphere of a dinner) whose first result
+// covers its words but never gives the detail is told nothing_relevant,
+// the memory shown weak; a question that asks what the memory does say
+// still finds it, and so does the detail's question once another memory
+// about the dinner gives it. The other notes make "atmosphere" a common word, so that the dinner
+// covers the question's keyword weight (Evidence.Coverage ≥ 0.9); they
+// fall under the relevance bar. The rule's bar is 1.01, above every
+// confidence (the dinner's is over 0.9 in so small a store).
+func TestFocusAbsentBar(t *testing.T) {
+	e := recallEngine(t)
+	dinner := "Casting dinner: celebrated the end of casting with a casting dinner at The Coral Reef; the dinner cost $120 for four."
+	mustStoreTexts(t, e, dinner,
+		"The garden tap is off for the winter.",
+		"Read that the atmosphere of Mars is mostly carbon dioxide.",
+		"The atmosphere of Venus is thick and hot.",
+		"Titan has an atmosphere of nitrogen.",
+		"The atmosphere of Jupiter is hydrogen and helium.",
+		"Earth's atmosphere is mostly nitrogen.",
+		"Pluto has a thin atmosphere in summer.",
+		"Liked the Douro red we had at Maya's.")
+	detail := SearchRequest{Query: "What was the atmosphere at the casting dinner?", Limit: 3}
+	where := SearchRequest{Query: "Where was the casting dinner?", Limit: 3}
+	e.SetRankOptions(RankOptions{FocusAbsentBar: -1})
+	for _, q := range []SearchRequest{detail, where} {
+		if res := search(t, e, q); res.NothingRelevant {
+			t.Fatalf("%q, rule off: nothing relevant (%v), want the dinner", q.Query, confidences(res.Results))
+		}
+	}
+	e.SetRankOptions(RankOptions{FocusAbsentBar: 1.01})
+	if res := search(t, e, detail); !res.NothingRelevant || len(res.Results) == 0 || !res.Results[0].Weak || res.Results[0].Text != dinner {
+		t.Errorf("%q, rule on: nothing_relevant %v, results %v, want the dinner shown weak", detail.Query, res.NothingRelevant, confidences(res.Results))
+	}
+	if res := search(t, e, where); res.NothingRelevant {
+		t.Errorf("%q, rule on: nothing relevant (%v), want the dinner", where.Query, confidences(res.Results))
+	}
+	mustStoreTexts(t, e, "Casting dinner at The Coral Reef: the casting dinner had a warm, noisy atmosphere.")
+	if res := search(t, e, detail); res.NothingRelevant {
+		t.Errorf("%q, rule on, the atmosphere stored: nothing relevant (%v)", detail.Query, confidences(res.Results))
+	}
+}
