@@ -228,6 +228,94 @@ func TestNightlyPassKeepsOldConversationsRecallable(t *testing.T) {
 	}
 }
 
+// The nightly pass changes nothing a question shows of a conversation:
+// after a session is summarized and archived, a question that three of its
+// turns answer shows the same turns in the same order as before. Recall
+// keeps a turn back while the results already show a share of its
+// conversation (ConvCover); counting only the live items, an archived
+// session held one (its summary), so its first turn shown "covered" it
+// and its other turns went below the other session's (LoCoMo R@5
+// 66.4 -> 52.6 across the pass).
+func TestNightlyPassShowsTheSameTurns(t *testing.T) {
+	env, ctx := agedEngine(t)
+	eng := env.Engine
+	sessions := [][]string{{
+		"Ana: I planted tomatoes in the back garden this spring.",
+		"Ben: Nice, what else did you plant?",
+		"Ana: Some basil and a few marigolds by the fence.",
+		"Ben: My neighbour lent me his lawnmower yesterday.",
+		"Ana: The tomatoes got blight in July and I lost half of them.",
+		"Ben: That's a shame, it was a wet summer.",
+		"Ana: I went hiking in the Lake District last weekend.",
+		"Ben: Lucky you, the weather was great up there.",
+		"Ana: I made tomato sauce from the tomatoes that survived.",
+		"Ben: Save me a jar, please!",
+	}, {
+		"Ben: My car failed its inspection on Monday.",
+		"Ana: Oh no, what was wrong with it?",
+		"Ben: The brakes were worn and one tyre was bald.",
+		"Ana: Are you getting it fixed at the garage on Elm Street?",
+		"Ben: Yes, they quoted 420 pounds for everything.",
+		"Ana: That's not too bad for brakes and a tyre.",
+		"Ben: I'll cycle to work until it's done.",
+		"Ana: The cycle path along the river is lovely in the morning.",
+		"Ben: I started learning Spanish on my phone too.",
+		"Ana: ¡Muy bien! Keep it up.",
+	}}
+	var ids []string
+	for s, turns := range sessions {
+		for i, text := range turns {
+			speaker, _, _ := strings.Cut(text, ":")
+			res, err := eng.Store(ctx, memory.StoreRequest{
+				Content: text, Scope: "Friends", Source: "conversation", Speaker: speaker,
+				ConversationID: fmt.Sprintf("garden/session-%d", s),
+				Timestamp:      daysAgo(400 - 7*s).Add(time.Duration(i) * time.Minute),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, res.ID)
+		}
+	}
+	tomatoes := []string{ids[0], ids[4], ids[8]}
+	search := func() []string {
+		t.Helper()
+		res, err := eng.Search(ctx, memory.SearchRequest{Query: "What happened to Ana's tomatoes?", Scope: "Friends", Limit: 5, NoTouch: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return withoutSummaries(res.Results)
+	}
+	before := search()
+	if slices.ContainsFunc(tomatoes, func(id string) bool { return !slices.Contains(before, id) }) {
+		t.Fatalf("before the pass, the three tomato turns are not shown: %v", turnTexts(t, ctx, eng, before))
+	}
+	rep, err := env.All(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Counts["messages_archived"] != len(ids) {
+		t.Fatalf("the pass did not archive the chat: %+v", rep.Counts)
+	}
+	if after := search(); !slices.Equal(after, before) {
+		t.Errorf("after the pass, the question shows other turns:\nbefore %v\nafter  %v", turnTexts(t, ctx, eng, before), turnTexts(t, ctx, eng, after))
+	}
+}
+
+// turnTexts are the texts of the memories ids, for a failure's message.
+func turnTexts(t *testing.T, ctx context.Context, eng *memory.Engine, ids []string) []string {
+	t.Helper()
+	var out []string
+	for _, id := range ids {
+		m, err := eng.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m.Text)
+	}
+	return out
+}
+
 // When max_memory_items makes the size job archive conversations that are
 // not old yet, what it archives stays recallable.
 func TestSizeLimitArchivesWithoutLosingRecall(t *testing.T) {

@@ -161,3 +161,39 @@ func TestSummaryBringsItsBestTurnAlong(t *testing.T) {
 		t.Errorf("top 5 for museum without the turns: %v, want the summary", got)
 	}
 }
+
+// A candidate's ConvTurns counts its conversation's turns the query sees,
+// archived ones too when the filter admits them, never its summary: the
+// same four turns before and after the nightly pass archives them (counted
+// as live items, the archived conversation held one, its summary).
+func TestConvTurnsCountArchivedTurns(t *testing.T) {
+	ix, turns, _ := summaryIndex(t)
+	for _, cd := range rankAll(t, ix, "museum kids cold planetarium") {
+		if cd.ConvTurns != int32(len(turns)) {
+			t.Errorf("%v (kind %d): ConvTurns %d, want %d", cd.ID, cd.Kind, cd.ConvTurns, len(turns))
+		}
+	}
+	// Unarchived, the turns count the same.
+	for _, id := range turns {
+		ix.SetFlag(id, FlagArchived, false)
+	}
+	for _, cd := range rankAll(t, ix, "museum kids cold planetarium") {
+		if cd.ConvTurns != int32(len(turns)) {
+			t.Errorf("unarchived: %v (kind %d): ConvTurns %d, want %d", cd.ID, cd.Kind, cd.ConvTurns, len(turns))
+		}
+	}
+	// A filter that leaves archived memories out sees none of them.
+	for _, id := range turns[:3] {
+		ix.SetFlag(id, FlagArchived, true)
+	}
+	if _, err := ix.Rank(context.Background(), RankQuery{Terms: ix.Analyze("museum kids cold planetarium"),
+		Candidates: 50, Neighbors: true, K: 10, DuplicateOverlap: 1}, func(p []Candidate) {
+		for _, cd := range p {
+			if cd.ConvTurns != 1 {
+				t.Errorf("archived left out: %v (kind %d): ConvTurns %d, want 1", cd.ID, cd.Kind, cd.ConvTurns)
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -14,6 +14,11 @@ type tally struct {
 	perScope []int
 	perConv  []int32
 	convs    int
+	// convTurns counts the memories (not summaries) of each interned
+	// conversation not forgotten, archived included; convArchived the
+	// archived ones among them. A search that ranks archived turns sees
+	// the conversation's turns as they were before the nightly pass.
+	convTurns, convArchived []int32
 	// perSource counts memories (not summaries) not forgotten, archived
 	// included, by interned source.
 	perSource []int
@@ -59,6 +64,15 @@ func (ix *Index) countLocked(slot uint32, d int) {
 			t.perSpeaker = append(t.perSpeaker, 0)
 		}
 		t.perSpeaker[it.speaker] += d
+		if it.conv != 0 {
+			for int(it.conv) >= len(t.convTurns) {
+				t.convTurns, t.convArchived = append(t.convTurns, 0), append(t.convArchived, 0)
+			}
+			t.convTurns[it.conv] += int32(d)
+			if it.flags&FlagArchived != 0 {
+				t.convArchived[it.conv] += int32(d)
+			}
+		}
 	}
 	switch {
 	case it.flags&FlagForgotten != 0:

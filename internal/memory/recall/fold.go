@@ -116,8 +116,9 @@ func (l *lendings) pair(p, n int32, share float64) bool {
 //
 // With cover > 0, a turn whose conversation the results already show at
 // least that share of (its kept results, their paired neighbours and the
-// turns folded in, over the conversation's live turns) takes no place
-// while other results remain; such turns fill what is left at the end.
+// turns folded in, over the conversation's turns the search sees: its
+// archived turns too, not its summaries) takes no place while other
+// results remain; such turns fill what is left at the end.
 func (l *lendings) fold(ranked []memindex.Candidate, share, ring, chain, cover float64, k int) []memindex.Candidate {
 	out := make([]memindex.Candidate, 0, k)
 	shown := map[int32]int{}  // pool position → index in out
