@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/infmem/infmem/internal/cores"
 )
 
 // A sharer lets long-lived worker goroutines take part in the caller's
@@ -217,6 +219,7 @@ var defaultSharer = sync.OnceValue(func() *sharer {
 	}
 	s := newSharer(w)
 	liveSharer.Store(s)
+	cores.Register(s.do)
 	return s
 })
 

@@ -243,27 +243,75 @@ func (ix *Index) coarseKeepFor(k, n int) int {
 	return max(ix.coarseKeep, ix.coarsePerK*k, n/coarseShare)
 }
 
+// coarsePlan is how a coarse scan serves its requests: selections by
+// coarse score, each for the requests in of, and the requests scored
+// exactly inside the scan (exactIn), by their index.
+type coarsePlan struct {
+	sels []coarseSel
+	exs  []int
+}
+
+// coarseSel is one selection by coarse score: it keeps at least the best
+// keep documents f admits (nil: every one scanned), for the requests of.
+type coarseSel struct {
+	keep int
+	f    *Filter
+	of   []int
+}
+
+// planCoarse groups a coarse scan's requests. Requests that read the same
+// documents (no filter of their own: a store's two passes over one scope)
+// share one selection, keeping what the most demanding of them keeps: more
+// kept can only bring a result closer to exact.
+func (ix *Index) planCoarse(reqs []scanReq) coarsePlan {
+	var pl coarsePlan
+	shared := -1
+	for i, r := range reqs {
+		if ix.exactIn(r) {
+			pl.exs = append(pl.exs, i)
+			continue
+		}
+		keep := ix.coarseKeepFor(r.k, r.n)
+		if r.f == nil && shared >= 0 {
+			pl.sels[shared].keep = max(pl.sels[shared].keep, keep)
+			pl.sels[shared].of = append(pl.sels[shared].of, i)
+			continue
+		}
+		if r.f == nil {
+			shared = len(pl.sels)
+		}
+		pl.sels = append(pl.sels, coarseSel{keep: keep, f: r.f, of: []int{i}})
+	}
+	return pl
+}
+
+// coarsePart is what one goroutine of a coarse scan found: for each
+// selection of the plan, a superset of the best keep documents of the
+// blocks it claimed by coarse score (ascending ids, coarse score in p),
+// and for each exactly scored request its candidates as scanLocked finds
+// them; they may live in buf.
+type coarsePart struct {
+	sels  [][]cand
+	exact [][]cand
+	buf   *scanBuf
+}
+
 // coarseScanLocked ranks the documents of union in the blocks it claims
-// from next by their coarse score, keeps for each request at least the
-// best coarseKeepFor(k) it admits among them, and scores those by their
-// int8 codes as scanLocked does (the result may live in the part's
-// scratch). Each goroutine of a search keeps its own best, so together
-// they hold the search's best. A request that would not
-// take the coarse pass alone (exactIn) is scored by the int8 codes of the
-// documents it admits, as scanLocked scores them. The caller holds the read
-// lock.
-func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, union *Filter, next *atomic.Int64) scanPart {
+// from next by their coarse score and keeps for each selection of pl at
+// least the best keep it admits among them. A request that would not take
+// the coarse pass alone (exactIn) is scored by the int8 codes of the
+// documents it admits, as scanLocked scores them. coarseFinishLocked then
+// selects, from what the goroutines of a search kept, exactly what one
+// goroutine would have kept. The caller holds the read lock.
+func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, pl *coarsePlan, reqs []scanReq, union *Filter, next *atomic.Int64) coarsePart {
 	buf := ix.getBuf()
-	// A selection by coarse score, for the requests in of. Requests that
-	// read the same documents (no filter of their own: a store's two
-	// passes over one scope) share one, keeping what the most demanding of
-	// them keeps: more kept can only bring a result closer to exact.
+	// A selection's state: its running cut, and its candidates' ids and
+	// coarse scores (in p).
 	type selection struct {
 		keep  int
 		cut   float32
 		f     *Filter
-		cands []cand // id and coarse score (in p) while scanning
-		of    []int
+		cands []cand
 	}
 	// An exactly scored request (scanLocked's state).
 	type exactReq struct {
@@ -272,24 +320,13 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 		limit int
 		at    int
 	}
-	var sels []selection
-	var exs []exactReq
-	shared := -1
-	for i, r := range reqs {
-		if ix.exactIn(r) {
-			exs = append(exs, exactReq{h: newTopK(nil, r.k), limit: 4*r.k + 256, at: i})
-			continue
-		}
-		keep := ix.coarseKeepFor(r.k, r.n)
-		if r.f == nil && shared >= 0 {
-			sels[shared].keep = max(sels[shared].keep, keep)
-			sels[shared].of = append(sels[shared].of, i)
-			continue
-		}
-		if r.f == nil {
-			shared = len(sels)
-		}
-		sels = append(sels, selection{keep: keep, cut: float32(math.Inf(-1)), f: r.f, of: []int{i}})
+	sels := make([]selection, len(pl.sels))
+	for i, s := range pl.sels {
+		sels[i] = selection{keep: s.keep, cut: float32(math.Inf(-1)), f: s.f}
+	}
+	exs := make([]exactReq, len(pl.exs))
+	for i, at := range pl.exs {
+		exs[i] = exactReq{h: newTopK(nil, reqs[at].k), limit: 4*reqs[at].k + 256, at: at}
 	}
 	if len(sels) == 1 {
 		sels[0].cands = buf.cands[:0]
@@ -348,36 +385,107 @@ func (ix *Index) coarseScanLocked(q *query, cq *coarseQuery, reqs []scanReq, uni
 			}
 		}
 	}
-	out := make([][]cand, len(reqs))
+	part := coarsePart{sels: make([][]cand, len(sels)), exact: make([][]cand, len(exs)), buf: buf}
 	for i := range sels {
-		t := &sels[i]
-		t.cands, _ = keepBest(t.cands, t.keep, false, &buf.sel)
+		part.sels[i] = sels[i].cands
 	}
-	if len(sels) == 1 {
-		exact := ix.exactLocked(q, sels[0].cands, buf)
-		for _, i := range sels[0].of {
-			out[i] = exact
+	for i, e := range exs {
+		part.exact[i] = pruneCands(e.cands, e.h.floor-reqs[e.at].window)
+	}
+	return part
+}
+
+// coarseFinishLocked completes a coarse scan from what its goroutines
+// found (parts): each selection keeps exactly the best keep documents of
+// all (every document scoring at least the keep-th best coarse score, the
+// same whichever goroutine met it: each part holds every one of its
+// documents above its own keep-th best, so the parts together hold the
+// search's best keep), those are scored by their int8 codes, and the
+// search's scanParts are returned, for each request its candidates (a
+// selection's in the first part, an exactly scored request's in every
+// part). The caller holds the read lock.
+func (ix *Index) coarseFinishLocked(q *query, pl *coarsePlan, nreqs int, parts []coarsePart) []scanPart {
+	buf := parts[0].buf
+	out := make([]scanPart, len(parts))
+	for i, p := range parts {
+		out[i] = scanPart{cands: make([][]cand, nreqs), buf: p.buf}
+		for j, at := range pl.exs {
+			out[i].cands[at] = p.exact[j]
 		}
-		buf.cands = sels[0].cands
-	} else {
+	}
+	chosen := make([][]cand, len(pl.sels))
+	for i, s := range pl.sels {
+		c := parts[0].sels[i]
+		if len(parts) > 1 {
+			lists := make([][]cand, len(parts))
+			for j, p := range parts {
+				lists[j] = p.sels[i]
+			}
+			if len(pl.sels) == 1 {
+				c = mergeParts(buf.merged[:0], lists)
+				buf.merged = c
+			} else {
+				c = mergeParts(nil, lists)
+			}
+		}
+		chosen[i], _ = keepBest(c, s.keep, false, &buf.sel)
+	}
+	if len(pl.sels) == 1 {
+		exact := ix.exactLocked(q, chosen[0], buf)
+		for _, i := range pl.sels[0].of {
+			out[0].cands[i] = exact
+		}
+		for _, p := range parts {
+			p.buf.cands = p.sels[0] // keep the grown scratch
+		}
+	} else if len(pl.sels) > 1 {
 		// The selections mostly keep the same documents: each is scored
 		// once.
-		lists := make([][]cand, len(sels))
-		for i := range sels {
-			lists[i] = sels[i].cands
-		}
-		all := ix.exactLocked(q, mergeIDs(lists), buf)
-		for i := range sels {
-			picked := pickIDs(all, sels[i].cands)
-			for _, j := range sels[i].of {
-				out[j] = picked
+		all := ix.exactLocked(q, mergeIDs(chosen), buf)
+		for i := range pl.sels {
+			picked := pickIDs(all, chosen[i])
+			for _, j := range pl.sels[i].of {
+				out[0].cands[j] = picked
 			}
 		}
 	}
-	for _, e := range exs {
-		out[e.at] = pruneCands(e.cands, e.h.floor-reqs[e.at].window)
+	return out
+}
+
+// mergeParts appends to dst the candidates of lists (each in ascending id
+// order, no id in two lists: the blocks of a scan's goroutines) in
+// ascending id order, and returns it.
+func mergeParts(dst []cand, lists [][]cand) []cand {
+	pos := make([]int, len(lists))
+	for {
+		best := -1
+		for i, l := range lists {
+			if pos[i] < len(l) && (best < 0 || l[pos[i]].id < lists[best][pos[best]].id) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return dst
+		}
+		// The run of best's list below every other list's next id.
+		l := lists[best]
+		end := pos[best] + 1
+		for end < len(l) {
+			lower := true
+			for i, o := range lists {
+				if i != best && pos[i] < len(o) && o[pos[i]].id < l[end].id {
+					lower = false
+					break
+				}
+			}
+			if !lower {
+				break
+			}
+			end++
+		}
+		dst = append(dst, l[pos[best]:end]...)
+		pos[best] = end
 	}
-	return scanPart{cands: out, buf: buf}
 }
 
 // mergeIDs returns the candidates of lists (each in ascending id order, as

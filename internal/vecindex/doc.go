@@ -52,8 +52,10 @@
 // twin where the CPU has it (VPDPWSSD multiplies and adds thirty-two codes
 // into an accumulator in one instruction; the same sums), portable Go
 // elsewhere and under the purego build tag. Large exact scans are split over
-// GOMAXPROCS goroutines, a coarse pass only from coarseParallelMin candidates
-// (search.go). The int8 scores pick the candidates; each document's int8 and
+// GOMAXPROCS goroutines, a coarse pass from coarseParallelMin candidates;
+// from coarseShareMin it is shared with the embedding's polling worker
+// (internal/cores), and either way keeps the candidates one goroutine
+// would (search.go, coarse.go). The int8 scores pick the candidates; each document's int8 and
 // refined scores differ by at most a bound computed when it is stored, so
 // only documents within twice the largest bound of the k-th best int8 score
 // are rescored with the refinement bits (a few dozen per search), and the

@@ -60,9 +60,12 @@ type Index struct {
 	coarsePerK int
 	// parallelMin is the number of candidates from which an exact scan is
 	// split over GOMAXPROCS goroutines, coarseParallelMin the same for a
-	// coarse pass; tests and benchmarks move them.
+	// coarse pass; coarseShareMin is the number from which a coarse pass
+	// is shared with the process's polling workers (cores.Share); tests
+	// and benchmarks move them.
 	parallelMin       int
 	coarseParallelMin int
+	coarseShareMin    int
 	bufs              sync.Pool // *scanBuf
 	qbufs             sync.Pool // *queryBuf
 
@@ -96,7 +99,7 @@ func New(dim int) *Index {
 	}
 	ix := &Index{
 		dim: dim, signWords: (dim + 63) / 64, qmax: queryMaxFor(dim),
-		dots: asmDots(), parallelMin: asmParallelMin, coarseParallelMin: coarseParallelMin,
+		dots: asmDots(), parallelMin: asmParallelMin, coarseParallelMin: coarseParallelMin, coarseShareMin: coarseShareMin,
 		coarseDots: asmCoarse(), coarseMin: coarseMin, coarseKeep: coarseKeep, coarsePerK: coarsePerK,
 	}
 	if ix.dots == nil {

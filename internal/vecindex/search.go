@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"slices"
 	"sync/atomic"
+
+	"github.com/infmem/infmem/internal/cores"
 )
 
 // Hit is one search result: a document id and its cosine similarity to the
@@ -32,10 +34,19 @@ const (
 // scratch, selections and best coarseKeep, and a helper waits in the run
 // queue on a busy machine. One core's coarse pass takes about 1.4 ms per
 // 100k candidates in the daemon, so the split waits until it would exceed
-// ~4 ms. One goroutine also makes the coarse result deterministic: with two,
-// each keeps its own best coarseKeep of the blocks it happened to claim, and
-// two runs of one search could keep different candidates.
+// ~4 ms. (Split or not, a coarse pass keeps the same candidates:
+// coarseFinishLocked.) Below it, from coarseShareMin, the pass is shared
+// with a worker already awake instead.
 const coarseParallelMin = 300_000
+
+// coarseShareMin is the number of candidates from which a coarse pass
+// below coarseParallelMin is shared with the process's polling workers
+// (cores.Share: the embedding's, awake right after the query's embedding):
+// the caller and a worker claim the blocks as they go, and the caller
+// scans them all when no worker is free (a loaded machine, another
+// request's embedding). Whoever scans which blocks, coarseFinishLocked
+// keeps exactly the candidates one goroutine keeps.
+const coarseShareMin = 50_000
 
 // query is a quantised query.
 type query struct {
@@ -62,6 +73,9 @@ type scanBuf struct {
 	heap  []Hit
 	cands []cand
 	sel   selScratch // the coarse pass's selections (keepBest)
+	// merged holds a coarse selection's candidates from every goroutine
+	// of a search (coarseFinishLocked).
+	merged []cand
 	// A request scored exactly inside a coarse scan: its slots of a block
 	// and their int8 dot products.
 	sub     [blockSize]uint32
@@ -198,7 +212,19 @@ func (ix *Index) SearchEach(q []float32, reqs []Request) [][]Hit {
 	if ix.useCoarse(n, scans) {
 		cq := &qb.cq
 		ix.prepareCoarseInto(q, cq)
-		parts = runWorkers(workers(n, ix.coarseParallelMin), func() scanPart { return ix.coarseScanLocked(qq, cq, scans, union, &next) })
+		pl := ix.planCoarse(scans)
+		scan := func() coarsePart { return ix.coarseScanLocked(qq, cq, &pl, scans, union, &next) }
+		var cparts []coarsePart
+		if n >= ix.coarseShareMin && n < ix.coarseParallelMin {
+			var two [2]coarsePart
+			if cores.Share(2, func(i int) { two[i] = scan() }) {
+				cparts = two[:]
+			}
+		}
+		if cparts == nil {
+			cparts = runWorkers(workers(n, ix.coarseParallelMin), scan)
+		}
+		parts = ix.coarseFinishLocked(qq, &pl, len(scans), cparts)
 	} else {
 		parts = runWorkers(workers(n, ix.parallelMin), func() scanPart { return ix.scanLocked(qq, scans, union, &next) })
 	}
