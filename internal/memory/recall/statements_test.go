@@ -81,37 +81,3 @@ func TestStatementsGetAllParsesEachAdmitted(t *testing.T) {
 		}
 	}
 }
-
-// BenchmarkStatementsParse: what parsing a store's candidates costs its
-// wall time when none is cached (the usual case at 100k): 14 texts one
-// after another (Get) against getAll's two goroutines.
-func BenchmarkStatementsParse(b *testing.B) {
-	base := []string{
-		"I sent my will to the probate court online last week and I'd like to know what happens next in the process here in Montserrat.",
-		"I'm a bit anxious about probate, so could you explain how the process got shortened to 5-7 months and what that changes for my estate plan?",
-		"My attorney walked me through the probate timeline, which usually takes 6-9 months in Montserrat, and I want to prepare for it.",
-		"Caroline: I moved the team offsite from Lisbon to Porto, and the budget is now $4,500 instead of $3,000; Priya owns the plan.",
-		"The new e-filing system for probate court papers launched in October.",
-		"My estate attorney is retiring in March, so I need to find a new one to keep my estate plan in order.",
-		"Melanie: We went camping at the lake on June 12 with the kids and it rained all weekend, but we still had a great time.",
-	}
-	ms := make([]Known, 14)
-	for i := range ms {
-		ms[i] = Known{ID: fmt.Sprint("m", i), Text: fmt.Sprintf("%s (%d)", base[i%len(base)], i)}
-	}
-	all := func(Known) bool { return true }
-	b.Run("serial", func(b *testing.B) {
-		for b.Loop() {
-			var c Statements
-			for _, m := range ms {
-				c.Get(m.ID, m.Text)
-			}
-		}
-	})
-	b.Run("getAll", func(b *testing.B) {
-		for b.Loop() {
-			var c Statements
-			c.getAll(ms, all)
-		}
-	})
-}
