@@ -155,16 +155,12 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 		rel facts.Relation
 	}
 	var ups, downs, contra []found
-	others := parsed.getAll(ms, func(m Known) bool {
-		theirs := speakerOf(m.Speaker, m.Text)
-		return speaker == "" || theirs == "" || strings.EqualFold(speaker, theirs)
-	})
 	for i, m := range ms {
 		theirs := speakerOf(m.Speaker, m.Text)
-		other := others[i]
-		if other == nil {
-			continue // another speaker's
+		if speaker != "" && theirs != "" && !strings.EqualFold(speaker, theirs) {
+			continue
 		}
+		other := parsed.Get(m.ID, m.Text)
 		newer := m.At.UnixMilli() <= tsMS
 		var r facts.Relation
 		if newer {
@@ -269,61 +265,12 @@ func (c *Statements) Get(id, text string) *facts.Statement {
 	if st, ok := c.m[id]; ok && st.text == text {
 		return st.s
 	}
-	s := facts.Parse(text)
-	c.put(id, text, s)
-	return s
-}
-
-// getAll is Get for each of ms that compare admits (nil for the others),
-// the texts not cached parsed on two goroutines: a store's candidates are
-// mostly new to the cache (~14 parses, ~0.4 ms of a store's wall time on
-// one core), and the other core is idle at this point of a store.
-func (c *Statements) getAll(ms []Known, compare func(Known) bool) []*facts.Statement {
-	out := make([]*facts.Statement, len(ms))
-	var miss []int
-	for i, m := range ms {
-		if !compare(m) {
-			continue
-		}
-		if st, ok := c.m[m.ID]; ok && st.text == m.Text {
-			out[i] = st.s
-			continue
-		}
-		miss = append(miss, i)
-	}
-	if len(miss) >= parallelParses {
-		half := miss[:len(miss)/2]
-		done := make(chan struct{})
-		go func() {
-			for _, i := range half {
-				out[i] = facts.Parse(ms[i].Text)
-			}
-			close(done)
-		}()
-		for _, i := range miss[len(half):] {
-			out[i] = facts.Parse(ms[i].Text)
-		}
-		<-done
-	}
-	for _, i := range miss {
-		if out[i] == nil {
-			out[i] = c.Get(ms[i].ID, ms[i].Text)
-			continue
-		}
-		c.put(ms[i].ID, ms[i].Text, out[i])
-	}
-	return out
-}
-
-// parallelParses is the fewest texts to parse that getAll splits over two
-// goroutines.
-const parallelParses = 4
-
-func (c *Statements) put(id, text string, s *facts.Statement) {
 	if c.m == nil || len(c.m) >= statementCacheSize {
 		c.m = make(map[string]cachedStatement, statementCacheSize)
 	}
+	s := facts.Parse(text)
 	c.m[id] = cachedStatement{text, s}
+	return s
 }
 
 func cmpFloat(a, b float64) int {

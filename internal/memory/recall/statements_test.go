@@ -2,11 +2,8 @@ package recall
 
 import (
 	"fmt"
-	"reflect"
 	"runtime"
 	"testing"
-
-	"github.com/infmem/infmem/internal/facts"
 )
 
 // TestStatementsCacheHeldHeap: the parsed texts Statements keeps are live
@@ -43,41 +40,4 @@ func TestStatementsCacheHeldHeap(t *testing.T) {
 	}
 	t.Logf("held at most %.2f MB", float64(most)/(1<<20))
 	runtime.KeepAlive(&c)
-}
-
-// TestStatementsGetAllParsesEachAdmitted: getAll (the candidates' texts
-// parsed on two goroutines) gives, for each memory compare admits, what
-// facts.Parse gives for its text, nil for the others, and caches what it
-// parsed; a cached text whose memory changed is parsed again.
-func TestStatementsGetAllParsesEachAdmitted(t *testing.T) {
-	var c Statements
-	var ms []Known
-	for i := 0; i < 15; i++ {
-		ms = append(ms, Known{ID: fmt.Sprint("m", i), Text: fmt.Sprintf("Priya: the offsite %d moved from Lisbon to Porto on March %d, budget $%d.", i, 1+i, 3000+i*7)})
-	}
-	admit := func(m Known) bool { return m.ID != "m3" && m.ID != "m10" }
-	c.Get("m5", ms[5].Text)
-	cached := c.Get("m5", ms[5].Text)
-	c.Get("m6", "an older text of m6")
-	for round := 0; round < 2; round++ {
-		got := c.getAll(ms, admit)
-		if len(got) != len(ms) {
-			t.Fatalf("got %d statements for %d memories", len(got), len(ms))
-		}
-		for i, m := range ms {
-			switch {
-			case !admit(m):
-				if got[i] != nil {
-					t.Fatalf("%s not admitted but parsed", m.ID)
-				}
-			case !reflect.DeepEqual(got[i], facts.Parse(m.Text)):
-				t.Fatalf("%s: getAll's statement differs from facts.Parse's", m.ID)
-			case c.Get(m.ID, m.Text) != got[i]:
-				t.Fatalf("%s: not cached", m.ID)
-			}
-		}
-		if got[5] != cached {
-			t.Fatal("a cached text is parsed again")
-		}
-	}
 }
