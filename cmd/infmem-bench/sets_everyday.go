@@ -14,6 +14,7 @@ func init() {
 	registerSet("everyday2", "", everydayLoader("everyday2", everyday2Set))
 	registerSet("everyday3", "", everydayLoader("everyday3", everyday3Set))
 	registerSet("everyday4", "", everydayLoader("everyday4", everyday4Set))
+	registerSet("everyday5", "", everydayLoader("everyday5", everyday5Set))
 }
 
 // everyday2Set is a second everyday set, another person's, written as a
@@ -38,6 +39,17 @@ var everyday3Set []byte
 //
 //go:embed testdata/everyday4.json
 var everyday4Set []byte
+
+// everyday5Set is a fifth everyday set, a fifth person's (a self-employed
+// electrician with two teenagers), written as the held-out check on the
+// rules designed in session 2026-11-28 fifth: facts that change over a year
+// (the later note answers), questions in other words than the notes, and
+// never-stored questions about an attribute the notes do not give or a
+// topic never stored. Committed before anything was run on it, not to be
+// edited after.
+//
+//go:embed testdata/everyday5.json
+var everyday5Set []byte
 
 // everydayLoader reads an everyday set named name (builtin, or path): its
 // profile's contacts given first, its memories stored in the default scope, each dated days_ago before now;
