@@ -146,6 +146,9 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if !req.NoTouch {
 		e.recordAccess(hits)
 	}
+	if query != "" && e.opts.Rank.WordsMetBar > 0 {
+		wordsMet(query, res, e.opts.Rank.WordsMetBar)
+	}
 	if query != "" && e.opts.Rank.OtherThingBar > 0 {
 		e.otherThing(ctx, query, res)
 	}
@@ -448,6 +451,26 @@ func (e *Engine) answerAbsent(query string, res []Memory) {
 	}
 	for i := range res {
 		res[i].Weak = res[i].Weak || res[i].Confidence < e.opts.Rank.AnswerAbsentBar
+	}
+}
+
+// wordsMet lowers the relevance bar of the first three results to bar
+// when they are notes that hold every content word of the query
+// (recall.WordsMet); the others keep theirs, so that the rules after it
+// (AnswerAbsent) read the notes that hold the question's words.
+func wordsMet(query string, res []Memory, bar float64) {
+	var texts []string
+	for i, m := range res[:min(3, len(res))] {
+		if m.Evidence == nil || !m.Evidence.Alone {
+			return // a turn of a conversation
+		}
+		texts = append(texts, res[i].Text)
+	}
+	if !recall.WordsMet(query, texts) {
+		return
+	}
+	for i := range texts {
+		res[i].Weak = res[i].Weak && res[i].Confidence < bar
 	}
 }
 

@@ -1,6 +1,7 @@
 package vecindex
 
 import (
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
@@ -49,11 +50,18 @@ func TestSearchReusesScratch(t *testing.T) {
 			}
 			search() // warm: the pools fill (a pool's first entries may
 			search() // go with a collection already under way)
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			search()
-			runtime.ReadMemStats(&after)
-			per := (after.TotalAlloc - before.TotalAlloc) / uint64(len(queries))
+			// The fewest bytes of three rounds: with two goroutines a
+			// round can run the helper on a P whose pool is still empty
+			// (seen once in three runs on a loaded machine); a search
+			// that allocates on every round still fails.
+			per := uint64(math.MaxUint64)
+			for range 3 {
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				search()
+				runtime.ReadMemStats(&after)
+				per = min(per, (after.TotalAlloc-before.TotalAlloc)/uint64(len(queries)))
+			}
 			t.Logf("%s, %d goroutines: %d bytes a search", name, workers, per)
 			if per > 2048 {
 				t.Errorf("%s, %d goroutines: a warm search allocates %d bytes, want <= 2048", name, workers, per)

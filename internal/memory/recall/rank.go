@@ -204,6 +204,11 @@ type Options struct {
 	// fitted (BENCHMARKS.md, "The detail asked for, absent"). Negative:
 	// off.
 	FocusAbsentBar float64
+	// WordsMetBar, when positive, is the relevance bar of a search whose
+	// first three results are notes that hold every content word of the
+	// question (WordsMet): results at or above it are not weak. Off by
+	// default (BENCHMARKS.md, "The detail asked for, absent").
+	WordsMetBar float64
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -235,11 +240,12 @@ func (o Options) WithDefaults() Options {
 	def(&o.OtherThingBar, namesAbsentBar)
 	def(&o.AnswerAbsentBar, 1.01)
 	def(&o.FocusAbsentBar, namesAbsentBar)
+	def(&o.WordsMetBar, -1)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.AnswerAbsentBar, &o.FocusAbsentBar} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar} {
 		if *v < 0 {
 			*v = 0
 		}

@@ -1,0 +1,28 @@
+package memory
+
+import "testing"
+
+// TestWordsMetBar: with Options.WordsMetBar, notes among the first three
+// that hold every content word of the question clear the lowered bar; a
+// question with a word no note holds stays under it. The relevance bar is
+// raised to 1.01 so that, without the option, every note is weak.
+func TestWordsMetBar(t *testing.T) {
+	e := recallEngine(t)
+	hair := "Hairdresser is Jo; she cut my hair short in May."
+	mustStoreTexts(t, e, hair,
+		"The garden tap is off for the winter.",
+		"Liked the Douro red we had at Maya's.")
+	cuts := SearchRequest{Query: "who cuts my hair", Limit: 3}
+	colour := SearchRequest{Query: "who colours my hair", Limit: 3}
+	e.SetRankOptions(RankOptions{MinConfidence: 1.01})
+	if res := search(t, e, cuts); !res.NothingRelevant {
+		t.Fatalf("%q, option off: answered (%v), want nothing relevant", cuts.Query, confidences(res.Results))
+	}
+	e.SetRankOptions(RankOptions{MinConfidence: 1.01, WordsMetBar: 0.01})
+	if res := search(t, e, cuts); res.NothingRelevant || len(res.Results) == 0 || res.Results[0].Weak || res.Results[0].Text != hair {
+		t.Errorf("%q, option on: nothing_relevant %v, results %v, want the note first, not weak", cuts.Query, res.NothingRelevant, confidences(res.Results))
+	}
+	if res := search(t, e, colour); !res.NothingRelevant {
+		t.Errorf("%q, option on: answered (%v), want nothing relevant (no note holds colour)", colour.Query, confidences(res.Results))
+	}
+}
