@@ -372,8 +372,12 @@ func numericDate(words []word, i int) (int, bool) {
 		if j >= len(words) {
 			return false
 		}
-		n, err := strconv.Atoi(words[j].text)
-		return err == nil && len(words[j].text) <= 4 && n >= lo && n <= hi
+		t := words[j].text
+		if len(t) > 4 || !atoiCan(t) {
+			return false // Atoi would refuse it (and allocate its error)
+		}
+		n, err := strconv.Atoi(t)
+		return err == nil && n >= lo && n <= hi
 	}
 	joined := func(j int, sep rune) bool { return j < len(words) && words[j].before == sep && words[j].glued }
 	switch {
@@ -424,34 +428,37 @@ type word struct {
 }
 
 func split(text string) []word {
-	var out []word
+	out := make([]word, 0, len(text)/6+1)
 	start := true
 	var prev rune
-	var b strings.Builder
+	// A word is the run text[from:at] of the runes read in it (from < 0:
+	// none being read).
+	from, at := -1, 0
 	var before rune
 	glued := false
 	flush := func() {
-		if b.Len() > 0 {
-			t := strings.Trim(b.String(), ".,:'’")
+		if from >= 0 {
+			t := strings.Trim(text[from:at], ".,:'’")
 			if t != "" {
 				out = append(out, word{text: t, sentenceStart: start, before: before, glued: glued})
 				start = false
 			}
-			b.Reset()
+			from = -1
 		}
 	}
 	for i, r := range text {
 		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) ||
-			(b.Len() > 0 && (r == '.' || r == ',' || r == ':') && nextIsDigit(text, i) && unicode.IsDigit(prev)) ||
-			(b.Len() > 0 && (r == '\'' || r == '’') && nextIsLetter(text, i))
+			(from >= 0 && (r == '.' || r == ',' || r == ':') && nextIsDigit(text, i) && unicode.IsDigit(prev)) ||
+			(from >= 0 && (r == '\'' || r == '’') && nextIsLetter(text, i))
 		if inWord {
-			if b.Len() == 0 {
+			if from < 0 {
+				from = i
 				before = lastNonSpace(text[:i])
 				glued = i >= 2 && (text[i-1] == '-' || text[i-1] == '/') && isDigitByte(text[i-2])
 			}
-			b.WriteRune(r)
+			at = i + utf8.RuneLen(r)
 		} else {
-			title := b.Len() > 0 && titles[strings.ToLower(b.String())]
+			title := from >= 0 && titles[strings.ToLower(text[from:at])]
 			flush()
 			if (r == '.' && !title) || r == '!' || r == '?' || r == ';' || r == '\n' {
 				start = true
@@ -467,6 +474,23 @@ func split(text string) []word {
 }
 
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+// atoiCan reports whether t has the form strconv.Atoi reads: digits after
+// an optional sign.
+func atoiCan(t string) bool {
+	if t != "" && (t[0] == '+' || t[0] == '-') {
+		t = t[1:]
+	}
+	if t == "" {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if !isDigitByte(t[i]) {
+			return false
+		}
+	}
+	return true
+}
 
 func nextIsDigit(s string, i int) bool {
 	r, _ := utf8.DecodeRuneInString(s[i+1:])
