@@ -69,7 +69,7 @@ var (
 // …", "how did … react/feel/respond", "can you share/tell me about the
 // X…", one per "X or Y" — or nil when it asks for no such detail.
 func readFocus(query string) []string {
-	toks := thingWord.FindAllString(strings.ToLower(strings.ReplaceAll(query, "’", "'")), -1)
+	toks := lowerWords(query)
 	if len(toks) < 3 {
 		return nil
 	}
@@ -162,16 +162,10 @@ func FocusAbsent(query string, texts []string) bool {
 	}
 	forms := map[string]bool{}
 	for _, h := range heads {
-		forms[h] = true
-		if l := lexicon.Lemma(h); l != "" {
-			forms[l] = true
-		}
-		for _, s := range lexicon.Synonyms(h) {
-			forms[s] = true
-		}
+		addForms(forms, h)
 	}
 	for _, t := range texts {
-		for _, w := range thingWord.FindAllString(strings.ToLower(strings.ReplaceAll(t, "’", "'")), -1) {
+		for _, w := range lowerWords(t) {
 			w = strings.TrimSuffix(w, "'s")
 			if forms[w] || forms[lexicon.Lemma(w)] {
 				return false
@@ -184,6 +178,24 @@ func FocusAbsent(query string, texts []string) bool {
 		}
 	}
 	return true
+}
+
+// lowerWords is text's words (thingWord), lower case, a curly
+// apostrophe read as a straight one.
+func lowerWords(text string) []string {
+	return thingWord.FindAllString(strings.ToLower(strings.ReplaceAll(text, "’", "'")), -1)
+}
+
+// addForms adds to forms w, its lemma and the synonyms of its first
+// senses (internal/lexicon).
+func addForms(forms map[string]bool, w string) {
+	forms[w] = true
+	if l := lexicon.Lemma(w); l != "" {
+		forms[l] = true
+	}
+	for _, s := range lexicon.Synonyms(w) {
+		forms[s] = true
+	}
 }
 
 // sameStem reports whether a and b share their first four letters or

@@ -28,7 +28,7 @@ var wordsMetStops = setOfWords(`a an the my our your his her their its this that
 // possessive 's; nil when it has none.
 func queryWords(query string) []string {
 	var out []string
-	for _, w := range thingWord.FindAllString(strings.ToLower(strings.ReplaceAll(query, "’", "'")), -1) {
+	for _, w := range lowerWords(query) {
 		w = strings.TrimSuffix(w, "'s")
 		if len(w) < 3 || wordsMetStops[w] || strings.Trim(w, "0123456789") == "" {
 			continue
@@ -47,7 +47,7 @@ func WordsMet(query string, texts []string) bool {
 	}
 	var held []string
 	for _, t := range texts {
-		for _, w := range thingWord.FindAllString(strings.ToLower(strings.ReplaceAll(t, "’", "'")), -1) {
+		for _, w := range lowerWords(t) {
 			held = append(held, strings.TrimSuffix(w, "'s"))
 		}
 	}
@@ -62,13 +62,8 @@ func WordsMet(query string, texts []string) bool {
 // wordHeld reports whether a word of held is w, its lemma or a synonym,
 // or shares its stem.
 func wordHeld(w string, held []string) bool {
-	forms := map[string]bool{w: true}
-	if l := lexicon.Lemma(w); l != "" {
-		forms[l] = true
-	}
-	for _, s := range lexicon.Synonyms(w) {
-		forms[s] = true
-	}
+	forms := map[string]bool{}
+	addForms(forms, w)
 	for _, h := range held {
 		if forms[h] || sameStem(w, h) {
 			return true
