@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/infmem/infmem/internal/memory"
+	"github.com/infmem/infmem/internal/memory/recall"
 )
 
 // updatesSet is the built-in set of knowledge updates: an older fact, the
@@ -110,6 +111,7 @@ func runUpdates(ctx context.Context, args []string) error {
 	verbose := fs.Bool("v", false, "print every miss")
 	beam := fs.String("beam", "", "instead, BEAM's knowledge_update and contradiction_resolution questions (the recall harness's loader; \"default\" for the shared copy, or a folder)")
 	fs.StringVar(&benchModel, "embedding", benchModel, "embedding model (engine only): use-lite, hash or none")
+	fs.Float64Var(&recall.MeaningCos, "relate-meaning-cos", recall.MeaningCos, "engine only: the least cosine at which the closest earlier note is updated by a newer one saying in other words that its value changed (0: off)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

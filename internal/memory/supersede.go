@@ -78,6 +78,11 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc, pass *memindex.Vec
 	known := make([]recall.Known, len(ms))
 	for i, m := range ms {
 		known[i] = recall.Known{ID: m.ID, Text: m.Text, Speaker: m.Speaker, Source: m.Source, At: m.Timestamp, Closest: m.ID == cands[0].ID.Hex()}
+		for _, cd := range cands {
+			if cd.ID.Hex() == m.ID {
+				known[i].Cos = cd.Cos
+			}
+		}
 	}
 	rel := recall.Relate(ix, d, mine, known, &e.parsed)
 	hexID := id.Hex()

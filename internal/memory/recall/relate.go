@@ -61,7 +61,17 @@ type Known struct {
 	ID, Text, Speaker, Source string
 	At                        time.Time
 	Closest                   bool
+	// Cos is its cosine to the new text (0 without embeddings).
+	Cos float64
 }
+
+// MeaningCos: a memory that is no conversation turn, the earlier memory
+// closest to a new one (Known.Closest) at this cosine or more, is updated
+// by it when the new one says the value changed in other words
+// (facts.ChangedInOtherWords: "The daily stand-up is at 9:30" / "From
+// Monday the morning meeting starts at 9:00 instead"). 0 turns the rule
+// off (infmem-bench --relate-meaning-cos 0).
+var MeaningCos = 0.5
 
 // Found is an earlier memory the new one relates to: At is its place in
 // the Known slice, DiffersIn the kinds of detail that changed, About the
@@ -165,6 +175,9 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 		var r facts.Relation
 		if newer {
 			r = facts.RelateParsed(other, mine)
+			if r.Kind == facts.Unrelated && MeaningCos > 0 && m.Closest && m.Cos >= MeaningCos && !turn && theirs == "" && m.Source != content.SourceConversation {
+				r = facts.ChangedInOtherWords(other, mine)
+			}
 		} else {
 			r = facts.RelateParsed(mine, other)
 		}

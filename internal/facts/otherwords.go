@@ -1,0 +1,79 @@
+package facts
+
+// ChangedInOtherWords tells whether newer, stated after older, says that
+// older's value changed though the two name the thing in other words
+// ("The daily stand-up is at 9:30 every morning" / "From Monday the
+// morning meeting starts at 9:00 instead"; "My salary is $78,000 a year" /
+// "Got the promotion: I'm paid $86,500 a year now"), which Relate, reading
+// shared words, calls unrelated. It cannot tell by words that the two
+// speak of one thing: the caller must (the older is the memory closest in
+// meaning to the newer, and close). What it checks is the rest: a clause
+// of newer says something changed (a cue: "now", "moved", "switched"…),
+// not as a question or a condition; it and a clause of older state a
+// value of the same kind with another value (a number, amount, date or
+// time, or names on both sides that the other lacks); and nothing says
+// another thing is meant: no name saying whose or which thing on one side
+// only ("Leo's bedtime" / "Nora's bedtime moved to 8 pm"), no word right
+// before a shared word on one side only ("the design team's stand-up"),
+// no negation on one side, no "never".
+func ChangedInOtherWords(older, newer *Statement) Relation {
+	var best Relation
+	for i := range newer.units {
+		b := &newer.units[i]
+		if !b.cue || b.cond || b.question || b.never {
+			continue
+		}
+		for j := range older.units {
+			a := &older.units[j]
+			if a.cond || a.question || a.never || a.negated != b.negated || subjectConflict(a, b) {
+				continue
+			}
+			if len(oneSided(a, b, newer)) > 0 || len(oneSided(b, a, older)) > 0 {
+				continue
+			}
+			var changed []Kind
+			for _, k := range []Kind{Number, Amount, Date, Time} {
+				x, y := sortedCopy(a.values[k]), sortedCopy(b.values[k])
+				if len(x) > 0 && len(y) > 0 && len(minus(x, y)) > 0 && len(minus(y, x)) > 0 {
+					changed = append(changed, k)
+				}
+			}
+			if onlyA, onlyB := a.namesOnly(b), b.namesOnly(a); len(onlyA) > 0 && len(onlyB) > 0 {
+				k := Name
+				if b.allPlaces(onlyB) {
+					k = Place
+				}
+				changed = append(changed, k)
+			}
+			if len(changed) == 0 {
+				continue
+			}
+			if best.Kind == Unrelated || len(changed) > len(best.DiffersIn) {
+				best = Relation{Kind: Updates, DiffersIn: ordered(changed), About: about(a, b)}
+			}
+		}
+	}
+	return best
+}
+
+// subjectConflict reports whether a name says whose or which thing one
+// of a and b is about and the other lacks it ("Alice's birthday" / "Bob's
+// birthday"), except a name holding a role both name ("Dan is my
+// manager" / "Sofia is my manager").
+func subjectConflict(a, b *unit) bool {
+	role := false
+	for w := range a.content {
+		if _, ok := b.content[w]; ok && roles[w] {
+			role = true
+		}
+	}
+	for _, p := range [2][2]*unit{{a, b}, {b, a}} {
+		u, other := p[0], p[1]
+		for n := range u.subjectNames {
+			if !other.has(n) && !other.was[n] && !(role && u.holder(n)) {
+				return true
+			}
+		}
+	}
+	return a.pronoun && b.namedSubject(a) || b.pronoun && a.namedSubject(b)
+}

@@ -1,0 +1,95 @@
+package facts
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestChangedInOtherWords: a newer note saying the value changed, the
+// thing named in other words, is an update; the same words about another
+// named thing, a note saying nothing changed, or a question, are not.
+func TestChangedInOtherWords(t *testing.T) {
+	for _, c := range []struct {
+		older, newer string
+		want         RelationKind
+	}{
+		{"The daily stand-up is at 9:30 every morning.", "From Monday the morning meeting starts at 9:00 instead.", Updates},
+		{"My salary is $78,000 a year.", "Got the promotion: I'm paid $86,500 a year now.", Updates},
+		{"My hairdresser is Carla at Studio Nine.", "I go to Marco at Cut & Co for haircuts now.", Updates},
+		{"The grant application is due on March 31.", "The funder extended the deadline by two weeks, to April 14.", Updates},
+		// Whose thing: a name on one side only.
+		{"Leo's bedtime is 7:30 pm.", "Nora's bedtime moved to 8 pm.", Unrelated},
+		// Which thing: a word before the shared word on one side only.
+		{"The daily stand-up is at 9:30.", "The design team's stand-up moved to 10:00.", Unrelated},
+		// Nothing says it changed.
+		{"Takes 10 mg of lisinopril daily.", "Takes 20 mg of atorvastatin daily.", Unrelated},
+		// The same value again.
+		{"My salary is $78,000 a year.", "I'm paid $78,000 a year now.", Unrelated},
+		// A question, a condition.
+		{"My salary is $78,000 a year.", "Should I ask for $86,500 now?", Unrelated},
+		{"My salary is $78,000 a year.", "If I get promoted I'd be paid $86,500 now.", Unrelated},
+	} {
+		r := ChangedInOtherWords(Parse(c.older), Parse(c.newer))
+		if r.Kind != c.want {
+			t.Errorf("%q then %q: %v %v, want %v", c.older, c.newer, r.Kind, r.DiffersIn, c.want)
+		}
+	}
+}
+
+// TestChangedInOtherWordsKeepsTheSubject is TestChangedDetailUpdatesOnlyItsSubject
+// for ChangedInOtherWords: 2,000 pairs changing one slot at a time; a
+// change of whose or which thing it is is never an update.
+func TestChangedInOtherWordsKeepsTheSubject(t *testing.T) {
+	names := []string{"Hughes", "Fenwick", "Alvarez", "Okafor", "Jensen", "Priya", "Mensah", "Osei"}
+	projects := []string{"Apollo", "Orion", "Hermes", "Mercury", "Atlas", "Juno"}
+	places := []string{"Lisbon", "Leeds", "Toronto", "Bath", "Kyoto", "Porto"}
+	months := []string{"January", "March", "June", "October", "December"}
+	type slot struct {
+		subject bool
+		values  []string
+	}
+	var days []string
+	for i := 1; i <= 28; i++ {
+		days = append(days, fmt.Sprint(i))
+	}
+	templates := []struct {
+		older, newer string
+		slots        []slot
+	}{
+		{"The %s project deadline is %s %s.", "The %s launch has moved to %s %s.", []slot{{true, projects}, {false, months}, {false, days}}},
+		{"%s's flight to %s leaves at %s:30.", "%s's departure to %s is now at %s:30.", []slot{{true, names}, {true, places}, {false, []string{"7", "8", "9", "10", "11"}}}},
+		{"%s's rent is £%s a month.", "%s's landlord raised what they pay to £%s a month.", []slot{{true, names}, {false, []string{"900", "1,100", "1,250", "1,400"}}}},
+		{"The %s team sync is on %s at %s:00.", "The %s weekly meeting is now on %s at %s:00.", []slot{{true, projects}, {false, []string{"Monday", "Tuesday", "Thursday"}}, {false, []string{"9", "10", "14", "16"}}}},
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	updates, others := 0, 0
+	for i := 0; i < 2000; i++ {
+		tpl := templates[i%len(templates)]
+		args := make([]any, len(tpl.slots))
+		for j, s := range tpl.slots {
+			args[j] = s.values[rng.IntN(len(s.values))]
+		}
+		j := rng.IntN(len(tpl.slots))
+		changed := slices.Clone(args)
+		for changed[j] == args[j] {
+			changed[j] = tpl.slots[j].values[rng.IntN(len(tpl.slots[j].values))]
+		}
+		older, newer := fmt.Sprintf(tpl.older, args...), fmt.Sprintf(tpl.newer, changed...)
+		r := ChangedInOtherWords(Parse(older), Parse(newer))
+		switch {
+		case tpl.slots[j].subject && r.Kind != Unrelated:
+			t.Fatalf("%q then %q: another subject called %v %v", older, newer, r.Kind, r.DiffersIn)
+		case !tpl.slots[j].subject && r.Kind != Updates:
+			t.Fatalf("%q then %q: its value changed, yet %v", older, newer, r.Kind)
+		case tpl.slots[j].subject:
+			others++
+		default:
+			updates++
+		}
+	}
+	if updates == 0 || others == 0 {
+		t.Fatalf("updates %d, other subjects %d", updates, others)
+	}
+}
