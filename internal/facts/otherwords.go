@@ -1,5 +1,7 @@
 package facts
 
+import "strings"
+
 // ChangedInOtherWords tells whether newer, stated after older, says that
 // older's value changed though the two name the thing in other words
 // ("The daily stand-up is at 9:30 every morning" / "From Monday the
@@ -15,7 +17,8 @@ package facts
 // another thing is meant: no name saying whose or which thing on one side
 // only ("Leo's bedtime" / "Nora's bedtime moved to 8 pm"), no word right
 // before a shared word on one side only ("the design team's stand-up"),
-// no negation on one side, no "never".
+// no person in one subject only ("Ruth's son lives in Cardiff" / "Ruth's
+// daughter has moved to Bath"), no negation on one side, no "never".
 func ChangedInOtherWords(older, newer *Statement) Relation {
 	var best Relation
 	for i := range newer.units {
@@ -25,7 +28,7 @@ func ChangedInOtherWords(older, newer *Statement) Relation {
 		}
 		for j := range older.units {
 			a := &older.units[j]
-			if a.cond || a.question || a.never || a.negated != b.negated || subjectConflict(a, b) {
+			if a.cond || a.question || a.never || a.negated != b.negated || subjectConflict(a, b) || a.otherPerson(b) || b.otherPerson(a) {
 				continue
 			}
 			if len(oneSided(a, b, newer)) > 0 || len(oneSided(b, a, older)) > 0 {
@@ -76,4 +79,26 @@ func subjectConflict(a, b *unit) bool {
 		}
 	}
 	return a.pronoun && b.namedSubject(a) || b.pronoun && a.namedSubject(b)
+}
+
+// otherPerson reports whether u's subject names a person (a relative, a
+// friend, a colleague) that other never names: someone else's value.
+func (u *unit) otherPerson(other *unit) bool {
+	for w, i := range u.content {
+		if _, ok := other.content[w]; !ok && i < u.verb && people[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// people are the persons a note says something of besides the user.
+var people = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`son daughter sister brother mother father mum mom dad parent wife husband girlfriend boyfriend
+		fiance fiancee friend neighbour neighbor colleague coworker cousin aunt uncle niece nephew grandmother grandfather
+		grandma grandpa grandson granddaughter kid child children baby sibling roommate flatmate housemate in-law`) {
+		people[stem(w)] = true
+	}
 }

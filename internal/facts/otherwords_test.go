@@ -21,6 +21,9 @@ func TestChangedInOtherWords(t *testing.T) {
 		{"The grant application is due on March 31.", "The funder extended the deadline by two weeks, to April 14.", Updates},
 		// Whose thing: a name on one side only.
 		{"Leo's bedtime is 7:30 pm.", "Nora's bedtime moved to 8 pm.", Unrelated},
+		// Whose thing: another person.
+		{"Ruth's son lives in Cardiff.", "Ruth's daughter has moved to Bath.", Unrelated},
+		{"The user's sister lives in Oslo.", "The user's brother has moved to Bergen.", Unrelated},
 		// Which thing: a word before the shared word on one side only.
 		{"The daily stand-up is at 9:30.", "The design team's stand-up moved to 10:00.", Unrelated},
 		// Nothing says it changed.
