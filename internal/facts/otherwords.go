@@ -1,6 +1,10 @@
 package facts
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/infmem/infmem/internal/lexicon"
+)
 
 // ChangedInOtherWords tells whether newer, stated after older, says that
 // older's value changed though the two name the thing in other words
@@ -73,12 +77,28 @@ func subjectConflict(a, b *unit) bool {
 	for _, p := range [2][2]*unit{{a, b}, {b, a}} {
 		u, other := p[0], p[1]
 		for n := range u.subjectNames {
-			if !other.has(n) && !other.was[n] && !(role && u.holder(n)) {
+			if !other.has(n) && !other.was[n] && !(role && u.holder(n)) && !u.capitalOnly(n) {
 				return true
 			}
 		}
 	}
 	return a.pronoun && b.namedSubject(a) || b.pronoun && a.namedSubject(b)
+}
+
+// capitalOnly reports whether the name n is only a word capitalised as
+// the first of its sentence ("Rent for the flat…", "Choir rehearsals…",
+// "Weekly mileage…"): a word the lexicon knows, not possessive, and not
+// right before the verb ("Mark goes to bed at 8").
+func (u *unit) capitalOnly(n string) bool {
+	i := u.names[n]
+	if !u.toks[i].maybeName || u.toks[i].kind != "" || i+1 == u.verb {
+		return false
+	}
+	lower := strings.ToLower(u.toks[i].text)
+	if strings.HasSuffix(lower, "'s") || strings.HasSuffix(lower, "’s") {
+		return false
+	}
+	return lexicon.Lemma(n) != ""
 }
 
 // otherPerson reports whether u's subject names a person (a relative, a

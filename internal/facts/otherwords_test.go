@@ -19,7 +19,10 @@ func TestChangedInOtherWords(t *testing.T) {
 		{"My salary is $78,000 a year.", "Got the promotion: I'm paid $86,500 a year now.", Updates},
 		{"My hairdresser is Carla at Studio Nine.", "I go to Marco at Cut & Co for haircuts now.", Updates},
 		{"The grant application is due on March 31.", "The funder extended the deadline by two weeks, to April 14.", Updates},
+		// A word capitalised as the first of its sentence is no name.
+		{"Rent for the flat is £1,150 a month.", "The landlord is raising what we pay for the flat to £1,240 from July.", Updates},
 		// Whose thing: a name on one side only.
+		{"Mark goes to bed at 8 pm.", "Leo now goes to bed at 7 pm.", Unrelated},
 		{"Leo's bedtime is 7:30 pm.", "Nora's bedtime moved to 8 pm.", Unrelated},
 		// Whose thing: another person.
 		{"Ruth's son lives in Cardiff.", "Ruth's daughter has moved to Bath.", Unrelated},

@@ -209,6 +209,11 @@ type Options struct {
 	// question (WordsMet): results at or above it are not weak. Off by
 	// default (BENCHMARKS.md, "The detail asked for, absent").
 	WordsMetBar float64
+	// SameQuestion: a memory's successor is ranked with it (supersede)
+	// when the successor's own score for the question is at least this
+	// share of the memory's (links between conversation turns:
+	// sameQuestionTurn).
+	SameQuestion float64
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -241,11 +246,12 @@ func (o Options) WithDefaults() Options {
 	def(&o.AnswerAbsentBar, 1.01)
 	def(&o.FocusAbsentBar, namesAbsentBar)
 	def(&o.WordsMetBar, -1)
+	def(&o.SameQuestion, sameQuestion)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar, &o.SameQuestion} {
 		if *v < 0 {
 			*v = 0
 		}
@@ -389,7 +395,7 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 	}
 	best, err := ix.Rank(ctx, rq, func(pool []memindex.Candidate) {
 		lent := score(pool, &q, &ro, bar)
-		supersede(pool)
+		supersede(pool, ro.SameQuestion)
 		if ro.FoldShare > 0 {
 			pairs = lendingsOf(pool, lent)
 		}

@@ -10,8 +10,9 @@ import "github.com/infmem/infmem/internal/memory/memindex"
 const (
 	// sameQuestion: a successor (or a contradicting memory) is ranked
 	// with the memory it relates to when its own score for the question
-	// is at least this share of that memory's; sameQuestionTurn when the
-	// link is between conversation turns (a turn says many things).
+	// is at least this share of that memory's (Options.SameQuestion);
+	// sameQuestionTurn when the link is between conversation turns (a
+	// turn says many things).
 	sameQuestion     = 0.6
 	sameQuestionTurn = 0.85
 )
@@ -25,7 +26,7 @@ const (
 // answers the same question too (sameQuestion of the score): a long
 // message that updates one detail of another is not lifted for a
 // question about the rest.
-func supersede(pool []memindex.Candidate) {
+func supersede(pool []memindex.Candidate, same float64) {
 	const eps = 1e-6
 	for range len(pool) {
 		moved := false
@@ -35,7 +36,7 @@ func supersede(pool []memindex.Candidate) {
 				continue
 			}
 			s := &pool[cd.Successor]
-			if s.Score < sameAs(cd)*cd.Score {
+			if s.Score < sameAs(cd, same)*cd.Score {
 				continue
 			}
 			if top := max(cd.Score, s.Score); s.Score != top || cd.Score > top-eps {
@@ -56,17 +57,17 @@ func supersede(pool []memindex.Candidate) {
 			continue
 		}
 		o := &pool[cd.Contradicts]
-		if o.Score < cd.Score-2*eps && o.Score >= sameAs(cd)*cd.Score {
+		if o.Score < cd.Score-2*eps && o.Score >= sameAs(cd, same)*cd.Score {
 			o.Score = cd.Score - 2*eps
 		}
 	}
 }
 
 // sameAs is the share of cd's score a memory linked to it needs to be
-// ranked with it.
-func sameAs(cd *memindex.Candidate) float64 {
+// ranked with it: same for a memory, sameQuestionTurn for a turn.
+func sameAs(cd *memindex.Candidate, same float64) float64 {
 	if cd.Scoped {
 		return sameQuestionTurn
 	}
-	return sameQuestion
+	return same
 }
