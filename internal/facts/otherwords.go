@@ -14,7 +14,8 @@ import (
 // shared words, calls unrelated. It cannot tell by words that the two
 // speak of one thing: the caller must (the older is the memory closest in
 // meaning to the newer, and close). What it checks is the rest: a clause
-// of newer says something changed (a cue: "now", "moved", "switched"…),
+// of newer says something changed (a cue: "now", "moved", "switched"…;
+// not "new", which may describe a thing: "two new front tyres"),
 // not as a question or a condition; it and a clause of older state a
 // value of the same kind with another value (a number, amount, date or
 // time, or names on both sides that the other lacks); and nothing says
@@ -27,7 +28,7 @@ func ChangedInOtherWords(older, newer *Statement) Relation {
 	var best Relation
 	for i := range newer.units {
 		b := &newer.units[i]
-		if !b.cue || b.cond || b.question || b.never {
+		if !b.cue || b.cond || b.question || b.never || !b.changeNotDescribed() {
 			continue
 		}
 		for j := range older.units {
@@ -100,6 +101,23 @@ func (u *unit) capitalOnly(n string) bool {
 	}
 	return lexicon.Lemma(n) != ""
 }
+
+// changeNotDescribed reports whether u says a value changed by a word other
+// than one that may only describe a thing ("two new front tyres", "the
+// latest model"): new, newly, latest, currently.
+func (u *unit) changeNotDescribed() bool {
+	for i, t := range u.toks {
+		if (cueWords[t.lower] || stateCues[t.lower]) && !describes[t.lower] && !sinceAsReason(u.toks, i) {
+			return true
+		}
+		if i > 0 && cuePhrases[u.toks[i-1].lower+" "+t.lower] {
+			return true
+		}
+	}
+	return false
+}
+
+var describes = setOf(`new newly latest currently`)
 
 // otherPerson reports whether u's subject names a person (a relative, a
 // friend, a colleague) that other never names: someone else's value.

@@ -29,6 +29,8 @@ func TestChangedInOtherWords(t *testing.T) {
 		{"The user's sister lives in Oslo.", "The user's brother has moved to Bergen.", Unrelated},
 		// Which thing: a word before the shared word on one side only.
 		{"The daily stand-up is at 9:30.", "The design team's stand-up moved to 10:00.", Unrelated},
+		// "new" describes the thing (everyday.json's shoes and tyres).
+		{"My running shoes are Brooks Ghost 15, size 9; they need replacing after 800 km.", "Had two new front tyres fitted at Kwik Fit for 190 pounds.", Unrelated},
 		// Nothing says it changed.
 		{"Takes 10 mg of lisinopril daily.", "Takes 20 mg of atorvastatin daily.", Unrelated},
 		// The same value again.

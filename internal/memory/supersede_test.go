@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/infmem/infmem/internal/dataroot"
+	"github.com/infmem/infmem/internal/memory/recall"
 	"github.com/infmem/infmem/internal/testenv"
 )
 
@@ -297,5 +298,59 @@ func TestStoreTurnUpdateChangePhrase(t *testing.T) {
 		if named != c.link || (!c.link && len(got.Updates) != 0) {
 			t.Errorf("%s: updates %+v, want the earlier turn named: %v", c.name, got.Updates, c.link)
 		}
+	}
+}
+
+// TestStoreUpdateInOtherWords: a note saying a value changed, the thing
+// named in other words ("the morning meeting" for "the daily stand-up"),
+// names the earlier note closest to it in meaning and marks it
+// superseded; the same texts as conversation
+// turns, or a note about another thing ("the design team's stand-up"),
+// name nothing; with recall.MeaningCos 0 the rule is off.
+func TestStoreUpdateInOtherWords(t *testing.T) {
+	const (
+		older = "The daily stand-up is at 9:30 every morning."
+		newer = "From Monday the morning meeting starts at 9:00 instead."
+	)
+	background := []string{"User's partner Sam works as a nurse on night shifts.", "The car's insurance renews on 2 February."}
+	for _, c := range []struct {
+		name, speaker, newer string
+		off, link            bool
+	}{
+		{name: "note", newer: newer, link: true},
+		{name: "turn", speaker: "user", newer: newer},
+		{name: "another thing", newer: "The design team's stand-up moved to 10:00."},
+		{name: "off", newer: newer, off: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.off {
+				defer func(v float64) { recall.MeaningCos = v }(recall.MeaningCos)
+				recall.MeaningCos = 0
+			}
+			e := semanticEngine(t, testenv.Store(t), useLite(t))
+			store := func(text string, days int) StoreResult {
+				req := StoreRequest{Content: text, Timestamp: daysAgo(days)}
+				if c.speaker != "" {
+					req.Source, req.ConversationID, req.Speaker = "conversation", "c1", c.speaker
+				}
+				return mustStore(t, e, req)
+			}
+			for _, b := range background {
+				store(b, 60)
+			}
+			old := store(older, 40)
+			got := store(c.newer, 3)
+			named := slices.ContainsFunc(got.Updates, func(u Update) bool { return u.ID == old.ID })
+			if named != c.link || !c.link && len(got.Updates) != 0 {
+				t.Fatalf("updates %+v, want the older named: %v", got.Updates, c.link)
+			}
+			if !c.link {
+				return
+			}
+			m, err := e.Get(testenv.Context(t), old.ID)
+			if err != nil || m.SupersededBy == nil || m.SupersededBy.ID != got.ID {
+				t.Fatalf("older memory: %+v, %v", m, err)
+			}
+		})
 	}
 }
