@@ -209,6 +209,13 @@ type Options struct {
 	// question (WordsMet): results at or above it are not weak. Off by
 	// default (BENCHMARKS.md, "The detail asked for, absent").
 	WordsMetBar float64
+	// WordsMetFirstBar, when positive, is the relevance bar of the first
+	// result of a search when it is a note that holds, alone, every
+	// content word of the question (WordsMet over its text only): the
+	// words the first three notes hold together may come from several
+	// notes about other things ("our wedding anniversary" from a
+	// cousin's wedding and an anniversary dinner). Off by default.
+	WordsMetFirstBar float64
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -241,11 +248,12 @@ func (o Options) WithDefaults() Options {
 	def(&o.AnswerAbsentBar, 1.01)
 	def(&o.FocusAbsentBar, namesAbsentBar)
 	def(&o.WordsMetBar, -1)
+	def(&o.WordsMetFirstBar, -1)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar} {
 		if *v < 0 {
 			*v = 0
 		}
