@@ -147,7 +147,10 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		e.recordAccess(hits)
 	}
 	if query != "" && e.opts.Rank.WordsMetBar > 0 {
-		wordsMet(query, res, e.opts.Rank.WordsMetBar)
+		wordsMet(query, res, 3, e.opts.Rank.WordsMetBar)
+	}
+	if query != "" && e.opts.Rank.WordsMetFirstBar > 0 {
+		wordsMet(query, res, 1, e.opts.Rank.WordsMetFirstBar)
 	}
 	if query != "" && e.opts.Rank.OtherThingBar > 0 {
 		e.otherThing(ctx, query, res)
@@ -454,13 +457,13 @@ func (e *Engine) answerAbsent(query string, res []Memory) {
 	}
 }
 
-// wordsMet lowers the relevance bar of the first three results to bar
+// wordsMet lowers the relevance bar of the first n results to bar
 // when they are notes that hold every content word of the query
 // (recall.WordsMet); the others keep theirs, so that the rules after it
 // (AnswerAbsent) read the notes that hold the question's words.
-func wordsMet(query string, res []Memory, bar float64) {
+func wordsMet(query string, res []Memory, n int, bar float64) {
 	var texts []string
-	for i, m := range res[:min(3, len(res))] {
+	for i, m := range res[:min(n, len(res))] {
 		if m.Evidence == nil || !m.Evidence.Alone {
 			return // a turn of a conversation
 		}

@@ -14,15 +14,45 @@ func TestWordsMetBar(t *testing.T) {
 		"Liked the Douro red we had at Maya's.")
 	cuts := SearchRequest{Query: "who cuts my hair", Limit: 3}
 	colour := SearchRequest{Query: "who colours my hair", Limit: 3}
-	e.SetRankOptions(RankOptions{MinConfidence: 1.01})
+	e.SetRankOptions(RankOptions{MinConfidence: 1.01, WordsMetFirstBar: -1})
 	if res := search(t, e, cuts); !res.NothingRelevant {
 		t.Fatalf("%q, option off: answered (%v), want nothing relevant", cuts.Query, confidences(res.Results))
 	}
-	e.SetRankOptions(RankOptions{MinConfidence: 1.01, WordsMetBar: 0.01})
+	e.SetRankOptions(RankOptions{MinConfidence: 1.01, WordsMetBar: 0.01, WordsMetFirstBar: -1})
 	if res := search(t, e, cuts); res.NothingRelevant || len(res.Results) == 0 || res.Results[0].Weak || res.Results[0].Text != hair {
 		t.Errorf("%q, option on: nothing_relevant %v, results %v, want the note first, not weak", cuts.Query, res.NothingRelevant, confidences(res.Results))
 	}
 	if res := search(t, e, colour); !res.NothingRelevant {
 		t.Errorf("%q, option on: answered (%v), want nothing relevant (no note holds colour)", colour.Query, confidences(res.Results))
+	}
+}
+
+// TestWordsMetFirstBar: with Options.WordsMetFirstBar the first result
+// clears the lowered bar only when it alone holds every content word of
+// the question; words held by two notes about other things (a cousin's
+// wedding, an anniversary dinner) do not lower it, as they do with
+// WordsMetBar, which reads the first three together.
+func TestWordsMetFirstBar(t *testing.T) {
+	e := recallEngine(t)
+	hair := "Hairdresser is Jo; she cut my hair short in May."
+	mustStoreTexts(t, e, hair,
+		"Invited to a cousin's wedding in Manchester on 24 August.",
+		"Dinner at Wilks for our anniversary was lovely.")
+	cuts := SearchRequest{Query: "who cuts my hair", Limit: 3}
+	wedding := SearchRequest{Query: "when is our wedding anniversary", Limit: 3}
+	e.SetRankOptions(RankOptions{MinConfidence: 1.01, WordsMetFirstBar: -1})
+	if res := search(t, e, cuts); !res.NothingRelevant {
+		t.Fatalf("%q, option off: answered (%v), want nothing relevant", cuts.Query, confidences(res.Results))
+	}
+	e.SetRankOptions(RankOptions{MinConfidence: 1.01}) // the default WordsMetFirstBar
+	if res := search(t, e, cuts); res.NothingRelevant || len(res.Results) == 0 || res.Results[0].Weak || res.Results[0].Text != hair {
+		t.Errorf("%q: nothing_relevant %v, results %v, want the note first, not weak", cuts.Query, res.NothingRelevant, confidences(res.Results))
+	}
+	if res := search(t, e, wedding); !res.NothingRelevant {
+		t.Errorf("%q: answered (%v), want nothing relevant (no note holds both words)", wedding.Query, confidences(res.Results))
+	}
+	e.SetRankOptions(RankOptions{MinConfidence: 1.01, WordsMetBar: 0.01, WordsMetFirstBar: -1})
+	if res := search(t, e, wedding); res.NothingRelevant {
+		t.Errorf("%q, first three read together: nothing relevant, want answered (the test's notes must hold both words)", wedding.Query)
 	}
 }

@@ -12,9 +12,10 @@ import (
 // — is about what they say, however low the relevance bar (fitted on
 // chat turns) puts them: "who cuts my hair" / "Hairdresser is Jo at
 // Cutting Room…" (issue 23 item 5: the everyday sets' answerable
-// questions told nothing_relevant). Off by default (Options.WordsMetBar):
-// studied on the everyday sets only, the coordinator's held-out sets
-// decide.
+// questions told nothing_relevant). Read over the first three notes
+// together it is off by default (Options.WordsMetBar: on a held-out set
+// it answered never-stored questions); read over the first note alone it
+// is on (Options.WordsMetFirstBar).
 
 // wordsMetStops are the words of how a question is asked, not of what it
 // asks about.
