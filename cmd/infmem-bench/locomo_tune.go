@@ -83,8 +83,10 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.FocusAbsentBar = v
 				case "met":
 					o.WordsMetBar = v
+				case "oper":
+					o.OtherPersonWeight = v
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, absent, focus, met)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, absent, focus, met, oper)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

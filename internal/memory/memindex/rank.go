@@ -27,6 +27,10 @@ type RankQuery struct {
 	// Names holds the query's words unstemmed (textindex.Words), to tell
 	// whether it names a memory's speaker.
 	Names []string
+	// People are the words of each of the user's people (their names and
+	// the words for their relation, up to 64 of them), to tell which of
+	// them a memory names (Candidate.People); nil: none asked.
+	People []textindex.Query
 	// From and To bound the period the query names (unix ms), if Period.
 	From, To int64
 	Period   bool
@@ -66,6 +70,9 @@ type Candidate struct {
 	Speaker, During, Dated, Alone bool
 	TS                            int64 // unix ms
 	Importance                    float64
+	// People has bit j set when the memory holds a word of
+	// RankQuery.People[j]: it names that person.
+	People uint64
 	// Source is what kind of memory it is (note, conversation, lesson…).
 	Source string
 	// Length is how many keyword terms it has.
@@ -199,6 +206,16 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 		if ideal := ix.text.IdealScore(q.Terms); ideal > 0 {
 			for i, bm25 := range ix.text.MatchQuery(q.Terms, slots) {
 				pool[i].Coverage = min(1, bm25/ideal)
+			}
+		}
+	}
+	for j, pq := range q.People {
+		if j >= 64 || pq.Empty() {
+			continue
+		}
+		for i, sc := range ix.text.ScoreQuery(pq, slots) {
+			if sc > 0 {
+				pool[i].People |= 1 << j
 			}
 		}
 	}

@@ -33,6 +33,9 @@ type query struct {
 	// onlyTime: the query asks for a period and nothing else ("what did
 	// we talk about yesterday?"): its results are the period's memories.
 	onlyTime bool
+	// asked has bit i set for each of the profile's contacts the query
+	// asks about (peopleOf; 0: none, or no note is told apart by it).
+	asked uint64
 }
 
 // whenQuestion recognises questions about when something happened.

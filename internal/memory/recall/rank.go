@@ -209,6 +209,12 @@ type Options struct {
 	// question (WordsMet): results at or above it are not weak. Off by
 	// default (BENCHMARKS.md, "The detail asked for, absent").
 	WordsMetBar float64
+	// OtherPersonWeight is taken off the score of a note (a memory that
+	// stands alone) that names some of the profile's people but none of
+	// those the query asks about (otherperson.go): "what would Alex like
+	// as a present?" and "Present idea for Hannah". Default 0.6, the
+	// speaker prior's weight (SpeakerWeight), not fitted. Negative: off.
+	OtherPersonWeight float64
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -241,11 +247,12 @@ func (o Options) WithDefaults() Options {
 	def(&o.AnswerAbsentBar, 1.01)
 	def(&o.FocusAbsentBar, namesAbsentBar)
 	def(&o.WordsMetBar, -1)
+	def(&o.OtherPersonWeight, 0.6)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar, &o.OtherPersonWeight} {
 		if *v < 0 {
 			*v = 0
 		}
@@ -300,8 +307,10 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 	ro := r.Options
 	// "my sister" also looks for the sister's name, from the profile.
 	var refs []personRef
-	if r.Contacts != nil && relationTerms(r.Query) != nil {
-		refs = contactsFor(r.Query, r.Contacts(ctx))
+	var contacts []mongostore.Contact
+	if r.Contacts != nil && (relationTerms(r.Query) != nil || ro.OtherPersonWeight > 0) {
+		contacts = r.Contacts(ctx)
+		refs = contactsFor(r.Query, contacts)
 	}
 	useVec := r.Mode != ModeKeyword && ix.HasVectors() && r.Vector != nil
 	// The query is embedded (about a millisecond) while its words are
@@ -353,7 +362,11 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 		}
 	}
 	useKW := r.Mode != ModeVector
-	rq := memindex.RankQuery{Filter: r.Filter, Names: q.names, From: q.from, To: q.to, Period: q.hasPeriod, PeriodCandidates: ro.Candidates,
+	var people []textindex.Query
+	if ro.OtherPersonWeight > 0 {
+		people, q.asked = peopleOf(ix, r.Query, contacts, refs)
+	}
+	rq := memindex.RankQuery{Filter: r.Filter, Names: q.names, People: people, From: q.from, To: q.to, Period: q.hasPeriod, PeriodCandidates: ro.Candidates,
 		Candidates: ro.Candidates, Neighbors: ro.NeighborShare > 0, K: r.K, DuplicateOverlap: ro.DuplicateOverlap}
 	if useKW {
 		q.unknown = ix.Unknown(q.terms)
@@ -553,6 +566,9 @@ func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) [][2]floa
 			share *= ro.NeighborLength / float64(cd.Length)
 		}
 		cd.Score = own[i] + speaker[i] + share*best + ro.RecencyWeight*recency + ro.ImportanceWeight*cd.Importance
+		if cd.Alone && aboutSomeoneElse(cd.People, q.asked) {
+			cd.Score -= ro.OtherPersonWeight
+		}
 		if ro.LessonWeight > 0 && cd.Source == sourceLesson && bar.clears(evidenceFor(cd, q)) >= ro.MinConfidence {
 			cd.Score += ro.LessonWeight
 		}
