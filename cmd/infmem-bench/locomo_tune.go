@@ -85,8 +85,10 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.WordsMetBar = v
 				case "oper":
 					o.OtherPersonWeight = v
+				case "cal":
+					o.NoCalendarWords = v == 0
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, absent, focus, met, oper)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, absent, focus, met, oper, cal)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

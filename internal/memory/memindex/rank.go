@@ -27,10 +27,10 @@ type RankQuery struct {
 	// Names holds the query's words unstemmed (textindex.Words), to tell
 	// whether it names a memory's speaker.
 	Names []string
-	// People are the words of each of the user's people (their names and
-	// the words for their relation, up to 64 of them), to tell which of
-	// them a memory names (Candidate.People); nil: none asked.
-	People []textindex.Query
+	// Holds are groups of words (up to 64), to tell which groups a memory
+	// holds a word of (Candidate.Holds): the words of each of the user's
+	// people, the calendar words the query says.
+	Holds []textindex.Query
 	// From and To bound the period the query names (unix ms), if Period.
 	From, To int64
 	Period   bool
@@ -70,9 +70,9 @@ type Candidate struct {
 	Speaker, During, Dated, Alone bool
 	TS                            int64 // unix ms
 	Importance                    float64
-	// People has bit j set when the memory holds a word of
-	// RankQuery.People[j]: it names that person.
-	People uint64
+	// Holds has bit j set when the memory holds a word of
+	// RankQuery.Holds[j].
+	Holds uint64
 	// Source is what kind of memory it is (note, conversation, lesson…).
 	Source string
 	// Length is how many keyword terms it has.
@@ -209,13 +209,13 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 			}
 		}
 	}
-	for j, pq := range q.People {
-		if j >= 64 || pq.Empty() {
+	for j, hq := range q.Holds {
+		if j >= 64 || hq.Empty() {
 			continue
 		}
-		for i, sc := range ix.text.ScoreQuery(pq, slots) {
+		for i, sc := range ix.text.ScoreQuery(hq, slots) {
 			if sc > 0 {
-				pool[i].People |= 1 << j
+				pool[i].Holds |= 1 << j
 			}
 		}
 	}

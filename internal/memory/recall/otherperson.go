@@ -82,7 +82,7 @@ func saidWords(s string) map[string]bool {
 }
 
 // aboutSomeoneElse reports whether a memory naming the people in bits
-// named (Candidate.People) names some of the user's people but none of
+// named (Candidate.Holds, the people's bits) names some of the user's people but none of
 // those the query asks about.
 func aboutSomeoneElse(named, asked uint64) bool {
 	return asked != 0 && named != 0 && named&asked == 0

@@ -212,9 +212,18 @@ type Options struct {
 	// OtherPersonWeight is taken off the score of a note (a memory that
 	// stands alone) that names some of the profile's people but none of
 	// those the query asks about (otherperson.go): "what would Alex like
-	// as a present?" and "Present idea for Hannah". Default 0.6, the
-	// speaker prior's weight (SpeakerWeight), not fitted. Negative: off.
+	// as a present?" and "Present idea for Hannah". Off by default (0 or
+	// negative): at 0.6, the speaker prior's weight, it ranks the right
+	// note first for three more questions of the everyday sets but tells
+	// one never-stored question fewer nothing_relevant and two answerable
+	// ones more (BENCHMARKS.md, "A note about someone else").
 	OtherPersonWeight float64
+	// NoCalendarWords turns off counting a note (a memory that stands
+	// alone) that says a weekday or month the query names its period by
+	// ("which bin goes out on Tuesday?": "Brown bin goes out on Tuesday
+	// night") as of that period for the time weight, as one dated in it
+	// is: calendarWords.
+	NoCalendarWords bool
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -247,7 +256,7 @@ func (o Options) WithDefaults() Options {
 	def(&o.AnswerAbsentBar, 1.01)
 	def(&o.FocusAbsentBar, namesAbsentBar)
 	def(&o.WordsMetBar, -1)
-	def(&o.OtherPersonWeight, 0.6)
+	def(&o.OtherPersonWeight, -1)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
@@ -362,11 +371,17 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 		}
 	}
 	useKW := r.Mode != ModeVector
-	var people []textindex.Query
+	var holds []textindex.Query
 	if ro.OtherPersonWeight > 0 {
-		people, q.asked = peopleOf(ix, r.Query, contacts, refs)
+		holds, q.asked = peopleOf(ix, r.Query, contacts, refs)
 	}
-	rq := memindex.RankQuery{Filter: r.Filter, Names: q.names, People: people, From: q.from, To: q.to, Period: q.hasPeriod, PeriodCandidates: ro.Candidates,
+	if q.hasPeriod && !ro.NoCalendarWords {
+		if cal := calendarWords(ix, r.Query); !cal.Empty() && len(holds) < 64 {
+			q.calendar = 1 << len(holds)
+			holds = append(holds, cal)
+		}
+	}
+	rq := memindex.RankQuery{Filter: r.Filter, Names: q.names, Holds: holds, From: q.from, To: q.to, Period: q.hasPeriod, PeriodCandidates: ro.Candidates,
 		Candidates: ro.Candidates, Neighbors: ro.NeighborShare > 0, K: r.K, DuplicateOverlap: ro.DuplicateOverlap}
 	if useKW {
 		q.unknown = ix.Unknown(q.terms)
@@ -533,7 +548,7 @@ func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) [][2]floa
 		if cd.Speaker {
 			prior = ro.SpeakerWeight
 		}
-		if cd.During {
+		if cd.During || cd.Alone && cd.Holds&q.calendar != 0 {
 			if q.recent {
 				base += ro.RecentTimeWeight
 			} else {
@@ -566,7 +581,7 @@ func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) [][2]floa
 			share *= ro.NeighborLength / float64(cd.Length)
 		}
 		cd.Score = own[i] + speaker[i] + share*best + ro.RecencyWeight*recency + ro.ImportanceWeight*cd.Importance
-		if cd.Alone && aboutSomeoneElse(cd.People, q.asked) {
+		if cd.Alone && aboutSomeoneElse(cd.Holds&^q.calendar, q.asked) {
 			cd.Score -= ro.OtherPersonWeight
 		}
 		if ro.LessonWeight > 0 && cd.Source == sourceLesson && bar.clears(evidenceFor(cd, q)) >= ro.MinConfidence {
