@@ -15,6 +15,7 @@ func init() {
 	registerSet("everyday3", "", everydayLoader("everyday3", everyday3Set))
 	registerSet("everyday4", "", everydayLoader("everyday4", everyday4Set))
 	registerSet("everyday5", "", everydayLoader("everyday5", everyday5Set))
+	registerSet("everyday6", "", everydayLoader("everyday6", everyday6Set))
 }
 
 // everyday2Set is a second everyday set, another person's, written as a
@@ -50,6 +51,19 @@ var everyday4Set []byte
 //
 //go:embed testdata/everyday5.json
 var everyday5Set []byte
+
+// everyday6Set is a sixth everyday set, a sixth person's (a retired
+// primary-school teacher in rural Mayo who volunteers, gardens and keeps
+// hens), written as the held-out check on the rules designed in session
+// 2026-11-28 sixth: notes over about four months in which some facts change
+// (the later note is the only answer listed), questions in other words than
+// the notes (roles, categories, synonyms, time words relative to a note's
+// date, typos), and never-stored questions about an attribute the notes do
+// not give or a topic never stored. Committed before anything was run on
+// it, not to be edited after.
+//
+//go:embed testdata/everyday6.json
+var everyday6Set []byte
 
 // everydayLoader reads an everyday set named name (builtin, or path): its
 // profile's contacts given first, its memories stored in the default scope, each dated days_ago before now;

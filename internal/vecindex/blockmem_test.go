@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/infmem/infmem/internal/offheap"
@@ -25,6 +26,10 @@ func TestBlocksOutsideHeap(t *testing.T) {
 	for i := range vecs {
 		vecs[i] = randUnit(r, dim)
 	}
+	// Indexes of earlier tests (or of this one's earlier run under
+	// -count) may still be waiting for the collector's cleanup to unmap
+	// their blocks; let that finish, or it lands inside this test's count.
+	settleMapped()
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -101,6 +106,7 @@ func TestReadBlocksFromOneSlab(t *testing.T) {
 	if _, err := ix.WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
+	settleMapped()
 	base := mapped.Load()
 	got, err := Read(bytes.NewReader(buf.Bytes()), dim)
 	if err != nil {
@@ -134,5 +140,21 @@ func TestReadBlocksFromOneSlab(t *testing.T) {
 	}
 	if left := mapped.Load() - base; left > 0 {
 		t.Fatalf("%d bytes still mapped after the read index became unreachable", left)
+	}
+}
+
+// settleMapped runs the collector until the mapped byte count has not
+// changed for a few rounds: the cleanups of unreachable blocks (they run
+// on their own goroutine after a collection) have all unmapped.
+func settleMapped() {
+	last, still := mapped.Load(), 0
+	for i := 0; i < 400 && still < 5; i++ {
+		runtime.GC()
+		time.Sleep(200 * time.Microsecond)
+		if cur := mapped.Load(); cur == last {
+			still++
+		} else {
+			last, still = cur, 0
+		}
 	}
 }
