@@ -87,8 +87,12 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.WordsMetFirstBar = v
 				case "sameq":
 					o.SameQuestion = v
+				case "oper":
+					o.OtherPersonWeight = v
+				case "cal":
+					o.NoCalendarWords = v == 0
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, absent, focus, met, met1, sameq)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, absent, focus, met, met1, sameq, oper, cal)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

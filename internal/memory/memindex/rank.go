@@ -27,6 +27,10 @@ type RankQuery struct {
 	// Names holds the query's words unstemmed (textindex.Words), to tell
 	// whether it names a memory's speaker.
 	Names []string
+	// Holds are groups of words (up to 64), to tell which groups a memory
+	// holds a word of (Candidate.Holds): the words of each of the user's
+	// people, the calendar words the query says.
+	Holds []textindex.Query
 	// From and To bound the period the query names (unix ms), if Period.
 	From, To int64
 	Period   bool
@@ -66,6 +70,9 @@ type Candidate struct {
 	Speaker, During, Dated, Alone bool
 	TS                            int64 // unix ms
 	Importance                    float64
+	// Holds has bit j set when the memory holds a word of
+	// RankQuery.Holds[j].
+	Holds uint64
 	// Source is what kind of memory it is (note, conversation, lesson…).
 	Source string
 	// Length is how many keyword terms it has.
@@ -199,6 +206,16 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 		if ideal := ix.text.IdealScore(q.Terms); ideal > 0 {
 			for i, bm25 := range ix.text.MatchQuery(q.Terms, slots) {
 				pool[i].Coverage = min(1, bm25/ideal)
+			}
+		}
+	}
+	for j, hq := range q.Holds {
+		if j >= 64 || hq.Empty() {
+			continue
+		}
+		for i, sc := range ix.text.ScoreQuery(hq, slots) {
+			if sc > 0 {
+				pool[i].Holds |= 1 << j
 			}
 		}
 	}

@@ -33,6 +33,12 @@ type query struct {
 	// onlyTime: the query asks for a period and nothing else ("what did
 	// we talk about yesterday?"): its results are the period's memories.
 	onlyTime bool
+	// asked has bit i set for each of the profile's contacts the query
+	// asks about (peopleOf; 0: none, or no note is told apart by it).
+	asked uint64
+	// calendar is the bit of the weekday and month names the query says
+	// (calendarWords) among memindex.RankQuery.Holds; 0: none.
+	calendar uint64
 }
 
 // whenQuestion recognises questions about when something happened.
@@ -231,4 +237,25 @@ func namesIn(s string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// calendarNames are the weekdays and months a note may name a recurring
+// or coming time by ("bins go out on Tuesday", "the October half term").
+// Not "may" (a word of its own) nor abbreviations ("sun", "wed").
+var calendarNames = []string{
+	"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+	"january", "february", "march", "april", "june", "july", "august", "september", "october", "november", "december",
+}
+
+// calendarWords is the weekday and month names query s says (a plural
+// too: "Tuesdays"), as the index analyses them.
+func calendarWords(text Analyzer, s string) textindex.Query {
+	var said []string
+	for _, w := range textindex.Words(s) {
+		w = strings.TrimSuffix(w, "s")
+		if slices.Contains(calendarNames, w) && !slices.Contains(said, w) {
+			said = append(said, w)
+		}
+	}
+	return text.Analyze(strings.Join(said, " "))
 }

@@ -1,0 +1,79 @@
+package memory
+
+import (
+	"testing"
+	"time"
+
+	"github.com/infmem/infmem/internal/testenv"
+	"github.com/infmem/infmem/mongostore"
+)
+
+// TestNoteSaysTheWeekday: "which bin goes out on Tuesday?" reads a period
+// (the last Tuesday), and notes dated in it or referring to a time around
+// it get the time weight; a note that says "Tuesday" itself, a habit of
+// every week, is of that period too (RankOptions.NoCalendarWords off), so
+// it is first, above notes stored that day that share no word with the
+// question. With NoCalendarWords it is not (so the test checks the rule).
+func TestNoteSaysTheWeekday(t *testing.T) {
+	e := recallEngine(t) // now: Wednesday 2025-05-14 15:04 in Los Angeles
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 10, 0, 0, 0, la) }
+	bins := StoreRequest{Content: "Brown bin goes out on Tuesday night, green and black alternate on Thursdays.", Timestamp: day(2024, 11, 2)}
+	for _, n := range []StoreRequest{
+		bins,
+		{Content: "Planted garlic in the raised bed; it should be ready in July.", Timestamp: day(2025, 5, 13)},
+		{Content: "Book club meets the first Wednesday of the month; this month's book is 'Small Things Like These'.", Timestamp: day(2025, 5, 13)},
+		{Content: "The car insurance renews in November with AXA.", Timestamp: day(2025, 1, 20)},
+		{Content: "Our dog Pepper is a three-year-old collie who is afraid of fireworks.", Timestamp: day(2024, 9, 1)},
+	} {
+		mustStore(t, e, n)
+	}
+	ask := func() SearchResult {
+		return search(t, e, SearchRequest{Query: "which bin goes out on Tuesday?", Location: la, Limit: 5})
+	}
+	res := ask()
+	if len(res.Results) == 0 || res.Results[0].Text != bins.Content {
+		t.Errorf("got %v %v, want %q first", texts(res.Results), confidences(res.Results), bins.Content)
+	}
+	o := e.RankOptions()
+	o.NoCalendarWords = true
+	e.SetRankOptions(o)
+	if res := ask(); len(res.Results) > 0 && res.Results[0].Text == bins.Content {
+		t.Errorf("NoCalendarWords: the note saying Tuesday is still first (%v %v): the test does not check the rule", texts(res.Results), confidences(res.Results))
+	}
+}
+
+// TestNoteAboutSomeoneElse: with RankOptions.OtherPersonWeight set, a
+// question about one of the profile's people ("what would Alex like as a
+// present?") ranks a note naming them above a note that shares its words
+// but names only another of them ("Present idea for Hannah"); a note
+// naming no one keeps its place. Off (the default), the other person's
+// note is first (so the test checks the rule).
+func TestNoteAboutSomeoneElse(t *testing.T) {
+	e := recallEngine(t)
+	alex := "Alex's birthday is 9 August; they keep hinting about a new road bike."
+	hannah := "Present idea for Hannah: Big Thief's new album on vinyl."
+	mustStoreTexts(t, e, alex, hannah,
+		"Hannah lent me 'The Overstory' and wants it back by Christmas.",
+		"Broadband is Virgin Media at £38 a month; the contract ends in August.",
+		"Leo has football practice every Tuesday at 5:30 in Kelvingrove Park.")
+	if _, _, err := e.UpdateProfile(testenv.Context(t), ProfileUpdate{AddContacts: []mongostore.Contact{
+		{Name: "Alex", Relation: "partner"}, {Name: "Hannah", Relation: "best friend"}, {Name: "Leo", Relation: "son"}}}); err != nil {
+		t.Fatal(err)
+	}
+	ask := func(q string) SearchResult { return search(t, e, SearchRequest{Query: q, Limit: 3}) }
+	if res := ask("what would Alex like as a present?"); len(res.Results) == 0 || res.Results[0].Text != hannah {
+		t.Fatalf("off: got %v, want the other person's note %q first (else the test checks nothing)", texts(res.Results), hannah)
+	}
+	o := e.RankOptions()
+	o.OtherPersonWeight = 0.6
+	e.SetRankOptions(o)
+	for _, q := range []string{"what would Alex like as a present?", "what would my partner like as a present?"} {
+		if res := ask(q); len(res.Results) == 0 || res.Results[0].Text != alex {
+			t.Errorf("%q: got %v %v, want %q first", q, texts(res.Results), confidences(res.Results), alex)
+		}
+	}
+	// Asked about Hannah, her present idea stays first.
+	if res := ask("what present did I plan for Hannah?"); len(res.Results) == 0 || res.Results[0].Text != hannah {
+		t.Errorf("Hannah: got %v %v, want %q first", texts(res.Results), confidences(res.Results), hannah)
+	}
+}
