@@ -69,19 +69,8 @@ func ChangedInOtherWords(older, newer *Statement) Relation {
 // birthday"), except a name holding a role both name ("Dan is my
 // manager" / "Sofia is my manager").
 func subjectConflict(a, b *unit) bool {
-	role := false
-	for w := range a.content {
-		if _, ok := b.content[w]; ok && roles[w] {
-			role = true
-		}
-	}
-	for _, p := range [2][2]*unit{{a, b}, {b, a}} {
-		u, other := p[0], p[1]
-		for n := range u.subjectNames {
-			if !other.has(n) && !other.was[n] && !(role && u.holder(n)) && !u.capitalOnly(n) {
-				return true
-			}
-		}
+	if namesConflict(a, b, true) {
+		return true
 	}
 	return a.pronoun && b.namedSubject(a) || b.pronoun && a.namedSubject(b)
 }
@@ -139,4 +128,27 @@ func init() {
 		grandma grandpa grandson granddaughter kid child children baby sibling roommate flatmate housemate in-law`) {
 		people[stem(w)] = true
 	}
+}
+
+// namesConflict reports whether a name says whose or which thing one of a
+// and b is about and the other lacks it, except a name holding a role both
+// name (a role has one holder at a time: the name holding it is its
+// value). With capitals, a word capitalised only as the first of its
+// sentence (capitalOnly) is no such name.
+func namesConflict(a, b *unit, capitals bool) bool {
+	role := false
+	for w := range a.content {
+		if _, ok := b.content[w]; ok && roles[w] {
+			role = true
+		}
+	}
+	for _, p := range [2][2]*unit{{a, b}, {b, a}} {
+		u, other := p[0], p[1]
+		for n := range u.subjectNames {
+			if !other.has(n) && !other.was[n] && !(role && u.holder(n)) && !(capitals && u.capitalOnly(n)) {
+				return true
+			}
+		}
+	}
+	return false
 }

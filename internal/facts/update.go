@@ -521,19 +521,8 @@ func relateUnits(a, b *unit) Relation {
 	// only, or different words in the two subjects ("the kitchen tap" /
 	// "the bathroom tap"). A role both name (manager, lead, dentist) has
 	// one holder at a time: the name holding it is its value.
-	role := false
-	for w := range a.content {
-		if _, ok := b.content[w]; ok && roles[w] {
-			role = true
-		}
-	}
-	for _, p := range [2][2]*unit{{a, b}, {b, a}} {
-		u, other := p[0], p[1]
-		for n := range u.subjectNames {
-			if !other.has(n) && !other.was[n] && !(role && u.holder(n)) {
-				return Relation{}
-			}
-		}
+	if namesConflict(a, b, false) {
+		return Relation{}
 	}
 	if a.subjectOnly(b) && b.subjectOnly(a) || a.pronoun && b.namedSubject(a) || b.pronoun && a.namedSubject(b) {
 		return Relation{}
