@@ -368,11 +368,15 @@ func (a *Asked) anchors(u *unit) []string {
 // something changed other than "since" ("especially since I want…"
 // gives a reason).
 func (u *unit) saysChanged() bool {
+	return u.changeCue(func(i int) bool { return u.toks[i].lower == "since" })
+}
+
+// changeCue reports whether the unit has a cue phrase, or a cue word that
+// skip does not rule out, saying something changed.
+func (u *unit) changeCue(skip func(i int) bool) bool {
 	for i, t := range u.toks {
-		if cueWords[t.lower] || stateCues[t.lower] {
-			if t.lower != "since" {
-				return true
-			}
+		if (cueWords[t.lower] || stateCues[t.lower]) && !skip(i) {
+			return true
 		}
 		if i > 0 && cuePhrases[u.toks[i-1].lower+" "+t.lower] {
 			return true

@@ -95,15 +95,7 @@ func (u *unit) capitalOnly(n string) bool {
 // than one that may only describe a thing ("two new front tyres", "the
 // latest model"): new, newly, latest, currently.
 func (u *unit) changeNotDescribed() bool {
-	for i, t := range u.toks {
-		if (cueWords[t.lower] || stateCues[t.lower]) && !describes[t.lower] && !sinceAsReason(u.toks, i) {
-			return true
-		}
-		if i > 0 && cuePhrases[u.toks[i-1].lower+" "+t.lower] {
-			return true
-		}
-	}
-	return false
+	return u.changeCue(func(i int) bool { return describes[u.toks[i].lower] || sinceAsReason(u.toks, i) })
 }
 
 var describes = setOf(`new newly latest currently`)

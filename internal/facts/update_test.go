@@ -1,8 +1,6 @@
 package facts
 
 import (
-	"fmt"
-	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -98,72 +96,20 @@ func TestRelateLongText(t *testing.T) {
 // at a time, 2,000 times: a change of whose or which thing it is (the
 // subject) is never an update; a change of its value, said to be one, is.
 func TestChangedDetailUpdatesOnlyItsSubject(t *testing.T) {
-	type slot struct {
-		subject bool
-		values  []string
-	}
-	names := []string{"Hughes", "Fenwick", "Alvarez", "Okafor", "Jensen", "Priya", "Mensah", "Osei"}
-	projects := []string{"Apollo", "Orion", "Hermes", "Mercury", "Atlas", "Juno"}
-	places := []string{"Lisbon", "Leeds", "Toronto", "Bath", "Kyoto", "Porto"}
-	months := []string{"January", "March", "June", "October", "December"}
-	days := func() []string {
-		var d []string
-		for i := 1; i <= 28; i++ {
-			d = append(d, fmt.Sprint(i))
-		}
-		return d
-	}()
-	templates := []struct {
-		format string
-		slots  []slot
-	}{
-		{"The %s project deadline has moved to %s %s.", []slot{{true, projects}, {false, months}, {false, days}}},
-		{"%s's flight to %s now leaves at %s:30.", []slot{{true, names}, {true, places}, {false, []string{"7", "8", "9", "10", "11"}}}},
-		{"%s's rent went up to £%s a month.", []slot{{true, names}, {false, []string{"900", "1,100", "1,250", "1,400"}}}},
-		{"My new manager is %s.", []slot{{false, names}}},
-		{"The %s team sync is now on %s at %s:00.", []slot{{true, projects}, {false, []string{"Monday", "Tuesday", "Thursday"}}, {false, []string{"9", "10", "14", "16"}}}},
-	}
-	// The older statements of the same subject.
-	olders := []string{"The %s project deadline is %s %s.", "%s's flight to %s leaves at %s:30.", "%s's rent is £%s a month.", "My manager is %s.", "The %s team sync is on %s at %s:00."}
-	rng := rand.New(rand.NewPCG(3, 4))
-	updates, notUpdates := 0, 0
-	for i := 0; i < 2000; i++ {
-		k := i % len(templates)
-		tpl := templates[k]
-		args := make([]any, len(tpl.slots))
-		for j, s := range tpl.slots {
-			args[j] = s.values[rng.IntN(len(s.values))]
-		}
-		j := rng.IntN(len(tpl.slots))
-		changed := slices.Clone(args)
-		for changed[j] == args[j] {
-			changed[j] = tpl.slots[j].values[rng.IntN(len(tpl.slots[j].values))]
-		}
-		older, newer := fmt.Sprintf(olders[k], args...), fmt.Sprintf(tpl.format, changed...)
+	changeOneSlot(t, 3, 2000, []slotPair{
+		{"The %s project deadline is %s %s.", "The %s project deadline has moved to %s %s.", []slot{{true, slotProjects}, {false, slotMonths}, {false, slotDays}}},
+		{"%s's flight to %s leaves at %s:30.", "%s's flight to %s now leaves at %s:30.", []slot{{true, slotNames}, {true, slotPlaces}, {false, []string{"7", "8", "9", "10", "11"}}}},
+		{"%s's rent is £%s a month.", "%s's rent went up to £%s a month.", []slot{{true, slotNames}, {false, []string{"900", "1,100", "1,250", "1,400"}}}},
+		{"My manager is %s.", "My new manager is %s.", []slot{{false, slotNames}}},
+		{"The %s team sync is on %s at %s:00.", "The %s team sync is now on %s at %s:00.", []slot{{true, slotProjects}, {false, []string{"Monday", "Tuesday", "Thursday"}}, {false, []string{"9", "10", "14", "16"}}}},
+	}, func(older, newer string) Relation {
 		if len(Differences(older, newer)) == 0 {
 			t.Fatalf("%q and %q reported the same", older, newer)
 		}
-		r := Relate(older, newer)
-		switch {
-		case tpl.slots[j].subject && r.Kind != Unrelated:
-			t.Fatalf("%q then %q: another subject called %v %v", older, newer, r.Kind, r.DiffersIn)
-		case !tpl.slots[j].subject && r.Kind != Updates:
-			t.Fatalf("%q then %q: its value changed, yet %v", older, newer, r.Kind)
-		case tpl.slots[j].subject:
-			notUpdates++
-		default:
-			updates++
-		}
-	}
-	if updates == 0 || notUpdates == 0 {
-		t.Fatalf("updates %d, other subjects %d", updates, notUpdates)
-	}
+		return Relate(older, newer)
+	})
 }
 
-// TestRelateChangePhrase: a changed value joined to the shared word by a
-// phrase saying it changed ("the deadline was extended to May 20") is
-// anchored to it; a difference ("raised by $50") or a phrase with other
-// words in it is not.
 func TestRelateChangePhrase(t *testing.T) {
 	const older = "I'm considering applying for a senior producer role, but I'm not sure I'm ready, especially with the application deadline being May 10."
 	for _, c := range []struct {

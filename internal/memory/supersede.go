@@ -75,14 +75,14 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc, pass *memindex.Vec
 	if err != nil {
 		return out, err
 	}
+	cos := make(map[string]float64, len(cands))
+	for _, cd := range cands {
+		cos[cd.ID.Hex()] = cd.Cos
+	}
+	closest := cands[0].ID.Hex()
 	known := make([]recall.Known, len(ms))
 	for i, m := range ms {
-		known[i] = recall.Known{ID: m.ID, Text: m.Text, Speaker: m.Speaker, Source: m.Source, At: m.Timestamp, Closest: m.ID == cands[0].ID.Hex()}
-		for _, cd := range cands {
-			if cd.ID.Hex() == m.ID {
-				known[i].Cos = cd.Cos
-			}
-		}
+		known[i] = recall.Known{ID: m.ID, Text: m.Text, Speaker: m.Speaker, Source: m.Source, At: m.Timestamp, Closest: m.ID == closest, Cos: cos[m.ID]}
 	}
 	rel := recall.Relate(ix, d, mine, known, &e.parsed)
 	hexID := id.Hex()
