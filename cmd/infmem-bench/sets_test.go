@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"reflect"
 	"testing"
@@ -15,7 +17,7 @@ func TestRecallSetsLoad(t *testing.T) {
 		t.Skip("no datasets at", datasetsDir)
 	}
 	want := map[string][2]int{ // messages, answerable questions at least
-		"locomo": {2700, 700}, "messy": {2700, 700}, "beam": {5700, 300}, "realmem": {14000, 1300}, "everyday": {100, 90}, "everyday2": {60, 60}, "everyday3": {60, 60}, "everyday4": {40, 40}, "everyday5": {60, 60}, "everyday6": {60, 60},
+		"locomo": {2700, 700}, "messy": {2700, 700}, "beam": {5700, 300}, "realmem": {14000, 1300}, "everyday": {100, 90}, "everyday2": {60, 60}, "everyday3": {60, 60}, "everyday4": {40, 40}, "everyday5": {60, 60}, "everyday6": {60, 60}, "everyday7": {60, 60},
 	}
 	for name, w := range want {
 		s, err := loadSet(name)
@@ -95,7 +97,7 @@ func TestPyLiteral(t *testing.T) {
 // memory kept, every answerable question's answers among the memories,
 // every never-stored question asked, each set under its own name.
 func TestEverydaySetsLoad(t *testing.T) {
-	want := map[string][3]int{"everyday": {115, 103, 25}, "everyday2": {62, 65, 25}, "everyday3": {60, 63, 25}, "everyday4": {44, 42, 20}, "everyday5": {66, 63, 25}, "everyday6": {68, 66, 25}} // memories, answerable, never stored
+	want := map[string][3]int{"everyday": {115, 103, 25}, "everyday2": {62, 65, 25}, "everyday3": {60, 63, 25}, "everyday4": {44, 42, 20}, "everyday5": {66, 63, 25}, "everyday6": {68, 66, 25}, "everyday7": {62, 65, 25}} // memories, answerable, never stored
 	for name, w := range want {
 		s, err := loadSet(name)
 		if err != nil {
@@ -127,5 +129,44 @@ func TestEverydaySetsLoad(t *testing.T) {
 	}
 	if _, err := loadSet("everyday2=/nonexistent/everyday2.json"); err == nil {
 		t.Error("a missing everyday2 file loaded")
+	}
+}
+
+// The fifth held-out update set parses strictly in the fields of
+// updates.json: 40 pairs with unique ids and every field given, at least
+// 12 look-alikes with both facts, background notes dated in the past.
+func TestUpdateSetHeldout5Parses(t *testing.T) {
+	raw, err := os.ReadFile("testdata/updates-heldout5.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set struct {
+		About string `json:"about"`
+		updatePairs
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&set); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, p := range set.Pairs {
+		if p.ID == "" || p.Kind == "" || p.Old == "" || p.New == "" || p.Q == "" || p.Old == p.New || ids[p.ID] {
+			t.Errorf("pair %q: a field missing, old equal to new, or id repeated", p.ID)
+		}
+		ids[p.ID] = true
+	}
+	for _, l := range set.Lookalikes {
+		if l.First == "" || l.Second == "" || l.First == l.Second {
+			t.Errorf("look-alike %q / %q: a fact missing or both the same", l.First, l.Second)
+		}
+	}
+	for _, b := range set.Background {
+		if b.Text == "" || b.DaysAgo <= 0 {
+			t.Errorf("background %q: empty or not in the past", b.Text)
+		}
+	}
+	if len(set.Pairs) != 40 || len(set.Lookalikes) < 12 || len(set.Background) == 0 {
+		t.Errorf("%d pairs, %d look-alikes, %d background notes; want 40, at least 12, some", len(set.Pairs), len(set.Lookalikes), len(set.Background))
 	}
 }
