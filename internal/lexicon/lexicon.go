@@ -5,8 +5,12 @@
 // ./gen from Debian's wordnet-base) holds the single-word nouns, verbs and
 // adjectives and, for each, the other single words of its first two
 // senses that people use (SemCor's tag counts), plus WordNet's exception
-// lists for lemmatising ("children" is "child"). It is read on first use
-// and held as one string (about 1.4 MB) with an index of its lines.
+// lists for lemmatising ("children" is "child"), and for each single-word
+// noun the single words of the hypernyms of its first three senses, up to
+// three levels above, but none of the five levels nearest WordNet's root
+// (entity, object, whole, organism…): "beagle" is a "hound" and a "dog",
+// "coriander" a "herb", "marathon" a "race". It is read on first use and
+// held as one string (about 3.7 MB) with an index of its lines.
 package lexicon
 
 import (
@@ -19,7 +23,7 @@ import (
 	"sync"
 )
 
-//go:generate go run ./gen -wordnet /usr/share/wordnet -o wordnet.gz
+//go:generate go run ./gen -wordnet /usr/share/wordnet -o wordnet.gz -levels 3 -min-depth 5 -hyp-senses 3
 
 //go:embed wordnet.gz
 var packed []byte
@@ -27,8 +31,8 @@ var packed []byte
 // table is the unpacked table: the text and the starts of its lines,
 // synonyms then exceptions, each sorted by key.
 type table struct {
-	text     string
-	syn, exc []uint32
+	text          string
+	syn, exc, hyp []uint32
 }
 
 var (
@@ -52,9 +56,12 @@ func load() {
 		if end < 0 {
 			end = len(tab.text) - at
 		}
-		if tab.text[at:at+end] == "%exc" {
+		switch tab.text[at : at+end] {
+		case "%exc":
 			lines = &tab.exc
-		} else {
+		case "%hyp":
+			lines = &tab.hyp
+		default:
 			*lines = append(*lines, uint32(at))
 		}
 		at += end + 1
@@ -90,17 +97,22 @@ var suffixes = [][2]string{
 // "invoiced": "invoice"); "" when none is in the table.
 func Lemma(word string) string {
 	once.Do(load)
-	if lookup(tab.syn, word) != nil {
+	return lemmaIn(tab.syn, word)
+}
+
+// lemmaIn is Lemma over the keys of lines.
+func lemmaIn(lines []uint32, word string) string {
+	if lookup(lines, word) != nil {
 		return word
 	}
 	for _, b := range lookup(tab.exc, word) {
-		if lookup(tab.syn, b) != nil {
+		if lookup(lines, b) != nil {
 			return b
 		}
 	}
 	for _, r := range suffixes {
 		if base, ok := strings.CutSuffix(word, r[0]); ok && base != "" {
-			if b := base + r[1]; lookup(tab.syn, b) != nil {
+			if b := base + r[1]; lookup(lines, b) != nil {
 				return b
 			}
 		}
@@ -117,4 +129,18 @@ func Synonyms(word string) []string {
 		return nil
 	}
 	return lookup(tab.syn, l)
+}
+
+// Hypernyms returns what a lowercase noun is a kind or an instance of:
+// the single words of its senses' hypernyms (see the package comment),
+// nearest first, lemmatised first (as Lemma, over the nouns that have
+// hypernyms): "beagles" gives "hound" and "dog"; nil when WordNet gives
+// none.
+func Hypernyms(word string) []string {
+	once.Do(load)
+	l := lemmaIn(tab.hyp, word)
+	if l == "" {
+		return nil
+	}
+	return lookup(tab.hyp, l)
 }

@@ -59,3 +59,35 @@ func TestSynonyms(t *testing.T) {
 		}
 	}
 }
+
+func TestHypernyms(t *testing.T) {
+	for word, want := range map[string]string{
+		"beagle":    "dog",
+		"beagles":   "hound", // lemmatised
+		"coriander": "herb",
+		"marathon":  "race", // its third sense, the footrace
+		"gp":        "doctor",
+		"solicitor": "lawyer",
+	} {
+		if got := Hypernyms(word); !slices.Contains(got, want) {
+			t.Errorf("Hypernyms(%q) = %q, want it to hold %q", word, got, want)
+		}
+	}
+	// The levels nearest the root are left out; a word is not its own
+	// hypernym; a word unknown or not a noun has none.
+	for _, w := range []string{"beagle", "coriander", "doctor"} {
+		for _, h := range Hypernyms(w) {
+			if h == "entity" || h == "object" || h == "whole" || h == "organism" || h == w {
+				t.Errorf("Hypernyms(%q) holds %q", w, h)
+			}
+		}
+	}
+	if got := Hypernyms("xqzzy"); got != nil {
+		t.Errorf("Hypernyms of an unknown word = %q, want none", got)
+	}
+	// The hypernyms are a section of their own: a synonym lookup does not
+	// read them, nor they it.
+	if slices.Contains(Synonyms("beagle"), "dog") {
+		t.Errorf("Synonyms(beagle) holds dog, a hypernym")
+	}
+}

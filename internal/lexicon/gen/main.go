@@ -30,10 +30,14 @@ func main() {
 	out := flag.String("o", "wordnet.gz", "output file")
 	senses := flag.Int("senses", 2, "senses read per lemma and part of speech, most frequent first")
 	share := flag.Float64("share", 0.25, "a sense is read only when tagged at least this share of the lemma's most tagged sense's count")
+	levels := flag.Int("levels", 4, "hypernym levels read above a noun's senses")
+	hypSenses := flag.Int("hyp-senses", 3, "a noun's senses whose hypernyms are read, most frequent first, tagged or not (\"marathon\": the undertaking, the battle, the footrace)")
+	minDepth := flag.Int("min-depth", 4, "a hypernym is kept only this many levels or more below WordNet's root (entity, object, whole, abstraction… are not)")
 	flag.Parse()
 	counts, top := tagCounts(filepath.Join(*dir, "cntlist.rev"))
 	syn := map[string][]string{}
 	exc := map[string][]string{}
+	hyp := map[string][]string{}
 	for pi, pos := range []string{"noun", "verb", "adj"} {
 		data, err := os.ReadFile(filepath.Join(*dir, "data."+pos))
 		if err != nil {
@@ -85,6 +89,17 @@ func main() {
 					}
 				}
 			}
+			for _, o := range offs[:min(*hypSenses, len(offs))] {
+				if pi != 0 {
+					break
+				}
+				at, _ := strconv.Atoi(o)
+				for _, w := range hypernyms(data, at, *levels, *minDepth) {
+					if w != lemma && !slices.Contains(syn[lemma], w) && !slices.Contains(hyp[lemma], w) {
+						hyp[lemma] = append(hyp[lemma], w)
+					}
+				}
+			}
 		}
 		excs, err := os.ReadFile(filepath.Join(*dir, pos+".exc"))
 		if err != nil {
@@ -118,6 +133,8 @@ func main() {
 	write(syn)
 	buf.WriteString("%exc\n")
 	write(exc)
+	buf.WriteString("%hyp\n")
+	write(hyp)
 	var z bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
 	zw.Write(buf.Bytes())
@@ -128,7 +145,7 @@ func main() {
 		log.Fatal(err)
 	}
 	w := bufio.NewWriter(os.Stderr)
-	fmt.Fprintf(w, "%d lemmas, %d exceptions, %d bytes, %d gzipped\n", len(syn), len(exc), buf.Len(), z.Len())
+	fmt.Fprintf(w, "%d lemmas, %d exceptions, %d nouns with hypernyms, %d bytes, %d gzipped\n", len(syn), len(exc), len(hyp), buf.Len(), z.Len())
 	w.Flush()
 }
 
@@ -208,4 +225,85 @@ func letters(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// hypernymsOf reads the offsets of the hypernyms (pointer "@") and
+// instance hypernyms ("@i") of the noun synset at at: after the words,
+// "p_cnt ptr_symbol offset pos source/target ...".
+func hypernymsOf(data []byte, at int) []int {
+	line := data[at:]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	f := strings.Fields(string(line))
+	n, _ := strconv.ParseInt(f[3], 16, 32)
+	p := 4 + 2*int(n)
+	np, err := strconv.Atoi(f[p])
+	if err != nil {
+		log.Fatalf("bad synset line %q", line)
+	}
+	var out []int
+	for i := range np {
+		ptr := f[p+1+4*i : p+5+4*i]
+		if (ptr[0] == "@" || ptr[0] == "@i") && ptr[2] == "n" {
+			o, err := strconv.Atoi(ptr[1])
+			if err != nil {
+				log.Fatalf("bad pointer in %q", line)
+			}
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+var rootDepth = map[int]int{}
+
+// depthOf is how many hypernym levels the noun synset at at lies below
+// WordNet's root (entity: 0), by its shortest path.
+func depthOf(data []byte, at int) int {
+	if d, ok := rootDepth[at]; ok {
+		return d
+	}
+	rootDepth[at] = 0 // a cycle (none in WordNet 3.0) ends here
+	d := -1
+	for _, h := range hypernymsOf(data, at) {
+		if hd := depthOf(data, h) + 1; d < 0 || hd < d {
+			d = hd
+		}
+	}
+	d = max(d, 0)
+	rootDepth[at] = d
+	return d
+}
+
+// hypernyms returns the single-word lemmas of the noun synset at at's
+// hypernyms up to levels above it, nearest first, leaving out those
+// fewer than minDepth levels below the root: "beagle" gives "hound",
+// "dog", "canine"; "coriander" gives "herb".
+func hypernyms(data []byte, at, levels, minDepth int) []string {
+	var out []string
+	seen := map[int]bool{at: true}
+	front := []int{at}
+	for range levels {
+		var next []int
+		for _, s := range front {
+			for _, h := range hypernymsOf(data, s) {
+				if seen[h] {
+					continue
+				}
+				seen[h] = true
+				next = append(next, h)
+				if depthOf(data, h) < minDepth {
+					continue
+				}
+				for _, w := range synsetWords(data[h:]) {
+					if letters(w) && !slices.Contains(out, w) {
+						out = append(out, w)
+					}
+				}
+			}
+		}
+		front = next
+	}
+	return out
 }
