@@ -147,10 +147,10 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		e.recordAccess(hits)
 	}
 	if query != "" && e.opts.Rank.WordsMetBar > 0 {
-		wordsMet(query, res, 3, e.opts.Rank.WordsMetBar)
+		wordsMet(query, res, 3, e.opts.Rank.WordsMetBar, 0)
 	}
 	if query != "" && e.opts.Rank.WordsMetFirstBar > 0 {
-		wordsMet(query, res, 1, e.opts.Rank.WordsMetFirstBar)
+		wordsMet(query, res, 1, e.opts.Rank.WordsMetFirstBar, int(e.opts.Rank.WordsMetKinds))
 	}
 	if query != "" && e.opts.Rank.OtherThingBar > 0 {
 		e.otherThing(ctx, query, res)
@@ -460,8 +460,9 @@ func (e *Engine) answerAbsent(query string, res []Memory) {
 // wordsMet lowers the relevance bar of the first n results to bar
 // when they are notes that hold every content word of the query
 // (recall.WordsMet); the others keep theirs, so that the rules after it
-// (AnswerAbsent) read the notes that hold the question's words.
-func wordsMet(query string, res []Memory, n int, bar float64) {
+// (AnswerAbsent) read the notes that hold the question's words. kinds
+// adds recall.WordsMetKinds's readings (its Kind bits).
+func wordsMet(query string, res []Memory, n int, bar float64, kinds int) {
 	var texts []string
 	for i, m := range res[:min(n, len(res))] {
 		if m.Evidence == nil || !m.Evidence.Alone {
@@ -469,7 +470,7 @@ func wordsMet(query string, res []Memory, n int, bar float64) {
 		}
 		texts = append(texts, res[i].Text)
 	}
-	if !recall.WordsMet(query, texts) {
+	if !recall.WordsMetKinds(query, texts, kinds) {
 		return
 	}
 	for i := range texts {

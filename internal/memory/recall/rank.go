@@ -223,6 +223,19 @@ type Options struct {
 	// conversations are untouched (BENCHMARKS.md, "The first note holds
 	// every word"). Negative: off.
 	WordsMetFirstBar float64
+	// WordsMetKinds adds readings to WordsMetFirstBar's, as the bits of
+	// recall.WordsMetKinds (issue 23 item 5): 1 a note word that is a
+	// kind or an instance of the question's (WordNet hypernyms: "herb" /
+	// "coriander"), 2 a value of the kind a word asks for ("charge" /
+	// "35 pounds an hour", "number" / "plot 37"), 4 in a who-question
+	// the one word left met by a name. Default 2: on the everyday sets
+	// it answers two answerable questions told nothing_relevant, both
+	// with their right note first, and no never-stored one; 1 changes no
+	// answer there (the notes' other words are not the question's:
+	// "hate" / "can't stand"), 4 answers two with the right note and
+	// three with a wrong one (BENCHMARKS.md, "Kinds and values").
+	// Negative: none.
+	WordsMetKinds float64
 	// SameQuestion: a memory's successor is ranked with it (supersede)
 	// when the successor's own score for the question is at least this
 	// share of the memory's (links between conversation turns:
@@ -276,13 +289,14 @@ func (o Options) WithDefaults() Options {
 	def(&o.FocusAbsentBar, namesAbsentBar)
 	def(&o.WordsMetBar, -1)
 	def(&o.WordsMetFirstBar, 0.1)
+	def(&o.WordsMetKinds, KindValue)
 	def(&o.SameQuestion, sameQuestion)
 	def(&o.OtherPersonWeight, -1)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.SameQuestion, &o.OtherPersonWeight} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight} {
 		if *v < 0 {
 			*v = 0
 		}

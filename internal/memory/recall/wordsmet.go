@@ -1,7 +1,9 @@
 package recall
 
 import (
+	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/infmem/infmem/internal/lexicon"
 )
@@ -42,22 +44,149 @@ func queryWords(query string) []string {
 // WordsMet reports whether every content word of query is held by texts
 // (a word, its lemma or a synonym, or a word of its stem).
 func WordsMet(query string, texts []string) bool {
+	return wordsMet(query, texts, 0)
+}
+
+// The readings WordsMetKinds adds, as bits of its kinds argument.
+const (
+	KindHypernym = 1 << iota // a kind or an instance of the word (WordNet)
+	KindValue                // a value of the kind the word asks for
+	KindWhoName              // in a who-question, the one word left met by a name
+)
+
+// WordsMetKinds is WordsMet that also counts a word of the question met
+// by a word of the texts that is a kind or an instance of it, and a word
+// that asks for a value by a value of its kind (wordMetByKind): "which
+// herb do I hate" / "I can't stand coriander" (WordNet: coriander is a
+// herb), "what race am I training for" / "Signed up for the Dublin
+// Marathon", "how much does the dog walker charge" / "…15 euro a walk",
+// "who is our electricity supplier" / "Switched electricity to Flogas".
+// Issue 23 item 5: the category or role asked where the note stores an
+// instance or a name.
+func WordsMetKinds(query string, texts []string, kinds int) bool {
+	return wordsMet(query, texts, kinds)
+}
+
+func wordsMet(query string, texts []string, kinds int) bool {
 	words := queryWords(query)
 	if len(words) == 0 || len(texts) == 0 {
 		return false
 	}
-	var held []string
+	var held, heads []string
 	for _, t := range texts {
-		for _, w := range lowerWords(t) {
-			held = append(held, strings.TrimSuffix(w, "'s"))
+		ws := lowerWords(t)
+		for i, w := range ws {
+			w = strings.TrimSuffix(w, "'s")
+			held = append(held, w)
+			if i+1 == len(ws) || !modifier(ws[i+1]) {
+				heads = append(heads, w)
+			}
+		}
+	}
+	var unmet []string
+	valued := false
+	for _, q := range words {
+		if kinds&KindValue != 0 && !wordHeld(q, held) && valueHeld(q, texts) {
+			valued = true
 		}
 	}
 	for _, q := range words {
-		if !wordHeld(q, held) {
-			return false
+		// A value of the kind asked stands for the note's thing only
+		// where the question's other words are the note's heads, not
+		// the first noun of a compound: "how much did the dog cost?" is
+		// not answered by "the dog walker … 12 pounds a walk".
+		in := held
+		if valued {
+			in = heads
+		}
+		if !wordHeld(q, in) && !(kinds&KindHypernym != 0 && kindHeld(q, in)) && !(kinds&KindValue != 0 && valueHeld(q, texts)) {
+			unmet = append(unmet, q)
 		}
 	}
-	return true
+	// "who is our electricity supplier?": the one word left, the role,
+	// met by a name when another word of the question is met.
+	if kinds&KindWhoName != 0 && len(unmet) == 1 && len(words) > 1 && asksWho(query) && nameIn(texts) {
+		return true
+	}
+	return len(unmet) == 0
+}
+
+// kindHeld reports whether a word of held is a kind or an instance of w
+// (lexicon.Hypernyms holds w or its lemma): "beagle" for "dog".
+func kindHeld(w string, held []string) bool {
+	forms := map[string]bool{w: true}
+	if l := lexicon.Lemma(w); l != "" {
+		forms[l] = true
+	}
+	for _, h := range held {
+		for _, k := range lexicon.Hypernyms(h) {
+			if forms[k] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// modifier reports whether next, the word after another in a text,
+// makes that word the first noun of a compound: it is a lowercase noun
+// (WordNet gives it hypernyms) and not a word of how things are said
+// ("dog walker": "walker").
+func modifier(next string) bool {
+	next = strings.TrimSuffix(next, "'s")
+	return !wordsMetStops[next] && lexicon.Hypernyms(next) != nil
+}
+
+// amountWords ask for an amount of money; numberWords for a number.
+var (
+	amountWords = setOfWords(`charge charges charged cost costs price prices fee fees rate rates pay paid owe owes owed spend spent budget rent salary earn earns worth money`)
+	numberWords = setOfWords(`number code difference`)
+	amount      = regexp.MustCompile(`[£€$]\s?\d|\d(?:[\d.,]*\d)?\s?(?:pounds?|euros?|dollars?|quid|eur|gbp|usd|p|k)\b`)
+	digit       = regexp.MustCompile(`\d`)
+)
+
+// valueHeld reports whether texts give a value of the kind a word of the
+// question asks for: an amount of money for "charge", "cost", "budget"…,
+// a number for "number", "code", "difference".
+func valueHeld(w string, texts []string) bool {
+	var re *regexp.Regexp
+	switch {
+	case amountWords[w]:
+		re = amount
+	case numberWords[w]:
+		re = digit
+	default:
+		return false
+	}
+	for _, t := range texts {
+		if re.MatchString(strings.ToLower(t)) {
+			return true
+		}
+	}
+	return false
+}
+
+// asksWho reports whether query asks who: its first word is "who" or
+// "who's".
+func asksWho(query string) bool {
+	w := lowerWords(query)
+	return len(w) > 0 && (w[0] == "who" || w[0] == "who's" || w[0] == "whos")
+}
+
+// nameIn reports whether a text names someone or something: a word
+// written with a capital letter that does not start a sentence.
+func nameIn(texts []string) bool {
+	for _, t := range texts {
+		start := true
+		for _, w := range strings.Fields(t) {
+			r := []rune(w)
+			if !start && unicode.IsUpper(r[0]) && w != "I" && !strings.HasPrefix(w, "I'") {
+				return true
+			}
+			start = strings.ContainsAny(w[len(w)-1:], ".!?:;")
+		}
+	}
+	return false
 }
 
 // wordHeld reports whether a word of held is w, its lemma or a synonym,

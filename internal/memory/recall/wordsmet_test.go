@@ -40,3 +40,41 @@ func TestWordsMet(t *testing.T) {
 		}
 	}
 }
+
+// TestWordsMetKinds: each reading WordsMetKinds adds, on only with its
+// bit, and the compound rule of the value reading.
+func TestWordsMetKinds(t *testing.T) {
+	for _, c := range []struct {
+		q     string
+		texts []string
+		kinds int
+		want  bool
+	}{
+		// A kind or an instance of the question's word (WordNet).
+		{"which herb do I grow", []string{"I grow coriander on the balcony."}, KindHypernym, true},
+		{"which herb do I grow", []string{"I grow coriander on the balcony."}, KindValue | KindWhoName, false},
+		{"which herb do I grow", []string{"I grow tomatoes and coriander."}, 0, false},
+		{"what breed of dog do we have", []string{"We have a beagle; the breed is stubborn."}, KindHypernym, true},
+		{"which herb do I grow", []string{"I grow roses on the balcony."}, KindHypernym, false}, // a rose is no herb
+		// A value of the kind a word asks for.
+		{"how much do I charge for tutoring?", []string{"Tutoring Ollie online, 35 pounds an hour."}, KindValue, true},
+		{"how much do I charge for tutoring?", []string{"Tutoring Ollie online, 35 pounds an hour."}, KindHypernym, false},
+		{"how much do I charge for tutoring?", []string{"Tutoring Ollie online on Thursdays."}, KindValue, false}, // no amount
+		{"what number is our allotment plot?", []string{"Our allotment is plot 37 at Meanwood."}, KindValue, true},
+		{"what's the price of the sofa", []string{"The sofa was €450 in the sale."}, KindValue, true},
+		// The question's other word as the first noun of a compound: the
+		// note is about the dog walker, not the dog.
+		{"how much did the dog cost us?", []string{"The dog walker comes at noon; 12 pounds a walk."}, KindValue, false},
+		{"how much did the dog cost us?", []string{"We paid 300 pounds for the dog in May."}, KindValue, true},
+		// In a who-question, the one word left met by a name.
+		{"who is our electricity supplier?", []string{"Switched electricity to Flogas in September."}, KindWhoName, true},
+		{"who is our electricity supplier?", []string{"Switched electricity to Flogas in September."}, KindHypernym | KindValue, false},
+		{"who is our electricity supplier?", []string{"Switched electricity to a cheaper tariff."}, KindWhoName, false}, // no name
+		{"who is our lawyer?", []string{"Niamh Byrne is handling the will."}, KindWhoName, false},                   // no other word met
+		{"what is our electricity supplier?", []string{"Switched electricity to Flogas."}, KindWhoName, false},        // not who
+	} {
+		if got := WordsMetKinds(c.q, c.texts, c.kinds); got != c.want {
+			t.Errorf("%q over %q, kinds %d: %v, want %v", c.q, c.texts, c.kinds, got, c.want)
+		}
+	}
+}
