@@ -13,6 +13,7 @@ import (
 	"github.com/infmem/infmem/internal/memory/recall"
 	"github.com/infmem/infmem/internal/memory/usecount"
 	"github.com/infmem/infmem/internal/timephrase"
+	"github.com/infmem/infmem/mongostore"
 )
 
 // SearchRequest is a recall by query and filters.
@@ -147,10 +148,14 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		e.recordAccess(hits)
 	}
 	if query != "" && e.opts.Rank.WordsMetBar > 0 {
-		wordsMet(query, res, 3, e.opts.Rank.WordsMetBar, 0)
+		wordsMet(query, res, 3, e.opts.Rank.WordsMetBar, 0, nil)
 	}
 	if query != "" && e.opts.Rank.WordsMetFirstBar > 0 {
-		wordsMet(query, res, 1, e.opts.Rank.WordsMetFirstBar, int(e.opts.Rank.WordsMetKinds))
+		var contacts []mongostore.Contact
+		if int(e.opts.Rank.WordsMetKinds)&recall.KindPerson != 0 {
+			contacts = e.contacts(ctx)
+		}
+		wordsMet(query, res, 1, e.opts.Rank.WordsMetFirstBar, int(e.opts.Rank.WordsMetKinds), contacts)
 	}
 	if query != "" && e.opts.Rank.OtherThingBar > 0 {
 		e.otherThing(ctx, query, res)
@@ -462,7 +467,7 @@ func (e *Engine) answerAbsent(query string, res []Memory) {
 // (recall.WordsMet); the others keep theirs, so that the rules after it
 // (AnswerAbsent) read the notes that hold the question's words. kinds
 // adds recall.WordsMetKinds's readings (its Kind bits).
-func wordsMet(query string, res []Memory, n int, bar float64, kinds int) {
+func wordsMet(query string, res []Memory, n int, bar float64, kinds int, contacts []mongostore.Contact) {
 	var texts []string
 	for i, m := range res[:min(n, len(res))] {
 		if m.Evidence == nil || !m.Evidence.Alone {
@@ -470,7 +475,7 @@ func wordsMet(query string, res []Memory, n int, bar float64, kinds int) {
 		}
 		texts = append(texts, res[i].Text)
 	}
-	if !recall.WordsMetKinds(query, texts, kinds) {
+	if !recall.WordsMetKinds(query, texts, kinds, contacts) {
 		return
 	}
 	for i := range texts {

@@ -224,17 +224,17 @@ type Options struct {
 	// every word"). Negative: off.
 	WordsMetFirstBar float64
 	// WordsMetKinds adds readings to WordsMetFirstBar's, as the bits of
-	// recall.WordsMetKinds (issue 23 item 5): 1 a note word that is a
-	// kind or an instance of the question's (WordNet hypernyms: "herb" /
-	// "coriander"), 2 a value of the kind a word asks for ("charge" /
-	// "35 pounds an hour", "number" / "plot 37"), 4 in a who-question
-	// the one word left met by a name. Default 2: on the everyday sets
-	// it answers two answerable questions told nothing_relevant, both
-	// with their right note first, and no never-stored one; 1 changes no
-	// answer there (the notes' other words are not the question's:
-	// "hate" / "can't stand"), 4 answers two with the right note and
-	// three with a wrong one (BENCHMARKS.md, "Kinds and values").
-	// Negative: none.
+	// recall.WordsMetKinds (issue 23 items 5 and 7): 1 a note word that
+	// is a kind or an instance of the question's (WordNet hypernyms:
+	// "race" / "marathon"), 2 a value of the kind a word asks for
+	// ("charge" / "35 pounds an hour", "number" / "plot 37"), 4 in a
+	// who-question the one word left met by a name, 8 a word naming one
+	// of the profile's people by relation met by their name ("my
+	// brother" / "Tom"). Default 11 (1, 2 and 8): on the everyday sets it
+	// answers three answerable questions told nothing_relevant, all with
+	// their right note first, and no never-stored one; 4 would answer two
+	// more with the right note and three with a wrong one (BENCHMARKS.md,
+	// "Kinds and values"). Negative: none.
 	WordsMetKinds float64
 	// SameQuestion: a memory's successor is ranked with it (supersede)
 	// when the successor's own score for the question is at least this
@@ -289,7 +289,7 @@ func (o Options) WithDefaults() Options {
 	def(&o.FocusAbsentBar, namesAbsentBar)
 	def(&o.WordsMetBar, -1)
 	def(&o.WordsMetFirstBar, 0.1)
-	def(&o.WordsMetKinds, KindValue)
+	def(&o.WordsMetKinds, KindHypernym|KindValue|KindPerson)
 	def(&o.SameQuestion, sameQuestion)
 	def(&o.OtherPersonWeight, -1)
 	if o.Candidates == 0 {

@@ -2,10 +2,12 @@ package recall
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/infmem/infmem/internal/lexicon"
+	"github.com/infmem/infmem/mongostore"
 )
 
 // Every word met. A question about notes whose every content word the
@@ -44,7 +46,7 @@ func queryWords(query string) []string {
 // WordsMet reports whether every content word of query is held by texts
 // (a word, its lemma or a synonym, or a word of its stem).
 func WordsMet(query string, texts []string) bool {
-	return wordsMet(query, texts, 0)
+	return wordsMet(query, texts, 0, nil)
 }
 
 // The readings WordsMetKinds adds, as bits of its kinds argument.
@@ -52,6 +54,7 @@ const (
 	KindHypernym = 1 << iota // a kind or an instance of the word (WordNet)
 	KindValue                // a value of the kind the word asks for
 	KindWhoName              // in a who-question, the one word left met by a name
+	KindPerson               // a word naming one of the profile's people by relation ("my brother") met by their name
 )
 
 // WordsMetKinds is WordsMet that also counts a word of the question met
@@ -63,11 +66,11 @@ const (
 // "who is our electricity supplier" / "Switched electricity to Flogas".
 // Issue 23 item 5: the category or role asked where the note stores an
 // instance or a name.
-func WordsMetKinds(query string, texts []string, kinds int) bool {
-	return wordsMet(query, texts, kinds)
+func WordsMetKinds(query string, texts []string, kinds int, contacts []mongostore.Contact) bool {
+	return wordsMet(query, texts, kinds, contacts)
 }
 
-func wordsMet(query string, texts []string, kinds int) bool {
+func wordsMet(query string, texts []string, kinds int, contacts []mongostore.Contact) bool {
 	words := queryWords(query)
 	if len(words) == 0 || len(texts) == 0 {
 		return false
@@ -80,6 +83,14 @@ func wordsMet(query string, texts []string, kinds int) bool {
 			held = append(held, w)
 			if i+1 == len(ws) || !modifier(ws[i+1]) {
 				heads = append(heads, w)
+			}
+		}
+	}
+	people := map[string][]string{} // a query word naming people by relation: their names' words
+	if kinds&KindPerson != 0 {
+		for _, r := range contactsFor(query, contacts) {
+			for _, n := range r.names {
+				people[r.word] = append(people[r.word], lowerWords(n)...)
 			}
 		}
 	}
@@ -98,6 +109,9 @@ func wordsMet(query string, texts []string, kinds int) bool {
 		in := held
 		if valued {
 			in = heads
+		}
+		if people[q] != nil && slices.ContainsFunc(people[q], func(n string) bool { return slices.Contains(in, n) }) {
+			continue
 		}
 		if !wordHeld(q, in) && !(kinds&KindHypernym != 0 && kindHeld(q, in)) && !(kinds&KindValue != 0 && valueHeld(q, texts)) {
 			unmet = append(unmet, q)
@@ -130,10 +144,13 @@ func kindHeld(w string, held []string) bool {
 
 // modifier reports whether next, the word after another in a text,
 // makes that word the first noun of a compound: it is a lowercase noun
-// (WordNet gives it hypernyms) and not a word of how things are said
-// ("dog walker": "walker").
+// (WordNet gives it hypernyms), not a verb's -ed or -ing form ("Sinead
+// moved") and not a word of how things are said ("dog walker": "walker").
 func modifier(next string) bool {
 	next = strings.TrimSuffix(next, "'s")
+	if strings.HasSuffix(next, "ed") || strings.HasSuffix(next, "ing") {
+		return false
+	}
 	return !wordsMetStops[next] && lexicon.Hypernyms(next) != nil
 }
 

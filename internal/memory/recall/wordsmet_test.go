@@ -3,6 +3,8 @@ package recall
 import (
 	"slices"
 	"testing"
+
+	"github.com/infmem/infmem/mongostore"
 )
 
 // TestQueryWords: a question's content words, without how it is asked.
@@ -70,10 +72,32 @@ func TestWordsMetKinds(t *testing.T) {
 		{"who is our electricity supplier?", []string{"Switched electricity to Flogas in September."}, KindWhoName, true},
 		{"who is our electricity supplier?", []string{"Switched electricity to Flogas in September."}, KindHypernym | KindValue, false},
 		{"who is our electricity supplier?", []string{"Switched electricity to a cheaper tariff."}, KindWhoName, false}, // no name
-		{"who is our lawyer?", []string{"Niamh Byrne is handling the will."}, KindWhoName, false},                   // no other word met
-		{"what is our electricity supplier?", []string{"Switched electricity to Flogas."}, KindWhoName, false},        // not who
+		{"who is our lawyer?", []string{"Niamh Byrne is handling the will."}, KindWhoName, false},                       // no other word met
+		{"what is our electricity supplier?", []string{"Switched electricity to Flogas."}, KindWhoName, false},          // not who
 	} {
-		if got := WordsMetKinds(c.q, c.texts, c.kinds); got != c.want {
+		if got := WordsMetKinds(c.q, c.texts, c.kinds, nil); got != c.want {
+			t.Errorf("%q over %q, kinds %d: %v, want %v", c.q, c.texts, c.kinds, got, c.want)
+		}
+	}
+}
+
+// TestWordsMetPerson: a word naming one of the profile's people by
+// relation is met by their name, only with KindPerson.
+func TestWordsMetPerson(t *testing.T) {
+	contacts := []mongostore.Contact{{Name: "Tom", Relation: "brother"}, {Name: "Sinead Walsh", Relation: "sister"}}
+	for _, c := range []struct {
+		q     string
+		texts []string
+		kinds int
+		want  bool
+	}{
+		{"what race did my brother sign up for?", []string{"Tom signed up for the Leeds half marathon."}, KindHypernym | KindPerson, true},
+		{"what race did my brother sign up for?", []string{"Tom signed up for the Leeds half marathon."}, KindHypernym, false},
+		{"what race did my brother sign up for?", []string{"Tom signed up for the Leeds half marathon."}, KindPerson, false}, // race unmet
+		{"what race did my sister sign up for?", []string{"Tom signed up for the Leeds half marathon."}, KindHypernym | KindPerson, false},
+		{"what's the time difference with my sister?", []string{"Sinead moved to Toronto and is 5 hours behind us."}, KindValue | KindPerson, true},
+	} {
+		if got := WordsMetKinds(c.q, c.texts, c.kinds, contacts); got != c.want {
 			t.Errorf("%q over %q, kinds %d: %v, want %v", c.q, c.texts, c.kinds, got, c.want)
 		}
 	}
