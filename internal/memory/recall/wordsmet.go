@@ -75,15 +75,10 @@ func wordsMet(query string, texts []string, kinds int, contacts []mongostore.Con
 	if len(words) == 0 || len(texts) == 0 {
 		return false
 	}
-	var held, heads []string
+	var held []string
 	for _, t := range texts {
-		ws := lowerWords(t)
-		for i, w := range ws {
-			w = strings.TrimSuffix(w, "'s")
-			held = append(held, w)
-			if i+1 == len(ws) || !modifier(ws[i+1]) {
-				heads = append(heads, w)
-			}
+		for _, w := range lowerWords(t) {
+			held = append(held, strings.TrimSuffix(w, "'s"))
 		}
 	}
 	people := map[string][]string{} // a query word naming people by relation: their names' words
@@ -101,19 +96,21 @@ func wordsMet(query string, texts []string, kinds int, contacts []mongostore.Con
 			valued = true
 		}
 	}
+	// A value of the kind asked stands for the note's thing only where
+	// the question's other words are the note's heads, not the first
+	// noun of a compound: "how much did the dog cost?" is not answered
+	// by "the dog walker … 12 pounds a walk". The heads are read only
+	// then (a lexicon lookup a word: not on every search).
+	in := held
+	if valued {
+		in = headWords(texts)
+	}
+	var kindsOf map[string][]string // held word → its hypernyms, read once when a word is unmet
 	for _, q := range words {
-		// A value of the kind asked stands for the note's thing only
-		// where the question's other words are the note's heads, not
-		// the first noun of a compound: "how much did the dog cost?" is
-		// not answered by "the dog walker … 12 pounds a walk".
-		in := held
-		if valued {
-			in = heads
-		}
 		if people[q] != nil && slices.ContainsFunc(people[q], func(n string) bool { return slices.Contains(in, n) }) {
 			continue
 		}
-		if !wordHeld(q, in) && !(kinds&KindHypernym != 0 && kindHeld(q, in)) && !(kinds&KindValue != 0 && valueHeld(q, texts)) {
+		if !wordHeld(q, in) && !(kinds&KindHypernym != 0 && kindHeld(q, in, &kindsOf)) && !(kinds&KindValue != 0 && valueHeld(q, texts)) {
 			unmet = append(unmet, q)
 		}
 	}
@@ -127,19 +124,43 @@ func wordsMet(query string, texts []string, kinds int, contacts []mongostore.Con
 
 // kindHeld reports whether a word of held is a kind or an instance of w
 // (lexicon.Hypernyms holds w or its lemma): "beagle" for "dog".
-func kindHeld(w string, held []string) bool {
+// kinds caches each held word's hypernyms across the question's words.
+func kindHeld(w string, held []string, kinds *map[string][]string) bool {
+	if *kinds == nil {
+		*kinds = make(map[string][]string, len(held))
+		for _, h := range held {
+			if _, ok := (*kinds)[h]; !ok {
+				(*kinds)[h] = lexicon.Hypernyms(h)
+			}
+		}
+	}
 	forms := map[string]bool{w: true}
 	if l := lexicon.Lemma(w); l != "" {
 		forms[l] = true
 	}
 	for _, h := range held {
-		for _, k := range lexicon.Hypernyms(h) {
+		for _, k := range (*kinds)[h] {
 			if forms[k] {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// headWords are the words of texts that are no first noun of a compound
+// (modifier), as held words ("'s" trimmed).
+func headWords(texts []string) []string {
+	var heads []string
+	for _, t := range texts {
+		ws := lowerWords(t)
+		for i, w := range ws {
+			if i+1 == len(ws) || !modifier(ws[i+1]) {
+				heads = append(heads, strings.TrimSuffix(w, "'s"))
+			}
+		}
+	}
+	return heads
 }
 
 // modifier reports whether next, the word after another in a text,
