@@ -90,9 +90,13 @@ func wordsMet(query string, texts []string, kinds int, contacts []mongostore.Con
 		}
 	}
 	var unmet []string
+	// byValue[i]: texts give a value of the kind words[i] asks for
+	// (valueHeld), read once for both loops.
+	byValue := make([]bool, len(words))
 	valued := false
-	for _, q := range words {
-		if kinds&KindValue != 0 && !wordHeld(q, held) && valueHeld(q, texts) {
+	for i, q := range words {
+		byValue[i] = kinds&KindValue != 0 && valueHeld(q, texts)
+		if byValue[i] && !wordHeld(q, held) {
 			valued = true
 		}
 	}
@@ -106,11 +110,11 @@ func wordsMet(query string, texts []string, kinds int, contacts []mongostore.Con
 		in = headWords(texts)
 	}
 	var kindsOf map[string][]string // held word → its hypernyms, read once when a word is unmet
-	for _, q := range words {
+	for i, q := range words {
 		if people[q] != nil && slices.ContainsFunc(people[q], func(n string) bool { return slices.Contains(in, n) }) {
 			continue
 		}
-		if !wordHeld(q, in) && !(kinds&KindHypernym != 0 && kindHeld(q, in, &kindsOf)) && !(kinds&KindValue != 0 && valueHeld(q, texts)) {
+		if !wordHeld(q, in) && !(kinds&KindHypernym != 0 && kindHeld(q, in, &kindsOf)) && !byValue[i] {
 			unmet = append(unmet, q)
 		}
 	}
