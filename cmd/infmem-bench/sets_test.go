@@ -132,11 +132,17 @@ func TestEverydaySetsLoad(t *testing.T) {
 	}
 }
 
-// The fifth held-out update set parses strictly in the fields of
+// The fifth and sixth held-out update sets parse strictly in the fields of
 // updates.json: 40 pairs with unique ids and every field given, at least
 // 12 look-alikes with both facts, background notes dated in the past.
-func TestUpdateSetHeldout5Parses(t *testing.T) {
-	raw, err := os.ReadFile("testdata/updates-heldout5.json")
+func TestHeldoutUpdateSetsParse(t *testing.T) {
+	for _, f := range []string{"testdata/updates-heldout5.json", "testdata/updates-heldout6.json"} {
+		t.Run(f, func(t *testing.T) { checkHeldoutUpdateSet(t, f) })
+	}
+}
+
+func checkHeldoutUpdateSet(t *testing.T, file string) {
+	raw, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
