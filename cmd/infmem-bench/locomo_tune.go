@@ -77,6 +77,8 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.NoRelationVariants = v == 0
 				case "other":
 					o.OtherThingBar = v
+				case "owner":
+					o.OtherOwnerBar = v
 				case "absent":
 					o.AnswerAbsentBar = v
 				case "focus":
@@ -94,7 +96,7 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 				case "cal":
 					o.NoCalendarWords = v == 0
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, absent, focus, met, met1, kinds, sameq, oper, cal)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, owner, absent, focus, met, met1, kinds, sameq, oper, cal)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

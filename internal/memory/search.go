@@ -160,6 +160,9 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if query != "" && e.opts.Rank.OtherThingBar > 0 {
 		e.otherThing(ctx, query, res)
 	}
+	if query != "" && e.opts.Rank.OtherOwnerBar > 0 {
+		e.otherOwner(ctx, query, res)
+	}
 	if query != "" && e.opts.Rank.AnswerAbsentBar > 0 {
 		e.answerAbsent(query, res)
 	}
@@ -437,6 +440,22 @@ func (e *Engine) otherThing(ctx context.Context, query string, res []Memory) {
 	}
 	for i := range res {
 		res[i].Weak = res[i].Weak || res[i].Confidence < e.opts.Rank.OtherThingBar
+	}
+}
+
+// otherOwner marks weak the results under Options.OtherOwnerBar when the
+// query asks for a value of someone's thing the results give only for
+// someone else (recall.OtherOwner).
+func (e *Engine) otherOwner(ctx context.Context, query string, res []Memory) {
+	texts, clears := make([]string, len(res)), make([]bool, len(res))
+	for i, m := range res {
+		texts[i], clears[i] = m.Text, !m.Weak
+	}
+	if !slices.Contains(clears, true) || !recall.OtherOwner(query, texts, clears, e.contacts(ctx)) {
+		return
+	}
+	for i := range res {
+		res[i].Weak = res[i].Weak || res[i].Confidence < e.opts.Rank.OtherOwnerBar
 	}
 }
 

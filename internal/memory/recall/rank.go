@@ -185,6 +185,14 @@ type Options struct {
 	// first result's confidence 0.45-0.53) and no answerable one
 	// (BENCHMARKS.md, "Another thing of the same kind"). Negative: off.
 	OtherThingBar float64
+	// OtherOwnerBar is the relevance bar of a search whose question asks
+	// for a value of someone's thing ("what is Grace's mobile number?",
+	// "when is Sam's wedding?") while the results give it only for
+	// someone else ("Dad's new mobile number…", "Our wedding
+	// anniversary…"): OtherOwner. Default 0.9, the bar of a question
+	// naming someone no result is about (namesAbsentBar), not fitted
+	// (BENCHMARKS.md, "Another owner's thing"). Negative: off.
+	OtherOwnerBar float64
 	// AnswerAbsentBar is the relevance bar of a search whose question
 	// asks for a value of one kind ("how much …", "when is …", "who is
 	// …", "what's the … number") while none of the notes that clear the
@@ -285,6 +293,7 @@ func (o Options) WithDefaults() Options {
 	def(&o.ChainCoverage, -1)
 	def(&o.ConvCover, 0.3)
 	def(&o.OtherThingBar, namesAbsentBar)
+	def(&o.OtherOwnerBar, namesAbsentBar)
 	def(&o.AnswerAbsentBar, 1.01)
 	def(&o.FocusAbsentBar, namesAbsentBar)
 	def(&o.WordsMetBar, -1)
@@ -296,7 +305,7 @@ func (o Options) WithDefaults() Options {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.OtherOwnerBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight} {
 		if *v < 0 {
 			*v = 0
 		}
