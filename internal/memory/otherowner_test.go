@@ -1,0 +1,33 @@
+package memory
+
+import "testing"
+
+// TestOtherOwnerBar: with Options.OtherOwnerBar (on by default), a
+// question for someone's mobile number whose closest memory gives
+// another person's ("Dad's new mobile number…") is told nothing_relevant,
+// the note shown weak; the father's question still finds it. The
+// relevance bar is lowered to 0.3 so that, without the rule, the note
+// clears it for both questions.
+func TestOtherOwnerBar(t *testing.T) {
+	e := recallEngine(t)
+	mustStoreTexts(t, e,
+		"Dad's new mobile number is 07700 900418 - he finally gave up the old Nokia.",
+		"Car insurance is with Admiral; it renews on 5 March and was £412 last year.",
+		"Booked the dentist for December 2 at 9:30.",
+		"Liked the Douro red we had at Maya's.")
+	nat := SearchRequest{Query: "what is Natalia's mobile number?", Limit: 3}
+	dad := SearchRequest{Query: "what's my dad's mobile number?", Limit: 3}
+	e.SetRankOptions(RankOptions{MinConfidence: 0.3, OtherOwnerBar: -1})
+	for _, q := range []SearchRequest{nat, dad} {
+		if res := search(t, e, q); res.NothingRelevant {
+			t.Fatalf("%q, rule off: nothing relevant (%v), want the note", q.Query, confidences(res.Results))
+		}
+	}
+	e.SetRankOptions(RankOptions{MinConfidence: 0.3})
+	if res := search(t, e, nat); !res.NothingRelevant || len(res.Results) == 0 || !res.Results[0].Weak || res.Results[0].Text != "Dad's new mobile number is 07700 900418 - he finally gave up the old Nokia." {
+		t.Errorf("Natalia's number, rule on: nothing_relevant %v, results %v, want Dad's note shown weak", res.NothingRelevant, confidences(res.Results))
+	}
+	if res := search(t, e, dad); res.NothingRelevant {
+		t.Errorf("dad's number, rule on: nothing relevant (%v), want the note", confidences(res.Results))
+	}
+}
