@@ -190,8 +190,10 @@ type Options struct {
 	// "when is Sam's wedding?") while the results give it only for
 	// someone else ("Dad's new mobile number…", "Our wedding
 	// anniversary…"): OtherOwner. Default 0.9, the bar of a question
-	// naming someone no result is about (namesAbsentBar), not fitted
-	// (BENCHMARKS.md, "Another owner's thing"). Negative: off.
+	// naming someone no result is about (namesAbsentBar), not fitted: it
+	// tells two never-stored questions of everyday3 nothing_relevant and
+	// no answerable one on any recall set (BENCHMARKS.md, "Never stored,
+	// still answered"). Negative: off.
 	OtherOwnerBar float64
 	// AnswerAbsentBar is the relevance bar of a search whose question
 	// asks for a value of one kind ("how much …", "when is …", "who is
