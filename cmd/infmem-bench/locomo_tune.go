@@ -95,8 +95,10 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.OtherPersonWeight = v
 				case "cal":
 					o.NoCalendarWords = v == 0
+				case "absentp":
+					o.AskedAbsentWeight = v
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, owner, absent, focus, met, met1, kinds, sameq, oper, cal)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, owner, absent, focus, met, met1, kinds, sameq, oper, cal, absentp)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

@@ -260,6 +260,14 @@ type Options struct {
 	// one never-stored question fewer nothing_relevant and two answerable
 	// ones more (BENCHMARKS.md, "A note about someone else").
 	OtherPersonWeight float64
+	// AskedAbsentWeight is taken off the score of a note that names none
+	// of the profile's people the query asks about (by name or relation;
+	// peopleOf), whether it names others or no one: "who is Mina's
+	// teacher?" and "Teachers' pension: …", "what medicine does my older
+	// daughter take?" and "Our GP is Dr Okonkwo …". Unlike
+	// OtherPersonWeight it also reads a note naming no one. Off by default
+	// (0 or negative).
+	AskedAbsentWeight float64
 	// NoCalendarWords turns off counting a note (a memory that stands
 	// alone) that says a weekday or month the query names its period by
 	// ("which bin goes out on Tuesday?": "Brown bin goes out on Tuesday
@@ -307,7 +315,7 @@ func (o Options) WithDefaults() Options {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.OtherOwnerBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.OtherOwnerBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight, &o.AskedAbsentWeight} {
 		if *v < 0 {
 			*v = 0
 		}
@@ -363,7 +371,7 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 	// "my sister" also looks for the sister's name, from the profile.
 	var refs []personRef
 	var contacts []mongostore.Contact
-	if r.Contacts != nil && (relationTerms(r.Query) != nil || ro.OtherPersonWeight > 0) {
+	if r.Contacts != nil && (relationTerms(r.Query) != nil || ro.OtherPersonWeight > 0 || ro.AskedAbsentWeight > 0) {
 		contacts = r.Contacts(ctx)
 		refs = contactsFor(r.Query, contacts)
 	}
@@ -418,7 +426,7 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 	}
 	useKW := r.Mode != ModeVector
 	var holds []textindex.Query
-	if ro.OtherPersonWeight > 0 {
+	if ro.OtherPersonWeight > 0 || ro.AskedAbsentWeight > 0 {
 		holds, q.asked = peopleOf(ix, r.Query, contacts, refs)
 	}
 	if q.hasPeriod && !ro.NoCalendarWords {
@@ -629,6 +637,9 @@ func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) [][2]floa
 		cd.Score = own[i] + speaker[i] + share*best + ro.RecencyWeight*recency + ro.ImportanceWeight*cd.Importance
 		if cd.Alone && aboutSomeoneElse(cd.Holds&^q.calendar, q.asked) {
 			cd.Score -= ro.OtherPersonWeight
+		}
+		if cd.Alone && q.asked != 0 && cd.Holds&^q.calendar&q.asked == 0 {
+			cd.Score -= ro.AskedAbsentWeight
 		}
 		if ro.LessonWeight > 0 && cd.Source == sourceLesson && bar.clears(evidenceFor(cd, q)) >= ro.MinConfidence {
 			cd.Score += ro.LessonWeight
