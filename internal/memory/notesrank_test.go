@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -75,5 +76,53 @@ func TestNoteAboutSomeoneElse(t *testing.T) {
 	// Asked about Hannah, her present idea stays first.
 	if res := ask("what present did I plan for Hannah?"); len(res.Results) == 0 || res.Results[0].Text != hannah {
 		t.Errorf("Hannah: got %v %v, want %q first", texts(res.Results), confidences(res.Results), hannah)
+	}
+}
+
+// TestNoteNamingNoneAsked: with RankOptions.AskedAbsentWeight set, a
+// question about one of the profile's people ("who is Mina's teacher?",
+// "what medicine does my daughter take?") ranks a note naming them above
+// notes that share the question's words but name none of those asked,
+// whether they name someone else ("Dad takes warfarin…") or no one
+// ("Teachers' pension…"). Each rank keeps the confidence and the verdict
+// it has without the weight: the weight reorders, it does not decide
+// whether anything relevant is stored. Off (the default), another note is
+// first (so the test checks the rule).
+func TestNoteNamingNoneAsked(t *testing.T) {
+	e := recallEngine(t)
+	mina := "Mina is in Mr Hughes's class at Chapel Allerton Primary this year."
+	aoife := "Aoife uses a blue inhaler before PE on Tuesdays and Thursdays."
+	mustStoreTexts(t, e, mina, aoife,
+		"Teachers' pension: I can see my statement on the Teachers' Pensions website; log-in is in the password manager.",
+		"The teacher training day is on the 3rd, so school is closed.",
+		"Dad takes warfarin, so no aspirin or ibuprofen for him; his medicine box is in the kitchen.",
+		"Our GP is Dr Okonkwo at the Clontarf medical centre.",
+		"Mina won a drawing competition at the library with a picture of the dog.")
+	if _, _, err := e.UpdateProfile(testenv.Context(t), ProfileUpdate{AddContacts: []mongostore.Contact{
+		{Name: "Mina", Relation: "daughter"}, {Name: "Aoife", Relation: "niece"}, {Name: "Frank", Relation: "father"}}}); err != nil {
+		t.Fatal(err)
+	}
+	questions := map[string]string{"who is Mina's teacher?": mina, "what medicine does Aoife take?": aoife}
+	ask := func(q string) SearchResult { return search(t, e, SearchRequest{Query: q, Limit: 5}) }
+	off := map[string]SearchResult{}
+	for q, want := range questions {
+		res := ask(q)
+		if len(res.Results) == 0 || res.Results[0].Text == want {
+			t.Fatalf("off, %q: got %v, want another note first (else the test checks nothing)", q, texts(res.Results))
+		}
+		off[q] = res
+	}
+	o := e.RankOptions()
+	o.AskedAbsentWeight = 0.6
+	e.SetRankOptions(o)
+	for q, want := range questions {
+		res := ask(q)
+		if len(res.Results) == 0 || res.Results[0].Text != want {
+			t.Errorf("%q: got %v %v, want %q first", q, texts(res.Results), confidences(res.Results), want)
+			continue
+		}
+		if got, was := confidences(res.Results), confidences(off[q].Results); !slices.Equal(got, was) || res.NothingRelevant != off[q].NothingRelevant {
+			t.Errorf("%q: confidences %v, nothing_relevant %v; want each rank's as without the weight: %v, %v", q, got, res.NothingRelevant, was, off[q].NothingRelevant)
+		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/infmem/infmem/internal/lexicon"
 	"github.com/infmem/infmem/internal/textindex"
 	"github.com/infmem/infmem/internal/timephrase"
@@ -16,6 +18,9 @@ import (
 
 // query is what ranking reads from a search query besides its embedding.
 type query struct {
+	// demoted is what Options.AskedAbsentWeight took off a candidate's
+	// score (score), by its id.
+	demoted map[bson.ObjectID]float64
 	// terms are the keyword terms, without conversational filler.
 	terms textindex.Query
 	// names holds the query's words unstemmed, filler included, to match
