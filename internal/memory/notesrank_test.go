@@ -62,10 +62,13 @@ func TestNoteAboutSomeoneElse(t *testing.T) {
 		t.Fatal(err)
 	}
 	ask := func(q string) SearchResult { return search(t, e, SearchRequest{Query: q, Limit: 3}) }
+	o := e.RankOptions()
+	o.AskedAbsentWeight = -1 // the rule for a note naming none of those asked, which also reads it, off
+	e.SetRankOptions(o)
 	if res := ask("what would Alex like as a present?"); len(res.Results) == 0 || res.Results[0].Text != hannah {
 		t.Fatalf("off: got %v, want the other person's note %q first (else the test checks nothing)", texts(res.Results), hannah)
 	}
-	o := e.RankOptions()
+	o = e.RankOptions()
 	o.OtherPersonWeight = 0.6
 	e.SetRankOptions(o)
 	for _, q := range []string{"what would Alex like as a present?", "what would my partner like as a present?"} {
@@ -79,31 +82,33 @@ func TestNoteAboutSomeoneElse(t *testing.T) {
 	}
 }
 
-// TestNoteNamingNoneAsked: with RankOptions.AskedAbsentWeight set, a
-// question about one of the profile's people ("who is Mina's teacher?",
-// "what medicine does my daughter take?") ranks a note naming them above
-// notes that share the question's words but name none of those asked,
-// whether they name someone else ("Dad takes warfarin…") or no one
-// ("Teachers' pension…"). Each rank keeps the confidence and the verdict
-// it has without the weight: the weight reorders, it does not decide
-// whether anything relevant is stored. Off (the default), another note is
-// first (so the test checks the rule).
+// TestNoteNamingNoneAsked: with RankOptions.AskedAbsentWeight (0.6 by
+// default), a question about one of the profile's people ("what medicine
+// does Aoife take?", or by relation, "my niece") ranks a note naming them
+// above a note that shares the question's words but names none of those
+// asked ("Dad takes warfarin…": someone else; "Our GP is Dr Okonkwo at
+// the … medical centre": no one). Each rank keeps the confidence and the
+// verdict it has without the weight: the weight reorders, it does not
+// decide whether anything relevant is stored. Off, another note is first
+// (so the test checks the rule).
 func TestNoteNamingNoneAsked(t *testing.T) {
 	e := recallEngine(t)
-	mina := "Mina is in Mr Hughes's class at Chapel Allerton Primary this year."
+	mina := "The twins are in Year 2; Ada is in Miss Patel's class and Mina in Mr Hughes's."
 	aoife := "Aoife uses a blue inhaler before PE on Tuesdays and Thursdays."
 	mustStoreTexts(t, e, mina, aoife,
 		"Teachers' pension: I can see my statement on the Teachers' Pensions website; log-in is in the password manager.",
 		"The teacher training day is on the 3rd, so school is closed.",
-		"Dad takes warfarin, so no aspirin or ibuprofen for him; his medicine box is in the kitchen.",
-		"Our GP is Dr Okonkwo at the Clontarf medical centre.",
-		"Mina won a drawing competition at the library with a picture of the dog.")
+		"Dad takes warfarin, so no aspirin or ibuprofen for him.",
+		"Our GP is Dr Okonkwo at the Clontarf medical centre.")
 	if _, _, err := e.UpdateProfile(testenv.Context(t), ProfileUpdate{AddContacts: []mongostore.Contact{
-		{Name: "Mina", Relation: "daughter"}, {Name: "Aoife", Relation: "niece"}, {Name: "Frank", Relation: "father"}}}); err != nil {
+		{Name: "Mina", Relation: "daughter"}, {Name: "Ada", Relation: "daughter"}, {Name: "Aoife", Relation: "niece"}, {Name: "Frank", Relation: "father"}}}); err != nil {
 		t.Fatal(err)
 	}
-	questions := map[string]string{"who is Mina's teacher?": mina, "what medicine does Aoife take?": aoife}
+	questions := map[string]string{"what medicine does Aoife take?": aoife, "what medicine does my niece take?": aoife}
 	ask := func(q string) SearchResult { return search(t, e, SearchRequest{Query: q, Limit: 5}) }
+	o := e.RankOptions()
+	o.AskedAbsentWeight = -1
+	e.SetRankOptions(o)
 	off := map[string]SearchResult{}
 	for q, want := range questions {
 		res := ask(q)
@@ -112,8 +117,7 @@ func TestNoteNamingNoneAsked(t *testing.T) {
 		}
 		off[q] = res
 	}
-	o := e.RankOptions()
-	o.AskedAbsentWeight = 0.6
+	o.AskedAbsentWeight = 0.6 // the default
 	e.SetRankOptions(o)
 	for q, want := range questions {
 		res := ask(q)
