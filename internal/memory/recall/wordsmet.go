@@ -51,11 +51,19 @@ func WordsMet(query string, texts []string) bool {
 
 // The readings WordsMetKinds adds, as bits of its kinds argument.
 const (
-	KindHypernym = 1 << iota // a kind or an instance of the word (WordNet)
-	KindValue                // a value of the kind the word asks for
-	KindWhoName              // in a who-question, the one word left met by a name
-	KindPerson               // a word naming one of the profile's people by relation ("my brother") met by their name
+	KindHypernym   = 1 << iota // a kind or an instance of the word (WordNet)
+	KindValue                  // a value of the kind the word asks for
+	KindWhoName                // in a who-question, the one word left met by a name
+	KindPerson                 // a word naming one of the profile's people by relation ("my brother") met by their name
+	KindFunction               // a function word or a word of the present state ("per", "new") not asked about, as "now" is not
+	KindOccupation             // "do for a living", "job", "work" met by an occupation the texts give someone ("is a solicitor")
+	KindWhoNear                // in a who-question, the one word left met by a name next to a met word ("Hairdresser is Jo")
+	KindVerb                   // the question's verbs left unmet when a noun of it is met ("which herb do I hate" / "can't stand coriander")
 )
+
+// The readings of answer5 (issue 23 item 5, 2026-11-29): KindFunction,
+// KindOccupation, KindWhoNear and KindVerb.
+const KindsSaid = KindFunction | KindOccupation | KindWhoNear | KindVerb
 
 // WordsMetKinds is WordsMet that also counts a word of the question met
 // by a word of the texts that is a kind or an instance of it, and a word
@@ -71,9 +79,43 @@ func WordsMetKinds(query string, texts []string, kinds int, contacts []mongostor
 }
 
 func wordsMet(query string, texts []string, kinds int, contacts []mongostore.Contact) bool {
-	words := queryWords(query)
+	words, unmet := unmetWords(query, texts, kinds, contacts)
 	if len(words) == 0 || len(texts) == 0 {
 		return false
+	}
+	// "who is our electricity supplier?": the one word left, the role,
+	// met by a name when another word of the question is met.
+	if kinds&KindWhoName != 0 && len(unmet) == 1 && len(words) > 1 && asksWho(query) && nameIn(texts) {
+		return true
+	}
+	if kinds&KindWhoNear != 0 && len(unmet) == 1 && len(words) > 1 && asksWho(query) && nameNear(words, unmet, texts) {
+		return true
+	}
+	if kinds&KindVerb != 0 && len(unmet) > 0 && verbsOnly(query, words, unmet) {
+		// The thing asked about is named as a head in the texts, not as
+		// the first noun of a compound: "how do I take my coffee?" is not
+		// met by "he wants a proper coffee grinder".
+		_, unmetHeads := unmetIn(query, texts, kinds, contacts, true)
+		return verbsOnly(query, words, unmetHeads)
+	}
+	return len(unmet) == 0
+}
+
+// unmetWords are the content words of query (queryWords) and those of
+// them texts do not hold under the readings of kinds.
+func unmetWords(query string, texts []string, kinds int, contacts []mongostore.Contact) (words, unmet []string) {
+	return unmetIn(query, texts, kinds, contacts, false)
+}
+
+// unmetIn is unmetWords; with heads, the texts' words read are only their
+// heads (headWords), not the first noun of a compound.
+func unmetIn(query string, texts []string, kinds int, contacts []mongostore.Contact, heads bool) (words, unmet []string) {
+	words = queryWords(query)
+	if kinds&KindFunction != 0 {
+		words = slices.DeleteFunc(words, func(w string) bool { return functionWords[w] })
+	}
+	if len(words) == 0 || len(texts) == 0 {
+		return words, words
 	}
 	var held []string
 	for _, t := range texts {
@@ -89,7 +131,6 @@ func wordsMet(query string, texts []string, kinds int, contacts []mongostore.Con
 			}
 		}
 	}
-	var unmet []string
 	// byValue[i]: texts give a value of the kind words[i] asks for
 	// (valueHeld), read once for both loops.
 	byValue := make([]bool, len(words))
@@ -106,7 +147,7 @@ func wordsMet(query string, texts []string, kinds int, contacts []mongostore.Con
 	// by "the dog walker … 12 pounds a walk". The heads are read only
 	// then (a lexicon lookup a word: not on every search).
 	in := held
-	if valued {
+	if valued || heads {
 		in = headWords(texts)
 	}
 	var kindsOf map[string][]string // held word → its hypernyms, read once when a word is unmet
@@ -114,16 +155,14 @@ func wordsMet(query string, texts []string, kinds int, contacts []mongostore.Con
 		if people[q] != nil && slices.ContainsFunc(people[q], func(n string) bool { return slices.Contains(in, n) }) {
 			continue
 		}
+		if kinds&KindOccupation != 0 && occupationWords[q] && asksOccupation(query) && occupationIn(texts) {
+			continue
+		}
 		if !wordHeld(q, in) && !(kinds&KindHypernym != 0 && kindHeld(q, in, &kindsOf)) && !byValue[i] {
 			unmet = append(unmet, q)
 		}
 	}
-	// "who is our electricity supplier?": the one word left, the role,
-	// met by a name when another word of the question is met.
-	if kinds&KindWhoName != 0 && len(unmet) == 1 && len(words) > 1 && asksWho(query) && nameIn(texts) {
-		return true
-	}
-	return len(unmet) == 0
+	return words, unmet
 }
 
 // kindHeld reports whether a word of held is a kind or an instance of w
@@ -241,6 +280,150 @@ func wordHeld(w string, held []string) bool {
 			return true
 		}
 		if l := lexicon.Lemma(h); l != "" && forms[l] {
+			return true
+		}
+	}
+	return false
+}
+
+// functionWords are words of how a question is put, not of what it asks
+// about, that wordsMetStops does not hold: prepositions and quantifiers
+// ("how much do I charge per day?" / "My day rate … is 650 euro") and
+// the words of the present state, which say "now" ("what colour are
+// Ada's new specs?" / "Ada got glasses last week, a blue pair").
+var functionWords = setOfWords(`per via each both either neither within during until till since through upon onto toward towards among against new current latest`)
+
+// occupationWords name what someone does for work.
+var occupationWords = setOfWords(`living work job jobs occupation profession career trade`)
+
+// asksOccupation reports whether query asks what someone does for work:
+// "what does my wife do for a living?", "what's Tom's job?", "what does
+// Sam do for work?".
+var asksOccupationRe = regexp.MustCompile(`(?i)\b(?:do|does|did)\b.*\bfor (?:a )?(?:living|work|job)\b|\b(?:job|occupation|profession|career)\b`)
+
+func asksOccupation(query string) bool {
+	return asksOccupationRe.MatchString(query)
+}
+
+// predicate finds a noun phrase said of someone: "is a solicitor", "I'm a
+// contract IT consultant", "works as a nurse".
+var predicate = regexp.MustCompile(`(?i)\b(?:is|am|are|was|'m|works as|working as|job as|trained as)\s+(?:an?|the)\s+((?:[\w-]+\s+){0,3}[\w-]+)`)
+
+// occupationIn reports whether texts say of someone that they are a
+// person of some kind (a noun whose WordNet hypernyms, one or two levels
+// up, are an organism's: "solicitor" → professional → … organism) that
+// is no relation ("a friend", "a cousin"): an occupation.
+func occupationIn(texts []string) bool {
+	for _, t := range texts {
+		for _, m := range predicate.FindAllStringSubmatch(t, -1) {
+			for _, w := range lowerWords(m[1]) {
+				if personNoun(w) && sameRelation(w) == nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// personNoun reports whether WordNet makes w a kind of person: its
+// hypernyms, or theirs, hold "organism" (the lexicon holds none of the
+// five levels nearest the root, "person" among them) and none is an
+// animal's.
+func personNoun(w string) bool {
+	h := lexicon.Hypernyms(w)
+	if h == nil {
+		return false
+	}
+	if slices.Contains(h, "animal") {
+		return false
+	}
+	if slices.Contains(h, "organism") {
+		return true
+	}
+	for _, k := range h {
+		if hk := lexicon.Hypernyms(k); slices.Contains(hk, "organism") && !slices.Contains(hk, "animal") {
+			return true
+		}
+	}
+	return false
+}
+
+// nameNear reports whether a text names someone or something (a
+// capitalised word past a sentence's start) at most two words from a
+// word that meets a met word of the question: "who cuts my hair?" /
+// "Hairdresser is Jo", "who is our electricity supplier?" / "Switched
+// electricity to Flogas", not "who is our family doctor?" / "… a family
+// law firm on Park Square".
+func nameNear(words, unmet []string, texts []string) bool {
+	var met []string
+	for _, w := range words {
+		if !slices.Contains(unmet, w) {
+			met = append(met, w)
+		}
+	}
+	for _, t := range texts {
+		fields := strings.Fields(t)
+		var names, hits []int
+		start := true
+		for i, f := range fields {
+			r := []rune(f)
+			if !start && unicode.IsUpper(r[0]) && f != "I" && !strings.HasPrefix(f, "I'") && !calendarName(f) {
+				names = append(names, i)
+			}
+			for _, w := range lowerWords(f) {
+				if slices.ContainsFunc(met, func(q string) bool { return wordHeld(q, []string{strings.TrimSuffix(w, "'s")}) }) {
+					hits = append(hits, i)
+				}
+			}
+			start = strings.ContainsAny(f[len(f)-1:], ".!?:;")
+		}
+		for _, n := range names {
+			for _, h := range hits {
+				if n != h && n-h <= 2 && h-n <= 2 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// calendarName reports whether a text's word is a weekday's or a month's
+// name ("Fridays", "March,"): a time, not someone or something named.
+func calendarName(f string) bool {
+	for _, w := range lowerWords(f) {
+		if slices.Contains(calendarNames, strings.TrimSuffix(w, "s")) {
+			return true
+		}
+	}
+	return false
+}
+
+// subjects precede a question's verb.
+var subjects = setOfWords(`i we you he she they who to`)
+
+// verbsOnly reports whether every unmet word is a verb of query (the
+// word after a subject, "who" or "to": "do I hate", "who cuts", "to
+// fix"), none asks for a value (amountWords, numberWords: a value
+// absent is no other wording), and a word of the question that is no
+// verb is met: a relation said in other words ("can't stand", "long
+// runs"), the thing asked about named.
+func verbsOnly(query string, words, unmet []string) bool {
+	toks := lowerWords(query)
+	verbs := map[string]bool{}
+	for i := 1; i < len(toks); i++ {
+		if subjects[toks[i-1]] {
+			verbs[strings.TrimSuffix(toks[i], "'s")] = true
+		}
+	}
+	for _, u := range unmet {
+		if !verbs[u] || amountWords[u] || numberWords[u] {
+			return false
+		}
+	}
+	for _, w := range words {
+		if !slices.Contains(unmet, w) && !verbs[w] {
 			return true
 		}
 	}
