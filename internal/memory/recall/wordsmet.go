@@ -422,10 +422,5 @@ func verbsOnly(query string, words, unmet []string) bool {
 			return false
 		}
 	}
-	for _, w := range words {
-		if !slices.Contains(unmet, w) && !verbs[w] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(words, func(w string) bool { return !verbs[w] }) // met, as every unmet word is a verb
 }

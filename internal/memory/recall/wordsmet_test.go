@@ -102,3 +102,53 @@ func TestWordsMetPerson(t *testing.T) {
 		}
 	}
 }
+
+// TestWordsMetSaid: the readings of KindsSaid, each only with its bit.
+func TestWordsMetSaid(t *testing.T) {
+	contacts := []mongostore.Contact{{Name: "Ruth", Relation: "wife"}, {Name: "Owen", Relation: "son"}}
+	for _, c := range []struct {
+		q     string
+		texts []string
+		kinds int
+		want  bool
+	}{
+		// Function and present-state words are not asked about.
+		{"how much does the cleaner charge per visit?", []string{"The cleaner is 40 euro a visit."}, KindValue | KindFunction, true},
+		{"how much does the cleaner charge per visit?", []string{"The cleaner is 40 euro a visit."}, KindValue, false},
+		{"what size are Owen's new boots?", []string{"Owen's boots are a size 3."}, KindFunction, true},
+		{"what size are Owen's new boots?", []string{"Owen's boots are a size 3."}, 0, false},
+		// What someone does for work, met by an occupation.
+		{"what does my wife do for a living?", []string{"Ruth is a physiotherapist at the Mater."}, KindPerson | KindOccupation, true},
+		{"what does my wife do for a living?", []string{"Ruth is a physiotherapist at the Mater."}, KindPerson, false},
+		{"what does my wife do for a living?", []string{"Ruth is a keen swimmer in the sea."}, KindPerson | KindOccupation, true}, // a person noun read as her trade
+		{"what does my wife do for a living?", []string{"Ruth is a friend of the Byrnes."}, KindPerson | KindOccupation, false},   // a relation
+		{"what does my wife do for a living?", []string{"Ruth is a bit tired these days."}, KindPerson | KindOccupation, false},   // no person noun
+		{"what does my wife do for a living?", []string{"Ruth grew up in Cork."}, KindPerson | KindOccupation, false},             // nothing said of her
+		{"where does my wife work?", []string{"Ruth is a physiotherapist."}, KindPerson | KindOccupation, false},                  // not asked
+		// A who-question's word left, met by a name next to a met word.
+		{"who services our boiler?", []string{"The plumber for the boiler is Dermot, every October."}, KindWhoNear, true},
+		{"who services our boiler?", []string{"The plumber for the boiler is Dermot, every October."}, KindWhoName, true},
+		{"who services our boiler?", []string{"The plumber for the boiler is Dermot, every October."}, 0, false},
+		{"who is our family dentist?", []string{"Ruth works at a family law firm beside the Mater hospital."}, KindWhoNear, false}, // the name far from "family"
+		{"who services our boiler?", []string{"Dermot said the boiler is fine."}, KindWhoNear, false},                              // the name at a sentence's start
+		{"who is our family dentist?", []string{"Ruth works for the family on Mondays."}, KindWhoNear, false},                      // a weekday is no name
+		{"who is our family dentist?", []string{"Ruth works for the family on Mondays."}, KindWhoName, true},
+		// The question's verbs in other words, its thing named as a head.
+		{"which fruit do I dislike?", []string{"I can't bear kiwis, too sour."}, KindHypernym | KindVerb, true},
+		{"which fruit do I dislike?", []string{"I can't bear kiwis, too sour."}, KindHypernym, false},
+		{"how do I drink my tea?", []string{"I have my tea with milk and no sugar."}, KindVerb, true},
+		{"how do I drink my tea?", []string{"Owen wants a new tea pot for his birthday."}, KindVerb, false}, // tea the first noun of a compound
+		{"how do I drink my tea?", []string{"I have my tea with milk and no sugar."}, 0, false},
+		{"how much do I earn?", []string{"I earn well at the Mater."}, KindVerb, true},
+		{"how much does Ruth earn?", []string{"Ruth is a physiotherapist."}, KindVerb | KindOccupation, false},   // a value asked, absent
+		{"how much do I earn at the hospital?", []string{"I work at the hospital as a nurse."}, KindVerb, false}, // a value asked, absent
+		{"which hotel are we staying at?", []string{"Hotel booked in Galway for the weekend."}, KindVerb, true},
+		{"which hotel are we staying at?", []string{"Booked Galway for the weekend."}, KindVerb, false}, // the noun unmet
+		{"where do I swim?", []string{"Swimming at the Forty Foot every morning."}, KindVerb, true},     // the only word, met by its stem
+		{"where do I cycle?", []string{"Owen takes the bus to school."}, KindVerb, false},               // the only word, unmet: no noun met
+	} {
+		if got := WordsMetKinds(c.q, c.texts, c.kinds, contacts); got != c.want {
+			t.Errorf("%q over %q, kinds %d: %v, want %v", c.q, c.texts, c.kinds, got, c.want)
+		}
+	}
+}
