@@ -28,7 +28,7 @@ func ChangedInOtherWords(older, newer *Statement) Relation {
 	var best Relation
 	for i := range newer.units {
 		b := &newer.units[i]
-		if !b.cue || b.cond || b.question || b.never || !b.changeNotDescribed() {
+		if b.cond || b.question || b.never || !(b.cue && b.changeNotDescribed() || b.changedTo()) {
 			continue
 		}
 		for j := range older.units {
@@ -72,8 +72,58 @@ func subjectConflict(a, b *unit) bool {
 	if namesConflict(a, b, true) {
 		return true
 	}
-	return a.pronoun && b.namedSubject(a) || b.pronoun && a.namedSubject(b)
+	return a.pronoun && b.namedOnly(a) || b.pronoun && a.namedOnly(b)
 }
+
+// namedOnly reports whether a name before u's verb that other lacks says
+// whose or which thing u is about (namedSubject), a word capitalised only
+// as the first of its sentence aside ("Holiday budget for Italy is
+// €3,000" / "We've cut what we'll spend on the Italy trip to €2,400").
+func (u *unit) namedOnly(other *unit) bool {
+	for n, i := range u.names {
+		if i < u.verb && !other.has(n) && !u.capitalOnly(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// changedTo reports whether u says a value changed by a verb that Relate
+// does not read as a change, for it as often does not ("cut the bread",
+// "turned left"): one of changedVerbs followed in the clause by "to" and
+// a value ("The doctor doubled the pill to 20 mg", "We've cut what we'll
+// spend on the trip to €2,400", "The retreat got pushed back a week, to
+// May 21"), or "turned" and a number, an age reached ("Since he turned
+// six, Leo goes to bed at 8 pm").
+func (u *unit) changedTo() bool {
+	value := func(j int) bool {
+		if j >= len(u.toks) {
+			return false
+		}
+		k := u.toks[j].kind
+		return k == Number || k == Amount || k == Date || k == Time
+	}
+	for i := range u.toks {
+		w := u.toks[i].lower
+		if w == "turned" && value(i+1) {
+			return true
+		}
+		if !changedVerbs[w] && !(i > 0 && changedPhrases[u.toks[i-1].lower+" "+w]) {
+			continue
+		}
+		for j := i + 1; j+1 < len(u.toks); j++ {
+			if u.toks[j].lower == "to" && value(j+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var (
+	changedVerbs   = setOf(`doubled tripled quadrupled halved cut trimmed slashed bumped pushed`)
+	changedPhrases = map[string]bool{"pushed back": true, "brought forward": true, "moved up": true, "bumped up": true}
+)
 
 // capitalOnly reports whether the name n is only a word capitalised as
 // the first of its sentence ("Rent for the flat…", "Choir rehearsals…",

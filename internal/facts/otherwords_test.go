@@ -16,6 +16,22 @@ func TestChangedInOtherWords(t *testing.T) {
 		{"The grant application is due on March 31.", "The funder extended the deadline by two weeks, to April 14.", Updates},
 		// A word capitalised as the first of its sentence is no name.
 		{"Rent for the flat is £1,150 a month.", "The landlord is raising what we pay for the flat to £1,240 from July.", Updates},
+		// A verb of change with the new value after "to", the old unsaid;
+		// an age reached.
+		{"Takes 10 mg of lisinopril daily.", "The doctor doubled the blood pressure pill to 20 mg.", Updates},
+		{"Our team offsite is on Wednesday, May 14, at the lake house.", "The retreat got pushed back a week, to May 21.", Updates},
+		{"Leo's bedtime is 7:30 pm.", "Since he turned six, Leo goes to bed at 8 pm.", Updates},
+		// A capitalised first word is no subject name beside a pronoun
+		// subject.
+		{"Holiday budget for Italy is €3,000.", "We've cut what we'll spend on the Italy trip to €2,400.", Updates},
+		{"I run 20 km a week.", "Weekly mileage is up to 32 km now.", Updates},
+		// Those verbs without "to" and a value, "turned" without a number;
+		// another named thing; a name that is no first word.
+		{"Holiday budget for Italy is €3,000.", "We cut €400 from the Italy hotel bill.", Unrelated},
+		{"Leo's bedtime is 7:30 pm.", "Leo turned off the light at 8 pm.", Unrelated},
+		{"Holiday budget for Italy is €3,000.", "We've cut what we'll spend on the Spain trip to €2,400.", Unrelated},
+		{"Nora's bedtime is 7 pm.", "Since he turned six, Leo goes to bed at 8 pm.", Unrelated},
+		{"Mark's budget for Italy is €3,000.", "We've cut what we'll spend on the Italy trip to €2,400.", Unrelated},
 		// Whose thing: a name on one side only.
 		{"Mark goes to bed at 8 pm.", "Leo now goes to bed at 7 pm.", Unrelated},
 		{"Leo's bedtime is 7:30 pm.", "Nora's bedtime moved to 8 pm.", Unrelated},
@@ -50,6 +66,8 @@ func TestChangedInOtherWordsKeepsTheSubject(t *testing.T) {
 		{"%s's flight to %s leaves at %s:30.", "%s's departure to %s is now at %s:30.", []slot{{true, slotNames}, {true, slotPlaces}, {false, []string{"7", "8", "9", "10", "11"}}}},
 		{"%s's rent is £%s a month.", "%s's landlord raised what they pay to £%s a month.", []slot{{true, slotNames}, {false, []string{"900", "1,100", "1,250", "1,400"}}}},
 		{"The %s team sync is on %s at %s:00.", "The %s weekly meeting is now on %s at %s:00.", []slot{{true, slotProjects}, {false, []string{"Monday", "Tuesday", "Thursday"}}, {false, []string{"9", "10", "14", "16"}}}},
+		{"%s takes %s mg of lisinopril daily.", "The doctor doubled %s's blood pressure pill to %s mg.", []slot{{true, slotNames}, {false, []string{"5", "10", "20", "40"}}}},
+		{"Holiday budget for %s is €%s.", "We've cut what we'll spend on the %s trip to €%s.", []slot{{true, slotPlaces}, {false, []string{"2,400", "3,000", "3,500", "4,100"}}}},
 	}, func(older, newer string) Relation {
 		return ChangedInOtherWords(Parse(older), Parse(newer))
 	})
