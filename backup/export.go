@@ -119,11 +119,13 @@ type exportMemory struct {
 	ArchiveReason  string     `json:"archive_reason,omitempty"`
 	Pinned         bool       `json:"pinned,omitempty"`
 	// SupersededBy, Contradicts and LinksAbout are its links to other
-	// memories, by id (the supersede marks).
-	SupersededBy string           `json:"superseded_by,omitempty"`
-	Contradicts  []string         `json:"contradicts,omitempty"`
-	LinksAbout   []string         `json:"links_about,omitempty"`
-	History      []exportRevision `json:"history,omitempty"`
+	// memories, by id (the supersede marks); LinksByMeaning: the
+	// superseded_by link was found by meaning, not by shared words.
+	SupersededBy   string           `json:"superseded_by,omitempty"`
+	Contradicts    []string         `json:"contradicts,omitempty"`
+	LinksAbout     []string         `json:"links_about,omitempty"`
+	LinksByMeaning bool             `json:"links_by_meaning,omitempty"`
+	History        []exportRevision `json:"history,omitempty"`
 }
 
 // exportRevision is an earlier version of an edited memory.
@@ -230,7 +232,8 @@ func Export(ctx context.Context, store *mongostore.Store, opts ExportOptions) (*
 			Path: m.Path, Speaker: m.Speaker, ConversationID: m.ConversationID, Category: m.Category, Importance: m.Importance,
 			CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(), LastAccessed: utcPtr(m.LastAccessed),
 			UseCount: m.UseCount, Archived: m.Archived, ArchivedAt: utcPtr(m.ArchivedAt), ArchiveReason: m.ArchiveReason, Pinned: m.Pinned,
-			SupersededBy: m.SupersededBy, Contradicts: m.Contradicts, LinksAbout: m.LinksAbout, History: revisions(m.History),
+			SupersededBy: m.SupersededBy, Contradicts: m.Contradicts, LinksAbout: m.LinksAbout, LinksByMeaning: m.LinksByMeaning,
+			History: revisions(m.History),
 		})
 		res.Memories++
 		rep.update(false, func(p *Progress) { p.Docs++; p.Collection = mongostore.ConversationHistory })

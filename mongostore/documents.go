@@ -65,6 +65,10 @@ type Memory struct {
 	// LinksAbout, when set, limits both to questions that name one of
 	// these words (a long message updated in one of its details).
 	LinksAbout []string `bson:"links_about,omitempty"`
+	// LinksByMeaning: the memory named by SupersededBy was found to
+	// update this one by meaning, not by shared words (it says the value
+	// changed in other words).
+	LinksByMeaning bool `bson:"links_by_meaning,omitempty"`
 	// Device is the sync device that made the last change (set only with
 	// sync enabled).
 	Device string `bson:"device,omitempty"`

@@ -68,7 +68,7 @@ func seedEveryField(t *testing.T, s *mongostore.Store) {
 	m[2].Speaker, m[2].ConversationID = "assistant", "conv-1"
 	m[3].Tags, m[3].Importance = []string{"lesson"}, 0.8
 	m[4].Speaker = "tool call in session 7 (Claude Desktop)"
-	m[5].SupersededBy = ids[6].Hex()
+	m[5].SupersededBy, m[5].LinksByMeaning = ids[6].Hex(), true
 	m[7].Pinned, m[7].UseCount, m[7].LastAccessed, m[7].UpdatedAt = true, 4, &used, used
 	m[7].History = []mongostore.Revision{{Text: "The standup is at 9:30", Tags: []string{}, Importance: 0.5, Scope: "Work", ChangedAt: used}}
 	m[8].Archived, m[8].ArchivedAt, m[8].ArchiveReason = true, &used, "not used for a year"
@@ -145,7 +145,7 @@ func TestExportImportExportRoundTrip(t *testing.T) {
 	withStore(t, a, func(s *mongostore.Store) { seedEveryField(t, s) })
 	envA := processEnv(t, a)
 	exported, first := exportedJSON(t, envA, "--data-dir", a)
-	for _, want := range []string{`"whole"`, `"part": 2`, `"message_refs"`, `"superseded_by"`, `"contradicts"`, `"links_about"`, `"pinned": true`,
+	for _, want := range []string{`"whole"`, `"part": 2`, `"message_refs"`, `"superseded_by"`, `"contradicts"`, `"links_about"`, `"links_by_meaning": true`, `"pinned": true`,
 		`"history"`, `"archive_reason"`, `"proposed_lesson"`, `"tool call in session 7`, `"topic_id"`, `"last_accessed"`, `"/memories/projects/heron.md"`} {
 		if !bytes.Contains(first, []byte(want)) {
 			t.Fatalf("the export lacks %s:\n%s", want, first)

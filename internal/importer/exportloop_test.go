@@ -83,6 +83,8 @@ func seedEveryKind(t *testing.T, tg Target) {
 	}{
 		{a, bson.D{{Key: "contradicts", Value: []string{b}}, {Key: "links_about", Value: []string{"battery"}}, {Key: "use_count", Value: int64(3)}, {Key: "last_accessed", Value: used}}},
 		{b, bson.D{{Key: "contradicts", Value: []string{a}}, {Key: "links_about", Value: []string{"battery"}}}},
+		// The link to newer found by meaning (facts.ChangedInOtherWords).
+		{old, bson.D{{Key: "links_by_meaning", Value: true}}},
 	} {
 		oid, _ := bson.ObjectIDFromHex(w.id)
 		if err := tg.Store.Memories.Update(ctx, oid, bson.D{{Key: "$set", Value: w.set}}); err != nil {
@@ -144,6 +146,9 @@ func TestExportImportExportIsByteEqual(t *testing.T) {
 	src := newTarget(t)
 	seedEveryKind(t, src)
 	first := exportJSON(t, src)
+	if !bytes.Contains(first, []byte(`"links_by_meaning": true`)) {
+		t.Fatalf("the export lacks the link's kind:\n%s", first)
+	}
 
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "memory.json"), first, 0o600); err != nil {

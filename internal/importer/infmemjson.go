@@ -72,6 +72,8 @@ type exportMemory struct {
 	SupersededBy  string     `json:"superseded_by"`
 	Contradicts   []string   `json:"contradicts"`
 	LinksAbout    []string   `json:"links_about"`
+	// LinksByMeaning: the superseded_by link was found by meaning.
+	LinksByMeaning bool `json:"links_by_meaning"`
 }
 
 type exportSummary struct {
@@ -216,7 +218,7 @@ func readInfmemJSON(path string) (*Input, error) {
 			}
 			r := m.restored(m.ID, m.Archived)
 			r.ArchivedAt, r.ArchiveReason = m.ArchivedAt, m.ArchiveReason
-			r.SupersededBy, r.Contradicts, r.LinksAbout = m.SupersededBy, m.Contradicts, m.LinksAbout
+			r.SupersededBy, r.Contradicts, r.LinksAbout, r.LinksByMeaning = m.SupersededBy, m.Contradicts, m.LinksAbout, m.LinksByMeaning
 			in.Items = append(in.Items, Item{
 				Where: w, Key: "infmem\x00memory\x00" + key, Scope: s.Scope, Text: m.Text, Tags: m.Tags, Source: m.Source, Path: m.Path,
 				Timestamp: m.Timestamp, Speaker: m.Speaker, ConversationID: m.ConversationID, Category: m.Category,

@@ -34,6 +34,9 @@ type Restored struct {
 	SupersededBy string
 	Contradicts  []string
 	LinksAbout   []string
+	// LinksByMeaning: the SupersededBy link was found by meaning, not by
+	// shared words (mongostore.Memory.LinksByMeaning).
+	LinksByMeaning bool
 	// Summaries only: what a summary says of what it condenses and, for a
 	// summary in parts, which part of which whole it is.
 	TimeRange   *mongostore.TimeRange
@@ -147,6 +150,7 @@ func (r *Restored) memory(m *mongostore.Memory) {
 	m.UseCount, m.LastAccessed, m.Pinned, m.History = r.UseCount, msTime(r.LastAccessed), r.Pinned, r.History
 	m.Archived, m.ArchivedAt, m.ArchiveReason = r.Archived, msTime(r.ArchivedAt), r.ArchiveReason
 	m.SupersededBy, m.Contradicts, m.LinksAbout = r.SupersededBy, r.Contradicts, r.LinksAbout
+	m.LinksByMeaning = r.LinksByMeaning && r.SupersededBy != ""
 }
 
 // summary sets on s what r restores.

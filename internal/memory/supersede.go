@@ -90,16 +90,22 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc, pass *memindex.Vec
 		return Update{ID: ms[f.At].ID, Text: snippet(ms[f.At].Text, 200), DiffersIn: f.DiffersIn}
 	}
 	for _, f := range rel.Updates {
-		about := f.About
-		if err := e.link(ctx, ms[f.At].ID, func(l *memindex.Links) { l.SupersededBy = id; l.WithAbout(about, len(l.Contradicts) == 0) }); err != nil {
+		about, meaning := f.About, f.ByMeaning
+		if err := e.link(ctx, ms[f.At].ID, func(l *memindex.Links) {
+			l.SupersededBy, l.ByMeaning = id, meaning
+			l.WithAbout(about, len(l.Contradicts) == 0)
+		}); err != nil {
 			return out, err
 		}
 		out.updates = append(out.updates, update(f))
 	}
 	if f := rel.SupersededBy; f != nil {
 		succ, _ := bson.ObjectIDFromHex(ms[f.At].ID)
-		about := f.About
-		if err := e.link(ctx, hexID, func(l *memindex.Links) { l.SupersededBy = succ; l.WithAbout(about, len(l.Contradicts) == 0) }); err != nil {
+		about, meaning := f.About, f.ByMeaning
+		if err := e.link(ctx, hexID, func(l *memindex.Links) {
+			l.SupersededBy, l.ByMeaning = succ, meaning
+			l.WithAbout(about, len(l.Contradicts) == 0)
+		}); err != nil {
 			return out, err
 		}
 		u := update(*f)
@@ -146,9 +152,15 @@ func (e *Engine) link(ctx context.Context, idHex string, change func(*memindex.L
 func (e *Engine) applyLinks(ctx context.Context, id bson.ObjectID, l memindex.Links) error {
 	set, unset := bson.D{}, bson.D{}
 	if l.SupersededBy.IsZero() {
+		l.ByMeaning = false
 		unset = append(unset, bson.E{Key: "superseded_by", Value: ""})
 	} else {
 		set = append(set, bson.E{Key: "superseded_by", Value: l.SupersededBy.Hex()})
+	}
+	if l.ByMeaning {
+		set = append(set, bson.E{Key: "links_by_meaning", Value: true})
+	} else {
+		unset = append(unset, bson.E{Key: "links_by_meaning", Value: ""})
 	}
 	if len(l.Contradicts) == 0 {
 		unset = append(unset, bson.E{Key: "contradicts", Value: ""})
@@ -240,6 +252,6 @@ func (e *Engine) supersededLinks(id bson.ObjectID, succ string) (memindex.Links,
 	if l.SupersededBy == to {
 		return l, false, nil
 	}
-	l.SupersededBy = to
+	l.SupersededBy, l.ByMeaning = to, false
 	return l, true, nil
 }

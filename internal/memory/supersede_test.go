@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/infmem/infmem/internal/dataroot"
 	"github.com/infmem/infmem/internal/memory/recall"
 	"github.com/infmem/infmem/internal/testenv"
@@ -315,9 +317,10 @@ func TestStoreUpdateInOtherWords(t *testing.T) {
 	background := []string{"User's partner Sam works as a nurse on night shifts.", "The car's insurance renews on 2 February."}
 	for _, c := range []struct {
 		name, speaker, newer string
-		off, link            bool
+		off, link, byWords   bool
 	}{
 		{name: "note", newer: newer, link: true},
+		{name: "same words", newer: "The daily stand-up moved to 9:00.", link: true, byWords: true},
 		{name: "turn", speaker: "user", newer: newer},
 		{name: "another thing", newer: "The design team's stand-up moved to 10:00."},
 		{name: "off", newer: newer, off: true},
@@ -350,6 +353,12 @@ func TestStoreUpdateInOtherWords(t *testing.T) {
 			m, err := e.Get(testenv.Context(t), old.ID)
 			if err != nil || m.SupersededBy == nil || m.SupersededBy.ID != got.ID {
 				t.Fatalf("older memory: %+v, %v", m, err)
+			}
+			// The link's kind, in the index and in the stored document.
+			id, _ := bson.ObjectIDFromHex(old.ID)
+			doc, err := e.store.Memories.Get(testenv.Context(t), id)
+			if l := e.index().LinksOf(id); err != nil || l.ByMeaning == c.byWords || doc.LinksByMeaning == c.byWords {
+				t.Fatalf("link by meaning: index %v, document %v (%v); want %v", l.ByMeaning, doc.LinksByMeaning, err, !c.byWords)
 			}
 		})
 	}

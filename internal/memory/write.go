@@ -277,7 +277,7 @@ func docFromMemory(m *mongostore.Memory) memindex.Doc {
 		ID: m.ID, Kind: memindex.KindMemory, Text: m.Text, Source: m.Source, Scope: m.Scope, Conv: m.ConversationID, Speaker: m.Speaker,
 		Tags: m.Tags, TS: m.Timestamp, Created: m.CreatedAt, Importance: m.Importance, UseCount: m.UseCount,
 		Key: contentKey(m.Text), Forgotten: m.ForgottenAt != nil, ForgottenAt: timeOr(m.ForgottenAt), Archived: m.Archived, Pinned: m.Pinned,
-		Links: memindex.StoredLinks(m.SupersededBy, m.Contradicts, m.LinksAbout),
+		Links: memindex.StoredLinks(m.SupersededBy, m.Contradicts, m.LinksAbout, m.LinksByMeaning),
 	}
 }
 

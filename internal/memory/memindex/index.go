@@ -706,6 +706,9 @@ func (ix *Index) Dump() []string {
 		line := ""
 		if l := ix.links[slot]; l != nil {
 			line = fmt.Sprintf(" supersededBy=%s contradicts=%v about=%v", l.SupersededBy.Hex(), l.Contradicts, l.About)
+			if l.ByMeaning {
+				line += " byMeaning"
+			}
 		}
 		out = append(out, line+fmt.Sprintf("%s kind=%d scope=%s conv=%s src=%s speaker=%s tags=%v ts=%d created=%d ref=%d-%d imp=%.3f use=%d key=%x flags=%d forgot=%d vec=%v text=%v",
 			id.Hex(), it.kind, ix.scopes.names[it.scope], ix.convs.names[it.conv], ix.sources.names[it.source], ix.speakers.names[it.speaker], tags,

@@ -7,10 +7,11 @@ import (
 )
 
 // StoredLinks is what the index keeps of a stored memory's links: its
-// superseded_by, contradicts and links_about fields (ids that do not
-// parse are left out; the lists are cut to MaxContradicts and MaxAbout).
-func StoredLinks(supersededBy string, contradicts, about []string) *Links {
-	l := &Links{}
+// superseded_by, contradicts, links_about and links_by_meaning fields (ids
+// that do not parse are left out; the lists are cut to MaxContradicts and
+// MaxAbout).
+func StoredLinks(supersededBy string, contradicts, about []string, byMeaning bool) *Links {
+	l := &Links{ByMeaning: byMeaning && supersededBy != ""}
 	if id, err := bson.ObjectIDFromHex(supersededBy); err == nil {
 		l.SupersededBy = id
 	}

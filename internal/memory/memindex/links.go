@@ -24,6 +24,12 @@ type Links struct {
 	// one of its details); they are shown in results whatever the
 	// question.
 	About []string
+	// ByMeaning: the newer memory was found to update this one by meaning,
+	// not by shared words (it says the value changed in other words:
+	// facts.ChangedInOtherWords); the ranking may hold such a successor
+	// to a lower bar (a newer fact in other words scores low on a
+	// question in the older's words).
+	ByMeaning bool
 }
 
 func (l *Links) empty() bool { return l.SupersededBy.IsZero() && len(l.Contradicts) == 0 }
@@ -88,7 +94,7 @@ func (ix *Index) LinksOf(id bson.ObjectID) Links {
 	defer ix.mu.RUnlock()
 	if slot, ok := ix.byID[id]; ok {
 		if l := ix.links[slot]; l != nil {
-			return Links{SupersededBy: l.SupersededBy, Contradicts: slices.Clone(l.Contradicts), About: slices.Clone(l.About)}
+			return Links{SupersededBy: l.SupersededBy, Contradicts: slices.Clone(l.Contradicts), About: slices.Clone(l.About), ByMeaning: l.ByMeaning}
 		}
 	}
 	return Links{}
@@ -211,7 +217,7 @@ func (ix *Index) setCandidateLinks(pool []Candidate, pos map[uint32]int32, terms
 		cd.Scoped = len(l.About) > 0
 		if s, ok := ix.successorLocked(cd.slot); ok {
 			if p, in := pos[s]; in {
-				cd.Successor = p
+				cd.Successor, cd.ByMeaning = p, l.ByMeaning
 			}
 		}
 		for _, s := range ix.contradictionsLocked(cd.slot) {
@@ -260,6 +266,50 @@ func (ix *Index) writeLinks(out io.Writer) error {
 		}
 	}
 	return w.Flush()
+}
+
+// writeLinkKinds encodes the slots whose successor was found by meaning
+// (Links.ByMeaning), in slot order: a section after the links', written
+// when there are any, so that a snapshot without it reads as before (every
+// link by words) and a reader that predates it skips it.
+func (ix *Index) writeLinkKinds(out io.Writer) error {
+	w := binio.NewWriter(out, 1<<12)
+	slots := ix.meaningSlotsLocked()
+	w.Uvarint(uint64(len(slots)))
+	for _, s := range slots {
+		w.Uvarint(uint64(s))
+	}
+	return w.Flush()
+}
+
+// meaningSlotsLocked returns the slots whose links are ByMeaning, in order.
+func (ix *Index) meaningSlotsLocked() []uint32 {
+	var out []uint32
+	for s, l := range ix.links {
+		if l.ByMeaning {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// readLinkKinds decodes what writeLinkKinds wrote; every slot must hold
+// links read before.
+func (ix *Index) readLinkKinds(in io.Reader) error {
+	r := binio.NewReader(in, -1, 1<<12)
+	n := r.Count(1 << 26)
+	for i := 0; i < n && r.Err() == nil; i++ {
+		slot := r.Uvarint()
+		l := ix.links[uint32(slot)]
+		if r.Err() == nil && (slot >= uint64(len(ix.items)) || l == nil) {
+			r.Fail(errors.New("a link kind of a slot that holds no links"))
+		}
+		if r.Err() == nil {
+			l.ByMeaning = true
+		}
+	}
+	return r.Err()
 }
 
 // readLinks decodes what writeLinks wrote; every slot must hold a memory.

@@ -93,3 +93,31 @@ func TestRankPullsInTheSuccessor(t *testing.T) {
 		}
 	}
 }
+
+// TestRankTellsALinkByMeaning: the older memory's candidate says its
+// successor was found by meaning only when the link says so.
+func TestRankTellsALinkByMeaning(t *testing.T) {
+	for _, meaning := range []bool{false, true} {
+		ix := New(0, time.UTC)
+		older, newer := bson.NewObjectID(), bson.NewObjectID()
+		ix.Put(Doc{ID: newer, Text: "Moved to December 19", Scope: "S", Key: key("b"), TS: time.Unix(300, 0)})
+		ix.Put(Doc{ID: older, Text: "The Apollo launch deadline is December 12", Scope: "S", Key: key("a"), TS: time.Unix(100, 0),
+			Links: StoredLinks(newer.Hex(), nil, nil, meaning)})
+		var got *Candidate
+		_, err := ix.Rank(t.Context(), RankQuery{Terms: ix.Analyze("Apollo launch deadline"), Candidates: 10, K: 5, DuplicateOverlap: 1}, func(pool []Candidate) {
+			for i := range pool {
+				pool[i].Score = pool[i].Coverage
+				if pool[i].ID == older {
+					c := pool[i]
+					got = &c
+				}
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got == nil || got.Successor < 0 || got.ByMeaning != meaning {
+			t.Fatalf("by meaning %v: the older's candidate %+v", meaning, got)
+		}
+	}
+}

@@ -94,6 +94,8 @@ type Candidate struct {
 	// links are about some words only (a conversation turn's); links.go.
 	Successor, Contradicts int32
 	Scoped                 bool
+	// ByMeaning: its successor was found by meaning (Links.ByMeaning).
+	ByMeaning bool
 	// Folded are the lower-ranked candidates that repeat it (see
 	// RankQuery.DuplicateOverlap), best first: the same fact stored again.
 	Folded []Hit

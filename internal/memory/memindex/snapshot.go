@@ -127,6 +127,9 @@ func (ix *Index) encodeLocked(w *binio.Writer, h Header) {
 	// them skips them.
 	if len(ix.links) > 0 {
 		w.Section(ix.writeLinks)
+		if len(ix.meaningSlotsLocked()) > 0 {
+			w.Section(ix.writeLinkKinds)
+		}
 	}
 }
 
@@ -265,6 +268,9 @@ func decode(r *binio.Reader, h Header, loc *time.Location) (*Index, error) {
 	}
 	if r.Err() == nil && r.Remaining() > 0 {
 		r.Section(ix.readLinks)
+	}
+	if r.Err() == nil && r.Remaining() > 0 {
+		r.Section(ix.readLinkKinds)
 	}
 	if r.Err() != nil {
 		return nil, fmt.Errorf("damaged snapshot: %w", r.Err())

@@ -91,7 +91,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		older, newer := bson.NewObjectID(), bson.NewObjectID()
 		ix.Put(Doc{ID: newer, Text: "deadline moved to May 9", Scope: "Work", Key: key("deadline moved to May 9")})
 		ix.Put(Doc{ID: older, Text: "deadline is May 2", Scope: "Work", Key: key("deadline is May 2"),
-			Links: &Links{SupersededBy: newer, Contradicts: []bson.ObjectID{gone}}})
+			Links: &Links{SupersededBy: newer, Contradicts: []bson.ObjectID{gone}, ByMeaning: true}})
 		p := filepath.Join(t.TempDir(), "s.snap")
 		h := Header{Token: "t1", Model: "m", Dim: dim}
 		if err := ix.WriteFile(p, h); err != nil {
@@ -106,6 +106,9 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		}
 		if r := got.RelatedOf(newer); !slices.Equal(r.Supersedes, []bson.ObjectID{older}) {
 			t.Fatalf("dim %d: read back, %s supersedes %v", dim, newer.Hex(), r.Supersedes)
+		}
+		if !got.LinksOf(older).ByMeaning {
+			t.Fatalf("dim %d: read back, the link found by meaning lost its kind", dim)
 		}
 		for _, other := range []Header{{Token: "t2", Model: "m", Dim: dim}, {Token: "t1", Model: "m2", Dim: dim}, {Token: "t1", Model: "m", Dim: dim + 1}} {
 			if _, err := ReadFile(p, other, time.UTC); err == nil {
@@ -164,5 +167,53 @@ func TestSpeakerPrefix(t *testing.T) {
 		if got := speakerPrefix(text); got != want {
 			t.Errorf("speakerPrefix(%q) = %q, want %q", text, got, want)
 		}
+	}
+}
+
+// TestSnapshotLinkKinds: the kind of a link (by meaning) is a section of
+// its own after the links: a snapshot whose links are all by words (as
+// every snapshot written before the kind was kept) has none and reads
+// back every link by words; a snapshot with both kinds reads each back;
+// the section of a slot without links is refused.
+func TestSnapshotLinkKinds(t *testing.T) {
+	write := func(ix *Index) string {
+		p := filepath.Join(t.TempDir(), "s.snap")
+		if err := ix.WriteFile(p, seedHeader); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ix := New(0, time.UTC)
+	ids := make([]bson.ObjectID, 4)
+	for i := range ids {
+		ids[i] = bson.NewObjectID()
+		ix.Put(Doc{ID: ids[i], Text: "memory " + string(rune('a'+i)), Scope: "S", Key: key(string(rune('a' + i)))})
+	}
+	ix.SetLinks(ids[0], Links{SupersededBy: ids[1]})
+	words := write(ix)
+	before, _ := os.ReadFile(words)
+	ix.SetLinks(ids[2], Links{SupersededBy: ids[3], ByMeaning: true})
+	both := write(ix)
+	after, _ := os.ReadFile(both)
+	for _, c := range []struct {
+		path    string
+		meaning []bool
+	}{{words, []bool{false, false}}, {both, []bool{false, true}}} {
+		got, err := ReadFile(c.path, seedHeader, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l0, l2 := got.LinksOf(ids[0]), got.LinksOf(ids[2]); l0.SupersededBy != ids[1] || l0.ByMeaning != c.meaning[0] || l2.ByMeaning != c.meaning[1] {
+			t.Fatalf("%s: read back %+v, %+v; want by meaning %v", filepath.Base(c.path), l0, l2, c.meaning)
+		}
+	}
+	if len(after) <= len(before) {
+		t.Fatalf("the snapshot with a link by meaning is %d bytes, without %d", len(after), len(before))
+	}
+	// A kind for a slot without links.
+	bad := New(0, time.UTC)
+	bad.items = append(bad.items, item{used: true})
+	if err := bad.readLinkKinds(bytes.NewReader([]byte{1, 0})); err == nil {
+		t.Fatal("a link kind of a slot without links read")
 	}
 }

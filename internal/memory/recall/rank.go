@@ -265,6 +265,12 @@ type Options struct {
 	// share of the memory's (links between conversation turns:
 	// sameQuestionTurn).
 	SameQuestion float64
+	// SameQuestionMeaning is SameQuestion for a successor found by meaning
+	// (memindex.Links.ByMeaning: it says the value changed in other words,
+	// so it scores low on a question in the older's words; BENCHMARKS.md
+	// "Updates said in other words: the link's kind"). Negative: the
+	// SameQuestion bar.
+	SameQuestionMeaning float64
 	// OtherPersonWeight is taken off the score of a note (a memory that
 	// stands alone) that names some of the profile's people but none of
 	// those the query asks about (otherperson.go): "what would Alex like
@@ -331,6 +337,10 @@ func (o Options) WithDefaults() Options {
 	def(&o.WordsMetFirstBar, 0.01)
 	def(&o.WordsMetKinds, KindHypernym|KindValue|KindPerson|KindsSaid)
 	def(&o.SameQuestion, sameQuestion)
+	def(&o.SameQuestionMeaning, sameQuestionMeaning)
+	if o.SameQuestionMeaning < 0 {
+		o.SameQuestionMeaning = o.SameQuestion
+	}
 	def(&o.OtherPersonWeight, -1)
 	def(&o.AskedAbsentWeight, 0.6)
 	if o.Candidates == 0 {
@@ -493,7 +503,7 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 	}
 	best, err := ix.Rank(ctx, rq, func(pool []memindex.Candidate) {
 		lent := score(pool, &q, &ro, bar)
-		supersede(pool, ro.SameQuestion)
+		supersede(pool, ro.SameQuestion, ro.SameQuestionMeaning)
 		if ro.FoldShare > 0 {
 			pairs = lendingsOf(pool, lent)
 		}

@@ -80,6 +80,9 @@ type Found struct {
 	At        int
 	DiffersIn []string
 	About     []string
+	// ByMeaning: the update was found by meaning (MeaningCos), not by
+	// shared words.
+	ByMeaning bool
 }
 
 // Relations is what Relate found: the memories the new one updates (at
@@ -161,8 +164,9 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 	speaker := speakerOf(d.Speaker, d.Text)
 	turn := speaker != "" || d.Source == content.SourceConversation
 	type found struct {
-		at  int
-		rel facts.Relation
+		at      int
+		rel     facts.Relation
+		meaning bool
 	}
 	var ups, downs, contra []found
 	for i, m := range ms {
@@ -173,10 +177,12 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 		other := parsed.Get(m.ID, m.Text)
 		newer := m.At.UnixMilli() <= tsMS
 		var r facts.Relation
+		meaning := false
 		if newer {
 			r = facts.RelateParsed(other, mine)
 			if r.Kind == facts.Unrelated && MeaningCos > 0 && m.Closest && m.Cos >= MeaningCos && !turn && theirs == "" && m.Source != content.SourceConversation {
 				r = facts.ChangedInOtherWords(other, mine)
+				meaning = r.Kind == facts.Updates
 			}
 		} else {
 			r = facts.RelateParsed(mine, other)
@@ -191,17 +197,17 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 		}
 		switch {
 		case r.Kind == facts.Updates && newer:
-			ups = append(ups, found{i, r})
+			ups = append(ups, found{i, r, meaning})
 		case r.Kind == facts.Updates:
-			downs = append(downs, found{i, r})
+			downs = append(downs, found{i, r, false})
 		case r.Kind == facts.Contradicts:
-			contra = append(contra, found{i, r})
+			contra = append(contra, found{i, r, false})
 		}
 	}
 	// A conversation turn says many things: a link between turns ranks
 	// only for questions about what the two share.
 	result := func(f found) Found {
-		out := Found{At: f.at, DiffersIn: kinds(f.rel.DiffersIn)}
+		out := Found{At: f.at, DiffersIn: kinds(f.rel.DiffersIn), ByMeaning: f.meaning}
 		if m := ms[f.at]; turn || m.Speaker != "" || m.Source == content.SourceConversation {
 			terms := ix.Analyze(strings.Join(f.rel.About, " ")).Terms()
 			out.About = terms[:min(len(terms), memindex.MaxAbout)]

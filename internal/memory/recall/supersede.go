@@ -15,6 +15,9 @@ const (
 	// turn says many things).
 	sameQuestion     = 0.6
 	sameQuestionTurn = 0.85
+	// sameQuestionMeaning: sameQuestion for a successor found by meaning
+	// (Options.SameQuestionMeaning).
+	sameQuestionMeaning = 0.3
 )
 
 // supersede is the ranking's last step (Rank calls it after scoring):
@@ -26,7 +29,10 @@ const (
 // answers the same question too (sameQuestion of the score): a long
 // message that updates one detail of another is not lifted for a
 // question about the rest.
-func supersede(pool []memindex.Candidate, same float64) {
+//
+// A successor found by meaning (it says the value changed in other words)
+// needs only sameMeaning.
+func supersede(pool []memindex.Candidate, same, sameMeaning float64) {
 	const eps = 1e-6
 	for range len(pool) {
 		moved := false
@@ -36,7 +42,11 @@ func supersede(pool []memindex.Candidate, same float64) {
 				continue
 			}
 			s := &pool[cd.Successor]
-			if s.Score < sameAs(cd, same)*cd.Score {
+			bar := sameAs(cd, same)
+			if cd.ByMeaning {
+				bar = sameMeaning
+			}
+			if s.Score < bar*cd.Score {
 				continue
 			}
 			if top := max(cd.Score, s.Score); s.Score != top || cd.Score > top-eps {
