@@ -158,10 +158,14 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		wordsMet(query, res, 1, e.opts.Rank.WordsMetFirstBar, int(e.opts.Rank.WordsMetKinds), contacts)
 	}
 	if query != "" && e.opts.Rank.OtherThingBar > 0 {
-		e.otherThing(ctx, query, res)
+		// A value asked of a thing the results give only for other
+		// things of its kind.
+		e.weakenWhen(ctx, query, res, recall.OtherThing, e.opts.Rank.OtherThingBar)
 	}
 	if query != "" && e.opts.Rank.OtherOwnerBar > 0 {
-		e.otherOwner(ctx, query, res)
+		// A value asked of someone's thing the results give only for
+		// someone else.
+		e.weakenWhen(ctx, query, res, recall.OtherOwner, e.opts.Rank.OtherOwnerBar)
 	}
 	if query != "" && e.opts.Rank.AnswerAbsentBar > 0 {
 		e.answerAbsent(query, res)
@@ -427,35 +431,19 @@ func parseSort(s string) (memindex.Order, error) {
 	return 0, inputErrorf("sort %q is not one of: newest, oldest, most_used, importance", s)
 }
 
-// otherThing marks weak the results under Options.OtherThingBar when the
-// query asks for a value of a thing the results give only for other
-// things of its kind (recall.OtherThing).
-func (e *Engine) otherThing(ctx context.Context, query string, res []Memory) {
+// weakenWhen marks weak the results under bar when reading says the
+// query's answer is not among the results that clear the bar
+// (recall.OtherThing, recall.OtherOwner).
+func (e *Engine) weakenWhen(ctx context.Context, query string, res []Memory, reading func(query string, texts []string, clears []bool, contacts []mongostore.Contact) bool, bar float64) {
 	texts, clears := make([]string, len(res)), make([]bool, len(res))
 	for i, m := range res {
 		texts[i], clears[i] = m.Text, !m.Weak
 	}
-	if !slices.Contains(clears, true) || !recall.OtherThing(query, texts, clears, e.contacts(ctx)) {
+	if !slices.Contains(clears, true) || !reading(query, texts, clears, e.contacts(ctx)) {
 		return
 	}
 	for i := range res {
-		res[i].Weak = res[i].Weak || res[i].Confidence < e.opts.Rank.OtherThingBar
-	}
-}
-
-// otherOwner marks weak the results under Options.OtherOwnerBar when the
-// query asks for a value of someone's thing the results give only for
-// someone else (recall.OtherOwner).
-func (e *Engine) otherOwner(ctx context.Context, query string, res []Memory) {
-	texts, clears := make([]string, len(res)), make([]bool, len(res))
-	for i, m := range res {
-		texts[i], clears[i] = m.Text, !m.Weak
-	}
-	if !slices.Contains(clears, true) || !recall.OtherOwner(query, texts, clears, e.contacts(ctx)) {
-		return
-	}
-	for i := range res {
-		res[i].Weak = res[i].Weak || res[i].Confidence < e.opts.Rank.OtherOwnerBar
+		res[i].Weak = res[i].Weak || res[i].Confidence < bar
 	}
 }
 
