@@ -95,6 +95,7 @@ type Server struct {
 	ln       net.Listener
 	srv      *http.Server
 	host     string // 127.x.y.z:PORT, what Host must say
+	bound    string // the address still accepting connections, "" once Close has shut it
 	origin   string // http://127.x.y.z:PORT, what Origin must say
 	launches map[digest]launchEntry
 	sessions map[digest]*session
@@ -229,6 +230,7 @@ func (s *Server) listenLocked() error {
 	}
 	s.ln = peerListener{Listener: ln, log: s.log}
 	s.host = ln.Addr().String()
+	s.bound = s.host
 	s.origin = "http://" + s.host
 	s.launches = map[digest]launchEntry{}
 	if s.opts.LaunchDir != "" {
@@ -291,14 +293,22 @@ func (s *Server) checkIdle() {
 	s.Close()
 }
 
-// Addr is the listener's address (127.x.y.z:PORT), "" when closed.
+// Addr is the listener's address (127.x.y.z:PORT), "" once it is closed:
+// not before Close has shut the socket, so "" means nothing accepts there.
 func (s *Server) Addr() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ln == nil {
-		return ""
+	return s.bound
+}
+
+// unbound records that the listener Close shut no longer accepts, unless
+// Open started another meanwhile.
+func (s *Server) unbound() {
+	s.mu.Lock()
+	if s.srv == nil {
+		s.bound = ""
 	}
-	return s.host
+	s.mu.Unlock()
 }
 
 // Close stops the listener (waiting briefly for requests in flight) and
@@ -326,6 +336,7 @@ func (s *Server) Close() error {
 		srv.Close()
 	}
 	<-served
+	s.unbound()
 	s.stopTasks()
 	return err
 }
