@@ -48,37 +48,9 @@ type askedOwner struct {
 // number/code"; nil for any other question or one without a possessive
 // owner before its thing.
 func readOwner(q string, contacts []mongostore.Contact) *askedOwner {
-	orig := thingWord.FindAllString(q, -1)
-	if len(orig) < 3 {
+	_, toks, kinds, i, ok := askedFrame(q, 3, true)
+	if !ok {
 		return nil
-	}
-	toks := make([]string, len(orig))
-	for i, w := range orig {
-		toks[i] = strings.ToLower(w)
-	}
-	var kinds []facts.Kind
-	i := 1
-	switch w := toks[0]; {
-	case w == "when" || w == "when's":
-		kinds = []facts.Kind{facts.Date, facts.Time}
-	case w == "how" && (toks[1] == "much" || toks[1] == "many"):
-		kinds, i = []facts.Kind{facts.Amount, facts.Number}, 2
-	case w == "what" && (toks[1] == "time" || toks[1] == "date" || toks[1] == "day"):
-		kinds, i = []facts.Kind{facts.Date, facts.Time}, 2
-	case w == "who" || w == "who's":
-		kinds = []facts.Kind{facts.Name}
-	case w == "where" || w == "where's":
-		kinds = []facts.Kind{facts.Place, facts.Name}
-	case w == "what" || w == "what's" || w == "whats":
-		kinds = []facts.Kind{facts.Number} // only before a number or code, below
-	default:
-		return nil
-	}
-	if !strings.HasSuffix(toks[0], "'s") && !strings.HasSuffix(toks[0], "’s") && toks[0] != "whats" {
-		if i >= len(toks) || !thingCopulas[toks[i]] {
-			return nil
-		}
-		i++
 	}
 	if i < len(toks) && (toks[i] == "my" || toks[i] == "our" || toks[i] == "the") {
 		i++

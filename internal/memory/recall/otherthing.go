@@ -75,42 +75,58 @@ func thingStem(w string) string {
 	return w
 }
 
-// readThing reads a question "WH-WORD is [the/my/…] MOD… THING …" that
-// asks for a date, an amount or count, a person or a place; nil for any
-// other question, or one that names its thing with no word before it.
-func readThing(q string, contacts []mongostore.Contact) *askedThing {
-	orig := thingWord.FindAllString(q, -1)
-	if len(orig) < 4 {
-		return nil
+// askedFrame reads the opening "WH-WORD [is/was/…]" that readThing and
+// readOwner share: the question's words as written and in lower case, the
+// value kinds its WH-word asks for, and the index of the word after the
+// copula; ok is false for a question of fewer than minWords words or
+// another opening. anyWhat lets a bare "what" open it, asking for a
+// number (the caller checks there is one).
+func askedFrame(q string, minWords int, anyWhat bool) (orig, toks []string, kinds []facts.Kind, next int, ok bool) {
+	orig = thingWord.FindAllString(q, -1)
+	if len(orig) < minWords {
+		return nil, nil, nil, 0, false
 	}
-	toks := make([]string, len(orig))
+	toks = make([]string, len(orig))
 	for i, w := range orig {
 		toks[i] = strings.ToLower(w)
-	}
-	a := &askedThing{words: map[string]bool{}}
-	for _, t := range toks {
-		a.words[thingStem(t)] = true
 	}
 	i := 1
 	switch w := toks[0]; {
 	case w == "when" || w == "when's":
-		a.kinds = []facts.Kind{facts.Date, facts.Time}
+		kinds = []facts.Kind{facts.Date, facts.Time}
 	case w == "how" && (toks[1] == "much" || toks[1] == "many"):
-		a.kinds, i = []facts.Kind{facts.Amount, facts.Number}, 2
+		kinds, i = []facts.Kind{facts.Amount, facts.Number}, 2
 	case w == "what" && (toks[1] == "time" || toks[1] == "date" || toks[1] == "day"):
-		a.kinds, i = []facts.Kind{facts.Date, facts.Time}, 2
+		kinds, i = []facts.Kind{facts.Date, facts.Time}, 2
 	case w == "who" || w == "who's":
-		a.kinds = []facts.Kind{facts.Name}
+		kinds = []facts.Kind{facts.Name}
 	case w == "where" || w == "where's":
-		a.kinds = []facts.Kind{facts.Place, facts.Name}
+		kinds = []facts.Kind{facts.Place, facts.Name}
+	case anyWhat && (w == "what" || w == "what's" || w == "whats"):
+		kinds = []facts.Kind{facts.Number}
 	default:
-		return nil
+		return nil, nil, nil, 0, false
 	}
-	if !strings.HasSuffix(toks[0], "'s") && !strings.HasSuffix(toks[0], "’s") {
+	if !strings.HasSuffix(toks[0], "'s") && !strings.HasSuffix(toks[0], "’s") && toks[0] != "whats" {
 		if i >= len(toks) || !thingCopulas[toks[i]] {
-			return nil
+			return nil, nil, nil, 0, false
 		}
 		i++
+	}
+	return orig, toks, kinds, i, true
+}
+
+// readThing reads a question "WH-WORD is [the/my/…] MOD… THING …" that
+// asks for a date, an amount or count, a person or a place; nil for any
+// other question, or one that names its thing with no word before it.
+func readThing(q string, contacts []mongostore.Contact) *askedThing {
+	orig, toks, kinds, i, ok := askedFrame(q, 4, false)
+	if !ok {
+		return nil
+	}
+	a := &askedThing{words: map[string]bool{}, kinds: kinds}
+	for _, t := range toks {
+		a.words[thingStem(t)] = true
 	}
 	if i < len(toks) && thingDeterminers[toks[i]] {
 		i++
