@@ -79,6 +79,8 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.OtherThingBar = v
 				case "owner":
 					o.OtherOwnerBar = v
+				case "modabs":
+					o.ModifierAbsentBar = v
 				case "absent":
 					o.AnswerAbsentBar = v
 				case "focus":

@@ -31,3 +31,34 @@ func TestOtherOwnerBar(t *testing.T) {
 		t.Errorf("dad's number, rule on: nothing relevant (%v), want the note", confidences(res.Results))
 	}
 }
+
+// TestModifierAbsentBar: with Options.ModifierAbsentBar (on by default),
+// a question for someone's thing named by a word no memory holds
+// ("microchip") whose closest note gives another thing of theirs with the
+// same head ("number 14 … feed Pepper") is told nothing_relevant, the note
+// shown weak; a question whose modifier a memory holds ("house number")
+// still finds it. The relevance bar is lowered to 0.3 so that, without
+// the rule, the note clears it for both questions.
+func TestModifierAbsentBar(t *testing.T) {
+	e := recallEngine(t)
+	mustStoreTexts(t, e,
+		"The neighbours at number 14, the Murphys, feed Pepper when we're away; their house is the blue one.",
+		"Pepper's vet is Dr Kelly at Marino Vets; her annual jabs are due in May.",
+		"Car insurance is with Admiral; it renews on 5 March and was £412 last year.",
+		"Booked the dentist for December 2 at 9:30.")
+	chip := SearchRequest{Query: "what's Pepper's microchip number?", Limit: 3}
+	house := SearchRequest{Query: "what's the neighbours' house number?", Limit: 3}
+	e.SetRankOptions(RankOptions{MinConfidence: 0.3, ModifierAbsentBar: -1})
+	for _, q := range []SearchRequest{chip, house} {
+		if res := search(t, e, q); res.NothingRelevant {
+			t.Fatalf("%q, rule off: nothing relevant (%v), want the note", q.Query, confidences(res.Results))
+		}
+	}
+	e.SetRankOptions(RankOptions{MinConfidence: 0.3})
+	if res := search(t, e, chip); !res.NothingRelevant || len(res.Results) == 0 || !res.Results[0].Weak {
+		t.Errorf("%q, rule on: nothing_relevant %v, results %v, want the note shown weak", chip.Query, res.NothingRelevant, confidences(res.Results))
+	}
+	if res := search(t, e, house); res.NothingRelevant {
+		t.Errorf("%q, rule on: nothing relevant (%v), want the note", house.Query, confidences(res.Results))
+	}
+}

@@ -167,6 +167,9 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		// someone else.
 		e.weakenWhen(ctx, query, res, recall.OtherOwner, e.opts.Rank.OtherOwnerBar)
 	}
+	if query != "" && e.opts.Rank.ModifierAbsentBar > 0 {
+		e.modifierAbsent(query, res)
+	}
 	if query != "" && e.opts.Rank.AnswerAbsentBar > 0 {
 		e.answerAbsent(query, res)
 	}
@@ -444,6 +447,24 @@ func (e *Engine) weakenWhen(ctx context.Context, query string, res []Memory, rea
 	}
 	for i := range res {
 		res[i].Weak = res[i].Weak || res[i].Confidence < bar
+	}
+}
+
+// modifierAbsent marks weak each note under Options.ModifierAbsentBar
+// that names the owner of the thing the query asks about and gives the
+// thing's head but not its modifier, a word no memory holds, in any
+// words (recall.AskedAbsent, recall.OtherKindOf). Turns of a
+// conversation are left alone.
+func (e *Engine) modifierAbsent(query string, res []Memory) {
+	ix := e.index()
+	asked := recall.AskedAbsent(query, func(w string) bool { return ix.Analyze(w).Empty() || ix.DocFreq(w) > 0 })
+	if len(asked) == 0 {
+		return
+	}
+	for i, m := range res {
+		if m.Evidence != nil && m.Evidence.Alone && m.Confidence < e.opts.Rank.ModifierAbsentBar && recall.OtherKindOf(asked, m.Text) {
+			res[i].Weak = true
+		}
 	}
 }
 

@@ -677,6 +677,10 @@ func (ix *Index) Fuzzy(q textindex.Query) textindex.Query { return ix.text.Fuzzy
 // (textindex.Index.Unknown).
 func (ix *Index) Unknown(q textindex.Query) float64 { return ix.text.Unknown(q) }
 
+// DocFreq is how many memories hold the term word analyses to
+// (textindex.Index.DocFreq); 0 for a word the index has never seen.
+func (ix *Index) DocFreq(word string) int { return ix.text.DocFreq(word) }
+
 // Overlap is the share of distinct keyword terms two memories have in
 // common (0 when either is unknown).
 func (ix *Index) Overlap(a, b bson.ObjectID) float64 {

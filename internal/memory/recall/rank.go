@@ -197,6 +197,16 @@ type Options struct {
 	// no answerable one on any recall set (BENCHMARKS.md, "Never stored,
 	// still answered"). Negative: off.
 	OtherOwnerBar float64
+	// ModifierAbsentBar is the relevance bar of a note that names the
+	// owner of the thing a question asks about and gives the thing's
+	// head, while the question's modifier of it is a word no memory holds
+	// and the note says it in no other words ("what's Pepper's microchip
+	// number?" / "The neighbours at number 14 … feed Pepper"):
+	// AskedAbsent, OtherKindOf. Default 0.9, the bar of a question naming
+	// someone no result is about (namesAbsentBar), not fitted
+	// (BENCHMARKS.md, "The asked word absent, and its stand-ins").
+	// Negative: off.
+	ModifierAbsentBar float64
 	// AnswerAbsentBar is the relevance bar of a search whose question
 	// asks for a value of one kind ("how much …", "when is …", "who is
 	// …", "what's the … number") while none of the notes that clear the
@@ -331,6 +341,7 @@ func (o Options) WithDefaults() Options {
 	def(&o.ConvCover, 0.3)
 	def(&o.OtherThingBar, namesAbsentBar)
 	def(&o.OtherOwnerBar, namesAbsentBar)
+	def(&o.ModifierAbsentBar, namesAbsentBar)
 	def(&o.AnswerAbsentBar, 1.01)
 	def(&o.FocusAbsentBar, namesAbsentBar)
 	def(&o.WordsMetBar, -1)
@@ -347,7 +358,7 @@ func (o Options) WithDefaults() Options {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.OtherOwnerBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight, &o.AskedAbsentWeight} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.OtherOwnerBar, &o.ModifierAbsentBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight, &o.AskedAbsentWeight} {
 		if *v < 0 {
 			*v = 0
 		}

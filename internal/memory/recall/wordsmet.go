@@ -410,6 +410,18 @@ var subjects = setOfWords(`i we you he she they who to`)
 // verb is met: a relation said in other words ("can't stand", "long
 // runs"), the thing asked about named.
 func verbsOnly(query string, words, unmet []string) bool {
+	verbs := questionVerbs(query)
+	for _, u := range unmet {
+		if !verbs[u] || amountWords[u] || numberWords[u] {
+			return false
+		}
+	}
+	return slices.ContainsFunc(words, func(w string) bool { return !verbs[w] }) // met, as every unmet word is a verb
+}
+
+// questionVerbs are the words of query read as its verbs: each word after
+// a subject, "who" or "to" ("do I hate", "who cuts", "to fix").
+func questionVerbs(query string) map[string]bool {
 	toks := lowerWords(query)
 	verbs := map[string]bool{}
 	for i := 1; i < len(toks); i++ {
@@ -417,10 +429,5 @@ func verbsOnly(query string, words, unmet []string) bool {
 			verbs[strings.TrimSuffix(toks[i], "'s")] = true
 		}
 	}
-	for _, u := range unmet {
-		if !verbs[u] || amountWords[u] || numberWords[u] {
-			return false
-		}
-	}
-	return slices.ContainsFunc(words, func(w string) bool { return !verbs[w] }) // met, as every unmet word is a verb
+	return verbs
 }
