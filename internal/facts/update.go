@@ -281,6 +281,9 @@ type unit struct {
 	// cue: the unit says something changed; stateCue: it says a state
 	// changed (cancelled, finished, no longer…).
 	cue, stateCue bool
+	// otherCue: a cue word or phrase other than "new"/"newly" stands in
+	// the unit (newNamesOtherThing).
+	otherCue bool
 	// stateVerb: it states what is ("is", "costs", "lives"); event: it
 	// tells what happened ("paid", "ran", "booked").
 	stateVerb, event bool
@@ -397,7 +400,7 @@ func newUnit(toks []token) unit {
 	inPhrase := map[int]bool{}
 	for i := 1; i < len(toks); i++ {
 		if phrase := toks[i-1].lower + " " + toks[i].lower; cuePhrases[phrase] {
-			u.cue = true
+			u.cue, u.otherCue = true, true
 			u.stateCue = u.stateCue || stateCuePhrases[phrase]
 			inPhrase[i-1], inPhrase[i] = true, true
 		}
@@ -446,6 +449,7 @@ func newUnit(toks []token) unit {
 		}
 		if (cueWords[w] || stateCues[w]) && !sinceAsReason(toks, i) {
 			u.cue = true
+			u.otherCue = u.otherCue || !newWords[w]
 			u.stateCue = u.stateCue || stateCues[w]
 		}
 		if stateVerbs[w] {
@@ -573,7 +577,7 @@ func relateUnits(a, b *unit) Relation {
 			return Relation{Kind: Contradicts, DiffersIn: []Kind{Negation}, Shared: cover, Common: common, About: about(a, b)}
 		}
 		return Relation{}
-	case b.cue:
+	case b.cue && !b.newNamesOtherThing(a):
 		if cover < 0.5 {
 			return Relation{}
 		}
@@ -612,6 +616,46 @@ func relateUnits(a, b *unit) Relation {
 		return Relation{}
 	}
 	return Relation{Kind: Updates, DiffersIn: ordered(changed), Shared: cover, Common: common, About: about(a, b), Anchored: anchored(a, b, changed)}
+}
+
+// newWords are the cue words that may only say which thing is meant.
+var newWords = setOf(`new newly`)
+
+// newNamesOtherThing reports whether u's only cue is "new", the other
+// unit says "new" too, and every "new" of u stands before words the
+// other does not hold: "the new chef's knives" after "the new copper
+// pans" says which thing was bought, not that the older's value changed.
+// "My new manager" after "my new manager" does say it, and so does a
+// "new" the older lacks ("a new Unox" after "a Rational", "under the new
+// lease" after the rent).
+func (u *unit) newNamesOtherThing(other *unit) bool {
+	if u.otherCue || !slices.ContainsFunc(other.toks, func(t token) bool { return newWords[t.lower] }) {
+		return false
+	}
+	found := false
+	for i, t := range u.toks {
+		if !newWords[t.lower] {
+			continue
+		}
+		var phrase []string
+		for j := i + 1; j < len(u.toks) && j <= i+3; j++ {
+			n := u.toks[j]
+			if n.sentence != t.sentence || n.kind == Number || n.kind == Amount || n.kind == Date || n.kind == Time || stopWords[n.lower] || cueWords[n.lower] {
+				break
+			}
+			phrase = append(phrase, n.lower)
+		}
+		if len(phrase) == 0 {
+			return false
+		}
+		for _, w := range phrase {
+			if _, ok := other.content[stem(w)]; ok || other.has(w) {
+				return false
+			}
+		}
+		found = true
+	}
+	return found
 }
 
 // restated reports whether b, the speaker speaking of themselves, states

@@ -48,6 +48,12 @@ func TestRelate(t *testing.T) {
 		{"I take my coffee with oat milk.", "I now drink my tea with just milk.", Unrelated, nil},
 		{"User feedback on the beta was positive from 12 testers.", "The user roles now include 3 admins.", Unrelated, nil},
 		{"Reminder: Alice's birthday is January 20.", "Reminder: Bob's birthday is now March 2.", Unrelated, nil},
+		// "new" on both sides says which thing was bought, not that the
+		// older's price changed; a "new" the older lacks, or before the
+		// older's own words, does say it.
+		{"I paid 30 euros for the new boots.", "I paid 45 euros for the new winter jacket.", Unrelated, nil},
+		{"My new manager is Dan.", "My new manager is Sofia.", Updates, []Kind{Name}},
+		{"The gym membership is 40 euros a month.", "The gym membership is 45 euros a month with the new contract.", Updates, []Kind{Amount}},
 		// "since" giving a reason says nothing changed, and "especially"
 		// is no subject word (BEAM conversation 7).
 		{"I want to improve my essay, especially since my final draft reached 4,700 words by May 13.",
