@@ -112,6 +112,7 @@ func runUpdates(ctx context.Context, args []string) error {
 	beam := fs.String("beam", "", "instead, BEAM's knowledge_update and contradiction_resolution questions (the recall harness's loader; \"default\" for the shared copy, or a folder)")
 	fs.StringVar(&benchModel, "embedding", benchModel, "embedding model (engine only): use-lite, hash or none")
 	fs.Float64Var(&recall.MeaningCos, "relate-meaning-cos", recall.MeaningCos, "engine only: the least cosine at which the closest earlier note is updated by a newer one saying in other words that its value changed (0: off)")
+	fs.BoolVar(&recall.MeaningOutright, "relate-meaning-outright", recall.MeaningOutright, "engine: mark an update found by meaning as such (the lower bar of --rank sameqm) only when the newer says the change outright (\"moved to\", \"instead\", \"now\"); false: every update by meaning")
 	fs.StringVar(&rankSpec, "rank", "", "engine only: ranking options over the defaults, name=value as in recall --grid (e.g. sameq=0.3)")
 	if err := fs.Parse(args); err != nil {
 		return err

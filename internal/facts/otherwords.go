@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/infmem/infmem/internal/lexicon"
@@ -56,8 +57,8 @@ func ChangedInOtherWords(older, newer *Statement) Relation {
 			if len(changed) == 0 {
 				continue
 			}
-			if best.Kind == Unrelated || len(changed) > len(best.DiffersIn) {
-				best = Relation{Kind: Updates, DiffersIn: ordered(changed), About: about(a, b)}
+			if out := b.saysChangeOutright(); best.Kind == Unrelated || len(changed) > len(best.DiffersIn) || out && !best.Outright && len(changed) == len(best.DiffersIn) {
+				best = Relation{Kind: Updates, DiffersIn: ordered(changed), About: about(a, b), Outright: out}
 			}
 		}
 	}
@@ -120,7 +121,45 @@ func (u *unit) changedTo() bool {
 	return false
 }
 
+// saysChangeOutright reports whether u says in so many words that a value
+// changed: a word of change ("now", "instead", "switched", "postponed",
+// "raised"…, "no longer", "up to", "pushed back"), a verb that may tell of
+// an event followed in the clause by "to" ("moved to Thursdays", "changed
+// the reservation to the sushi place"; not "changed the oil on 3 May"), or
+// changedTo ("doubled the pill to 20 mg", "turned six"). Relate's other
+// cues ("finished", "completed", "passed", "reached", "sold", "renewed",
+// "since", "actually", "fixed", "latest") as often tell of an event or a
+// state, and two such notes of one kind of thing with other dates or
+// amounts are both true ("Boiler serviced on 3 March" / "The heating
+// engineer finished the repair on 10 May").
+func (u *unit) saysChangeOutright() bool {
+	if u.changedTo() {
+		return true
+	}
+	for i, t := range u.toks {
+		w := t.lower
+		if outrightWords[w] || i > 0 && outrightPhrases[u.toks[i-1].lower+" "+w] {
+			return true
+		}
+		if outrightTo[w] && slices.ContainsFunc(u.toks[i+1:], func(t token) bool { return t.lower == "to" }) {
+			return true
+		}
+	}
+	return false
+}
+
 var (
+	// outrightWords say a change whatever follows; outrightTo when "to"
+	// follows in the clause.
+	outrightWords = setOf(`now instead anymore switched switching rescheduled rescheduling postponed postponing delayed delaying
+		relocated relocating swapped upgraded downgraded increased decreased reduced lowered increasing decreasing reducing
+		lowering revised revising corrected correction`)
+	outrightTo = setOf(`moved moving changed change changes changing shifted shifting adjusted adjusting transferred extended
+		extending shortened raised raising dropped rose risen fell fallen grew grown updated updating replaced promoted`)
+	outrightPhrases = map[string]bool{"no longer": true, "any more": true, "no more": true, "from now": true, "these days": true,
+		"went up": true, "gone up": true, "goes up": true, "going up": true, "went down": true, "gone down": true, "up to": true,
+		"down to": true, "pushed back": true, "brought forward": true, "moved up": true, "bumped up": true, "turns out": true,
+		"turned out": true}
 	changedVerbs   = setOf(`doubled tripled quadrupled halved cut trimmed slashed bumped pushed`)
 	changedPhrases = map[string]bool{"pushed back": true, "brought forward": true, "moved up": true, "bumped up": true}
 )

@@ -72,3 +72,37 @@ func TestChangedInOtherWordsKeepsTheSubject(t *testing.T) {
 		return ChangedInOtherWords(Parse(older), Parse(newer))
 	})
 }
+
+// TestChangedInOtherWordsOutright: an update in other words says the
+// change outright when a word of change says it ("instead", "now",
+// "moved … to", "pushed back", "doubled … to"); not when its only cue as
+// often tells of an event or a state ("finished", "renewed", "sold",
+// "since", "actually"), nor a verb that may tell of an event without "to"
+// ("changed the oil").
+func TestChangedInOtherWordsOutright(t *testing.T) {
+	for _, c := range []struct {
+		older, newer string
+		outright     bool
+	}{
+		{"The daily stand-up is at 9:30 every morning.", "From Monday the morning meeting starts at 9:00 instead.", true},
+		{"My salary is $78,000 a year.", "Got the promotion: I'm paid $86,500 a year now.", true},
+		{"Spanish class is on Tuesday evenings.", "My Spanish lessons moved to Thursdays.", true},
+		{"Anniversary dinner booked at Luca's Trattoria.", "Changed the anniversary reservation to the sushi place on 5th Avenue.", true},
+		{"Our team offsite is on Wednesday, May 14, at the lake house.", "The retreat got pushed back a week, to May 21.", true},
+		{"Takes 10 mg of lisinopril daily.", "The doctor doubled the blood pressure pill to 20 mg.", true},
+		{"Current weight: 82 kg.", "Down to 78 kg after the summer.", true},
+		{"Rent for the flat is £1,150 a month.", "The landlord is raising what we pay for the flat to £1,240 from July.", true},
+		{"The daily stand-up is at 9:30 every morning.", "Actually the morning meeting starts at 9:00.", false},
+		{"The daily stand-up is at 9:30 every morning.", "The morning meeting finished at 10:15.", false},
+		{"The daily stand-up is at 9:30 every morning.", "Since Monday the morning meeting starts at 9:00.", false},
+		{"The boiler service was on 3 March.", "The heating engineer finished the repair on 10 May.", false},
+		{"My passport expires on 3 March 2027.", "Renewed the car insurance on 10 May.", false},
+		{"Sold the old bike for £200.", "Sold the sofa for £150.", false},
+		{"The car was serviced on 3 March.", "Changed the car's oil on 10 May.", false},
+	} {
+		r := ChangedInOtherWords(Parse(c.older), Parse(c.newer))
+		if r.Kind != Updates || r.Outright != c.outright {
+			t.Errorf("%q then %q: %v outright %v, want an update, outright %v", c.older, c.newer, r.Kind, r.Outright, c.outright)
+		}
+	}
+}

@@ -29,6 +29,11 @@ type Relation struct {
 	// problems" / "15 problems" about triangle areas): they may say
 	// another thing is meant.
 	OneSided []string
+	// Outright (ChangedInOtherWords only): the newer's clause says in so
+	// many words that the value changed (unit.saysChangeOutright), not
+	// only by a word that as often tells of an event or a state
+	// ("finished", "passed", "since", "fixed").
+	Outright bool
 }
 
 // restatedCover is the least share of subject words (Relation.Shared)

@@ -318,17 +318,27 @@ func TestStoreUpdateInOtherWords(t *testing.T) {
 	for _, c := range []struct {
 		name, speaker, newer string
 		off, link, byWords   bool
+		allMeaning           bool
 	}{
 		{name: "note", newer: newer, link: true},
 		{name: "same words", newer: "The daily stand-up moved to 9:00.", link: true, byWords: true},
 		{name: "turn", speaker: "user", newer: newer},
 		{name: "another thing", newer: "The design team's stand-up moved to 10:00."},
+		// Found by meaning, but "finished" may tell of an event: linked,
+		// not marked by meaning (recall.MeaningOutright), so ranked at
+		// the bar of a link by words.
+		{name: "no outright change", newer: "Actually the morning meeting starts at 9:00.", link: true, byWords: true},
+		{name: "no outright change, every meaning link marked", newer: "Actually the morning meeting starts at 9:00.", link: true, allMeaning: true},
 		{name: "off", newer: newer, off: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.off {
 				defer func(v float64) { recall.MeaningCos = v }(recall.MeaningCos)
 				recall.MeaningCos = 0
+			}
+			if c.allMeaning {
+				defer func(v bool) { recall.MeaningOutright = v }(recall.MeaningOutright)
+				recall.MeaningOutright = false
 			}
 			e := semanticEngine(t, testenv.Store(t), useLite(t))
 			store := func(text string, days int) StoreResult {

@@ -73,6 +73,17 @@ type Known struct {
 // off (infmem-bench --relate-meaning-cos 0).
 var MeaningCos = 0.5
 
+// MeaningOutright: a memory updated by meaning (MeaningCos) has its link
+// marked by meaning (Found.ByMeaning, memindex.Links.ByMeaning: the
+// ranking's lower bar, Options.SameQuestionMeaning) only when the new one
+// says the change outright (facts.Relation.Outright: "moved to",
+// "instead", "now", "raised … to"), not only by a word that as often tells
+// of an event ("finished", "passed", "fixed", "since"); other updates by
+// meaning are linked as any update by words is, and ranked with
+// SameQuestion. False marks every update by meaning (infmem-bench
+// --relate-meaning-outright=false).
+var MeaningOutright = true
+
 // Found is an earlier memory the new one relates to: At is its place in
 // the Known slice, DiffersIn the kinds of detail that changed, About the
 // words the link is about (nil: the whole memory).
@@ -81,7 +92,8 @@ type Found struct {
 	DiffersIn []string
 	About     []string
 	// ByMeaning: the update was found by meaning (MeaningCos), not by
-	// shared words.
+	// shared words, and the new memory says the change outright
+	// (MeaningOutright).
 	ByMeaning bool
 }
 
@@ -182,7 +194,7 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 			r = facts.RelateParsed(other, mine)
 			if r.Kind == facts.Unrelated && MeaningCos > 0 && m.Closest && m.Cos >= MeaningCos && !turn && theirs == "" && m.Source != content.SourceConversation {
 				r = facts.ChangedInOtherWords(other, mine)
-				meaning = r.Kind == facts.Updates
+				meaning = r.Kind == facts.Updates && (r.Outright || !MeaningOutright)
 			}
 		} else {
 			r = facts.RelateParsed(mine, other)
