@@ -6,15 +6,15 @@ import (
 	"github.com/infmem/infmem/internal/memory/memindex"
 )
 
-// TestSupersedeByMeaning: with the lower bar 0.3 (--rank sameqm=0.3; the
-// default is the SameQuestion bar), a successor found by meaning, scoring 0.4 of
+// TestSupersedeByMeaning: with the lower bar (0.3, the default), a
+// successor found by meaning, scoring 0.4 of
 // the older memory's score for the question, is ranked with it (lifted
 // to its score); one found by words, under the same bar, is not.
 func TestSupersedeByMeaning(t *testing.T) {
-	if d := (Options{}).WithDefaults(); d.SameQuestionMeaning != d.SameQuestion {
-		t.Fatalf("default sameqm %v, want the SameQuestion bar %v", d.SameQuestionMeaning, d.SameQuestion)
+	o := Options{}.WithDefaults()
+	if o.SameQuestionMeaning != 0.3 {
+		t.Fatalf("default sameqm %v, want 0.3", o.SameQuestionMeaning)
 	}
-	o := Options{SameQuestionMeaning: 0.3}.WithDefaults()
 	for _, meaning := range []bool{false, true} {
 		pool := []memindex.Candidate{
 			{Score: 1, Successor: 1, Contradicts: -1, ByMeaning: meaning},
