@@ -397,19 +397,26 @@ func clauses(s []token) []span {
 var clauseWords = setOf(`but which because although though while whereas so and`)
 
 func newUnit(toks []token) unit {
-	u := unit{toks: toks, verb: len(toks), content: map[string]int{}, names: map[string]int{}, subjectNames: map[string]bool{}, values: map[Kind][]string{}, valueAt: map[Kind][]int{}, was: map[string]bool{}}
+	// The maps are made at their first entry: most units leave several
+	// empty (a nil map reads as an empty one), and a store's update check
+	// parses a unit of each sentence of ~8 candidates.
+	u := unit{toks: toks, verb: len(toks)}
 	negations := 0
 	old := oldValues(toks)
 	// The words of a cue phrase ("turns out", "no longer") are neither
 	// names nor subject words.
-	inPhrase := map[int]bool{}
+	var inPhrase []bool
 	for i := 1; i < len(toks); i++ {
 		if phrase := toks[i-1].lower + " " + toks[i].lower; cuePhrases[phrase] {
 			u.cue, u.otherCue = true, true
 			u.stateCue = u.stateCue || stateCuePhrases[phrase]
+			if inPhrase == nil {
+				inPhrase = make([]bool, len(toks))
+			}
 			inPhrase[i-1], inPhrase[i] = true, true
 		}
 	}
+	phrased := func(i int) bool { return inPhrase != nil && inPhrase[i] }
 	lead := leadIn(toks)
 	for i := range toks {
 		t := &toks[i]
@@ -419,10 +426,10 @@ func newUnit(toks []token) unit {
 		if t.lower == "if" || t.lower == "whether" || t.lower == "unless" {
 			u.cond = true
 		}
-		if inPhrase[i] && t.kind == "" && !t.negation {
+		if phrased(i) && t.kind == "" && !t.negation {
 			continue
 		}
-		if t.maybeName && (inPhrase[i] || cueWords[t.lower] || stateCues[t.lower] || stopWords[t.lower] || verbs[t.lower]) {
+		if t.maybeName && (phrased(i) || cueWords[t.lower] || stateCues[t.lower] || stopWords[t.lower] || verbs[t.lower]) {
 			// "Change of plans: …" starts with no name.
 			t.maybeName = false
 		}
@@ -430,6 +437,9 @@ func newUnit(toks []token) unit {
 		case old[i]:
 			// "instead of Portugal", "from Barclays to Marcus": the value
 			// that was.
+			if u.was == nil {
+				u.was = map[string]bool{}
+			}
 			u.was[t.lower] = true
 			continue
 		case t.negation:
@@ -439,11 +449,17 @@ func newUnit(toks []token) unit {
 			}
 			continue
 		case t.kind == Number || t.kind == Amount || t.kind == Date || t.kind == Time:
+			if u.values == nil {
+				u.values, u.valueAt = map[Kind][]string{}, map[Kind][]int{}
+			}
 			u.values[t.kind] = append(u.values[t.kind], t.value)
 			u.valueAt[t.kind] = append(u.valueAt[t.kind], i)
 			continue
 		case t.kind == Name || t.kind == Place || t.maybeName:
 			if _, ok := u.names[t.lower]; !ok {
+				if u.names == nil {
+					u.names = map[string]int{}
+				}
 				u.names[t.lower] = i
 			}
 			continue
@@ -465,8 +481,10 @@ func newUnit(toks []token) unit {
 		if stopWords[w] || cueWords[w] || len(w) < 2 || theUser(toks, i) {
 			continue
 		}
-		if _, ok := u.content[stem(w)]; !ok {
-			u.content[stem(w)] = i
+		if st := stem(w); u.content == nil {
+			u.content = map[string]int{st: i}
+		} else if _, ok := u.content[st]; !ok {
+			u.content[st] = i
 		}
 	}
 	u.negated = negations%2 == 1
@@ -478,6 +496,9 @@ func newUnit(toks []token) unit {
 	// too ("Dan is my manager"): resolved in relateUnits.
 	for n, i := range u.names {
 		if i < u.verb {
+			if u.subjectNames == nil {
+				u.subjectNames = map[string]bool{}
+			}
 			u.subjectNames[n] = true
 		}
 	}
@@ -901,16 +922,16 @@ func (u *unit) namedSubject(other *unit) bool {
 // "instead of" or "rather than", and X in "from X to Y" when the text
 // says something changed.
 func oldValues(toks []token) map[int]bool {
-	old := map[int]bool{}
+	var old map[int]bool // made at its first entry
 	isValue := func(t *token) bool { return t.kind != "" || t.maybeName }
 	changed := false
 	for i := range toks {
 		changed = changed || cueWords[toks[i].lower]
 	}
 	for i := 1; i < len(toks); i++ {
-		p := toks[i-1].lower + " " + toks[i].lower
-		from := toks[i].lower == "from" && changed
-		if p != "instead of" && p != "rather than" && !from {
+		a, b := toks[i-1].lower, toks[i].lower
+		from := b == "from" && changed
+		if !(a == "instead" && b == "of") && !(a == "rather" && b == "than") && !from {
 			continue
 		}
 		for j := i + 1; j < len(toks) && j <= i+4; j++ {
@@ -919,6 +940,9 @@ func oldValues(toks []token) map[int]bool {
 				break
 			}
 			if isValue(t) {
+				if old == nil {
+					old = map[int]bool{}
+				}
 				old[j] = true
 			} else if len(old) > 0 && !stopWords[t.lower] {
 				break
