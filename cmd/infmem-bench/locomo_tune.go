@@ -101,8 +101,10 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.NoCalendarWords = v == 0
 				case "absentp":
 					o.AskedAbsentWeight = v
+				case "coord":
+					o.CoordWeight = v
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, owner, absent, focus, met, met1, kinds, sameq, sameqm, oper, cal, absentp)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, owner, absent, focus, met, met1, kinds, sameq, sameqm, oper, cal, absentp, coord)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

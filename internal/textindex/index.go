@@ -1027,3 +1027,30 @@ func skip(s []uint32, i int) int {
 	}
 	return i
 }
+
+// Groups are the query's own terms, each with the terms added as its
+// alternatives or synonyms (WithAlternatives, WithSynonyms), one Query per
+// own term in the query's order: the ideas a query asks about, to count
+// how many of them a document meets whichever of a group's words it
+// holds.
+func (q Query) Groups() []Query {
+	var out []Query
+	at := make([]int, len(q.terms)) // group of each own term + 1
+	for i, t := range q.terms {
+		if q.alt != nil && q.alt[i] > 0 {
+			continue
+		}
+		at[i] = len(out) + 1
+		out = append(out, Query{terms: []string{t}, counts: []int{1}})
+	}
+	for i, t := range q.terms {
+		if q.alt == nil || q.alt[i] == 0 {
+			continue
+		}
+		if g := at[q.alt[i]-1]; g > 0 {
+			out[g-1].terms = append(out[g-1].terms, t)
+			out[g-1].counts = append(out[g-1].counts, 1)
+		}
+	}
+	return out
+}

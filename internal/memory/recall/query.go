@@ -44,6 +44,22 @@ type query struct {
 	// calendar is the bit of the weekday and month names the query says
 	// (calendarWords) among memindex.RankQuery.Holds; 0: none.
 	calendar uint64
+	// coord are the bits of the query's word groups among
+	// memindex.RankQuery.Holds (coordGroups; 0: none).
+	coord uint64
+	// coordCut is what Options.CoordWeight takes off a note's score when
+	// the results drawn are put in order (Rank), by its id.
+	coordCut map[bson.ObjectID]float64
+}
+
+// demote records that ranking took cut off the score of candidate id
+// for a reason that reorders the results only (Rank reads confidences
+// and verdicts in the order without it).
+func (q *query) demote(id bson.ObjectID, cut float64) {
+	if q.demoted == nil {
+		q.demoted = map[bson.ObjectID]float64{}
+	}
+	q.demoted[id] += cut
 }
 
 // whenQuestion recognises questions about when something happened.

@@ -311,6 +311,17 @@ type Options struct {
 	// night") as of that period for the time weight, as one dated in it
 	// is: calendarWords.
 	NoCalendarWords bool
+	// CoordWeight scales a note's keyword coverage by how many of the
+	// query's word groups it meets (coord.go): a note meeting met of n
+	// groups keeps 1 - w + w·met/n of its coverage, so one word shared
+	// with the question ("family" of "who is our family doctor?" in "a
+	// family law firm") lifts a note less than the answer's meaning lifts
+	// the answer ("Our GP is Dr Fenwick"). It reorders the results drawn
+	// only: each rank keeps the confidence and verdict it has without the
+	// cut (Rank). Default 1, Lucene's classic coordination factor met/n
+	// (0.9 and 1 chosen alike on every three everyday sets, each held on
+	// the fourth; BENCHMARKS.md "Coordination"). Negative: off.
+	CoordWeight float64
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -354,11 +365,12 @@ func (o Options) WithDefaults() Options {
 	}
 	def(&o.OtherPersonWeight, -1)
 	def(&o.AskedAbsentWeight, 0.6)
+	def(&o.CoordWeight, 1)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.OtherOwnerBar, &o.ModifierAbsentBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight, &o.AskedAbsentWeight} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.OtherOwnerBar, &o.ModifierAbsentBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight, &o.AskedAbsentWeight, &o.CoordWeight} {
 		if *v < 0 {
 			*v = 0
 		}
@@ -478,6 +490,9 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 			holds = append(holds, cal)
 		}
 	}
+	if ro.CoordWeight > 0 && r.Mode != ModeVector {
+		q.coord = coordGroups(q.terms, &holds)
+	}
 	rq := memindex.RankQuery{Filter: r.Filter, Names: q.names, Holds: holds, From: q.from, To: q.to, Period: q.hasPeriod, PeriodCandidates: ro.Candidates,
 		Candidates: ro.Candidates, Neighbors: ro.NeighborShare > 0, K: r.K, DuplicateOverlap: ro.DuplicateOverlap}
 	if useKW {
@@ -526,22 +541,38 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 		best = pairs.fold(best, ro.FoldShare, ro.RingCoverage, ro.ChainCoverage, ro.ConvCover, r.K)
 	}
 	// The confidences and the bar's verdict are read in the order the
-	// results would have without AskedAbsentWeight's demotion; each rank
-	// then keeps its confidence and verdict (as CurrentMove's move does):
-	// the demotion reorders the results, it does not decide whether
-	// anything relevant is stored.
-	var demoted []candidateAt
-	if len(q.demoted) > 0 {
-		demoted = make([]candidateAt, len(best))
+	// results would have without AskedAbsentWeight's demotion and
+	// CoordWeight's cut; each rank then keeps its confidence and verdict
+	// (as CurrentMove's move does): they reorder the results, they do not
+	// decide whether anything relevant is stored. The cut reorders the
+	// results drawn only, after folding.
+	var placed []int // the rank returned of the k-th result as read
+	if len(q.demoted) > 0 || len(q.coordCut) > 0 {
+		rankOf := make([]int, len(best))
+		for i := range rankOf {
+			rankOf[i] = i
+		}
+		if len(q.coordCut) > 0 {
+			final := make([]candidateAt, len(best))
+			for i := range best {
+				final[i] = candidateAt{i, best[i].Score - q.coordCut[best[i].ID]}
+			}
+			slices.SortStableFunc(final, func(a, b candidateAt) int { return cmp.Compare(b.score, a.score) })
+			for j, f := range final {
+				rankOf[f.i] = j
+			}
+		}
+		read := make([]candidateAt, len(best))
 		for i := range best {
-			demoted[i] = candidateAt{i, best[i].Score + q.demoted[best[i].ID]}
+			read[i] = candidateAt{i, best[i].Score + q.demoted[best[i].ID]}
 		}
-		slices.SortStableFunc(demoted, func(a, b candidateAt) int { return cmp.Compare(b.score, a.score) })
-		undemoted := make([]memindex.Candidate, len(best))
-		for k, d := range demoted {
-			undemoted[k] = best[d.i]
+		slices.SortStableFunc(read, func(a, b candidateAt) int { return cmp.Compare(b.score, a.score) })
+		inRead := make([]memindex.Candidate, len(best))
+		placed = make([]int, len(best))
+		for k, d := range read {
+			inRead[k], placed[k] = best[d.i], rankOf[d.i]
 		}
-		best = undemoted
+		best = inRead
 	}
 	out := make([]Hit, len(best))
 	clears := make([]Hit, len(best))
@@ -570,11 +601,11 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 	for i := range out {
 		out[i].Weak = clears[i].Score < minimum
 	}
-	if demoted != nil {
-		// Back to the demoted order, each rank with its confidence.
+	if placed != nil {
+		// Back to the order returned, each rank with its confidence.
 		ranked := make([]Hit, len(out))
-		for k, d := range demoted {
-			ranked[d.i] = out[k]
+		for k, j := range placed {
+			ranked[j] = out[k]
 		}
 		for i := range ranked {
 			ranked[i].Score, ranked[i].Weak = out[i].Score, out[i].Weak
@@ -671,11 +702,7 @@ func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) [][2]floa
 		if ro.ShortCosine > 0 && ro.ShortCosine <= 1 && cd.Length <= shortLength(ro) {
 			cos *= 1 - ro.ShortCosine
 		}
-		kw := ro.KeywordWeight
-		if !cd.Alone && ro.TurnKeywordWeight > 0 {
-			kw = ro.TurnKeywordWeight
-		}
-		base := kw*cd.Coverage + ro.VectorWeight*cos
+		base := kwWeight(cd, ro)*cd.Coverage + ro.VectorWeight*cos
 		prior := 0.0
 		if cd.Speaker {
 			prior = ro.SpeakerWeight
@@ -713,15 +740,22 @@ func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) [][2]floa
 			share *= ro.NeighborLength / float64(cd.Length)
 		}
 		cd.Score = own[i] + speaker[i] + share*best + ro.RecencyWeight*recency + ro.ImportanceWeight*cd.Importance
-		if cd.Alone && aboutSomeoneElse(cd.Holds&^q.calendar, q.asked) {
+		if cd.Alone && q.coord != 0 {
+			// Taken off after the draw (Rank): it reorders the results
+			// drawn, it draws none.
+			if cut := (1 + share) * kwWeight(cd, ro) * cd.Coverage * (1 - coordShare(cd.Holds, q.coord, ro.CoordWeight)); cut > 0 {
+				if q.coordCut == nil {
+					q.coordCut = map[bson.ObjectID]float64{}
+				}
+				q.coordCut[cd.ID] = cut
+			}
+		}
+		if cd.Alone && aboutSomeoneElse(cd.Holds&^q.calendar&^q.coord, q.asked) {
 			cd.Score -= ro.OtherPersonWeight
 		}
 		if ro.AskedAbsentWeight > 0 && cd.Alone && q.asked != 0 && cd.Holds&^q.calendar&q.asked == 0 {
 			cd.Score -= ro.AskedAbsentWeight
-			if q.demoted == nil {
-				q.demoted = map[bson.ObjectID]float64{}
-			}
-			q.demoted[cd.ID] = ro.AskedAbsentWeight
+			q.demote(cd.ID, ro.AskedAbsentWeight)
 		}
 		if ro.LessonWeight > 0 && cd.Source == sourceLesson && bar.clears(evidenceFor(cd, q)) >= ro.MinConfidence {
 			cd.Score += ro.LessonWeight
@@ -735,6 +769,15 @@ func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) [][2]floa
 		}
 	}
 	return lent
+}
+
+// kwWeight is the weight of a candidate's keyword coverage: a turn's
+// TurnKeywordWeight, a note's KeywordWeight.
+func kwWeight(cd *memindex.Candidate, ro *Options) float64 {
+	if !cd.Alone && ro.TurnKeywordWeight > 0 {
+		return ro.TurnKeywordWeight
+	}
+	return ro.KeywordWeight
 }
 
 // monotone makes confidences fall with rank where the ranking (with its
