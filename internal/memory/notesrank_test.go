@@ -130,3 +130,55 @@ func TestNoteNamingNoneAsked(t *testing.T) {
 		}
 	}
 }
+
+// TestCoordination: with RankOptions.CoordWeight (1 by default), a note
+// sharing one of the question's words ("family" of "who is our family
+// doctor?" in "a family law firm") keeps only the share of its keyword
+// coverage that the question's word groups it meets make up, so the note
+// that answers in other words ("Our GP is Dr Fenwick…"), closer in
+// meaning, is first; likewise "registration" for "what's our car's reg
+// number?" over "the neighbours at number 14". Each rank keeps the
+// confidence it has without the cut (the verdict may change: the rules
+// after ranking read the first note, and "who is our family doctor?" is
+// no longer told nothing_relevant). Off, the note sharing one word is
+// first (so the test checks the rule).
+func TestCoordination(t *testing.T) {
+	e := recallEngine(t)
+	gp := "Our GP is Dr Fenwick at the Shadwell Medical Centre."
+	grace := "Grace is a solicitor at a family law firm on Park Square; she works from home on Fridays."
+	car := "We drive a 2019 Skoda Octavia estate, registration 191-D-44817."
+	murphys := "The neighbours at number 14, the Murphys, feed Pepper when we're away."
+	mustStoreTexts(t, e, gp, grace, car, murphys,
+		"Switched the electricity to Octopus; the monthly direct debit is now 112 pounds.",
+		"The twins are in Year 2 at Chapel Allerton Primary.",
+		"Biscuit is booked in at Moortown Vets on the 4th for his booster jabs.",
+		"Our allotment is plot 37 at Meanwood Valley; rent is 45 pounds a year.")
+	questions := map[string][2]string{ // the note first without the cut, with it
+		"who is our family doctor?":    {grace, gp},
+		"what's our car's reg number?": {murphys, car},
+	}
+	ask := func(q string) SearchResult { return search(t, e, SearchRequest{Query: q, Limit: 5}) }
+	o := e.RankOptions()
+	o.CoordWeight = -1
+	e.SetRankOptions(o)
+	off := map[string]SearchResult{}
+	for q, want := range questions {
+		res := ask(q)
+		if len(res.Results) == 0 || res.Results[0].Text != want[0] {
+			t.Fatalf("off, %q: got %v %v, want %q first (else the test checks nothing)", q, texts(res.Results), confidences(res.Results), want[0])
+		}
+		off[q] = res
+	}
+	o.CoordWeight = 1 // the default
+	e.SetRankOptions(o)
+	for q, want := range questions {
+		res := ask(q)
+		if len(res.Results) == 0 || res.Results[0].Text != want[1] {
+			t.Errorf("%q: got %v %v, want %q first", q, texts(res.Results), confidences(res.Results), want[1])
+			continue
+		}
+		if got, was := confidences(res.Results), confidences(off[q].Results); !slices.Equal(got, was) {
+			t.Errorf("%q: confidences %v; want each rank's as without the cut: %v", q, got, was)
+		}
+	}
+}

@@ -694,3 +694,23 @@ func TestMatchQueryCountsAlternativesOnce(t *testing.T) {
 		t.Fatalf("removed document scores %v", g)
 	}
 }
+
+// TestQueryGroups: Groups gives one query per own term, with the terms
+// added as its alternatives or synonyms, in the query's order.
+func TestQueryGroups(t *testing.T) {
+	ix := New(Options{})
+	q := ix.Analyze("sister doctor")
+	q = q.WithAlternatives("sister", ix.Analyze("maya"))
+	q = q.WithSynonyms("doctor", ix.Analyze("physician"), 0.5)
+	term := func(w string) string { return ix.Analyze(w).Terms()[0] }
+	want := [][]string{{term("sister"), term("maya")}, {term("doctor"), term("physician")}}
+	got := q.Groups()
+	if len(got) != len(want) {
+		t.Fatalf("%d groups, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !slices.Equal(got[i].Terms(), want[i]) {
+			t.Errorf("group %d: %v, want %v", i, got[i].Terms(), want[i])
+		}
+	}
+}
