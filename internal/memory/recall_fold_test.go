@@ -72,7 +72,9 @@ func TestFoldReplyBelowDraw(t *testing.T) {
 	}
 	q := SearchRequest{Query: "how do I set up the water filter for the aquarium", Scope: "chat", ExactScope: true, Limit: 1}
 
-	e.SetRankOptions(RankOptions{FoldShare: -1, TurnKeywordWeight: -1})
+	// The single-turn chats are notes (no neighbours): coordination
+	// (CoordWeight) would reorder them; the case is about folding.
+	e.SetRankOptions(RankOptions{FoldShare: -1, TurnKeywordWeight: -1, CoordWeight: -1})
 	res := search(t, e, SearchRequest{Query: q.Query, Scope: q.Scope, ExactScope: true, Limit: 10})
 	place := -1
 	for i, m := range res.Results {
@@ -84,7 +86,7 @@ func TestFoldReplyBelowDraw(t *testing.T) {
 		t.Fatalf("folding off: the reply is at place %d of %v; the case needs it below the first 3", place, texts(res.Results))
 	}
 
-	e.SetRankOptions(RankOptions{FoldShare: 0.01, TurnKeywordWeight: -1})
+	e.SetRankOptions(RankOptions{FoldShare: 0.01, TurnKeywordWeight: -1, CoordWeight: -1})
 	res = search(t, e, q)
 	if len(res.Results) != 1 || res.Results[0].Text != question.Content {
 		t.Fatalf("got %v, want the question turn", texts(res.Results))
