@@ -25,19 +25,7 @@ func TestFocusAbsentBar(t *testing.T) {
 		"Liked the Douro red we had at Maya's.")
 	detail := SearchRequest{Query: "What was the atmosphere at the casting dinner?", Limit: 3}
 	where := SearchRequest{Query: "Where was the casting dinner?", Limit: 3}
-	e.SetRankOptions(RankOptions{FocusAbsentBar: -1})
-	for _, q := range []SearchRequest{detail, where} {
-		if res := search(t, e, q); res.NothingRelevant {
-			t.Fatalf("%q, rule off: nothing relevant (%v), want the dinner", q.Query, confidences(res.Results))
-		}
-	}
-	e.SetRankOptions(RankOptions{FocusAbsentBar: 1.01})
-	if res := search(t, e, detail); !res.NothingRelevant || len(res.Results) == 0 || !res.Results[0].Weak || res.Results[0].Text != dinner {
-		t.Errorf("%q, rule on: nothing_relevant %v, results %v, want the dinner shown weak", detail.Query, res.NothingRelevant, confidences(res.Results))
-	}
-	if res := search(t, e, where); res.NothingRelevant {
-		t.Errorf("%q, rule on: nothing relevant (%v), want the dinner", where.Query, confidences(res.Results))
-	}
+	checkWeakRule(t, e, RankOptions{FocusAbsentBar: -1}, RankOptions{FocusAbsentBar: 1.01}, detail, where, dinner)
 	mustStoreTexts(t, e, "Casting dinner at The Coral Reef: the casting dinner had a warm, noisy atmosphere.")
 	if res := search(t, e, detail); res.NothingRelevant {
 		t.Errorf("%q, rule on, the atmosphere stored: nothing relevant (%v)", detail.Query, confidences(res.Results))

@@ -17,19 +17,8 @@ func TestOtherOwnerBar(t *testing.T) {
 		"Liked the Douro red we had at Maya's.")
 	nat := SearchRequest{Query: "what is Natalia's mobile number?", Limit: 3}
 	dad := SearchRequest{Query: "what's my dad's mobile number?", Limit: 3}
-	e.SetRankOptions(RankOptions{MinConfidence: 0.3, OtherOwnerBar: -1})
-	for _, q := range []SearchRequest{nat, dad} {
-		if res := search(t, e, q); res.NothingRelevant {
-			t.Fatalf("%q, rule off: nothing relevant (%v), want the note", q.Query, confidences(res.Results))
-		}
-	}
-	e.SetRankOptions(RankOptions{MinConfidence: 0.3})
-	if res := search(t, e, nat); !res.NothingRelevant || len(res.Results) == 0 || !res.Results[0].Weak || res.Results[0].Text != "Dad's new mobile number is 07700 900418 - he finally gave up the old Nokia." {
-		t.Errorf("Natalia's number, rule on: nothing_relevant %v, results %v, want Dad's note shown weak", res.NothingRelevant, confidences(res.Results))
-	}
-	if res := search(t, e, dad); res.NothingRelevant {
-		t.Errorf("dad's number, rule on: nothing relevant (%v), want the note", confidences(res.Results))
-	}
+	checkWeakRule(t, e, RankOptions{MinConfidence: 0.3, OtherOwnerBar: -1}, RankOptions{MinConfidence: 0.3}, nat, dad,
+		"Dad's new mobile number is 07700 900418 - he finally gave up the old Nokia.")
 }
 
 // TestModifierAbsentBar: with Options.ModifierAbsentBar (on by default),
@@ -48,17 +37,5 @@ func TestModifierAbsentBar(t *testing.T) {
 		"Booked the dentist for December 2 at 9:30.")
 	chip := SearchRequest{Query: "what's Pepper's microchip number?", Limit: 3}
 	house := SearchRequest{Query: "what's the neighbours' house number?", Limit: 3}
-	e.SetRankOptions(RankOptions{MinConfidence: 0.3, ModifierAbsentBar: -1})
-	for _, q := range []SearchRequest{chip, house} {
-		if res := search(t, e, q); res.NothingRelevant {
-			t.Fatalf("%q, rule off: nothing relevant (%v), want the note", q.Query, confidences(res.Results))
-		}
-	}
-	e.SetRankOptions(RankOptions{MinConfidence: 0.3})
-	if res := search(t, e, chip); !res.NothingRelevant || len(res.Results) == 0 || !res.Results[0].Weak {
-		t.Errorf("%q, rule on: nothing_relevant %v, results %v, want the note shown weak", chip.Query, res.NothingRelevant, confidences(res.Results))
-	}
-	if res := search(t, e, house); res.NothingRelevant {
-		t.Errorf("%q, rule on: nothing relevant (%v), want the note", house.Query, confidences(res.Results))
-	}
+	checkWeakRule(t, e, RankOptions{MinConfidence: 0.3, ModifierAbsentBar: -1}, RankOptions{MinConfidence: 0.3}, chip, house, "")
 }

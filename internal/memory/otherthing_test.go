@@ -17,19 +17,8 @@ func TestOtherThingBar(t *testing.T) {
 		"The water in the garden tap is off for the winter.",
 		"Booked the dentist for December 2 at 9:30.",
 		"Liked the Douro red we had at Maya's.")
-	e.SetRankOptions(RankOptions{MinConfidence: 0.3, OtherThingBar: -1})
 	water := SearchRequest{Query: "how much is the water bill", Limit: 3}
 	electricity := SearchRequest{Query: "how much is the electricity bill", Limit: 3}
-	for _, q := range []SearchRequest{water, electricity} {
-		if res := search(t, e, q); res.NothingRelevant {
-			t.Fatalf("%q, rule off: nothing relevant (%v), want the electricity note", q.Query, confidences(res.Results))
-		}
-	}
-	e.SetRankOptions(RankOptions{MinConfidence: 0.3})
-	if res := search(t, e, water); !res.NothingRelevant || len(res.Results) == 0 || !res.Results[0].Weak || res.Results[0].Text != "Paid the electricity bill of 84 euros in October." {
-		t.Errorf("water bill, rule on: nothing_relevant %v, results %v, want the electricity note shown weak", res.NothingRelevant, confidences(res.Results))
-	}
-	if res := search(t, e, electricity); res.NothingRelevant {
-		t.Errorf("electricity bill, rule on: nothing relevant (%v), want the note", confidences(res.Results))
-	}
+	checkWeakRule(t, e, RankOptions{MinConfidence: 0.3, OtherThingBar: -1}, RankOptions{MinConfidence: 0.3}, water, electricity,
+		"Paid the electricity bill of 84 euros in October.")
 }

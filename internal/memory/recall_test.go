@@ -179,3 +179,24 @@ func TestStatsCountWhatTheIndexHolds(t *testing.T) {
 		t.Fatalf("index figures: ready %v, loaded %d of %d", st.IndexReady, st.IndexLoaded, st.IndexExpected)
 	}
 }
+
+// checkWeakRule checks a rule that marks a note weak: with off, both
+// questions find a note; with on, weakQ is told nothing_relevant with its
+// first result shown weak (and, when want is not "", that result is
+// want), while keptQ still finds a note.
+func checkWeakRule(t *testing.T, e *Engine, off, on RankOptions, weakQ, keptQ SearchRequest, want string) {
+	t.Helper()
+	e.SetRankOptions(off)
+	for _, q := range []SearchRequest{weakQ, keptQ} {
+		if res := search(t, e, q); res.NothingRelevant {
+			t.Fatalf("%q, rule off: nothing relevant (%v), want a note", q.Query, confidences(res.Results))
+		}
+	}
+	e.SetRankOptions(on)
+	if res := search(t, e, weakQ); !res.NothingRelevant || len(res.Results) == 0 || !res.Results[0].Weak || want != "" && res.Results[0].Text != want {
+		t.Errorf("%q, rule on: nothing_relevant %v, results %v, want %q shown weak", weakQ.Query, res.NothingRelevant, confidences(res.Results), want)
+	}
+	if res := search(t, e, keptQ); res.NothingRelevant {
+		t.Errorf("%q, rule on: nothing relevant (%v), want a note", keptQ.Query, confidences(res.Results))
+	}
+}
