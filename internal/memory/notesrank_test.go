@@ -133,7 +133,7 @@ func TestNoteNamingNoneAsked(t *testing.T) {
 	}
 }
 
-// TestCoordination: with RankOptions.CoordWeight (1 by default), a note
+// TestCoordination: with RankOptions.CoordWeight (off by default; 1 with --rank coord=1), a note
 // sharing one of the question's words ("family" of "who is our family
 // doctor?" in "a family law firm") keeps only the share of its keyword
 // coverage that the question's word groups it meets make up, so the note
@@ -171,7 +171,7 @@ func TestCoordination(t *testing.T) {
 		}
 		off[q] = res
 	}
-	o.CoordWeight = 1 // the default
+	o.CoordWeight = 1
 	e.SetRankOptions(o)
 	for q, want := range questions {
 		res := ask(q)

@@ -1,6 +1,9 @@
 package recall
 
-import "github.com/infmem/infmem/internal/memory/memindex"
+import (
+	"github.com/infmem/infmem/internal/memory/memindex"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
 
 // Knowledge updates in ranking: the engine marks, at store time, which
 // memory a new one supersedes or contradicts (memory/supersede.go); the
@@ -87,4 +90,40 @@ func sameAs(cd *memindex.Candidate, same float64) float64 {
 		return sameQuestionTurn
 	}
 	return same
+}
+
+// successorsKeepPlace gives a successor that supersede ranked at or above
+// the memory it supersedes no larger coordination cut (Options.CoordWeight)
+// than that memory's. The cut only reorders the results; a successor that
+// says the change in other words meets fewer of the question's words than
+// the memory it replaced, and must not fall back below it (the update
+// sets lost newer-first to it: updates-heldout2 87.5 -> 75.0 %).
+func successorsKeepPlace(pool []memindex.Candidate, cut map[bson.ObjectID]float64) {
+	if len(cut) == 0 {
+		return
+	}
+	for range len(pool) {
+		changed := false
+		for i := range pool {
+			cd := &pool[i]
+			if cd.Successor < 0 {
+				continue
+			}
+			s := &pool[cd.Successor]
+			if s.Score < cd.Score {
+				continue
+			}
+			if c, o := cut[s.ID], cut[cd.ID]; c > o {
+				if o > 0 {
+					cut[s.ID] = o
+				} else {
+					delete(cut, s.ID)
+				}
+				changed = true
+			}
+		}
+		if !changed {
+			return
+		}
+	}
 }
