@@ -19,6 +19,7 @@ func init() {
 	registerSet("everyday7", "", everydayLoader("everyday7", everyday7Set))
 	registerSet("everyday8", "", everydayLoader("everyday8", everyday8Set))
 	registerSet("everyday9", "", everydayLoader("everyday9", everyday9Set))
+	registerSet("everyday10", "", everydayLoader("everyday10", everyday10Set))
 }
 
 // everyday2Set is a second everyday set, another person's, written as a
@@ -100,6 +101,20 @@ var everyday8Set []byte
 //
 //go:embed testdata/everyday9.json
 var everyday9Set []byte
+
+// everyday10Set is a tenth everyday set, a tenth person's (a woman of 52 who
+// runs a small dairy and potato farm in Podlasie with her husband, with her
+// mother-in-law in early dementia at home, a son studying agronomy, a
+// pregnant daughter in Gdansk and a sister in Chicago), written as a held-out
+// set before any run on it: notes in her own voice (lower-case shorthand,
+// some typos, zloty amounts, dates, people by name with relations in the
+// profile), facts that change (the later note answers), questions in other
+// words (relations, categories, time words, amounts, dates, reasons),
+// never-stored questions on the same topics. Not to be edited after the
+// first run.
+//
+//go:embed testdata/everyday10.json
+var everyday10Set []byte
 
 // everydayLoader reads an everyday set named name (builtin, or path): its
 // profile's contacts given first, its memories stored in the default scope, each dated days_ago before now;
