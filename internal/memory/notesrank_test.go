@@ -182,5 +182,20 @@ func TestCoordination(t *testing.T) {
 		if got, was := confidences(res.Results), confidences(off[q].Results); !slices.Equal(got, was) {
 			t.Errorf("%q: confidences %v; want each rank's as without the cut: %v", q, got, was)
 		}
+		// The rules after ranking read the order without the cut: each
+		// rank's verdict, and whether anything relevant is stored, are
+		// those without it.
+		if got, was := weakFlags(res.Results), weakFlags(off[q].Results); !slices.Equal(got, was) || res.NothingRelevant != off[q].NothingRelevant {
+			t.Errorf("%q: weak %v, nothing relevant %v; want each rank's as without the cut: %v, %v", q, got, res.NothingRelevant, was, off[q].NothingRelevant)
+		}
 	}
+}
+
+// weakFlags are the results' Weak flags, best first.
+func weakFlags(res []Memory) []bool {
+	out := make([]bool, len(res))
+	for i, m := range res {
+		out[i] = m.Weak
+	}
+	return out
 }

@@ -44,7 +44,7 @@ func (e *Engine) rank(ctx context.Context, query string, loc *time.Location, f m
 	}
 	out := make([]hit, len(found))
 	for i, h := range found {
-		out[i] = hit{id: h.ID, kind: h.Kind, score: h.Score, weak: h.Weak, ts: h.TS, ev: h.Ev, folded: h.Folded, context: h.Context}
+		out[i] = hit{id: h.ID, kind: h.Kind, score: h.Score, weak: h.Weak, ts: h.TS, ev: h.Ev, folded: h.Folded, context: h.Context, uncut: h.Uncut}
 	}
 	return out, nil
 }

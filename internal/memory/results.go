@@ -106,6 +106,8 @@ type hit struct {
 	// folded are the copies of this result that ranking folded into it;
 	// context the turns next to it that it shows with it.
 	folded, context []memindex.Hit
+	// uncut is its place without the coordination cut (recall.Hit.Uncut).
+	uncut int
 }
 
 // asHits turns what the index found into hits.

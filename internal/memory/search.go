@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -141,40 +142,21 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	e.curated(ctx, hits, res)
 	e.withContext(hits, res, turns)
 	e.withRelated(ctx, res)
-	if query != "" {
-		currentFirst(query, res)
-	}
 	if !req.NoTouch {
 		e.recordAccess(hits)
 	}
-	if query != "" && e.opts.Rank.WordsMetBar > 0 {
-		wordsMet(query, res, 3, e.opts.Rank.WordsMetBar, 0, nil)
-	}
-	if query != "" && e.opts.Rank.WordsMetFirstBar > 0 {
-		var contacts []mongostore.Contact
-		if int(e.opts.Rank.WordsMetKinds)&recall.KindPerson != 0 {
-			contacts = e.contacts(ctx)
+	if query != "" {
+		uncut := uncutOrder(hits, res)
+		e.settle(ctx, query, res)
+		if uncut != nil {
+			// The coordination cut reorders the results only: whether
+			// each rank is weak, and so whether anything relevant is
+			// stored, is what the rules read in the order without it.
+			e.settle(ctx, query, uncut)
+			for i := range res {
+				res[i].Weak = uncut[i].Weak
+			}
 		}
-		wordsMet(query, res, 1, e.opts.Rank.WordsMetFirstBar, int(e.opts.Rank.WordsMetKinds), contacts)
-	}
-	if query != "" && e.opts.Rank.OtherThingBar > 0 {
-		// A value asked of a thing the results give only for other
-		// things of its kind.
-		e.weakenWhen(ctx, query, res, recall.OtherThing, e.opts.Rank.OtherThingBar)
-	}
-	if query != "" && e.opts.Rank.OtherOwnerBar > 0 {
-		// A value asked of someone's thing the results give only for
-		// someone else.
-		e.weakenWhen(ctx, query, res, recall.OtherOwner, e.opts.Rank.OtherOwnerBar)
-	}
-	if query != "" && e.opts.Rank.ModifierAbsentBar > 0 {
-		e.modifierAbsent(query, res)
-	}
-	if query != "" && e.opts.Rank.AnswerAbsentBar > 0 {
-		e.answerAbsent(query, res)
-	}
-	if query != "" && e.opts.Rank.FocusAbsentBar > 0 {
-		e.focusAbsent(query, res)
 	}
 	nothing := query != ""
 	for _, m := range res {
@@ -187,6 +169,68 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		note = noteAllWeak
 	}
 	return SearchResult{Results: res, Scopes: set, NothingRelevant: nothing, Note: note}, nil
+}
+
+// settle runs the rules after ranking on res, a search's results for
+// query, best first: currentFirst's move, then the rules that lower or
+// raise the relevance bar (WordsMetBar, WordsMetFirstBar, OtherThingBar,
+// OtherOwnerBar, ModifierAbsentBar, AnswerAbsentBar, FocusAbsentBar).
+// Several read the first results (wordsMet, focusAbsent, currentFirst)
+// or a rank's confidence (modifierAbsent), so their verdict depends on
+// the order of res.
+func (e *Engine) settle(ctx context.Context, query string, res []Memory) {
+	currentFirst(query, res)
+	if e.opts.Rank.WordsMetBar > 0 {
+		wordsMet(query, res, 3, e.opts.Rank.WordsMetBar, 0, nil)
+	}
+	if e.opts.Rank.WordsMetFirstBar > 0 {
+		var contacts []mongostore.Contact
+		if int(e.opts.Rank.WordsMetKinds)&recall.KindPerson != 0 {
+			contacts = e.contacts(ctx)
+		}
+		wordsMet(query, res, 1, e.opts.Rank.WordsMetFirstBar, int(e.opts.Rank.WordsMetKinds), contacts)
+	}
+	if e.opts.Rank.OtherThingBar > 0 {
+		// A value asked of a thing the results give only for other
+		// things of its kind.
+		e.weakenWhen(ctx, query, res, recall.OtherThing, e.opts.Rank.OtherThingBar)
+	}
+	if e.opts.Rank.OtherOwnerBar > 0 {
+		// A value asked of someone's thing the results give only for
+		// someone else.
+		e.weakenWhen(ctx, query, res, recall.OtherOwner, e.opts.Rank.OtherOwnerBar)
+	}
+	if e.opts.Rank.ModifierAbsentBar > 0 {
+		e.modifierAbsent(query, res)
+	}
+	if e.opts.Rank.AnswerAbsentBar > 0 {
+		e.answerAbsent(query, res)
+	}
+	if e.opts.Rank.FocusAbsentBar > 0 {
+		e.focusAbsent(query, res)
+	}
+}
+
+// uncutOrder is a copy of res (in the order hits returned them) in the
+// order they would have without the coordination cut (hit.uncut), each
+// rank with its own confidence and verdict (they belong to the rank, not
+// to the memory); nil when the cut moved nothing.
+func uncutOrder(hits []hit, res []Memory) []Memory {
+	place := make(map[string]int, len(hits))
+	moved := false
+	for i, h := range hits {
+		place[h.id.Hex()] = h.uncut
+		moved = moved || h.uncut != i
+	}
+	if !moved {
+		return nil
+	}
+	out := slices.Clone(res)
+	slices.SortStableFunc(out, func(a, b Memory) int { return cmp.Compare(place[a.ID], place[b.ID]) })
+	for i := range out {
+		out[i].Confidence, out[i].Weak = res[i].Confidence, res[i].Weak
+	}
+	return out
 }
 
 // mode resolves a ranking mode: hybrid when an embedder is configured,

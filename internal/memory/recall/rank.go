@@ -420,6 +420,11 @@ type Hit struct {
 	// Context are the turns next to it that ranking folded into it
 	// (Options.FoldShare), in ranking order: shown with it.
 	Context []memindex.Hit
+	// Uncut is its place in the order the results would have without
+	// Options.CoordWeight's cut (its own place when the cut moves
+	// nothing): the rules after ranking read that order for their
+	// verdict, so that the cut reorders only (memory.Search).
+	Uncut int
 }
 
 // Rank runs a hybrid (or keyword-only / vector-only) search over the items
@@ -552,6 +557,7 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 	// decide whether anything relevant is stored. The cut reorders the
 	// results drawn only, after folding.
 	var placed []int // the rank returned of the k-th result as read
+	var uncut []int  // the place without the cut of the k-th result as read
 	if len(q.demoted) > 0 || len(q.coordCut) > 0 {
 		rankOf := make([]int, len(best))
 		for i := range rankOf {
@@ -573,9 +579,9 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 		}
 		slices.SortStableFunc(read, func(a, b candidateAt) int { return cmp.Compare(b.score, a.score) })
 		inRead := make([]memindex.Candidate, len(best))
-		placed = make([]int, len(best))
+		placed, uncut = make([]int, len(best)), make([]int, len(best))
 		for k, d := range read {
-			inRead[k], placed[k] = best[d.i], rankOf[d.i]
+			inRead[k], placed[k], uncut[k] = best[d.i], rankOf[d.i], d.i
 		}
 		best = inRead
 	}
@@ -586,7 +592,10 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 		ev := evidence(cd)
 		ev.Unknown = q.unknown
 		ctx := pairs.context[cd.ID]
-		out[i] = Hit{ID: cd.ID, Kind: cd.Kind, Score: cal.clears(ev), TS: cd.TS, Ev: ev, Folded: cd.Folded, Context: ctx}
+		out[i] = Hit{ID: cd.ID, Kind: cd.Kind, Score: cal.clears(ev), TS: cd.TS, Ev: ev, Folded: cd.Folded, Context: ctx, Uncut: i}
+		if uncut != nil {
+			out[i].Uncut = uncut[i]
+		}
 		// Whether it clears the bar counts the turns shown with it
 		// (unitClears); its confidence stays its own turn's (with the
 		// context's, confidence ran above the hit rate: BEAM's calibration
