@@ -3,6 +3,7 @@ package recall
 import (
 	"math/bits"
 
+	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/internal/textindex"
 )
 
@@ -45,4 +46,16 @@ func coordShare(holds, mask uint64, w float64) float64 {
 	w = min(w, 1)
 	met := bits.OnesCount64(holds & mask)
 	return 1 - w + w*float64(met)/float64(n)
+}
+
+// coordUnknown says whether one of the query's word groups
+// (textindex.Query.Groups) is held by no memory of the index
+// (Options.CoordUnknown).
+func coordUnknown(ix *memindex.Index, terms textindex.Query) bool {
+	for _, g := range terms.Groups() {
+		if ix.Unknown(g) >= 1 {
+			return true
+		}
+	}
+	return false
 }

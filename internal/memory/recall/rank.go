@@ -326,6 +326,14 @@ type Options struct {
 	// and everyday6 hit@3, and told one more held-out answerable question
 	// nothing_relevant, so it stays behind --rank coord=1.
 	CoordWeight float64
+	// CoordUnknown narrows CoordWeight's cut to a query one of whose word
+	// groups no memory holds (coordUnknown): the question names a thing
+	// no note says in its words ("doctor" of "who is our family
+	// doctor?"), so a stored answer says it otherwise and a note's lead on
+	// the other words is no sign of it. Where every word of the question
+	// is held by some memory, the notes holding more of them are left
+	// where the keywords put them. Off by default (--rank coordunk=1).
+	CoordUnknown bool
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -499,7 +507,7 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 			holds = append(holds, cal)
 		}
 	}
-	if ro.CoordWeight > 0 && r.Mode != ModeVector {
+	if ro.CoordWeight > 0 && r.Mode != ModeVector && (!ro.CoordUnknown || coordUnknown(ix, q.terms)) {
 		q.coord = coordGroups(q.terms, &holds)
 	}
 	rq := memindex.RankQuery{Filter: r.Filter, Names: q.names, Holds: holds, From: q.from, To: q.to, Period: q.hasPeriod, PeriodCandidates: ro.Candidates,
