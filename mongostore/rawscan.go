@@ -47,6 +47,10 @@ type sqliteFiles struct {
 	// from one read to the next (a read of a few documents otherwise
 	// parses most of their schemas again).
 	decoders chan *sjsonDecoder
+	// prep runs get's reads on statements compiled once (rawprepared.go);
+	// noPrepared turns it off (tests compare the two paths).
+	prep       preparedReads
+	noPrepared bool
 }
 
 func newSQLiteFiles(dataDir, database string) *sqliteFiles {
@@ -90,6 +94,7 @@ func ferretSQLiteURL(dataDir string) string {
 func (f *sqliteFiles) fileURI() string { return filepath.ToSlash(f.file) }
 
 func (f *sqliteFiles) close() error {
+	f.prep.close()
 	var err error
 	if f.wdb != nil {
 		err = f.wdb.Close()
@@ -238,7 +243,7 @@ func (f *sqliteFiles) getFrom(ctx context.Context, collection, t string, ids []b
 		return errNoRawTable
 	}
 	// The _id as FerretDB's index expression gives it: its JSON text.
-	args := make([]any, len(ids)+1)
+	sargs := make([]string, len(ids)+1)
 	q := make([]byte, 0, 160+3*len(ids))
 	q = fmt.Appendf(q, `SELECT c.table_name, CAST(t._ferretdb_sjson AS BLOB) FROM _ferretdb_collections AS c LEFT JOIN %q AS t ON t._ferretdb_sjson->'$._id' IN (`, t)
 	for i, id := range ids {
@@ -246,19 +251,10 @@ func (f *sqliteFiles) getFrom(ctx context.Context, collection, t string, ids []b
 			q = append(q, ',')
 		}
 		q = append(q, '?')
-		args[i] = `"` + id.Hex() + `"`
+		sargs[i] = `"` + id.Hex() + `"`
 	}
 	q = append(q, `) WHERE c.name = ?`...)
-	args[len(ids)] = collection
-	rows, err := db.QueryContext(ctx, string(q), args...)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		// No such table (dropped since), or no catalog.
-		return errStaleTable
-	}
-	defer rows.Close()
+	sargs[len(ids)] = collection
 	var dec *sjsonDecoder
 	select {
 	case dec = <-f.decoders:
@@ -271,6 +267,26 @@ func (f *sqliteFiles) getFrom(ctx context.Context, collection, t string, ids []b
 		default:
 		}
 	}()
+	if len(ids) <= maxPreparedIDs && !f.noPrepared && f.prep.acquire(db) == nil {
+		err := f.prep.get(preparedKey{t, len(ids)}, q, sargs, collection, dec, fn)
+		f.prep.mu.Unlock()
+		if !errors.Is(err, errNoPrepared) {
+			return err
+		}
+	}
+	args := make([]any, len(sargs))
+	for i, a := range sargs {
+		args[i] = a
+	}
+	rows, err := db.QueryContext(ctx, string(q), args...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// No such table (dropped since), or no catalog.
+		return errStaleTable
+	}
+	defer rows.Close()
 	var named, text sql.RawBytes
 	var doc []byte
 	first := true
