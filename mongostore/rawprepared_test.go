@@ -2,14 +2,19 @@ package mongostore
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"sync"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/infmem/infmem/internal/dataroot"
 )
 
 // readRaw reads ids of collection through s.raw.get, the documents by _id.
@@ -184,5 +189,63 @@ func TestPreparedReadsReachDriver(t *testing.T) {
 	}
 	if _, _, ok := driverHandle(&struct{ db uintptr }{1}); ok {
 		t.Fatal("another type taken for the driver's connection")
+	}
+}
+
+// BenchmarkRawGet100k times get's reads by _id, on the prepared statements
+// and through the pool, on a copy of a real data root
+// (INFMEM_BENCH_ROOT=DIR, e.g. a cp -a of a 100k-memory root): 5 _ids (a
+// retrieval's results) and 8 (a store's relate candidates), drawn at random
+// from the first 20,000 memories.
+func BenchmarkRawGet100k(b *testing.B) {
+	root := os.Getenv("INFMEM_BENCH_ROOT")
+	if root == "" {
+		b.Skip("set INFMEM_BENCH_ROOT to a copy of a data root")
+	}
+	ctx := context.Background()
+	r, err := dataroot.Prepare(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := Open(ctx, Options{Mode: ModeEmbedded, Root: r})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close(ctx)
+	var ids []bson.ObjectID
+	errEnough := errors.New("enough")
+	err = s.raw.iterate(ctx, s.Memories.Name(), func(doc bson.Raw) error {
+		ids = append(ids, doc.Lookup("_id").ObjectID())
+		if len(ids) == 20000 {
+			return errEnough
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errEnough) {
+		b.Fatal(err)
+	}
+	for _, n := range []int{5, 8} {
+		for _, prepared := range []bool{true, false} {
+			name := fmt.Sprintf("ids=%d/pool", n)
+			if prepared {
+				name = fmt.Sprintf("ids=%d/prepared", n)
+			}
+			b.Run(name, func(b *testing.B) {
+				s.raw.noPrepared = !prepared
+				defer func() { s.raw.noPrepared = false }()
+				rng := rand.New(rand.NewPCG(7, uint64(n)))
+				ask := make([]bson.ObjectID, n)
+				b.ReportAllocs()
+				for b.Loop() {
+					for i := range ask {
+						ask[i] = ids[rng.IntN(len(ids))]
+					}
+					got := 0
+					if err := s.raw.get(ctx, s.Memories.Name(), ask, func(bson.Raw) error { got++; return nil }); err != nil || got != n {
+						b.Fatal(got, err)
+					}
+				}
+			})
+		}
 	}
 }
