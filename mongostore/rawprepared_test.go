@@ -239,6 +239,9 @@ func BenchmarkRawGet100k(b *testing.B) {
 				for b.Loop() {
 					for i := range ask {
 						ask[i] = ids[rng.IntN(len(ids))]
+						for slices.Contains(ask[:i], ask[i]) {
+							ask[i] = ids[rng.IntN(len(ids))]
+						}
 					}
 					got := 0
 					if err := s.raw.get(ctx, s.Memories.Name(), ask, func(bson.Raw) error { got++; return nil }); err != nil || got != n {
