@@ -105,6 +105,8 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.CoordWeight = v
 				case "coordunk":
 					o.CoordUnknown = v > 0
+				case "coordtop":
+					o.CoordTop = v
 				default:
 					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, owner, absent, focus, met, met1, kinds, sameq, sameqm, oper, cal, absentp, coord)", name)
 				}

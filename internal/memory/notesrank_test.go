@@ -189,6 +189,15 @@ func TestCoordination(t *testing.T) {
 			t.Errorf("%q: weak %v, nothing relevant %v; want each rank's as without the cut: %v, %v", q, got, res.NothingRelevant, was, off[q].NothingRelevant)
 		}
 	}
+	// CoordTop 1: the cut may reorder the first result only, that is
+	// nothing: the order is the one without it.
+	o.CoordTop = 1
+	e.SetRankOptions(o)
+	for q := range questions {
+		if got, was := texts(ask(q).Results), texts(off[q].Results); !slices.Equal(got, was) {
+			t.Errorf("CoordTop 1, %q: %v; want the order without the cut %v", q, got, was)
+		}
+	}
 }
 
 // weakFlags are the results' Weak flags, best first.

@@ -334,6 +334,11 @@ type Options struct {
 	// is held by some memory, the notes holding more of them are left
 	// where the keywords put them. Off by default (--rank coordunk=1).
 	CoordUnknown bool
+	// CoordTop, when at least 1, lets CoordWeight's cut reorder only the
+	// first CoordTop results (as ranked without it): a note among them
+	// stays among them, one below them stays where it is, so hit@CoordTop
+	// cannot fall. 0: the cut reorders every result drawn.
+	CoordTop float64
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -576,7 +581,11 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 			for i := range best {
 				final[i] = candidateAt{i, best[i].Score - q.coordCut[best[i].ID]}
 			}
-			slices.SortStableFunc(final, func(a, b candidateAt) int { return cmp.Compare(b.score, a.score) })
+			top := len(final)
+			if ro.CoordTop >= 1 {
+				top = min(top, int(ro.CoordTop))
+			}
+			slices.SortStableFunc(final[:top], func(a, b candidateAt) int { return cmp.Compare(b.score, a.score) })
 			for j, f := range final {
 				rankOf[f.i] = j
 			}
