@@ -124,6 +124,8 @@ type retrieved struct {
 	context         [][]string
 	confidences     []float64
 	nothingRelevant bool
+	// nothingBy: the step that made nothingRelevant (engine only)
+	nothingBy string
 	// evidence of each result (engine only), for calibration
 	evidence []*memory.Evidence
 }
@@ -155,7 +157,7 @@ func (r engineRetriever) retrieve(ctx context.Context, scope, question string, k
 	if err != nil {
 		return retrieved{}, fmt.Errorf("%s %q: %w", r.mode, question, err)
 	}
-	out := retrieved{nothingRelevant: res.NothingRelevant}
+	out := retrieved{nothingRelevant: res.NothingRelevant, nothingBy: res.NothingBy}
 	for _, m := range res.Results {
 		out.ids = append(out.ids, m.ID)
 		out.confidences = append(out.confidences, m.Confidence)

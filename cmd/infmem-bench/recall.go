@@ -27,11 +27,13 @@ import (
 type answer struct {
 	// msgs are the returned memories, best first, each as the set's
 	// message ids it stands for (a memory stored twice stands for both).
-	msgs     [][]string
-	conf     []float64
-	nothing  bool
-	asked    bool
-	evidence []*memory.Evidence
+	msgs    [][]string
+	conf    []float64
+	nothing bool
+	// nothingBy: the step that made nothing (engine only)
+	nothingBy string
+	asked     bool
+	evidence  []*memory.Evidence
 }
 
 // setRun is one set stored and asked.
@@ -293,7 +295,7 @@ func recallSet(ctx context.Context, s *benchSet, cfg recallConfig) (*setRun, err
 				if err != nil {
 					return fmt.Errorf("%s %s: %w", s.Name, q.ID, err)
 				}
-				ans := answer{conf: res.confidences, nothing: res.nothingRelevant, asked: true, evidence: res.evidence}
+				ans := answer{conf: res.confidences, nothing: res.nothingRelevant, nothingBy: res.nothingBy, asked: true, evidence: res.evidence}
 				for i := range res.ids {
 					// A result stands for its own messages and those of the
 					// turns it shows as its context.

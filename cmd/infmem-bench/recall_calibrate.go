@@ -260,6 +260,8 @@ func dumpAnswers(runs []*setRun, askers []string, path string) error {
 		Asker               string `json:",omitempty"`
 		Set, ID, Kind, Text string
 		Abstain, Nothing    bool
+		// NothingBy: the step that made Nothing (engine only).
+		NothingBy string `json:",omitempty"`
 		// Gold are the gold messages' ids and contents; Sessions the
 		// gold sessions (a message of one counts).
 		Gold, GoldTexts []string
@@ -287,7 +289,7 @@ func dumpAnswers(runs []*setRun, askers []string, path string) error {
 				if !a.asked {
 					continue
 				}
-				l := line{Set: run.set.Name, ID: q.ID, Kind: q.Kind, Text: q.Text, Abstain: q.Abstain, Nothing: a.nothing}
+				l := line{Set: run.set.Name, ID: q.ID, Kind: q.Kind, Text: q.Text, Abstain: q.Abstain, Nothing: a.nothing, NothingBy: a.nothingBy}
 				if len(askers) > 1 {
 					l.Asker = asker
 				}

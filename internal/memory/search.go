@@ -62,6 +62,12 @@ type SearchResult struct {
 	NothingRelevant bool
 	// Note explains an empty or unusual result.
 	Note string
+	// NothingBy names the step that made NothingRelevant (a study's
+	// reading, not shown to clients): "bar" (no result cleared the
+	// relevance bar and no words-met reading lowered it), "otherthing",
+	// "otherowner", "modabs", "answerabsent", "focusabsent", "nomatch"
+	// (no result), "nosearchable".
+	NothingBy string
 }
 
 // Notes a search can carry.
@@ -129,7 +135,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 			return SearchResult{}, err
 		}
 		if mode == ModeKeyword && e.index().Analyze(query).Empty() {
-			return SearchResult{Scopes: set, NothingRelevant: true, Note: noteNoSearchable}, nil
+			return SearchResult{Scopes: set, NothingRelevant: true, Note: noteNoSearchable, NothingBy: "nosearchable"}, nil
 		}
 		if hits, err = e.rank(ctx, query, req.Location, f, limit, mode); err != nil {
 			return SearchResult{}, err
@@ -145,14 +151,15 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if !req.NoTouch {
 		e.recordAccess(hits)
 	}
+	by := ""
 	if query != "" {
 		uncut := uncutOrder(hits, res)
-		e.settle(ctx, query, res)
+		by = e.settle(ctx, query, res)
 		if uncut != nil {
 			// The coordination cut reorders the results only: whether
 			// each rank is weak, and so whether anything relevant is
 			// stored, is what the rules read in the order without it.
-			e.settle(ctx, query, uncut)
+			by = e.settle(ctx, query, uncut)
 			for i := range res {
 				res[i].Weak = uncut[i].Weak
 			}
@@ -164,11 +171,24 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	}
 	switch {
 	case len(res) == 0:
-		note, nothing = noteNoMatch, true
+		note, nothing, by = noteNoMatch, true, "nomatch"
 	case nothing:
 		note = noteAllWeak
 	}
-	return SearchResult{Results: res, Scopes: set, NothingRelevant: nothing, Note: note}, nil
+	if !nothing {
+		by = ""
+	}
+	return SearchResult{Results: res, Scopes: set, NothingRelevant: nothing, Note: note, NothingBy: by}, nil
+}
+
+// allWeak: res has results and all are weak.
+func allWeak(res []Memory) bool {
+	for _, m := range res {
+		if !m.Weak {
+			return false
+		}
+	}
+	return len(res) > 0
 }
 
 // settle runs the rules after ranking on res, a search's results for
@@ -177,9 +197,20 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 // OtherOwnerBar, ModifierAbsentBar, AnswerAbsentBar, FocusAbsentBar).
 // Several read the first results (wordsMet, focusAbsent, currentFirst)
 // or a rank's confidence (modifierAbsent), so their verdict depends on
-// the order of res.
-func (e *Engine) settle(ctx context.Context, query string, res []Memory) {
+// the order of res. It returns the step after which every result is
+// weak and none after it cleared one again (SearchResult.NothingBy), or
+// "".
+func (e *Engine) settle(ctx context.Context, query string, res []Memory) string {
+	by := ""
+	step := func(name string) {
+		if !allWeak(res) {
+			by = ""
+		} else if by == "" {
+			by = name
+		}
+	}
 	currentFirst(query, res)
+	step("bar")
 	if e.opts.Rank.WordsMetBar > 0 {
 		wordsMet(query, res, 3, e.opts.Rank.WordsMetBar, 0, nil)
 	}
@@ -190,25 +221,32 @@ func (e *Engine) settle(ctx context.Context, query string, res []Memory) {
 		}
 		wordsMet(query, res, 1, e.opts.Rank.WordsMetFirstBar, int(e.opts.Rank.WordsMetKinds), contacts)
 	}
+	step("bar")
 	if e.opts.Rank.OtherThingBar > 0 {
 		// A value asked of a thing the results give only for other
 		// things of its kind.
 		e.weakenWhen(ctx, query, res, recall.OtherThing, e.opts.Rank.OtherThingBar)
 	}
+	step("otherthing")
 	if e.opts.Rank.OtherOwnerBar > 0 {
 		// A value asked of someone's thing the results give only for
 		// someone else.
 		e.weakenWhen(ctx, query, res, recall.OtherOwner, e.opts.Rank.OtherOwnerBar)
 	}
+	step("otherowner")
 	if e.opts.Rank.ModifierAbsentBar > 0 {
 		e.modifierAbsent(query, res)
 	}
+	step("modabs")
 	if e.opts.Rank.AnswerAbsentBar > 0 {
 		e.answerAbsent(query, res)
 	}
+	step("answerabsent")
 	if e.opts.Rank.FocusAbsentBar > 0 {
 		e.focusAbsent(query, res)
 	}
+	step("focusabsent")
+	return by
 }
 
 // uncutOrder is a copy of res (in the order hits returned them) in the
