@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/infmem/infmem/cmd/infmem-bench/internal/messy"
+	"github.com/infmem/infmem/internal/facts"
 	"github.com/infmem/infmem/internal/memory"
 	"github.com/infmem/infmem/internal/memory/recall"
 	"github.com/infmem/infmem/mongostore"
@@ -96,6 +97,7 @@ func runRecall(ctx context.Context, args []string) error {
 	bars := fs.Bool("bars", false, "also print, per set, what other relevance bars would say (from the best confidence of each answer)")
 	distractors := fs.String("distractors", "", "data root (e.g. a seed of 100k memories, `infmem-bench seed`) copied under each set before it is stored; every question is then asked in every scope (ALL), so the set's memories compete with the copy's: recall at scale")
 	fs.BoolVar(&recall.MeaningOutright, "relate-meaning-outright", recall.MeaningOutright, "engine: mark an update found by meaning as such (the lower bar of --rank sameqm) only when the newer says the change outright (\"moved to\", \"instead\", \"now\"); false: every update by meaning")
+	fs.BoolVar(&facts.SlotRules, "relate-slot-rules", facts.SlotRules, "engine: read an update said in other words also by who made the change (\"Finance cut the budget to…\"), \"from X to Y\", and a verb ending a thing the older names (\"Cancelled FitLife\", \"left Acme\"); false: off")
 	fs.StringVar(&rankSpec, "rank", "", "engine: ranking options of the modes' askers, over the defaults: semicolon-separated name=value as in --grid (e.g. other=-1: the other-thing bar off)")
 	ranksOut := fs.String("ranks", "", "write every question's results (the set's message ids each stands for, or d:ID for a memory of --distractors) to this file, one JSON line per question, to compare two builds' rankings")
 	if err := fs.Parse(args); err != nil {

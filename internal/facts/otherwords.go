@@ -29,7 +29,11 @@ func ChangedInOtherWords(older, newer *Statement) Relation {
 	var best Relation
 	for i := range newer.units {
 		b := &newer.units[i]
-		if b.cond || b.question || b.never || !(b.cue && b.changeNotDescribed() || b.changedTo()) {
+		if b.cond || b.question || b.never {
+			continue
+		}
+		said := b.cue && b.changeNotDescribed() || b.changedTo()
+		if !said && !SlotRules {
 			continue
 		}
 		for j := range older.units {
@@ -41,23 +45,31 @@ func ChangedInOtherWords(older, newer *Statement) Relation {
 				continue
 			}
 			var changed []Kind
-			for _, k := range []Kind{Number, Amount, Date, Time} {
-				x, y := sortedCopy(a.values[k]), sortedCopy(b.values[k])
-				if len(x) > 0 && len(y) > 0 && len(minus(x, y)) > 0 && len(minus(y, x)) > 0 {
+			if said {
+				for _, k := range []Kind{Number, Amount, Date, Time} {
+					x, y := sortedCopy(a.values[k]), sortedCopy(b.values[k])
+					if len(x) > 0 && len(y) > 0 && len(minus(x, y)) > 0 && len(minus(y, x)) > 0 {
+						changed = append(changed, k)
+					}
+				}
+				if onlyA, onlyB := a.namesOnly(b), b.namesOnly(a); len(onlyA) > 0 && len(onlyB) > 0 {
+					k := Name
+					if b.allPlaces(onlyB) {
+						k = Place
+					}
 					changed = append(changed, k)
+				} else if SlotRules && b.fromTo(a) {
+					changed = append(changed, Name)
 				}
 			}
-			if onlyA, onlyB := a.namesOnly(b), b.namesOnly(a); len(onlyA) > 0 && len(onlyB) > 0 {
-				k := Name
-				if b.allPlaces(onlyB) {
-					k = Place
-				}
-				changed = append(changed, k)
+			stopped := len(changed) == 0 && SlotRules && b.stops(a)
+			if stopped {
+				changed = append(changed, State)
 			}
 			if len(changed) == 0 {
 				continue
 			}
-			if out := b.saysChangeOutright(); best.Kind == Unrelated || len(changed) > len(best.DiffersIn) || out && !best.Outright && len(changed) == len(best.DiffersIn) {
+			if out := stopped || b.saysChangeOutright(); best.Kind == Unrelated || len(changed) > len(best.DiffersIn) || out && !best.Outright && len(changed) == len(best.DiffersIn) {
 				best = Relation{Kind: Updates, DiffersIn: ordered(changed), About: about(a, b), Outright: out}
 			}
 		}
@@ -226,10 +238,108 @@ func namesConflict(a, b *unit, capitals bool) bool {
 	for _, p := range [2][2]*unit{{a, b}, {b, a}} {
 		u, other := p[0], p[1]
 		for n := range u.subjectNames {
-			if !other.has(n) && !other.was[n] && !(role && u.holder(n)) && !(capitals && u.capitalOnly(n)) {
+			if !other.has(n) && !other.was[n] && !(role && u.holder(n)) && !(capitals && u.capitalOnly(n)) && !(capitals && SlotRules && u.agent(n)) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// SlotRules turns on three readings of ChangedInOtherWords (issue 23,
+// updates said in other words; infmem-bench --relate-slot-rules=false
+// turns them off):
+//   - a name right before a verb of change that acts on a thing ("Finance
+//     cut the project budget to $95,000", "The GP changed the user's
+//     tablet…") names who made the change, not whose thing changed
+//     (unit.agent);
+//   - "from X to Y" after a word of change, X a word of the older and Y
+//     not, is a changed value though neither is a name ("changed the hay
+//     fever tablet from cetirizine to fexofenadine": unit.fromTo);
+//   - a verb that ends a thing right before a name the older states
+//     ("Cancelled FitLife", "left Acme") says the older no longer holds,
+//     though the newer states no value of the same kind (unit.stops).
+var SlotRules = true
+
+// agent reports whether the name n stands right before a verb of change
+// followed by a determiner or a possessive: the one who changed the thing
+// ("Finance cut the budget…", "The GP changed the user's tablet…"), not the
+// thing ("Nora's bedtime moved to 8 pm", "Leo moved to Leeds").
+func (u *unit) agent(n string) bool {
+	i, ok := u.names[n]
+	if !ok || i+2 >= len(u.toks) {
+		return false
+	}
+	if t := u.toks[i].text; strings.HasSuffix(t, "'s") || strings.HasSuffix(t, "’s") {
+		return false
+	}
+	v := u.toks[i+1].lower
+	if !changedVerbs[v] && !outrightTo[v] && !outrightWords[v] {
+		return false
+	}
+	next := u.toks[i+2]
+	return determiners[next.lower] || strings.HasSuffix(next.text, "'s") || strings.HasSuffix(next.text, "’s")
+}
+
+// fromTo reports whether u, saying a change outright, says "from X to Y"
+// where X is a word of other and Y is not ("changed the tablet from
+// cetirizine to fexofenadine" after "the user takes cetirizine").
+func (u *unit) fromTo(other *unit) bool {
+	if !u.saysChangeOutright() {
+		return false
+	}
+	for i := 0; i+3 < len(u.toks); i++ {
+		if u.toks[i].lower != "from" {
+			continue
+		}
+		for j := i + 2; j <= i+4 && j+1 < len(u.toks); j++ {
+			if u.toks[j].lower != "to" {
+				continue
+			}
+			k := j + 1
+			for k+1 < len(u.toks) && stopWords[u.toks[k].lower] {
+				k++
+			}
+			x, y := u.toks[i+1:j], u.toks[k].lower
+			if slices.ContainsFunc(x, func(t token) bool { return !stopWords[t.lower] && other.has(t.lower) }) && !stopWords[y] && !other.has(y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stops reports whether u says a thing other names has ended: a verb that
+// ends a thing (cancelled, quit, left, closed, gave up…) right before a
+// name other states, a determiner aside ("Cancelled FitLife; I train at
+// the climbing centre now" after "I work out at the FitLife gym"), not
+// its possessive ("left Acme's office"); not after an event, nor with a
+// time of day ("We had dinner at Rosa's" / "Left Rosa's at 3 pm").
+func (u *unit) stops(other *unit) bool {
+	if other.event || len(u.values[Time]) > 0 {
+		return false // "We had dinner at Rosa's" / "Left Rosa's at 3 pm": events
+	}
+	for i := 0; i+1 < len(u.toks); i++ {
+		w := u.toks[i].lower
+		if !stopVerbs[w] && !(i > 0 && stopPhrases[u.toks[i-1].lower+" "+w]) {
+			continue
+		}
+		j := i + 1
+		if determiners[u.toks[j].lower] && j+1 < len(u.toks) {
+			j++
+		}
+		n := u.toks[j].lower
+		if t := u.toks[j].text; strings.HasSuffix(t, "'s") || strings.HasSuffix(t, "’s") {
+			continue // "left Acme's office": another thing of Acme
+		}
+		if _, ok := u.names[n]; ok && other.has(n) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	stopVerbs   = setOf(`cancelled canceled cancelling quit quitting left leaving closed closing ditched dumped stopped`)
+	stopPhrases = map[string]bool{"gave up": true, "given up": true, "giving up": true, "moved from": true, "switched from": true}
+)

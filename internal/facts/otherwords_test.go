@@ -106,3 +106,52 @@ func TestChangedInOtherWordsOutright(t *testing.T) {
 		}
 	}
 }
+
+// TestChangedInOtherWordsSlotRules: who made the change is no subject
+// name ("Finance cut…"), "from X to Y" with X the older's, and a verb that
+// ends a thing the older names ("Cancelled FitLife") are updates; the same
+// readings about another thing, after an event, or with a possessive are
+// not; with SlotRules off the three updates are not found.
+func TestChangedInOtherWordsSlotRules(t *testing.T) {
+	updates := [][2]string{
+		{"The project budget is $120,000.", "Finance cut the project budget to $95,000."},
+		{"For hay fever the user takes cetirizine.", "The GP changed the user's hay fever tablet from cetirizine to fexofenadine."},
+		{"I work out at the FitLife gym on Baker Street.", "Cancelled FitLife; I train at the climbing centre by the river now."},
+		{"The user works at Acme Corp as a product manager.", "The user left Acme and joined Globex as head of product."},
+		{"We subscribe to Netflix.", "Cancelled Netflix last week."},
+	}
+	notUpdates := [][2]string{
+		// Another thing: a word before the shared word on one side.
+		{"The project budget is $120,000.", "Finance cut the marketing budget to $50,000."},
+		// A possessive before the verb is whose thing, not who changed it;
+		// the older's own name still conflicts.
+		{"Leo's bedtime is 7:30 pm.", "Nora's bedtime moved to 8 pm."},
+		{"Mark goes to bed at 8 pm.", "Leo moved the meeting to 9 pm."},
+		// "from … to" without a word of change.
+		{"The shop opens on Monday at 9.", "The shop is open from Monday to Friday."},
+		// Ending something the older does not name; leaving a place after
+		// an event, at a time of day; another thing of the older's name.
+		{"I work out at the FitLife gym.", "Cancelled the dentist appointment on Friday."},
+		{"We had dinner at Rosa's on Friday.", "Left Rosa's at 3 pm and went home."},
+		{"The user works at Acme Corp.", "The user left Acme's office at 6 pm."},
+		{"Book club meets at Rosa's cafe on Thursdays.", "Left my umbrella at Rosa's cafe."},
+		{"Anna is my dentist.", "Anna quit smoking in May."},
+	}
+	for _, c := range updates {
+		if r := ChangedInOtherWords(Parse(c[0]), Parse(c[1])); r.Kind != Updates || !r.Outright {
+			t.Errorf("%q then %q: %v %v outright %v, want an update said outright", c[0], c[1], r.Kind, r.DiffersIn, r.Outright)
+		}
+	}
+	for _, c := range notUpdates {
+		if r := ChangedInOtherWords(Parse(c[0]), Parse(c[1])); r.Kind != Unrelated {
+			t.Errorf("%q then %q: %v %v, want unrelated", c[0], c[1], r.Kind, r.DiffersIn)
+		}
+	}
+	SlotRules = false
+	defer func() { SlotRules = true }()
+	for _, c := range updates {
+		if r := ChangedInOtherWords(Parse(c[0]), Parse(c[1])); r.Kind != Unrelated {
+			t.Errorf("SlotRules off: %q then %q: %v %v, want unrelated", c[0], c[1], r.Kind, r.DiffersIn)
+		}
+	}
+}
