@@ -135,6 +135,11 @@ func TestChangedInOtherWordsSlotRules(t *testing.T) {
 		{"We had dinner at Rosa's on Friday.", "Left Rosa's at 3 pm and went home."},
 		{"The user works at Acme Corp.", "The user left Acme's office at 6 pm."},
 		{"Book club meets at Rosa's cafe on Thursdays.", "Left my umbrella at Rosa's cafe."},
+		{"We had dinner with Anna at Bistro Luca on Friday.", "Left Bistro Luca early and went home."},
+		{"The user works at Acme Corp.", "The user left Acme's office early."},
+		// A name before a verb of change with no thing after it is the
+		// thing that changed, not who changed it.
+		{"The office move is on 3 March.", "Finance moved to the third floor on 10 May."},
 		{"Anna is my dentist.", "Anna quit smoking in May."},
 	}
 	for _, c := range updates {
