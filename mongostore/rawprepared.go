@@ -257,15 +257,7 @@ func (p *preparedReads) get(key preparedKey, q []byte, args []string, collection
 			continue // the catalog's row alone: no document matched
 		}
 		text := columnBytes(p.tls, s, 1)
-		if doc, err = dec.appendDoc(doc[:0], text); err != nil {
-			return fmt.Errorf("%s: %w", collection, err)
-		}
-		// A string _id of the same 24 characters matches the same text:
-		// only ObjectIDs were asked for.
-		if v, err := bson.Raw(doc).LookupErr("_id"); err != nil || v.Type != bson.TypeObjectID {
-			continue
-		}
-		if err := fn(doc); err != nil {
+		if doc, err = handByID(dec, doc, text, collection, fn); err != nil {
 			return err
 		}
 	}

@@ -303,15 +303,7 @@ func (f *sqliteFiles) getFrom(ctx context.Context, collection, t string, ids []b
 		if text == nil {
 			continue // the catalog's row alone: no document matched
 		}
-		if doc, err = dec.appendDoc(doc[:0], text); err != nil {
-			return fmt.Errorf("%s: %w", collection, err)
-		}
-		// A string _id of the same 24 characters matches the same text:
-		// only ObjectIDs were asked for.
-		if v, err := bson.Raw(doc).LookupErr("_id"); err != nil || v.Type != bson.TypeObjectID {
-			continue
-		}
-		if err := fn(doc); err != nil {
+		if doc, err = handByID(dec, doc, text, collection, fn); err != nil {
 			return err
 		}
 	}
@@ -323,4 +315,19 @@ func (f *sqliteFiles) getFrom(ctx context.Context, collection, t string, ids []b
 		return errStaleTable
 	}
 	return nil
+}
+
+// handByID decodes one row's document text into doc's storage and hands it
+// to fn if its _id is an ObjectID: a string _id of the same 24 characters
+// matches the same text, and only ObjectIDs were asked for. It returns the
+// buffer for the next row.
+func handByID(dec *sjsonDecoder, doc, text []byte, collection string, fn func(bson.Raw) error) ([]byte, error) {
+	doc, err := dec.appendDoc(doc[:0], text)
+	if err != nil {
+		return doc, fmt.Errorf("%s: %w", collection, err)
+	}
+	if v, err := bson.Raw(doc).LookupErr("_id"); err != nil || v.Type != bson.TypeObjectID {
+		return doc, nil
+	}
+	return doc, fn(doc)
 }
