@@ -35,6 +35,18 @@ type Use struct {
 // FerretDB applies an update by reading the document and writing it back,
 // and a use written in between would be undone.
 func (c Collection[T]) RecordUses(ctx context.Context, uses []Use) (rest []Use, err error) {
+	return c.recordUses(ctx, uses, false)
+}
+
+// FoldUses is RecordUses for uses taken from the use log (LoggedUses, or
+// what LogUses logged): in the same transaction it deletes the log's rows
+// of every memory in uses, whether its document took them or not (the
+// caller applies rest through the driver, as RecordUses' caller does).
+func (c Collection[T]) FoldUses(ctx context.Context, uses []Use) (rest []Use, err error) {
+	return c.recordUses(ctx, uses, true)
+}
+
+func (c Collection[T]) recordUses(ctx context.Context, uses []Use, fold bool) (rest []Use, err error) {
 	if c.raw == nil || len(uses) == 0 {
 		return uses, nil
 	}
@@ -76,22 +88,17 @@ WHERE %[1]q._ferretdb_sjson->'$._id' = u.id
   AND coalesce(json_extract(_ferretdb_sjson, '$."$s".p.last_accessed.t'), 'date') = 'date'
 RETURNING _ferretdb_sjson->>'$._id'`, t)
 	merged := mergeUses(sortedUses(uses))
-	arg := make([]byte, 0, 48*len(merged)+2)
-	arg = append(arg, '[')
-	for i, u := range merged {
-		if i > 0 {
-			arg = append(arg, ',')
+	arg := usesJSON(merged)
+	if fold {
+		if err = createUsesLog(ctx, tx); err != nil {
+			return nil, fmt.Errorf("cannot record uses in %s: %w", c.Name(), err)
 		}
-		arg = append(arg, `["`...)
-		arg = append(arg, u.ID.Hex()...)
-		arg = append(arg, `",`...)
-		arg = strconv.AppendInt(arg, u.Count, 10)
-		arg = append(arg, ',')
-		arg = strconv.AppendInt(arg, u.At.UnixMilli(), 10)
-		arg = append(arg, ']')
+		if _, err = tx.ExecContext(ctx, `DELETE FROM `+usesLogTable+
+			` WHERE tbl = ?1 AND id IN (SELECT value->>'$[0]' FROM json_each(?2))`, t, arg); err != nil {
+			return nil, fmt.Errorf("cannot record uses in %s: %w", c.Name(), err)
+		}
 	}
-	arg = append(arg, ']')
-	rows, err := tx.QueryContext(ctx, q, string(arg))
+	rows, err := tx.QueryContext(ctx, q, arg)
 	if err != nil {
 		return nil, fmt.Errorf("cannot record uses in %s: %w", c.Name(), err)
 	}
@@ -153,4 +160,153 @@ func sortedUses(uses []Use) []Use {
 func (f *sqliteFiles) openWriter() (*sql.DB, error) {
 	f.wonce.Do(func() { f.wdb, f.werr = f.pool("_pragma=synchronous(full)&_txlock=immediate", 1) })
 	return f.wdb, f.werr
+}
+
+// The use log (embedded engine only). Writing a use into its document
+// rewrites the document's row and every index entry of the collection
+// (FerretDB keeps a document as one JSON text and each index is an
+// expression over it): 3-6 pages of WAL a memory in the batches a burst of
+// retrievals makes. LogUses instead adds the uses to a small table of its
+// own in the same database file, usesLogTable (one short row a memory,
+// keyed by the collection's table and the _id, no other index), in one
+// transaction; FoldUses later moves a memory's logged uses into its
+// document (RecordUses' statement) and deletes its rows, both in one
+// transaction, so a use is in exactly one of the two places at any time,
+// whatever crashes. LoggedUses reads what is logged (at a start). The rows
+// are keyed by FerretDB's table, not the collection's name: a restore
+// swaps a collection's table, and uses logged for the documents it
+// replaced must not reach the restored ones (those rows are dropped).
+// FerretDB does not see the table (its catalog lists its collections only).
+
+// usesLogTable is the use log's table.
+const usesLogTable = "_infmem_use_log"
+
+func createUsesLog(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+usesLogTable+` (
+  tbl TEXT NOT NULL, id TEXT NOT NULL, n INTEGER NOT NULL, at INTEGER NOT NULL,
+  PRIMARY KEY (tbl, id)) WITHOUT ROWID`)
+	return err
+}
+
+// usesJSON is uses as RecordUses' statement takes them: a JSON array of
+// ["_id hex", count, at ms].
+func usesJSON(uses []Use) string {
+	arg := make([]byte, 0, 48*len(uses)+2)
+	arg = append(arg, '[')
+	for i, u := range uses {
+		if i > 0 {
+			arg = append(arg, ',')
+		}
+		arg = append(arg, `["`...)
+		arg = append(arg, u.ID.Hex()...)
+		arg = append(arg, `",`...)
+		arg = strconv.AppendInt(arg, u.Count, 10)
+		arg = append(arg, ',')
+		arg = strconv.AppendInt(arg, u.At.UnixMilli(), 10)
+		arg = append(arg, ']')
+	}
+	arg = append(arg, ']')
+	return string(arg)
+}
+
+// LogUses adds uses to the use log: a memory's count to what is logged for
+// it, its time as the last. It reports false (and writes nothing) where
+// there is no log: another engine, or a collection not in SQLite; the
+// caller then writes the uses into the documents (RecordUses, Update).
+// All or none of the batch is logged; on an error nothing is.
+func (c Collection[T]) LogUses(ctx context.Context, uses []Use) (bool, error) {
+	if c.raw == nil || len(uses) == 0 {
+		return false, nil
+	}
+	t, err := c.raw.table(ctx, c.Name())
+	if err != nil {
+		return false, nil
+	}
+	db, err := c.raw.openWriter()
+	if err != nil {
+		return false, nil
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("cannot log uses in %s: %w", c.Name(), err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	if err = createUsesLog(ctx, tx); err != nil {
+		return false, fmt.Errorf("cannot log uses in %s: %w", c.Name(), err)
+	}
+	merged := mergeUses(sortedUses(uses))
+	_, err = tx.ExecContext(ctx, `INSERT INTO `+usesLogTable+` (tbl, id, n, at)
+SELECT ?1, value->>'$[0]', value->>'$[1]', value->>'$[2]' FROM json_each(?2) WHERE true
+ON CONFLICT (tbl, id) DO UPDATE SET n = n + excluded.n, at = excluded.at`, t, usesJSON(merged))
+	if err != nil {
+		return false, fmt.Errorf("cannot log uses in %s: %w", c.Name(), err)
+	}
+	if err = tx.Commit(); err != nil {
+		return false, fmt.Errorf("cannot log uses in %s: %w", c.Name(), err)
+	}
+	return true, nil
+}
+
+// LoggedUses returns the uses logged for this collection's documents and
+// not yet folded into them, and drops the rows of tables no collection has
+// any longer (a restore swapped them out). Nothing where there is no log.
+func (c Collection[T]) LoggedUses(ctx context.Context) (out []Use, err error) {
+	if c.raw == nil {
+		return nil, nil
+	}
+	t, err := c.raw.table(ctx, c.Name())
+	if err != nil {
+		return nil, nil
+	}
+	db, err := c.raw.openWriter()
+	if err != nil {
+		return nil, nil
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the use log of %s: %w", c.Name(), err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	if err = createUsesLog(ctx, tx); err != nil {
+		return nil, fmt.Errorf("cannot read the use log of %s: %w", c.Name(), err)
+	}
+	if _, err = tx.ExecContext(ctx, `DELETE FROM `+usesLogTable+
+		` WHERE tbl NOT IN (SELECT table_name FROM _ferretdb_collections)`); err != nil {
+		return nil, fmt.Errorf("cannot read the use log of %s: %w", c.Name(), err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, n, at FROM `+usesLogTable+` WHERE tbl = ? ORDER BY id`, t)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the use log of %s: %w", c.Name(), err)
+	}
+	for rows.Next() {
+		var id string
+		var n, at int64
+		if err = rows.Scan(&id, &n, &at); err != nil {
+			_ = rows.Close()
+			return nil, fmt.Errorf("cannot read the use log of %s: %w", c.Name(), err)
+		}
+		oid, perr := bson.ObjectIDFromHex(id)
+		if perr != nil || n <= 0 {
+			continue
+		}
+		out = append(out, Use{ID: oid, Count: n, At: time.UnixMilli(at).UTC()})
+	}
+	if err = rows.Close(); err != nil {
+		return nil, fmt.Errorf("cannot read the use log of %s: %w", c.Name(), err)
+	}
+	if err = rows.Err(); err != nil {
+		return nil, fmt.Errorf("cannot read the use log of %s: %w", c.Name(), err)
+	}
+	if err = tx.Commit(); err != nil {
+		return nil, fmt.Errorf("cannot read the use log of %s: %w", c.Name(), err)
+	}
+	return out, nil
 }

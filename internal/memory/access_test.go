@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/memory/usecount"
+	"github.com/infmem/infmem/scopes"
 	"github.com/infmem/infmem/internal/testenv"
 )
 
@@ -149,5 +150,87 @@ func TestAccessWrittenForBackups(t *testing.T) {
 	}
 	if got, err := e.Get(ctx, m.ID); err != nil || got.UseCount != 1 {
 		t.Fatalf("get_memory counts a written use twice: %d, %v", got.UseCount, err)
+	}
+}
+
+// TestUsesLoggedThenFolded: on the embedded engine a burst's uses go to
+// the use log, not the memories' documents; get_memory, list_memories and
+// the index count them; an engine that stops without folding (a crash)
+// leaves them in the log, and the next start counts them (once) and folds
+// them when asked (a backup, a stop): then the documents hold them and
+// the log is empty.
+func TestUsesLoggedThenFolded(t *testing.T) {
+	defer func(q, d time.Duration, f int) { usecount.Quiet, usecount.MaxDelay, usecount.FoldAt = q, d, f }(usecount.Quiet, usecount.MaxDelay, usecount.FoldAt)
+	usecount.Quiet, usecount.MaxDelay, usecount.FoldAt = time.Millisecond, time.Hour, 1<<30
+	store := testenv.Store(t)
+	ctx := testenv.Context(t)
+	reg, err := scopes.Load(ctx, store, scopes.Options{AutoCreate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first engine is never closed: it "crashes" with its uses logged.
+	clk := &clock{t: time.Date(2025, 5, 14, 15, 4, 0, 0, la)}
+	e := New(store, reg, Options{Now: clk.Now, Location: la, Logger: testenv.Logger(t)})
+	e.Start(ctx)
+	if err := e.wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m := mustStore(t, e, StoreRequest{Content: "The harbour master is called Ines"})
+	other := mustStore(t, e, StoreRequest{Content: "The lighthouse keeper is called Tomas"})
+	oid, _ := bson.ObjectIDFromHex(m.ID)
+	for range 3 {
+		if res, err := e.Search(ctx, SearchRequest{Query: "harbour master", Mode: ModeKeyword}); err != nil || len(res.Results) != 1 {
+			t.Fatal(res, err)
+		}
+	}
+	logged := func() map[bson.ObjectID]int64 {
+		t.Helper()
+		uses, err := store.Memories.LoggedUses(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[bson.ObjectID]int64{}
+		for _, u := range uses {
+			got[u.ID] = u.Count
+		}
+		return got
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for logged()[oid] != 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("uses not logged: %v", logged())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if doc, err := store.Memories.Get(ctx, oid); err != nil || doc.UseCount != 0 {
+		t.Fatalf("logged uses written into the document: use_count %d, %v", doc.UseCount, err)
+	}
+	if got, err := e.Get(ctx, m.ID); err != nil || got.UseCount != 3 || got.LastAccessed == nil {
+		t.Fatalf("get_memory with the uses logged: use_count %d, %v", got.UseCount, err)
+	}
+
+	e2, _, _ := engineOn(t, store)
+	if it, _ := e2.index().Lookup(oid); it.UseCount != 3 {
+		t.Fatalf("after the crash the index counts %d uses, want 3", it.UseCount)
+	}
+	if got, err := e2.Get(ctx, m.ID); err != nil || got.UseCount != 3 {
+		t.Fatalf("after the crash get_memory: use_count %d, %v", got.UseCount, err)
+	}
+	list, err := e2.List(ctx, ListRequest{Sort: "most_used", Scope: "ALL"})
+	if err != nil || len(list.Memories) != 2 || list.Memories[0].ID != m.ID || list.Memories[0].UseCount != 3 || list.Memories[1].ID != other.ID {
+		t.Fatalf("after the crash list_memories most_used: %+v, %v", list.Memories, err)
+	}
+	e2.WritePendingVectors(ctx)
+	if doc, err := store.Memories.Get(ctx, oid); err != nil || doc.UseCount != 3 || doc.LastAccessed == nil {
+		t.Fatalf("after a fold: use_count %d, %v", doc.UseCount, err)
+	}
+	if l := logged(); len(l) != 0 {
+		t.Fatalf("the log still holds %v after a fold", l)
+	}
+	if got, err := e2.Get(ctx, m.ID); err != nil || got.UseCount != 3 {
+		t.Fatalf("after the fold get_memory: use_count %d, %v", got.UseCount, err)
+	}
+	if it, _ := e2.index().Lookup(oid); it.UseCount != 3 {
+		t.Fatalf("after the fold the index counts %d uses, want 3", it.UseCount)
 	}
 }

@@ -98,6 +98,9 @@ type Engine struct {
 	expected atomic.Int64
 
 	access *usecount.Tracker
+	// usesPreloaded: the use log was read into access (load; only the
+	// load's goroutine reads or sets it).
+	usesPreloaded bool
 	// usesMu: Get reads a memory and the uses not yet written (access)
 	// under RLock; writeUses writes uses and tells access under Lock, so
 	// a read counts each use once.
@@ -206,7 +209,7 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	if opts.Embedder != nil {
 		e.queries = embed.NewCached(opts.Embedder, opts.QueryCache)
 	}
-	e.access = usecount.New(opts.Logger, opts.Now, func(ids []bson.ObjectID) { e.markDirty(context.Background(), ids...) }, e.writeUses)
+	e.access = usecount.New(opts.Logger, opts.Now, func(ids []bson.ObjectID) { e.markDirty(context.Background(), ids...) }, e.writeUses, e.foldUses)
 	return e
 }
 
@@ -215,13 +218,42 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 const usesPerLock = 256
 
 // writeUses writes the use counts the tracker gathered (the index counted
-// them already, and the tracker journaled their ids): on the embedded
-// engine a batch of them in one SQLite transaction (mongostore.RecordUses),
-// else, and for what that hands back, one update each. It holds the write
-// lock throughout a batch: the embedded engine applies an update by reading
-// the document and writing it back, so an edit beside a use could undo
-// either.
+// them already, and the tracker journaled their ids). On the embedded
+// engine it logs them (mongostore.LogUses: a short row a memory in a table
+// of its own, one transaction; no document rewritten, no lock of the
+// engine's taken), and the tracker folds the log into the documents later
+// (foldUses). Elsewhere, and where logging fails, it writes them into the
+// documents as foldUses does.
 func (e *Engine) writeUses(batch []usecount.Pending) {
+	for _, kind := range []memindex.Kind{memindex.KindMemory, memindex.KindSummary} {
+		var uses []mongostore.Use
+		var mine []usecount.Pending
+		for _, p := range batch {
+			if p.Kind == kind {
+				uses = append(uses, mongostore.Use{ID: p.ID, Count: p.Count, At: p.At})
+				mine = append(mine, p)
+			}
+		}
+		if len(uses) == 0 {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		logged, err := e.collection(kind).LogUses(ctx, uses)
+		cancel()
+		if err != nil {
+			e.log.Warn("cannot log memory accesses; writing them into the memories", "err", err)
+		}
+		if logged {
+			e.access.Logged(mine)
+			continue
+		}
+		e.recordUses(kind, uses, false)
+	}
+}
+
+// foldUses moves logged uses into their documents
+// (mongostore.FoldUses), usesPerLock memories a transaction.
+func (e *Engine) foldUses(batch []usecount.Pending) {
 	for _, kind := range []memindex.Kind{memindex.KindMemory, memindex.KindSummary} {
 		var uses []mongostore.Use
 		for _, p := range batch {
@@ -229,24 +261,50 @@ func (e *Engine) writeUses(batch []usecount.Pending) {
 				uses = append(uses, mongostore.Use{ID: p.ID, Count: p.Count, At: p.At})
 			}
 		}
-		// In _id order, so that each transaction's uses lie together in
-		// the file (ids, rows and indexes follow insertion order), not
-		// spread over it as the tracker's map order would: fewer pages
-		// read, spilled and written per transaction.
-		slices.SortFunc(uses, func(a, b mongostore.Use) int { return bytes.Compare(a.ID[:], b.ID[:]) })
-		for len(uses) > 0 {
-			n := min(len(uses), usesPerLock)
-			e.writeUsesLocked(kind, uses[:n])
-			uses = uses[n:]
-		}
+		e.recordUses(kind, uses, true)
 	}
 }
 
-func (e *Engine) writeUsesLocked(kind memindex.Kind, uses []mongostore.Use) {
+// recordUses writes uses into their documents: on the embedded engine a
+// batch of them in one SQLite transaction (mongostore.RecordUses, or
+// FoldUses for logged ones), else, and for what that hands back, one
+// update each.
+func (e *Engine) recordUses(kind memindex.Kind, uses []mongostore.Use, fold bool) {
+	// In _id order, so that each transaction's uses lie together in
+	// the file (ids, rows and indexes follow insertion order), not
+	// spread over it as the tracker's map order would: fewer pages
+	// read, spilled and written per transaction.
+	slices.SortFunc(uses, func(a, b mongostore.Use) int { return bytes.Compare(a.ID[:], b.ID[:]) })
+	for len(uses) > 0 {
+		n := min(len(uses), usesPerLock)
+		e.writeUsesLocked(kind, uses[:n], fold)
+		uses = uses[n:]
+	}
+}
+
+// written tells the tracker that uses are in the documents now.
+func (e *Engine) written(fold bool, ids ...bson.ObjectID) {
+	if fold {
+		e.access.Folded(ids...)
+	} else {
+		e.access.Written(ids...)
+	}
+}
+
+// writeUsesLocked holds the write lock throughout a batch: the embedded
+// engine applies an update by reading the document and writing it back, so
+// an edit beside a use could undo either.
+func (e *Engine) writeUsesLocked(kind memindex.Kind, uses []mongostore.Use, fold bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	e.writeMu.Lock()
 	e.usesMu.Lock()
-	rest, err := e.collection(kind).RecordUses(ctx, uses)
+	var rest []mongostore.Use
+	var err error
+	if fold {
+		rest, err = e.collection(kind).FoldUses(ctx, uses)
+	} else {
+		rest, err = e.collection(kind).RecordUses(ctx, uses)
+	}
 	if err != nil {
 		rest = uses
 	}
@@ -258,7 +316,7 @@ func (e *Engine) writeUsesLocked(kind memindex.Kind, uses []mongostore.Use) {
 		delete(written, u.ID)
 	}
 	for id := range written {
-		e.access.Written(id)
+		e.written(fold, id)
 	}
 	e.usesMu.Unlock()
 	e.writeMu.Unlock()
@@ -277,7 +335,7 @@ func (e *Engine) writeUsesLocked(kind memindex.Kind, uses []mongostore.Use) {
 		e.writeMu.Lock()
 		e.usesMu.Lock()
 		err := e.apply(ctx, &change{op: opUse, id: u.ID, kind: kind, update: upd})
-		e.access.Written(u.ID)
+		e.written(fold, u.ID)
 		e.usesMu.Unlock()
 		e.writeMu.Unlock()
 		cancel()
@@ -286,6 +344,39 @@ func (e *Engine) writeUsesLocked(kind memindex.Kind, uses []mongostore.Use) {
 			e.log.Warn("cannot record memory access", "memory_id", u.ID.Hex(), "err", err)
 		}
 	}
+}
+
+// preloadUses hands the tracker what the use log holds (uses logged
+// before a stop that could not fold them: a crash), once, before the
+// index is read: what the index reads from a document adds them
+// (usesOf).
+func (e *Engine) preloadUses(ctx context.Context) error {
+	if e.usesPreloaded {
+		return nil
+	}
+	for _, kind := range []memindex.Kind{memindex.KindMemory, memindex.KindSummary} {
+		uses, err := e.collection(kind).LoggedUses(ctx)
+		if err != nil {
+			return err
+		}
+		ps := make([]usecount.Pending, len(uses))
+		for i, u := range uses {
+			ps[i] = usecount.Pending{ID: u.ID, Kind: kind, Count: u.Count, At: u.At}
+		}
+		e.access.Preload(ps)
+	}
+	e.usesPreloaded = true
+	return nil
+}
+
+// usesOf adds to d, read from its document, the uses the tracker holds
+// and the document does not yet (recorded, logged): the index counts
+// every use at once (Index.Touch).
+func (e *Engine) usesOf(d memindex.Doc) memindex.Doc {
+	if n, _ := e.access.Lookup(d.ID); n > 0 {
+		d.UseCount += n
+	}
+	return d
 }
 
 // Start loads the index in the background and starts the access tracker.
@@ -465,6 +556,9 @@ func (e *Engine) wait(ctx context.Context) error {
 }
 
 func (e *Engine) load(ctx context.Context, allowSnapshot bool) error {
+	if err := e.preloadUses(ctx); err != nil {
+		return err
+	}
 	if allowSnapshot && e.loadSnapshot(ctx) {
 		return nil
 	}
@@ -534,7 +628,7 @@ func (e *Engine) loadSources(ctx context.Context) error {
 				e.skipDoc(mongostore.ConversationHistory, batch[i].ID, err)
 				continue
 			}
-			e.index().Put(docFromMemory(&batch[i]))
+			e.index().Put(e.usesOf(docFromMemory(&batch[i])))
 		}
 		e.loaded.Add(int64(len(batch)))
 		return nil
@@ -549,7 +643,7 @@ func (e *Engine) loadSources(ctx context.Context) error {
 				e.skipDoc(mongostore.Summaries, batch[i].ID, err)
 				continue
 			}
-			e.index().Put(docFromSummary(&batch[i]))
+			e.index().Put(e.usesOf(docFromSummary(&batch[i])))
 		}
 		e.loaded.Add(int64(len(batch)))
 		return nil

@@ -451,6 +451,15 @@ func (e *Engine) refreshDoc(ctx context.Context, id bson.ObjectID) (memindex.Doc
 		e.skipDoc(coll, id, err)
 		return memindex.Doc{}, fmt.Errorf("%s %s: %w: %v", coll, id.Hex(), errSkipped, err)
 	}
+	// The document and the uses it does not yet hold are read together
+	// (a fold moves uses from one to the other under usesMu).
+	e.usesMu.RLock()
+	held := true
+	defer func() {
+		if held {
+			e.usesMu.RUnlock()
+		}
+	}()
 	m, err := e.store.Memories.Get(ctx, id)
 	switch {
 	case err == nil:
@@ -480,6 +489,9 @@ func (e *Engine) refreshDoc(ctx context.Context, id bson.ObjectID) (memindex.Doc
 	default:
 		return d, err
 	}
+	d = e.usesOf(d)
+	e.usesMu.RUnlock()
+	held = false
 	e.index().Put(d)
 	if !e.index().HasVectors() {
 		return d, nil

@@ -260,6 +260,9 @@ type collection interface {
 	SoftForget(ctx context.Context, id any, t time.Time) error
 	Delete(ctx context.Context, id any) (bool, error)
 	RecordUses(ctx context.Context, uses []mongostore.Use) ([]mongostore.Use, error)
+	FoldUses(ctx context.Context, uses []mongostore.Use) ([]mongostore.Use, error)
+	LogUses(ctx context.Context, uses []mongostore.Use) (bool, error)
+	LoggedUses(ctx context.Context) ([]mongostore.Use, error)
 }
 
 // collection is where memories of kind k live.

@@ -36,6 +36,9 @@ type Tracker struct {
 	// beside an engine write to the same memory (a merge, an edit) could
 	// undo it. It logs what it could not write.
 	write func(batch []Pending)
+	// fold moves logged uses into their documents (the engine:
+	// mongostore.FoldUses); nil where nothing is ever logged.
+	fold func(batch []Pending)
 
 	// mu guards pending, closed, busy, last and urgent, and every send on
 	// or close of wake.
@@ -43,6 +46,13 @@ type Tracker struct {
 	pending map[bson.ObjectID]accessMark
 	// writing is the batch being written (Lookup still sees it).
 	writing map[bson.ObjectID]accessMark
+	// logged is what the use log holds (the engine's write logged it, or
+	// the log held it at the start) and is not yet in the documents;
+	// folding is the part of it being folded. Lookup sees both.
+	logged  map[bson.ObjectID]accessMark
+	folding map[bson.ObjectID]accessMark
+	// foldNow asks Run to fold all that is logged (Settle).
+	foldNow bool
 	closed  bool
 	busy    bool
 	// last is when the latest use was recorded; urgent asks for the
@@ -69,10 +79,11 @@ type Pending struct {
 }
 
 // New returns a tracker; Run writes what it records.
+// fold, when not nil, moves logged uses (see Logged) into the documents.
 func New(log *slog.Logger, now func() time.Time, beforeWrite func(ids []bson.ObjectID),
-	write func(batch []Pending)) *Tracker {
-	return &Tracker{log: log, now: now, beforeWrite: beforeWrite, write: write, pending: map[bson.ObjectID]accessMark{},
-		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	write func(batch []Pending), fold func(batch []Pending)) *Tracker {
+	return &Tracker{log: log, now: now, beforeWrite: beforeWrite, write: write, fold: fold, pending: map[bson.ObjectID]accessMark{},
+		logged: map[bson.ObjectID]accessMark{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
 // Use is a memory returned to a client.
@@ -119,6 +130,17 @@ var (
 	MaxPending = 10000
 )
 
+// FoldAt is how many memories' uses the use log holds before Run folds
+// them into the documents (mongostore.FoldUses). Logging a burst's uses
+// costs a short row a memory; folding them costs what writing them did
+// (a row and every index entry a memory), paid once for all the uses of a
+// memory since the last fold, in large batches (fewer pages a memory)
+// and away from the bursts. A stop, a backup and an export fold it all,
+// so the documents hold every use when anything reads the database
+// itself; a crash loses none of what was logged.
+var FoldAt = 10000
+
+
 func (a *Tracker) signalLocked() {
 	select {
 	case a.wake <- struct{}{}:
@@ -132,8 +154,73 @@ func (a *Tracker) Run() {
 	for range a.wake {
 		a.waitForPause()
 		a.flush()
+		a.foldLogged(false)
 	}
 	a.flush()
+	a.foldLogged(true)
+}
+
+// foldLogged folds what is logged into the documents: all of it when
+// force or Settle asked, else once FoldAt memories wait.
+func (a *Tracker) foldLogged(force bool) {
+	if a.fold == nil {
+		return
+	}
+	a.mu.Lock()
+	if len(a.logged) == 0 || !force && !a.foldNow && len(a.logged) < FoldAt {
+		a.foldNow = false
+		a.mu.Unlock()
+		return
+	}
+	a.foldNow = false
+	batch := a.logged
+	a.logged = map[bson.ObjectID]accessMark{}
+	a.folding = batch
+	a.busy = true
+	a.mu.Unlock()
+	uses := make([]Pending, 0, len(batch))
+	for id, m := range batch {
+		uses = append(uses, Pending{ID: id, Kind: m.kind, Count: m.count, At: m.at})
+	}
+	a.fold(uses)
+	a.mu.Lock()
+	a.folding = nil
+	a.busy = false
+	a.mu.Unlock()
+}
+
+// Logged notes that these uses, being written, are in the use log now
+// (the engine's write logged them instead of writing their documents):
+// Lookup goes on counting them, as logged, until Folded. The engine calls
+// it while its reads wait (Engine.usesMu). Preload, at a start, adds what
+// the log already held (before Run).
+func (a *Tracker) Logged(uses []Pending) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, u := range uses {
+		delete(a.writing, u.ID)
+		m := a.logged[u.ID]
+		m.kind = u.Kind
+		m.count += u.Count
+		if u.At.After(m.at) {
+			m.at = u.At
+		}
+		a.logged[u.ID] = m
+	}
+}
+
+// Preload is Logged for the uses the log held at a start.
+func (a *Tracker) Preload(uses []Pending) { a.Logged(uses) }
+
+// Folded notes that the logged uses of ids are in their documents now
+// (or lost): Lookup no longer counts them. The engine calls it while its
+// reads wait (Engine.usesMu).
+func (a *Tracker) Folded(ids ...bson.ObjectID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, id := range ids {
+		delete(a.folding, id)
+	}
 }
 
 // waitForPause returns once retrievals have paused for Quiet, or
@@ -211,7 +298,7 @@ func (a *Tracker) Written(ids ...bson.ObjectID) {
 func (a *Tracker) Lookup(id bson.ObjectID) (count int64, last time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, m := range []map[bson.ObjectID]accessMark{a.writing, a.pending} {
+	for _, m := range []map[bson.ObjectID]accessMark{a.folding, a.logged, a.writing, a.pending} {
 		if u, ok := m[id]; ok {
 			count += u.count
 			last = u.at
@@ -224,9 +311,10 @@ func (a *Tracker) Lookup(id bson.ObjectID) (count int64, last time.Time) {
 func (a *Tracker) Settle() {
 	for {
 		a.mu.Lock()
-		idle := len(a.pending) == 0 && !a.busy
+		idle := len(a.pending) == 0 && len(a.logged) == 0 && !a.busy
 		if !idle && !a.closed {
 			a.urgent = true
+			a.foldNow = true
 			a.signalLocked()
 		}
 		a.mu.Unlock()
