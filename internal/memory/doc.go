@@ -42,7 +42,8 @@
 //     embeddings to reconcile).
 //   - embedworker.go, vectors.go: the background embedder and the
 //     embeddings stored in MemoryIndex. Use counts are written off the
-//     response path by package usecount, a batch at a time (writeUses:
-//     one SQLite transaction on the embedded engine); Get adds those not
-//     yet written. A crash loses at most the uses not yet written.
+//     response path by package usecount, a batch at a time (writeUses: on
+//     the embedded engine into the use log, folded into the documents
+//     later by foldUses); Get adds those not yet in the documents. A crash
+//     loses at most the uses not yet logged.
 package memory

@@ -138,7 +138,7 @@ var (
 // and away from the bursts. A stop, a backup and an export fold it all,
 // so the documents hold every use when anything reads the database
 // itself; a crash loses none of what was logged.
-var FoldAt = 10000
+var FoldAt = 5000
 
 
 func (a *Tracker) signalLocked() {
