@@ -132,3 +132,68 @@ func TestRecordUsesSameIDTwice(t *testing.T) {
 		t.Fatalf("the other document: %+v, %v", got, err)
 	}
 }
+
+// TestUseLogThenFold: LogUses adds to the log (counts summed, the last
+// time kept) and leaves the documents alone; LoggedUses reads it back in
+// _id order; FoldUses writes a memory's logged uses into its document and
+// deletes its rows in one go; rows of a table no collection has any longer
+// (a restore swapped it out) are dropped, not handed out; another engine's
+// collection logs nothing.
+func TestUseLogThenFold(t *testing.T) {
+	s := openTestStore(t, Options{Mode: ModeEmbedded})
+	ctx := ctxT(t)
+	raw := Collection[Memory]{s.db.Collection("uses_log"), s.raw}
+	m1, m2 := newMemory("first", "s", "t"), newMemory("second", "s", "t")
+	for _, x := range []*Memory{m1, m2} {
+		if err := raw.Insert(ctx, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t1 := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	t2 := t1.Add(time.Hour)
+	for _, batch := range [][]Use{{{ID: m2.ID, Count: 2, At: t1}, {ID: m1.ID, Count: 1, At: t1}}, {{ID: m1.ID, Count: 3, At: t2}}} {
+		if ok, err := raw.LogUses(ctx, batch); !ok || err != nil {
+			t.Fatalf("LogUses: %v, %v", ok, err)
+		}
+	}
+	if ok, err := (Collection[Memory]{s.db.Collection("uses_log"), nil}).LogUses(ctx, []Use{{ID: m1.ID, Count: 1, At: t1}}); ok || err != nil {
+		t.Fatalf("LogUses without SQLite: %v, %v", ok, err)
+	}
+	// A row of a table swapped out by a restore.
+	db, err := s.raw.openWriter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO `+usesLogTable+` VALUES ('gone_1234', ?, 5, 0)`, m1.ID.Hex()); err != nil {
+		t.Fatal(err)
+	}
+	want := func(where string, uses ...Use) {
+		t.Helper()
+		got, err := raw.LoggedUses(ctx)
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(uses) {
+			t.Fatalf("%s: logged %v, %v; want %v", where, got, err, uses)
+		}
+	}
+	first, second := Use{ID: m1.ID, Count: 4, At: t2}, Use{ID: m2.ID, Count: 2, At: t1}
+	if bytes.Compare(m1.ID[:], m2.ID[:]) < 0 {
+		want("logged", first, second)
+	} else {
+		want("logged", second, first)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM `+usesLogTable+` WHERE tbl = 'gone_1234'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("rows of a table swapped out: %d, %v", n, err)
+	}
+	for _, m := range []*Memory{m1, m2} {
+		if got, err := raw.Get(ctx, m.ID); err != nil || got.UseCount != 0 || got.LastAccessed != nil {
+			t.Fatalf("logged uses in the document: %+v, %v", got, err)
+		}
+	}
+	if rest, err := raw.FoldUses(ctx, []Use{first}); err != nil || len(rest) != 0 {
+		t.Fatalf("FoldUses: rest %v, %v", rest, err)
+	}
+	if got, err := raw.Get(ctx, m1.ID); err != nil || got.UseCount != 4 || got.LastAccessed == nil || !got.LastAccessed.Equal(t2) {
+		t.Fatalf("after the fold: %+v, %v", got, err)
+	}
+	want("after folding the first", second)
+}

@@ -305,6 +305,20 @@ func (e *Engine) writeUsesLocked(kind memindex.Kind, uses []mongostore.Use, fold
 	} else {
 		rest, err = e.collection(kind).RecordUses(ctx, uses)
 	}
+	if err != nil && fold {
+		// The transaction rolled back: the uses stay in the log, which
+		// the next start reads again. Written into the documents here
+		// they would count twice then; the tracker lets go of them (a
+		// Settle must end), so until that start they are not served.
+		for _, u := range uses {
+			e.access.Folded(u.ID)
+		}
+		e.usesMu.Unlock()
+		e.writeMu.Unlock()
+		cancel()
+		e.log.Warn("cannot fold logged memory accesses into the memories; the next start tries again", "err", err)
+		return
+	}
 	if err != nil {
 		rest = uses
 	}
