@@ -107,8 +107,14 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.CoordUnknown = v > 0
 				case "coordtop":
 					o.CoordTop = v
+				case "mlead":
+					o.MeaningLead = v
+				case "mleadtop":
+					o.MeaningTop = v
+				case "mleadg":
+					o.MeaningLeadGroups = v
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, owner, absent, focus, met, met1, kinds, sameq, sameqm, oper, cal, absentp, coord)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, owner, absent, focus, met, met1, kinds, sameq, sameqm, oper, cal, absentp, coord, coordunk, coordtop, mlead, mleadtop, mleadg)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

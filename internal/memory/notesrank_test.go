@@ -208,3 +208,68 @@ func weakFlags(res []Memory) []bool {
 	}
 	return out
 }
+
+// TestMeaningLead: a note holding none of the question's words but
+// clearly closer to it in meaning (Options.MeaningLead) ranks above a
+// note that shares a word with the question in another sense, among the
+// first three; each rank keeps its confidence and verdict.
+func TestMeaningLead(t *testing.T) {
+	e := recallEngine(t)
+	gp := "Our GP is Dr Fenwick at the Shadwell Medical Centre."
+	grace := "Grace is a solicitor at a family law firm on Park Square; she works from home on Fridays."
+	grinder := "Declan's birthday is 14 March; he wants a proper coffee grinder."
+	whites := "I drink oat flat whites; no dairy since last spring."
+	mustStoreTexts(t, e, gp, grace, grinder, whites,
+		"Dad takes warfarin, so no aspirin or ibuprofen for him.",
+		"Switched the electricity to Octopus; the monthly direct debit is now 112 pounds.",
+		"The twins are in Year 2 at Chapel Allerton Primary.",
+		"Biscuit is booked in at Moortown Vets on the 4th for his booster jabs.",
+		"Our allotment is plot 37 at Meanwood Valley; rent is 45 pounds a year.")
+	questions := map[string][2]string{ // the note first without the lead, with it
+		"who is our family doctor?": {grace, gp},
+		"how do I take my coffee?":  {grinder, whites},
+	}
+	ask := func(q string) SearchResult { return search(t, e, SearchRequest{Query: q, Limit: 5}) }
+	o := e.RankOptions()
+	o.CoordWeight, o.MeaningLead = -1, -1
+	e.SetRankOptions(o)
+	off := map[string]SearchResult{}
+	for q, want := range questions {
+		res := ask(q)
+		if len(res.Results) == 0 || res.Results[0].Text != want[0] {
+			t.Fatalf("off, %q: got %v %v, want %q first (else the test checks nothing)", q, texts(res.Results), confidences(res.Results), want[0])
+		}
+		off[q] = res
+	}
+	o.MeaningLead = 0.1
+	e.SetRankOptions(o)
+	for q, want := range questions {
+		res := ask(q)
+		if len(res.Results) == 0 || res.Results[0].Text != want[1] {
+			t.Errorf("%q: got %v %v, want %q first", q, texts(res.Results), confidences(res.Results), want[1])
+			continue
+		}
+		if got, was := confidences(res.Results), confidences(off[q].Results); !slices.Equal(got, was) {
+			t.Errorf("%q: confidences %v; want each rank's as without the lead: %v", q, got, was)
+		}
+		if got, was := weakFlags(res.Results), weakFlags(off[q].Results); !slices.Equal(got, was) || res.NothingRelevant != off[q].NothingRelevant {
+			t.Errorf("%q: weak %v, nothing relevant %v; want each rank's as without the lead: %v, %v", q, got, res.NothingRelevant, was, off[q].NothingRelevant)
+		}
+	}
+	// A lead in meaning under MeaningLead decides nothing.
+	o.MeaningLead = 0.9
+	e.SetRankOptions(o)
+	for q := range questions {
+		if got, was := texts(ask(q).Results), texts(off[q].Results); !slices.Equal(got, was) {
+			t.Errorf("MeaningLead 0.9, %q: %v; want the order without the lead %v", q, got, was)
+		}
+	}
+	// MeaningTop 1: nothing to reorder.
+	o.MeaningLead, o.MeaningTop = 0.1, 1
+	e.SetRankOptions(o)
+	for q := range questions {
+		if got, was := texts(ask(q).Results), texts(off[q].Results); !slices.Equal(got, was) {
+			t.Errorf("MeaningTop 1, %q: %v; want the order without the lead %v", q, got, was)
+		}
+	}
+}

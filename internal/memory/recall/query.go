@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/lexicon"
+	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/internal/textindex"
 	"github.com/infmem/infmem/internal/timephrase"
 )
@@ -47,9 +48,27 @@ type query struct {
 	// coord are the bits of the query's word groups among
 	// memindex.RankQuery.Holds (coordGroups; 0: none).
 	coord uint64
+	// coordOn: Options.CoordWeight cuts by coord (the groups are read for
+	// Options.MeaningLead alone otherwise).
+	coordOn bool
 	// coordCut is what Options.CoordWeight takes off a note's score when
 	// the results drawn are put in order (Rank), by its id.
 	coordCut map[bson.ObjectID]float64
+	// superseded are the candidates drawn that a live memory supersedes
+	// (memindex.Candidate.Successor), for Options.MeaningLead.
+	superseded map[bson.ObjectID]bool
+}
+
+// markSuperseded records the pool's superseded candidates (q.superseded).
+func (q *query) markSuperseded(pool []memindex.Candidate) {
+	for i := range pool {
+		if pool[i].Successor >= 0 {
+			if q.superseded == nil {
+				q.superseded = map[bson.ObjectID]bool{}
+			}
+			q.superseded[pool[i].ID] = true
+		}
+	}
 }
 
 // demote records that ranking took cut off the score of candidate id

@@ -339,6 +339,29 @@ type Options struct {
 	// stays among them, one below them stays where it is, so hit@CoordTop
 	// cannot fall. 0: the cut reorders every result drawn.
 	CoordTop float64
+	// MeaningLead lets a note that holds none of the query's words but is
+	// closer to it in meaning by at least MeaningLead (cosine) rank above
+	// a note whose place comes from the words it shares with the query:
+	// among the first MeaningTop results, a note (a memory with no
+	// neighbouring turn) holding some of the query's words whose cosine is
+	// at least MeaningLead under that of a note holding none loses its
+	// keyword part ("who is our family doctor?": "a family law firm",
+	// cosine 0.23, shares "family"; "Our GP is Dr Fenwick", 0.48, shares
+	// nothing). A superseded note is never the one that leads (its
+	// successor keeps its place). Like CoordWeight it reorders only: each
+	// rank keeps the confidence and verdict it has without it (Rank).
+	// Off by default (0 or negative; --rank mlead=D).
+	MeaningLead float64
+	// MeaningTop is how many of the first results MeaningLead reorders
+	// (default 3: one below them stays where it is, so hit@3 cannot fall).
+	MeaningTop float64
+	// MeaningLeadGroups, when at least 1, lets MeaningLead cut only a note
+	// meeting at most that many of the query's word groups
+	// (textindex.Query.Groups) of a query with two or more: a lead resting
+	// on one shared word ("family", "coffee"), not a note that says what
+	// the question asks in its words ("who has our spare key?": "… he has
+	// a spare key"). Default 1; negative: any note.
+	MeaningLeadGroups float64
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -383,6 +406,9 @@ func (o Options) WithDefaults() Options {
 	def(&o.OtherPersonWeight, -1)
 	def(&o.AskedAbsentWeight, 0.6)
 	def(&o.CoordWeight, -1)
+	def(&o.MeaningLead, -1)
+	def(&o.MeaningTop, 3)
+	def(&o.MeaningLeadGroups, 1)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
@@ -512,8 +538,10 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 			holds = append(holds, cal)
 		}
 	}
-	if ro.CoordWeight > 0 && r.Mode != ModeVector && (!ro.CoordUnknown || coordUnknown(ix, q.terms)) {
-		q.coord = coordGroups(q.terms, &holds)
+	coordOn := ro.CoordWeight > 0 && r.Mode != ModeVector && (!ro.CoordUnknown || coordUnknown(ix, q.terms))
+	if coordOn || ro.MeaningLead > 0 && ro.MeaningLeadGroups > 0 && r.Mode != ModeVector {
+		// MeaningLead reads the groups too, without the cut.
+		q.coord, q.coordOn = coordGroups(q.terms, &holds), coordOn
 	}
 	rq := memindex.RankQuery{Filter: r.Filter, Names: q.names, Holds: holds, From: q.from, To: q.to, Period: q.hasPeriod, PeriodCandidates: ro.Candidates,
 		Candidates: ro.Candidates, Neighbors: ro.NeighborShare > 0, K: r.K, DuplicateOverlap: ro.DuplicateOverlap}
@@ -553,6 +581,9 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 		lent := score(pool, &q, &ro, bar)
 		supersede(pool, ro.SameQuestion, ro.SameQuestionMeaning)
 		successorsKeepPlace(pool, q.coordCut)
+		if ro.MeaningLead > 0 {
+			q.markSuperseded(pool)
+		}
 		if ro.FoldShare > 0 {
 			pairs = lendingsOf(pool, lent)
 		}
@@ -571,21 +602,27 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 	// results drawn only, after folding.
 	var placed []int // the rank returned of the k-th result as read
 	var uncut []int  // the place without the cut of the k-th result as read
-	if len(q.demoted) > 0 || len(q.coordCut) > 0 {
+	lead := ro.MeaningLead > 0 && useKW && useVec
+	if len(q.demoted) > 0 || len(q.coordCut) > 0 || lead {
 		rankOf := make([]int, len(best))
 		for i := range rankOf {
 			rankOf[i] = i
 		}
-		if len(q.coordCut) > 0 {
+		if len(q.coordCut) > 0 || lead {
 			final := make([]candidateAt, len(best))
 			for i := range best {
 				final[i] = candidateAt{i, best[i].Score - q.coordCut[best[i].ID]}
 			}
-			top := len(final)
-			if ro.CoordTop >= 1 {
-				top = min(top, int(ro.CoordTop))
+			if len(q.coordCut) > 0 {
+				top := len(final)
+				if ro.CoordTop >= 1 {
+					top = min(top, int(ro.CoordTop))
+				}
+				slices.SortStableFunc(final[:top], func(a, b candidateAt) int { return cmp.Compare(b.score, a.score) })
 			}
-			slices.SortStableFunc(final[:top], func(a, b candidateAt) int { return cmp.Compare(b.score, a.score) })
+			if lead {
+				meaningLead(best, final, &q, &ro)
+			}
 			for j, f := range final {
 				rankOf[f.i] = j
 			}
@@ -771,7 +808,7 @@ func score(pool []memindex.Candidate, q *query, ro *Options, bar bars) [][2]floa
 			share *= ro.NeighborLength / float64(cd.Length)
 		}
 		cd.Score = own[i] + speaker[i] + share*best + ro.RecencyWeight*recency + ro.ImportanceWeight*cd.Importance
-		if cd.Alone && q.coord != 0 {
+		if cd.Alone && q.coordOn && q.coord != 0 {
 			// Taken off after the draw (Rank): it reorders the results
 			// drawn, it draws none.
 			if cut := (1 + share) * kwWeight(cd, ro) * cd.Coverage * (1 - coordShare(cd.Holds, q.coord, ro.CoordWeight)); cut > 0 {
