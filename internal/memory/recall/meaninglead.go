@@ -12,8 +12,9 @@ import (
 // final (best's results in their order so far, each with its score): the
 // note among them closest to the query in meaning that holds none of its
 // words leads; a note among them that holds some of its words and whose
-// cosine is at least MeaningLead under the leader's loses its keyword
-// part, and those places are put in order again. A superseded note
+// cosine is at least MeaningLead under the leader's (and at most
+// MeaningLeadRatio times it) loses its keyword part, and those places are
+// put in order again. A superseded note
 // never leads; a note meeting more of the query's word groups than
 // MeaningLeadGroups is not cut (leadCuts). It reports whether any score
 // was cut.
@@ -42,7 +43,7 @@ func meaningLead(best []memindex.Candidate, final []candidateAt, q *query, ro *O
 	cut := false
 	for j := range final[:top] {
 		cd := &best[final[j].i]
-		if cd.Alone && cd.Coverage > 0 && cd.Cos+ro.MeaningLead <= lead && leadCuts(cd.Holds, q.coord, ro) {
+		if cd.Alone && cd.Coverage > 0 && cd.Cos+ro.MeaningLead <= lead && (ro.MeaningLeadRatio <= 0 || cd.Cos <= ro.MeaningLeadRatio*lead) && leadCuts(cd.Holds, q.coord, ro) {
 			// A note is its own context: its keyword part counts
 			// (1 + NeighborShare) times in its score (score).
 			final[j].score -= (1 + ro.NeighborShare) * kwWeight(cd, ro) * cd.Coverage

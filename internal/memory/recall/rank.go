@@ -362,6 +362,15 @@ type Options struct {
 	// the question asks in its words ("who has our spare key?": "… he has
 	// a spare key"). Default 1; negative: any note.
 	MeaningLeadGroups float64
+	// MeaningLeadRatio, when above 0, lets MeaningLead cut only a note
+	// whose cosine is at most MeaningLeadRatio times the leader's: the
+	// word it shares with the query carries little of the meaning the
+	// leader has ("a family law firm" 0.23 against "Our GP is …" 0.48).
+	// A note about the asked thing in the same sense keeps its words'
+	// place ("Switched internet providers to Verizon Fios, $45 a month",
+	// 0.55, against the older look-alike "Our broadband costs $55 a
+	// month", 0.69). Default 0.75; negative: no ratio.
+	MeaningLeadRatio float64
 }
 
 // WithDefaults is o with every unset weight at its default; a negative
@@ -409,6 +418,7 @@ func (o Options) WithDefaults() Options {
 	def(&o.MeaningLead, -1)
 	def(&o.MeaningTop, 3)
 	def(&o.MeaningLeadGroups, 1)
+	def(&o.MeaningLeadRatio, 0.75)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
@@ -596,33 +606,39 @@ func Rank(ctx context.Context, ix *memindex.Index, r Request) ([]Hit, error) {
 	}
 	// The confidences and the bar's verdict are read in the order the
 	// results would have without AskedAbsentWeight's demotion and
-	// CoordWeight's cut; each rank then keeps its confidence and verdict
+	// CoordWeight's and MeaningLead's cuts; each rank then keeps its
+	// confidence and verdict
 	// (as CurrentMove's move does): they reorder the results, they do not
 	// decide whether anything relevant is stored. The cut reorders the
 	// results drawn only, after folding.
 	var placed []int // the rank returned of the k-th result as read
 	var uncut []int  // the place without the cut of the k-th result as read
-	lead := ro.MeaningLead > 0 && useKW && useVec
-	if len(q.demoted) > 0 || len(q.coordCut) > 0 || lead {
+	// The order after the cuts that reorder only (CoordWeight's, then
+	// MeaningLead's among the first results); nil when neither applies.
+	var final []candidateAt
+	leadCut := false
+	if len(q.coordCut) > 0 || ro.MeaningLead > 0 && useKW && useVec {
+		final = make([]candidateAt, len(best))
+		for i := range best {
+			final[i] = candidateAt{i, best[i].Score - q.coordCut[best[i].ID]}
+		}
+		if len(q.coordCut) > 0 {
+			top := len(final)
+			if ro.CoordTop >= 1 {
+				top = min(top, int(ro.CoordTop))
+			}
+			slices.SortStableFunc(final[:top], func(a, b candidateAt) int { return cmp.Compare(b.score, a.score) })
+		}
+		if ro.MeaningLead > 0 && useKW && useVec {
+			leadCut = meaningLead(best, final, &q, &ro)
+		}
+	}
+	if len(q.demoted) > 0 || len(q.coordCut) > 0 || leadCut {
 		rankOf := make([]int, len(best))
 		for i := range rankOf {
 			rankOf[i] = i
 		}
-		if len(q.coordCut) > 0 || lead {
-			final := make([]candidateAt, len(best))
-			for i := range best {
-				final[i] = candidateAt{i, best[i].Score - q.coordCut[best[i].ID]}
-			}
-			if len(q.coordCut) > 0 {
-				top := len(final)
-				if ro.CoordTop >= 1 {
-					top = min(top, int(ro.CoordTop))
-				}
-				slices.SortStableFunc(final[:top], func(a, b candidateAt) int { return cmp.Compare(b.score, a.score) })
-			}
-			if lead {
-				meaningLead(best, final, &q, &ro)
-			}
+		if len(q.coordCut) > 0 || leadCut {
 			for j, f := range final {
 				rankOf[f.i] = j
 			}
