@@ -273,3 +273,31 @@ func TestMeaningLead(t *testing.T) {
 		}
 	}
 }
+
+// TestMeaningLeadSameSense: a note sharing the question's word in the same
+// sense, itself close in meaning (over MeaningLeadRatio of the leader's
+// cosine), keeps its place above a closer note holding none of the words.
+func TestMeaningLeadSameSense(t *testing.T) {
+	e := recallEngine(t)
+	fios := "Switched internet providers to Verizon Fios, $45 a month."
+	mustStoreTexts(t, e, fios,
+		"Our broadband costs $55 a month.",
+		"The mobile plan costs $45 a month.",
+		"The landlord is raising what we pay for the flat to £1,240 from July.",
+		"Got the promotion: I'm paid $86,500 a year now.",
+		"The mobile app project ships its beta in June.")
+	q := "How much do we pay for internet?"
+	o := e.RankOptions()
+	o.CoordWeight, o.MeaningLead = -1, 0.1
+	e.SetRankOptions(o)
+	if res := search(t, e, SearchRequest{Query: q, Limit: 5}); len(res.Results) == 0 || res.Results[0].Text != fios {
+		t.Errorf("%q: got %v, want %q first", q, texts(res.Results), fios)
+	}
+	// Without the ratio the closer look-alike leads (else the test checks
+	// nothing).
+	o.MeaningLeadRatio = -1
+	e.SetRankOptions(o)
+	if res := search(t, e, SearchRequest{Query: q, Limit: 5}); len(res.Results) == 0 || res.Results[0].Text == fios {
+		t.Fatalf("no ratio, %q: got %v, want another note first", q, texts(res.Results))
+	}
+}
