@@ -225,9 +225,9 @@ func TestMeaningLead(t *testing.T) {
 		"The twins are in Year 2 at Chapel Allerton Primary.",
 		"Biscuit is booked in at Moortown Vets on the 4th for his booster jabs.",
 		"Our allotment is plot 37 at Meanwood Valley; rent is 45 pounds a year.")
-	questions := map[string][2]string{ // the note first without the lead, with it
-		"who is our family doctor?": {grace, gp},
-		"how do I take my coffee?":  {grinder, whites},
+	questions := map[string]string{ // the answer, not first without the lead
+		"who is our family doctor?": gp,
+		"how do I take my coffee?":  whites,
 	}
 	ask := func(q string) SearchResult { return search(t, e, SearchRequest{Query: q, Limit: 5}) }
 	o := e.RankOptions()
@@ -236,8 +236,8 @@ func TestMeaningLead(t *testing.T) {
 	off := map[string]SearchResult{}
 	for q, want := range questions {
 		res := ask(q)
-		if len(res.Results) == 0 || res.Results[0].Text != want[0] {
-			t.Fatalf("off, %q: got %v %v, want %q first (else the test checks nothing)", q, texts(res.Results), confidences(res.Results), want[0])
+		if len(res.Results) < 3 || res.Results[0].Text == want || !slices.Contains(texts(res.Results[:3]), want) {
+			t.Fatalf("off, %q: got %v %v, want %q second or third (else the test checks nothing)", q, texts(res.Results), confidences(res.Results), want)
 		}
 		off[q] = res
 	}
@@ -245,8 +245,8 @@ func TestMeaningLead(t *testing.T) {
 	e.SetRankOptions(o)
 	for q, want := range questions {
 		res := ask(q)
-		if len(res.Results) == 0 || res.Results[0].Text != want[1] {
-			t.Errorf("%q: got %v %v, want %q first", q, texts(res.Results), confidences(res.Results), want[1])
+		if len(res.Results) == 0 || res.Results[0].Text != want {
+			t.Errorf("%q: got %v %v, want %q first", q, texts(res.Results), confidences(res.Results), want)
 			continue
 		}
 		if got, was := confidences(res.Results), confidences(off[q].Results); !slices.Equal(got, was) {
