@@ -350,7 +350,8 @@ type Options struct {
 	// nothing). A superseded note is never the one that leads (its
 	// successor keeps its place). Like CoordWeight it reorders only: each
 	// rank keeps the confidence and verdict it has without it (Rank).
-	// Off by default (0 or negative; --rank mlead=D).
+	// On by default at 0.1 (0 means the default); negative switches it
+	// off (--rank mlead=-1).
 	MeaningLead float64
 	// MeaningTop is how many of the first results MeaningLead reorders
 	// (default 3: one below them stays where it is, so hit@3 cannot fall).
@@ -415,7 +416,7 @@ func (o Options) WithDefaults() Options {
 	def(&o.OtherPersonWeight, -1)
 	def(&o.AskedAbsentWeight, 0.6)
 	def(&o.CoordWeight, -1)
-	def(&o.MeaningLead, -1)
+	def(&o.MeaningLead, 0.1)
 	def(&o.MeaningTop, 3)
 	def(&o.MeaningLeadGroups, 1)
 	def(&o.MeaningLeadRatio, 0.75)
