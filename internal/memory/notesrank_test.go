@@ -162,6 +162,7 @@ func TestCoordination(t *testing.T) {
 	ask := func(q string) SearchResult { return search(t, e, SearchRequest{Query: q, Limit: 5}) }
 	o := e.RankOptions()
 	o.CoordWeight = -1
+	o.MeaningLead = -1 // on by default; it reorders the same questions
 	e.SetRankOptions(o)
 	off := map[string]SearchResult{}
 	for q, want := range questions {
