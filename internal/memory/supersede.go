@@ -63,7 +63,7 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc, pass *memindex.Vec
 		return out, err
 	}
 	ix := e.index()
-	cands, mine, err := recall.Candidates(ctx, ix, memindex.Filter{Scopes: set}, d, pass, kw, mine)
+	cands, mine, near, err := recall.Candidates(ctx, ix, memindex.Filter{Scopes: set}, d, pass, kw, mine)
 	if err != nil || len(cands) == 0 {
 		return out, err
 	}
@@ -81,8 +81,13 @@ func (e *Engine) relate(ctx context.Context, d *memindex.Doc, pass *memindex.Vec
 	}
 	closest := cands[0].ID.Hex()
 	known := make([]recall.Known, len(ms))
+	nearest := ""
+	if near.At >= 0 {
+		nearest = cands[near.At].ID.Hex()
+	}
 	for i, m := range ms {
-		known[i] = recall.Known{ID: m.ID, Text: m.Text, Speaker: m.Speaker, Source: m.Source, At: m.Timestamp, Closest: m.ID == closest, Cos: cos[m.ID]}
+		known[i] = recall.Known{ID: m.ID, Text: m.Text, Speaker: m.Speaker, Source: m.Source, At: m.Timestamp, Closest: m.ID == closest, Cos: cos[m.ID],
+			Nearest: m.ID == nearest, UnderFloor: near.UnderFloor && m.ID == nearest}
 	}
 	rel := recall.Relate(ix, d, mine, known, &e.parsed)
 	hexID := id.Hex()

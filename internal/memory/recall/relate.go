@@ -63,6 +63,10 @@ type Known struct {
 	Closest                   bool
 	// Cos is its cosine to the new text (0 without embeddings).
 	Cos float64
+	// Nearest: it is the earlier memory closest to the new text by
+	// cosine alone (MeaningGate). UnderFloor: it is compared only as
+	// such, below the floor of Candidates (Nearest.UnderFloor).
+	Nearest, UnderFloor bool
 }
 
 // MeaningCos: a memory that is no conversation turn, the earlier memory
@@ -83,6 +87,27 @@ var MeaningCos = 0.5
 // SameQuestion. False marks every update by meaning (infmem-bench
 // --relate-meaning-outright=false).
 var MeaningOutright = true
+
+// MeaningGate widens which earlier memory the reading of an update said
+// in other words (MeaningCos, facts.ChangedInOtherWords) is offered to
+// (issue 23: most updates said in other words never reached it): also
+// the memory closest to the new text by cosine alone when another is
+// closest by keywords and cosine ("Holiday budget for Italy is €3,000" /
+// "We've cut what we'll spend on the Italy trip to €2,400", where a note
+// on the trip shares more words), and, where the new text says the
+// change outright (facts.Relation.Outright: "now", "instead",
+// "switched", "moved to"…), at MeaningCosOutright or more rather than
+// MeaningCos, the nearest by cosine then taken from under the floor of
+// Candidates too ("Streaming: Netflix" / "Cancelled that and went with
+// Disney+ instead"). The reading itself is unchanged: the look-alikes
+// (two true facts of one kind, cosine 0.47–0.93) are told apart by it,
+// not by the gate. False: the closest by keywords and cosine at
+// MeaningCos only, as before (infmem-bench --relate-meaning-gate=false).
+var MeaningGate = true
+
+// MeaningCosOutright is the least cosine of the gate's outright reading
+// (MeaningGate); infmem-bench --relate-meaning-cos-outright.
+var MeaningCosOutright = 0.35
 
 // Found is an earlier memory the new one relates to: At is its place in
 // the Known slice, DiffersIn the kinds of detail that changed, About the
@@ -106,6 +131,15 @@ type Relations struct {
 	Contradicts  []Found
 }
 
+// Nearest is the candidate closest to the new text by cosine alone (At,
+// its place in the candidates; -1: none), offered the reading of an
+// update said in other words (MeaningGate); UnderFloor: it is a
+// candidate only as such, its keyword coverage + cosine under the floor.
+type Nearest struct {
+	At         int
+	UnderFloor bool
+}
+
 // Candidates finds, among the memories f admits, those to compare with
 // the new memory d (never d itself, nor an older version whose successor
 // is compared), and returns d's text parsed.
@@ -113,12 +147,12 @@ type Relations struct {
 // pass, when not nil, holds the vector candidates drawn ahead of time
 // (memindex.SimilarPass, with RelateVectorCandidates), kw the keyword
 // candidates (KeywordsAhead), mine d's text parsed (facts.Parse).
-func Candidates(ctx context.Context, ix *memindex.Index, f memindex.Filter, d *memindex.Doc, pass *memindex.VectorPass, kw *memindex.KeywordPass, mine *facts.Statement) ([]memindex.Candidate, *facts.Statement, error) {
+func Candidates(ctx context.Context, ix *memindex.Index, f memindex.Filter, d *memindex.Doc, pass *memindex.VectorPass, kw *memindex.KeywordPass, mine *facts.Statement) ([]memindex.Candidate, *facts.Statement, Nearest, error) {
 	id, text, vec := d.ID, d.Text, d.Vec
 	rq := memindex.RankQuery{Filter: f, Terms: ix.Analyze(text), Vector: vec,
 		Candidates: RelateVectorCandidates, K: RelateVectorCandidates, DuplicateOverlap: 1, Pass: pass, Keywords: kw}
 	if rq.Terms.Empty() && vec == nil {
-		return nil, nil, nil
+		return nil, nil, Nearest{At: -1}, nil
 	}
 	closeness := func(pool []memindex.Candidate) {
 		for i := range pool {
@@ -127,7 +161,7 @@ func Candidates(ctx context.Context, ix *memindex.Index, f memindex.Filter, d *m
 	}
 	best, err := ix.Rank(ctx, rq, closeness)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, Nearest{At: -1}, err
 	}
 	floor := relateMinScore
 	if vec == nil {
@@ -146,6 +180,26 @@ func Candidates(ctx context.Context, ix *memindex.Index, f memindex.Filter, d *m
 	for _, cd := range best {
 		add(cd, floor)
 	}
+	// The memory nearest by cosine is compared under the floor too, for
+	// the reading of an update said in other words only (MeaningGate;
+	// never between conversation turns, which that reading skips).
+	nearest := -1
+	if MeaningGate && vec != nil && speakerOf(d.Speaker, text) == "" && d.Source != content.SourceConversation {
+		for i, cd := range best {
+			if cd.ID != id && cd.Kind == memindex.KindMemory && (nearest < 0 || cd.Cos > best[nearest].Cos) && ix.RelatedOf(cd.ID).SupersededBy.IsZero() {
+				nearest = i
+			}
+		}
+	}
+	near := Nearest{At: -1}
+	if nearest >= 0 {
+		if at := slices.IndexFunc(out, func(c memindex.Candidate) bool { return c.ID == best[nearest].ID }); at >= 0 {
+			near.At = at
+		} else if best[nearest].Cos >= MeaningCosOutright {
+			add(best[nearest], 0)
+			near = Nearest{At: len(out) - 1, UnderFloor: true}
+		}
+	}
 	// A long text may update an earlier memory in one of its clauses
 	// ("…, and I've adjusted the snack budget to $75, …"): the memories
 	// closest to each such clause, by its words, are compared too.
@@ -159,13 +213,13 @@ func Candidates(ctx context.Context, ix *memindex.Index, f memindex.Filter, d *m
 		}
 		found, err := ix.Rank(ctx, q, closeness)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, Nearest{At: -1}, err
 		}
 		for _, cd := range found {
 			add(cd, relateMinCoverage)
 		}
 	}
-	return out, mine, nil
+	return out, mine, near, nil
 }
 
 // Relate compares the new memory d (its text parsed: mine) with the
@@ -190,10 +244,18 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 		newer := m.At.UnixMilli() <= tsMS
 		var r facts.Relation
 		meaning := false
+		if m.UnderFloor && !newer {
+			continue
+		}
 		if newer {
-			r = facts.RelateParsed(other, mine)
-			if r.Kind == facts.Unrelated && MeaningCos > 0 && m.Closest && m.Cos >= MeaningCos && !turn && theirs == "" && m.Source != content.SourceConversation {
+			if !m.UnderFloor {
+				r = facts.RelateParsed(other, mine)
+			}
+			if r.Kind == facts.Unrelated && meaningGate(m) && !turn && theirs == "" && m.Source != content.SourceConversation {
 				r = facts.ChangedInOtherWords(other, mine)
+				if r.Kind == facts.Updates && m.Cos < MeaningCos && !r.Outright {
+					r = facts.Relation{}
+				}
 				meaning = r.Kind == facts.Updates && (r.Outright || !MeaningOutright)
 			}
 		} else {
@@ -241,6 +303,20 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 		out.Contradicts = append(out.Contradicts, result(f))
 	}
 	return out
+}
+
+// meaningGate reports whether m is offered the reading of an update said
+// in other words: the closest to the new text at MeaningCos, or with
+// MeaningGate the nearest by cosine at MeaningCos, or either at
+// MeaningCosOutright (the reading must then say the change outright).
+func meaningGate(m Known) bool {
+	if MeaningCos <= 0 {
+		return false
+	}
+	if !MeaningGate {
+		return m.Closest && !m.UnderFloor && m.Cos >= MeaningCos
+	}
+	return (m.Closest || m.Nearest) && m.Cos >= min(MeaningCos, MeaningCosOutright)
 }
 
 // closestUpdate reports whether, between the user's turns, an update
