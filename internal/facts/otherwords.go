@@ -343,3 +343,31 @@ var (
 	stopVerbs   = setOf(`cancelled canceled cancelling quit quitting left leaving closed closing ditched dumped stopped`)
 	stopPhrases = map[string]bool{"gave up": true, "given up": true, "giving up": true, "moved from": true, "switched from": true}
 )
+
+// SaysOtherSetting reports whether a clause of newer sets what it says in
+// a place or for a purpose older never names: "at", "in", "for" or "on",
+// a determiner, then a word no clause of older holds ("Signed up for
+// Virgin Media at the office now" after "Our broadband provider is BT"):
+// more likely another thing of the kind than its changed value. The
+// meaning gate reads it where the cosine alone says little
+// (recall.MeaningCosOutright).
+func SaysOtherSetting(older, newer *Statement) bool {
+	for i := range newer.units {
+		b := &newer.units[i]
+		for j := 0; j+2 < len(b.toks); j++ {
+			if !settingPreps[b.toks[j].lower] || !determiners[b.toks[j+1].lower] {
+				continue
+			}
+			w := b.toks[j+2]
+			if w.kind != "" || stopWords[w.lower] {
+				continue
+			}
+			if !slices.ContainsFunc(older.units, func(a unit) bool { return a.has(w.lower) }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var settingPreps = setOf(`at in for on`)

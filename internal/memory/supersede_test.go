@@ -373,3 +373,48 @@ func TestStoreUpdateInOtherWords(t *testing.T) {
 		})
 	}
 }
+
+// TestStoreUpdateMeaningGate: the reading of an update said in other
+// words reaches the note nearest by cosine when another shares more
+// words, and, where the newer says the change outright, a note under
+// the candidate floor (recall.MeaningGate); a newer that does not say
+// the change outright, a look-alike, or the gate off name nothing.
+func TestStoreUpdateMeaningGate(t *testing.T) {
+	background := []string{"User's partner Sam works as a nurse on night shifts.", "The car's insurance renews on 2 February.",
+		"We are planning a two-week trip to Portugal in July.", "User prefers aisle seats on flights."}
+	for _, c := range []struct {
+		name, older, newer string
+		off, link          bool
+	}{
+		{name: "nearest by cosine", older: "Holiday budget for Portugal is €2,000.", newer: "We've cut what we'll spend on the Portugal trip to €1,600.", link: true},
+		{name: "nearest by cosine off", older: "Holiday budget for Portugal is €2,000.", newer: "We've cut what we'll spend on the Portugal trip to €1,600.", off: true},
+		// cosine 0.385, no word in common: under the floor.
+		{name: "under the floor outright", older: "We pay for Netflix every month.", newer: "Cancelled that and went with Disney+ instead.", link: true},
+		{name: "under the floor off", older: "We pay for Netflix every month.", newer: "Cancelled that and went with Disney+ instead.", off: true},
+		// cosine 0.458: the closest, under MeaningCos.
+		{name: "switched", older: "I use a Samsung Galaxy S21.", newer: "Switched to a Pixel 8 last week.", link: true},
+		{name: "switched off", older: "I use a Samsung Galaxy S21.", newer: "Switched to a Pixel 8 last week.", off: true},
+		{name: "not outright", older: "I use a Samsung Galaxy S21.", newer: "Actually I got a Pixel 8 last week."},
+		{name: "look-alike", older: "We pay for Netflix every month.", newer: "Signed up for Disney+ for the kids last week."},
+		{name: "look-alike elsewhere", older: "Our broadband provider is BT.", newer: "Signed up for Virgin Media at the office now."},
+		{name: "look-alike another thing", older: "Holiday budget for Portugal is €2,000.", newer: "We've spent €1,600 on the new sofa."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func(v bool) { recall.MeaningGate = v }(recall.MeaningGate)
+			recall.MeaningGate = !c.off
+			e := semanticEngine(t, testenv.Store(t), useLite(t))
+			store := func(text string, days int) StoreResult {
+				return mustStore(t, e, StoreRequest{Content: text, Timestamp: daysAgo(days)})
+			}
+			for _, b := range background {
+				store(b, 60)
+			}
+			old := store(c.older, 40)
+			got := store(c.newer, 3)
+			named := slices.ContainsFunc(got.Updates, func(u Update) bool { return u.ID == old.ID })
+			if named != c.link || !c.link && len(got.Updates) != 0 {
+				t.Fatalf("updates %+v, want the older named: %v", got.Updates, c.link)
+			}
+		})
+	}
+}

@@ -98,11 +98,15 @@ var MeaningOutright = true
 // change outright (facts.Relation.Outright: "now", "instead",
 // "switched", "moved to"…), at MeaningCosOutright or more rather than
 // MeaningCos, the nearest by cosine then taken from under the floor of
-// Candidates too ("Streaming: Netflix" / "Cancelled that and went with
-// Disney+ instead"). The reading itself is unchanged: the look-alikes
-// (two true facts of one kind, cosine 0.47–0.93) are told apart by it,
-// not by the gate. False: the closest by keywords and cosine at
-// MeaningCos only, as before (infmem-bench --relate-meaning-gate=false).
+// Candidates too ("We subscribe to Netflix" / "Cancelled that and signed
+// up for Disney+ instead": cosine 0.37, no word in common), unless the
+// new text sets what it says in a place or for a purpose the older never
+// names (facts.SaysOtherSetting: "Signed up for Virgin Media at the
+// office now" after "Our broadband provider is BT"). The reading is
+// otherwise unchanged: the dev look-alikes (two true facts of one kind,
+// cosine 0.47–0.93) are all told apart by it, not by the gate. False: the
+// closest by keywords and cosine at MeaningCos only, as before
+// (infmem-bench --relate-meaning-gate=false).
 var MeaningGate = true
 
 // MeaningCosOutright is the least cosine of the gate's outright reading
@@ -253,7 +257,7 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 			}
 			if r.Kind == facts.Unrelated && meaningGate(m) && !turn && theirs == "" && m.Source != content.SourceConversation {
 				r = facts.ChangedInOtherWords(other, mine)
-				if r.Kind == facts.Updates && m.Cos < MeaningCos && !r.Outright {
+				if r.Kind == facts.Updates && m.Cos < MeaningCos && (!r.Outright || facts.SaysOtherSetting(other, mine)) {
 					r = facts.Relation{}
 				}
 				meaning = r.Kind == facts.Updates && (r.Outright || !MeaningOutright)
