@@ -344,25 +344,36 @@ var (
 	stopPhrases = map[string]bool{"gave up": true, "given up": true, "giving up": true, "moved from": true, "switched from": true}
 )
 
-// SaysOtherSetting reports whether a clause of newer sets what it says in
-// a place or for a purpose older never names: "at", "in", "for" or "on",
-// a determiner, then a word no clause of older holds ("Signed up for
-// Virgin Media at the office now" after "Our broadband provider is BT"):
-// more likely another thing of the kind than its changed value. The
-// meaning gate reads it where the cosine alone says little
-// (recall.MeaningCosOutright).
+// SaysOtherSetting reports whether a clause of newer names a thing older
+// never names where it says what changed: "at", "in", "for" or "on", a
+// determiner, then a word no clause of older holds ("Signed up for
+// Virgin Media at the office now" after "Our broadband provider is BT"),
+// or such a word right after its verb of change ("Switched electricity
+// to Flogas" after "Car insurance is with AXA"): more likely another
+// thing of the kind than its changed value. The meaning gate reads it
+// where the cosine alone says little (recall.MeaningCosOutright).
 func SaysOtherSetting(older, newer *Statement) bool {
+	lacks := func(w token) bool {
+		if w.kind != "" || stopWords[w.lower] || determiners[w.lower] {
+			return false
+		}
+		return !slices.ContainsFunc(older.units, func(a unit) bool { return a.has(w.lower) })
+	}
 	for i := range newer.units {
 		b := &newer.units[i]
-		for j := 0; j+2 < len(b.toks); j++ {
-			if !settingPreps[b.toks[j].lower] || !determiners[b.toks[j+1].lower] {
+		for j := 0; j+1 < len(b.toks); j++ {
+			w := b.toks[j].lower
+			if settingPreps[w] && j+2 < len(b.toks) && determiners[b.toks[j+1].lower] && lacks(b.toks[j+2]) {
+				return true
+			}
+			if !outrightWords[w] && !outrightTo[w] && !changedVerbs[w] && !stopVerbs[w] {
 				continue
 			}
-			w := b.toks[j+2]
-			if w.kind != "" || stopWords[w.lower] {
-				continue
+			k := j + 1
+			if determiners[b.toks[k].lower] && k+1 < len(b.toks) {
+				k++
 			}
-			if !slices.ContainsFunc(older.units, func(a unit) bool { return a.has(w.lower) }) {
+			if _, name := b.names[b.toks[k].lower]; !name && lacks(b.toks[k]) {
 				return true
 			}
 		}

@@ -397,6 +397,7 @@ func TestStoreUpdateMeaningGate(t *testing.T) {
 		{name: "not outright", older: "I use a Samsung Galaxy S21.", newer: "Actually I got a Pixel 8 last week."},
 		{name: "look-alike", older: "We pay for Netflix every month.", newer: "Signed up for Disney+ for the kids last week."},
 		{name: "look-alike elsewhere", older: "Our broadband provider is BT.", newer: "Signed up for Virgin Media at the office now."},
+		{name: "another thing switched", older: "Car insurance is with Aviva and renews on 4 March.", newer: "Switched electricity to Bord Gais in May; the bill comes monthly."},
 		{name: "look-alike another thing", older: "Holiday budget for Portugal is €2,000.", newer: "We've spent €1,600 on the new sofa."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
