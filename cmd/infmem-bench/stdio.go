@@ -28,7 +28,7 @@ func runStdio(ctx context.Context, args []string) error {
 	statsCalls := fs.Int("stats-calls", 20, "calls of get_memory_stats measured (at most --calls)")
 	tools := fs.String("tools", "", "comma-separated tools to measure (default all: store_memory,retrieve_memory,recall_memory_by_time,get_memory_stats); e.g. store_memory alone to profile a store burst")
 	seed := fs.Uint64("seed", 0, "seed of the generated texts (0: the clock, texts unique to the run)")
-	results := fs.String("results", "", "write every store_memory result to this file, one JSON text a line (compare two builds' store answers)")
+	results := fs.String("results", "", "write every store_memory and retrieve_memory result to this file, one JSON text a line (compare two builds' answers)")
 	crashAfter := fs.Int("crash-after", 0, "instead of measuring, store this many new memories, then kill the server (SIGKILL) to leave a crash behind")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -133,7 +133,7 @@ func runStdio(ctx context.Context, args []string) error {
 				return fmt.Errorf("%s: %s", name, text(res))
 			}
 			lat = append(lat, d)
-			if name == "store_memory" && resultsOut != nil {
+			if (name == "store_memory" || name == "retrieve_memory") && resultsOut != nil {
 				if _, err := fmt.Fprintln(resultsOut, strings.ReplaceAll(text(res), "\n", " ")); err != nil {
 					return err
 				}

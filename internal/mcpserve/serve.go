@@ -480,9 +480,26 @@ type lineWriter struct {
 	failed bool
 }
 
+// sendBufs are the buffers of tool answers written (appendToolResponse):
+// an answer is ~10 KB at top_k 5, and grown from nothing it allocated
+// about twice that a call.
+var sendBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// sendBufMax is the largest buffer kept for the next answer.
+const sendBufMax = 256 << 10
+
 func (l *lineWriter) send(v any) error {
-	b, ok := appendToolResponse(nil, v)
-	if !ok {
+	bp := sendBufs.Get().(*[]byte)
+	b, ok := appendToolResponse((*bp)[:0], v)
+	if ok {
+		defer func() {
+			if cap(b) <= sendBufMax {
+				*bp = b[:0]
+				sendBufs.Put(bp)
+			}
+		}()
+	} else {
+		sendBufs.Put(bp)
 		var err error
 		if b, err = json.Marshal(v); err != nil {
 			return fmt.Errorf("cannot encode message: %w", err)

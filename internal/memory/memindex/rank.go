@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -113,6 +114,38 @@ type Candidate struct {
 	slot uint32
 }
 
+// rankMaps are the maps and arrays of one Rank, kept for the next
+// (rankMapsPool): a retrieval's pool of a few hundred candidates made them
+// anew, ~20 KB a retrieval, and the server collects garbage at every
+// ~12 MB allocated (GOGC 25).
+type rankMaps struct {
+	pos         map[uint32]int32
+	nbOf        map[uint32][2]int32
+	hits, slots []uint32
+	ordered     []*Candidate
+}
+
+var rankMapsPool sync.Pool
+
+func getRankMaps() *rankMaps {
+	if rm, ok := rankMapsPool.Get().(*rankMaps); ok {
+		return rm
+	}
+	return &rankMaps{pos: map[uint32]int32{}, nbOf: map[uint32][2]int32{}}
+}
+
+// release hands rm to the next Rank unless it grew past maxKeptPool;
+// nothing may use it after.
+func (rm *rankMaps) release() {
+	if len(rm.pos) > maxKeptPool || cap(rm.ordered) > maxKeptPool {
+		return
+	}
+	clear(rm.pos)
+	clear(rm.nbOf)
+	clear(rm.ordered[:cap(rm.ordered)]) // no pointer into a pool kept
+	rankMapsPool.Put(rm)
+}
+
 // maxKeptPool is the largest candidate pool a Rank keeps for the next.
 const maxKeptPool = 4096
 
@@ -135,7 +168,11 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 	// bit of the allowed set (exactly the slots c matches) answers it.
 	allow := func(slot textindex.DocID) bool { return allowed.Has(uint32(slot)) }
 
-	pos := map[uint32]int32{} // slot → position in the pool, once ordered
+	// The maps and arrays below come from a Rank before (rankMaps):
+	// nothing returned points into them.
+	rm := getRankMaps()
+	defer rm.release()
+	pos := rm.pos // slot → position in the pool, once ordered
 	add := func(slot uint32) { pos[slot] = 0 }
 	if useKW {
 		hits, ok := ix.keywordPassLocked(&q, allowed.Has)
@@ -175,8 +212,9 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 	// loop below (a thread's binary search each, ~0.1 ms a retrieval).
 	var nbOf map[uint32][2]int32
 	if q.Neighbors {
-		hits := slices.Collect(maps.Keys(pos))
-		nbOf = make(map[uint32][2]int32, len(hits))
+		hits := slices.AppendSeq(rm.hits[:0], maps.Keys(pos))
+		rm.hits = hits
+		nbOf = rm.nbOf
 		for _, s := range hits {
 			nbs := ix.neighborsLocked(s, c.match)
 			nbOf[s] = nbs
@@ -192,7 +230,9 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	slots := slices.Sorted(maps.Keys(pos))
+	slots := slices.AppendSeq(rm.slots[:0], maps.Keys(pos))
+	slices.Sort(slots)
+	rm.slots = slots
 	pool := ix.candidatePool(len(slots))
 	defer ix.keepPool(pool)
 	for i, s := range slots {
@@ -261,10 +301,11 @@ func (ix *Index) Rank(ctx context.Context, q RankQuery, score func(pool []Candid
 	summariesStandOnTheirOwn(pool)
 	score(pool)
 
-	ordered := make([]*Candidate, len(pool))
+	ordered := rm.ordered[:0]
 	for i := range pool {
-		ordered[i] = &pool[i]
+		ordered = append(ordered, &pool[i])
 	}
+	rm.ordered = ordered
 	slices.SortFunc(ordered, func(a, b *Candidate) int {
 		if a.Score != b.Score {
 			return cmp.Compare(b.Score, a.Score)

@@ -39,7 +39,25 @@ type lendings struct {
 
 // lendingsOf reads the pool once scored; lent is what score returned.
 func lendingsOf(pool []memindex.Candidate, lent [][2]float64) lendings {
-	l := lendings{at: make(map[bson.ObjectID]int32, len(pool)), pool: make([]memindex.Hit, len(pool)), nb: make([][2]int32, len(pool)), owes: make([][2]float64, len(pool)), cov: make([]float64, len(pool)), conv: make([]uint32, len(pool)), ev: make([]Evidence, 0, len(pool))}
+	return lendingsInto(nil, pool, lent)
+}
+
+// lendingsInto is lendingsOf on the arrays and map of sc, when not nil
+// and large enough (a retrieval's scratch, rankScratch): what it returns
+// lives in them until sc is reused.
+func lendingsInto(sc *rankScratch, pool []memindex.Candidate, lent [][2]float64) lendings {
+	var l lendings
+	if sc != nil {
+		n := len(pool)
+		if sc.at == nil {
+			sc.at = make(map[bson.ObjectID]int32, n)
+		}
+		sc.hits, sc.nb, sc.owes = grown(sc.hits, n), grown(sc.nb, n), grown(sc.owes, n)
+		sc.cov, sc.conv, sc.ev = grown(sc.cov, n), grown(sc.conv, n), slices.Grow(sc.ev[:0], n)
+		l = lendings{at: sc.at, pool: sc.hits, nb: sc.nb, owes: sc.owes, cov: sc.cov, conv: sc.conv, ev: sc.ev}
+	} else {
+		l = lendings{at: make(map[bson.ObjectID]int32, len(pool)), pool: make([]memindex.Hit, len(pool)), nb: make([][2]int32, len(pool)), owes: make([][2]float64, len(pool)), cov: make([]float64, len(pool)), conv: make([]uint32, len(pool)), ev: make([]Evidence, 0, len(pool))}
+	}
 	for i := range pool {
 		cd := &pool[i]
 		l.at[cd.ID] = int32(i)

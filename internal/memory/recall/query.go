@@ -19,6 +19,9 @@ import (
 
 // query is what ranking reads from a search query besides its embedding.
 type query struct {
+	// scratch holds the arrays score and lendingsInto fill (nil: their
+	// own).
+	scratch *rankScratch
 	// demoted is what Options.AskedAbsentWeight took off a candidate's
 	// score (score), by its id.
 	demoted map[bson.ObjectID]float64
