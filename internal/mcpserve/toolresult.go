@@ -2,6 +2,7 @@ package mcpserve
 
 import (
 	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -68,10 +69,6 @@ func appendToolResponse(dst []byte, v any) (b []byte, ok bool) {
 	if err != nil {
 		return dst, false
 	}
-	text, err := json.Marshal(tc.Text)
-	if err != nil {
-		return dst, false
-	}
 	var meta, resultType []byte
 	if r.Meta != nil {
 		if meta, err = json.Marshal(r.Meta); err != nil {
@@ -99,7 +96,7 @@ func appendToolResponse(dst []byte, v any) (b []byte, ok bool) {
 	dst = append(dst, `"content":[{"type":`...)
 	dst = append(dst, typ...)
 	dst = append(dst, `,"text":`...)
-	dst = append(dst, text...)
+	dst = appendJSONString(dst, tc.Text)
 	dst = append(dst, `}],`...)
 	if resultType != nil {
 		dst = append(dst, `"resultType":`...)
@@ -110,4 +107,59 @@ func appendToolResponse(dst []byte, v any) (b []byte, ok bool) {
 	dst = append(dst, sc...)
 	dst = append(dst, `}}`...)
 	return dst, true
+}
+
+// appendJSONString appends s as json.Marshal writes a string (HTML
+// characters escaped, invalid UTF-8 as U+FFFD, U+2028 and U+2029 escaped),
+// without the copy json.Marshal makes: a result's text is ~4 KB.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }

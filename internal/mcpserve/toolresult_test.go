@@ -139,3 +139,25 @@ func TestJSONMarshalsAsItIs(t *testing.T) {
 		t.Fatalf("got %s, want %s", got, want)
 	}
 }
+
+// TestAppendJSONStringAsMarshal: the text copy of a tool answer is escaped
+// by hand; it must be the bytes json.Marshal gives for every string.
+func TestAppendJSONStringAsMarshal(t *testing.T) {
+	pieces := []string{"a", "Z", " ", "\"", "\\", "<", ">", "&", "'", "\n", "\r", "\t", "\b", "\f", "\x00", "\x01", "\x1f", "\x7f",
+		"é", "日本", "\u2028", "\u2029", "\u2027", "\u202a", "\xff", "\xc3", "\xe2\x80", "\xed\xa0\x80", "😀", "\ufffd", "/"}
+	rng := rand.New(rand.NewPCG(7, 11))
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := rng.IntN(12); k > 0; k-- {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendJSONString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Fatalf("appendJSONString(%q) = %s, json.Marshal %s", s, got[1:], want)
+		}
+	}
+}

@@ -467,8 +467,15 @@ func (ix *Index) refinedLocked(q *query, blk *block, s uint32, dot int32) float3
 // if len(q) != Dim().
 func (ix *Index) Score(q []float32, ids []uint32) []float32 {
 	out := make([]float32, len(ids))
-	qq, ok := ix.prepare(q)
-	if !ok {
+	// The quantised query (9 KB at 512 dimensions) from the searches'
+	// pool: a retrieval scores its few hundred candidates once.
+	qb, _ := ix.qbufs.Get().(*queryBuf)
+	if qb == nil {
+		qb = new(queryBuf)
+	}
+	defer ix.qbufs.Put(qb)
+	qq := &qb.q
+	if !ix.prepareInto(q, qq) {
 		return out
 	}
 	var one [1]uint32
@@ -482,7 +489,7 @@ func (ix *Index) Score(q []float32, ids []uint32) []float32 {
 		}
 		one[0] = id & (blockSize - 1)
 		ix.dots(qq.codes, blk.codes, ix.dim, one[:], dot[:])
-		out[i] = ix.refinedLocked(&qq, blk, one[0], dot[0])
+		out[i] = ix.refinedLocked(qq, blk, one[0], dot[0])
 	}
 	return out
 }
