@@ -3,6 +3,7 @@ package memindex
 import (
 	"context"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -45,5 +46,59 @@ func TestRankReusesItsPool(t *testing.T) {
 	t.Logf("%d bytes a Rank; its pool of %d candidates is %d bytes", per, pool, poolBytes)
 	if per > poolBytes {
 		t.Errorf("a Rank allocates %d bytes, more than its pool of %d candidates (%d bytes): the pool is not reused", per, pool, poolBytes)
+	}
+}
+
+// TestRankMapsReuse: a Rank's maps and arrays (rankMaps) come from the
+// Rank before; what a Rank returns and the pool it scores are those of a
+// Rank on maps of its own.
+func TestRankMapsReuse(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops entries at random under the race detector")
+	}
+	r := rand.New(rand.NewPCG(5, 8))
+	const dim = 16
+	ix, _ := passIndex(t, r, 600, dim)
+	drain := func() {
+		for rankMapsPool.Get() != nil {
+		}
+	}
+	type ranked struct {
+		best []Candidate
+		pool []Candidate
+	}
+	rank := func(q RankQuery) ranked {
+		var out ranked
+		best, err := ix.Rank(context.Background(), q, func(p []Candidate) {
+			for i := range p {
+				p[i].Score = p[i].Cos + float64(i%7)/100
+			}
+			out.pool = append([]Candidate(nil), p...)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.best = best
+		return out
+	}
+	reused := 0
+	for i := 0; i < 20; i++ {
+		q := RankQuery{Vector: randVec(r, dim), Candidates: 50 + 20*i, K: 10, DuplicateOverlap: 1, Neighbors: i%2 == 0}
+		other := RankQuery{Vector: randVec(r, dim), Candidates: 300, K: 10, DuplicateOverlap: 1, Neighbors: true}
+		drain()
+		want := rank(q)
+		drain()
+		rank(other) // leaves its maps for the next
+		if rm, ok := rankMapsPool.Get().(*rankMaps); ok {
+			reused++
+			rankMapsPool.Put(rm)
+		}
+		got := rank(q)
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("query %d: Rank on the maps of another Rank differs from Rank on maps of its own", i)
+		}
+	}
+	if reused == 0 {
+		t.Fatal("no Rank left its maps for the next: the test tests nothing")
 	}
 }
