@@ -52,6 +52,7 @@ func lendingsInto(sc *rankScratch, pool []memindex.Candidate, lent [][2]float64)
 		if sc.at == nil {
 			sc.at = make(map[bson.ObjectID]int32, n)
 		}
+		clear(sc.at)
 		sc.hits, sc.nb, sc.owes = grown(sc.hits, n), grown(sc.nb, n), grown(sc.owes, n)
 		sc.cov, sc.conv, sc.ev = grown(sc.cov, n), grown(sc.conv, n), slices.Grow(sc.ev[:0], n)
 		l = lendings{at: sc.at, pool: sc.hits, nb: sc.nb, owes: sc.owes, cov: sc.cov, conv: sc.conv, ev: sc.ev}

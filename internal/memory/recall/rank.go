@@ -1138,7 +1138,6 @@ func (sc *rankScratch) release() {
 	if cap(sc.own) > rankScratchMax || cap(sc.hits) > rankScratchMax || len(sc.at) > rankScratchMax {
 		return
 	}
-	clear(sc.at)
 	rankScratches.Put(sc)
 }
 
