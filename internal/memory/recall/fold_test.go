@@ -57,9 +57,13 @@ func TestRankScratchReuse(t *testing.T) {
 		}
 		return pool
 	}
-	// A dirty scratch: a larger pool scored and folded in it.
+	// A dirty scratch: a larger pool scored and folded in it, every turn
+	// with both neighbours (so that every share it lends is set).
 	sc := &rankScratch{}
 	big := mk(300, 3)
+	for i := range big {
+		big[i].Alone, big[i].Neighbors = false, [2]int32{int32(max(i-1, 0)), int32(min(i+1, len(big)-1))}
+	}
 	qb := query{scratch: sc}
 	lendingsInto(sc, big, score(big, &qb, &ro, barsFor(true, true)))
 	for _, n := range []int{120, 300, 40} {
