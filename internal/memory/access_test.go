@@ -10,8 +10,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/memory/usecount"
-	"github.com/infmem/infmem/scopes"
 	"github.com/infmem/infmem/internal/testenv"
+	"github.com/infmem/infmem/scopes"
 )
 
 // TestAccessRecordsDoNotUndoWrites: recording that a memory was recalled

@@ -180,15 +180,10 @@ func TestCoordination(t *testing.T) {
 			t.Errorf("%q: got %v %v, want %q first", q, texts(res.Results), confidences(res.Results), want[1])
 			continue
 		}
-		if got, was := confidences(res.Results), confidences(off[q].Results); !slices.Equal(got, was) {
-			t.Errorf("%q: confidences %v; want each rank's as without the cut: %v", q, got, was)
-		}
 		// The rules after ranking read the order without the cut: each
-		// rank's verdict, and whether anything relevant is stored, are
-		// those without it.
-		if got, was := weakFlags(res.Results), weakFlags(off[q].Results); !slices.Equal(got, was) || res.NothingRelevant != off[q].NothingRelevant {
-			t.Errorf("%q: weak %v, nothing relevant %v; want each rank's as without the cut: %v, %v", q, got, res.NothingRelevant, was, off[q].NothingRelevant)
-		}
+		// rank's confidence and verdict, and whether anything relevant is
+		// stored, are those without it.
+		sameVerdicts(t, q+" (cut)", res, off[q])
 	}
 	// CoordTop 1: the cut may reorder the first result only, that is
 	// nothing: the order is the one without it.
@@ -250,12 +245,7 @@ func TestMeaningLead(t *testing.T) {
 			t.Errorf("%q: got %v %v, want %q first", q, texts(res.Results), confidences(res.Results), want)
 			continue
 		}
-		if got, was := confidences(res.Results), confidences(off[q].Results); !slices.Equal(got, was) {
-			t.Errorf("%q: confidences %v; want each rank's as without the lead: %v", q, got, was)
-		}
-		if got, was := weakFlags(res.Results), weakFlags(off[q].Results); !slices.Equal(got, was) || res.NothingRelevant != off[q].NothingRelevant {
-			t.Errorf("%q: weak %v, nothing relevant %v; want each rank's as without the lead: %v, %v", q, got, res.NothingRelevant, was, off[q].NothingRelevant)
-		}
+		sameVerdicts(t, q+" (lead)", res, off[q])
 	}
 	// A lead in meaning under MeaningLead decides nothing.
 	o.MeaningLead = 0.9
@@ -300,5 +290,18 @@ func TestMeaningLeadSameSense(t *testing.T) {
 	e.SetRankOptions(o)
 	if res := search(t, e, SearchRequest{Query: q, Limit: 5}); len(res.Results) == 0 || res.Results[0].Text == fios {
 		t.Fatalf("no ratio, %q: got %v, want another note first", q, texts(res.Results))
+	}
+}
+
+// sameVerdicts fails unless a reordered result keeps, rank by rank, the
+// confidences and weak flags of the order without the reorder, and its
+// nothing_relevant verdict.
+func sameVerdicts(t *testing.T, label string, res, was SearchResult) {
+	t.Helper()
+	if got, want := confidences(res.Results), confidences(was.Results); !slices.Equal(got, want) {
+		t.Errorf("%s: confidences %v; want each rank's as without the reorder: %v", label, got, want)
+	}
+	if got, want := weakFlags(res.Results), weakFlags(was.Results); !slices.Equal(got, want) || res.NothingRelevant != was.NothingRelevant {
+		t.Errorf("%s: weak %v, nothing relevant %v; want each rank's as without the reorder: %v, %v", label, got, res.NothingRelevant, want, was.NothingRelevant)
 	}
 }

@@ -140,7 +140,6 @@ var (
 // itself; a crash loses none of what was logged.
 var FoldAt = 5000
 
-
 func (a *Tracker) signalLocked() {
 	select {
 	case a.wake <- struct{}{}:
@@ -178,11 +177,7 @@ func (a *Tracker) foldLogged(force bool) {
 	a.folding = batch
 	a.busy = true
 	a.mu.Unlock()
-	uses := make([]Pending, 0, len(batch))
-	for id, m := range batch {
-		uses = append(uses, Pending{ID: id, Kind: m.kind, Count: m.count, At: m.at})
-	}
-	a.fold(uses)
+	a.fold(pendingOf(batch))
 	a.mu.Lock()
 	a.folding = nil
 	a.busy = false
@@ -271,11 +266,7 @@ func (a *Tracker) flush() {
 			}
 			a.beforeWrite(ids)
 		}
-		uses := make([]Pending, 0, len(batch))
-		for id, m := range batch {
-			uses = append(uses, Pending{ID: id, Kind: m.kind, Count: m.count, At: m.at})
-		}
-		a.write(uses)
+		a.write(pendingOf(batch))
 		a.mu.Lock()
 		a.writing = nil
 		a.mu.Unlock()
@@ -339,4 +330,13 @@ func (a *Tracker) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// pendingOf lists a batch of marks as the uses to write or fold.
+func pendingOf(batch map[bson.ObjectID]accessMark) []Pending {
+	uses := make([]Pending, 0, len(batch))
+	for id, m := range batch {
+		uses = append(uses, Pending{ID: id, Kind: m.kind, Count: m.count, At: m.at})
+	}
+	return uses
 }
