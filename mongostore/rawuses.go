@@ -188,6 +188,38 @@ func createUsesLog(ctx context.Context, tx *sql.Tx) error {
 	return err
 }
 
+// useLogTx begins a transaction on the writer with the use log made, for
+// this collection's table t. No transaction and no error where there is
+// no log (another engine, a collection not in SQLite).
+func (c Collection[T]) useLogTx(ctx context.Context) (t string, tx *sql.Tx, err error) {
+	if c.raw == nil {
+		return "", nil, nil
+	}
+	if t, err = c.raw.table(ctx, c.Name()); err != nil {
+		return "", nil, nil
+	}
+	db, err := c.raw.openWriter()
+	if err != nil {
+		return "", nil, nil
+	}
+	if tx, err = db.BeginTx(ctx, nil); err != nil {
+		return "", nil, err
+	}
+	if err = createUsesLog(ctx, tx); err != nil {
+		_ = tx.Rollback()
+		return "", nil, err
+	}
+	return t, tx, nil
+}
+
+// wrapUseLog says which use-log step on which collection failed; nil stays nil.
+func wrapUseLog(what, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s %s: %w", what, name, err)
+}
+
 // usesJSON is uses as RecordUses' statement takes them: a JSON array of
 // ["_id hex", count, at ms].
 func usesJSON(uses []Use) string {
@@ -215,29 +247,18 @@ func usesJSON(uses []Use) string {
 // caller then writes the uses into the documents (RecordUses, Update).
 // All or none of the batch is logged; on an error nothing is.
 func (c Collection[T]) LogUses(ctx context.Context, uses []Use) (bool, error) {
-	if c.raw == nil || len(uses) == 0 {
+	if len(uses) == 0 {
 		return false, nil
 	}
-	t, err := c.raw.table(ctx, c.Name())
-	if err != nil {
-		return false, nil
-	}
-	db, err := c.raw.openWriter()
-	if err != nil {
-		return false, nil
-	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return false, fmt.Errorf("cannot log uses in %s: %w", c.Name(), err)
+	t, tx, err := c.useLogTx(ctx)
+	if tx == nil || err != nil {
+		return false, wrapUseLog("cannot log uses in", c.Name(), err)
 	}
 	defer func() {
 		if err != nil {
 			_ = tx.Rollback()
 		}
 	}()
-	if err = createUsesLog(ctx, tx); err != nil {
-		return false, fmt.Errorf("cannot log uses in %s: %w", c.Name(), err)
-	}
 	merged := mergeUses(sortedUses(uses))
 	_, err = tx.ExecContext(ctx, `INSERT INTO `+usesLogTable+` (tbl, id, n, at)
 SELECT ?1, value->>'$[0]', value->>'$[1]', value->>'$[2]' FROM json_each(?2) WHERE true
@@ -255,29 +276,15 @@ ON CONFLICT (tbl, id) DO UPDATE SET n = n + excluded.n, at = excluded.at`, t, us
 // not yet folded into them, and drops the rows of tables no collection has
 // any longer (a restore swapped them out). Nothing where there is no log.
 func (c Collection[T]) LoggedUses(ctx context.Context) (out []Use, err error) {
-	if c.raw == nil {
-		return nil, nil
-	}
-	t, err := c.raw.table(ctx, c.Name())
-	if err != nil {
-		return nil, nil
-	}
-	db, err := c.raw.openWriter()
-	if err != nil {
-		return nil, nil
-	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the use log of %s: %w", c.Name(), err)
+	t, tx, err := c.useLogTx(ctx)
+	if tx == nil || err != nil {
+		return nil, wrapUseLog("cannot read the use log of", c.Name(), err)
 	}
 	defer func() {
 		if err != nil {
 			_ = tx.Rollback()
 		}
 	}()
-	if err = createUsesLog(ctx, tx); err != nil {
-		return nil, fmt.Errorf("cannot read the use log of %s: %w", c.Name(), err)
-	}
 	if _, err = tx.ExecContext(ctx, `DELETE FROM `+usesLogTable+
 		` WHERE tbl NOT IN (SELECT table_name FROM _ferretdb_collections)`); err != nil {
 		return nil, fmt.Errorf("cannot read the use log of %s: %w", c.Name(), err)
