@@ -20,6 +20,8 @@ func init() {
 	registerSet("everyday8", "", everydayLoader("everyday8", everyday8Set))
 	registerSet("everyday9", "", everydayLoader("everyday9", everyday9Set))
 	registerSet("everyday10", "", everydayLoader("everyday10", everyday10Set))
+	registerSet("everyday11", "", everydayLoader("everyday11", everyday11Set))
+	registerSet("everyday12", "", everydayLoader("everyday12", everyday12Set))
 }
 
 // everyday2Set is a second everyday set, another person's, written as a
@@ -115,6 +117,33 @@ var everyday9Set []byte
 //
 //go:embed testdata/everyday10.json
 var everyday10Set []byte
+
+// everyday11Set is an eleventh everyday set, an eleventh person's (a single
+// father of 40 who runs a small bike repair shop in Lyon with an apprentice,
+// with shared custody of a daughter of 12 and a son of 8, a mother just
+// operated on her hip and a brother in Marseille), written as a held-out set
+// before any run on it: notes in his own voice, in English with French words
+// (lower-case shorthand, some typos, euro amounts, dates, people by name with
+// relations in the profile), facts that change (the later note answers),
+// questions in other words (relations, categories, time words, amounts,
+// dates, reasons), never-stored questions on the same topics. Not to be
+// edited after the first run.
+//
+//go:embed testdata/everyday11.json
+var everyday11Set []byte
+
+// everyday12Set is a twelfth everyday set, a twelfth person's (a chemistry
+// PhD student of 26 in Toronto with weekend shifts at a café, three
+// roommates, a boyfriend in Montreal, a mother and a younger brother in
+// Winnipeg and an undergraduate she supervises), written as a held-out set
+// before any run on it: notes in her own voice (lower-case texting
+// shorthand, some typos, dollar amounts, dates, course and room codes, people
+// by name with relations in the profile), facts that change (the later note
+// answers), questions in other words, never-stored questions on the same
+// topics. Not to be edited after the first run.
+//
+//go:embed testdata/everyday12.json
+var everyday12Set []byte
 
 // everydayLoader reads an everyday set named name (builtin, or path): its
 // profile's contacts given first, its memories stored in the default scope, each dated days_ago before now;
