@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/infmem/infmem/backup"
@@ -56,7 +54,7 @@ func newServices(cfg config.Config, root dataroot.Root, oneShot bool, log *slog.
 	return &services{
 		backups:     b,
 		maintenance: m,
-		attach:      []Attach{gcAttach, m.attach},
+		attach:      []Attach{gcAttacher(cfg.Memory, log), m.attach},
 		jobs: map[string]Job{
 			JobBackup:         b.backupJob,
 			JobExport:         b.exportJob,
@@ -82,40 +80,4 @@ func (sv *services) states(ctx context.Context, st *Stack) (*backup.State, *main
 		errs = append(errs, err)
 	}
 	return b, m, errs
-}
-
-// serverGCPercent is the garbage collector's target in a server once its
-// memory index is loaded: the heap may grow to 1.25 times the live data
-// instead of Go's default 2. At 100k memories the live heap is about
-// 130 MB, most of it without pointers (int8 vectors, postings), so a
-// collection costs little: the server's RSS drops from about 360 MB (Go's
-// default) and 290 MB (50) to 255 MB, with no measurable change in store
-// or retrieve CPU time (BENCHMARKS.md, issue 24). With the vectors, the
-// keyword lists and the model's weights mapped outside the heap its live
-// part is ~57 MB now; 20 saved another ~3.5 MB but may cost store CPU
-// (BENCHMARKS.md, eighth round), so 25 stays. During the index load
-// itself, which makes garbage fast, it would cost time, so the default
-// applies until then. GOGC, when set, wins.
-const serverGCPercent = 25
-
-// gcAttach applies serverGCPercent once the stack's index is loaded.
-func gcAttach(ctx context.Context, s *Stack) (func(context.Context) error, error) {
-	if os.Getenv("GOGC") != "" {
-		return nil, nil
-	}
-	stop := make(chan struct{})
-	// Read before the goroutine starts: a resume replaces s.Memory (after
-	// detaching this), possibly before the goroutine first runs.
-	loaded := s.Memory.Loaded()
-	go func() {
-		select {
-		case <-loaded:
-			debug.SetGCPercent(serverGCPercent)
-			// The load's garbage (every document read, decoded and
-			// dropped) goes back to the system now, not over minutes.
-			debug.FreeOSMemory()
-		case <-stop:
-		}
-	}()
-	return func(context.Context) error { close(stop); return nil }, nil
 }

@@ -29,6 +29,7 @@ func runStdio(ctx context.Context, args []string) error {
 	tools := fs.String("tools", "", "comma-separated tools to measure (default all: store_memory,retrieve_memory,recall_memory_by_time,get_memory_stats); e.g. store_memory alone to profile a store burst")
 	seed := fs.Uint64("seed", 0, "seed of the generated texts (0: the clock, texts unique to the run)")
 	results := fs.String("results", "", "write every store_memory and retrieve_memory result to this file, one JSON text a line (compare two builds' answers)")
+	cfgJSON := fs.String("config-json", `{"logging": {"level": "warn"}}`, "the server's config file, as JSON (e.g. to try memory.gc_limit_mb)")
 	crashAfter := fs.Int("crash-after", 0, "instead of measuring, store this many new memories, then kill the server (SIGKILL) to leave a crash behind")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -37,7 +38,7 @@ func runStdio(ctx context.Context, args []string) error {
 	cfgDir, _ := os.MkdirTemp("", "infmem-bench")
 	defer os.RemoveAll(cfgDir)
 	cfg := filepath.Join(cfgDir, "config.json")
-	os.WriteFile(cfg, []byte(`{"logging": {"level": "warn"}}`), 0o600)
+	os.WriteFile(cfg, []byte(*cfgJSON), 0o600)
 	env := append(os.Environ(), "INFMEM_DATA_DIR="+abs, "INFMEM_CONFIG="+cfg)
 	margs := []string{"mcp"}
 	if *extra != "" {

@@ -103,6 +103,17 @@ func (c Config) DeviceName() string {
 type Memory struct {
 	// MaxContentBytes bounds one memory's text.
 	MaxContentBytes int `json:"max_content_bytes"`
+	// GCPercent is the server's garbage-collection target once its index
+	// is loaded (Go's GOGC: the heap may grow by this share of the live
+	// data before a collection), and GCLimitMB the soft limit of the Go
+	// runtime's memory (heap, stacks, runtime data; not the index's
+	// vectors and keyword lists, which are mapped outside it) that caps
+	// that growth, 0 for none. The limit never holds the heap below the
+	// live data plus a quarter (the old fixed target, 25), so a larger
+	// memory is not collected without end. The GOGC and GOMEMLIMIT
+	// environment variables, when set, win.
+	GCPercent int `json:"gc_percent"`
+	GCLimitMB int `json:"gc_limit_mb"`
 }
 
 // Backup configures scheduled backups.
@@ -191,7 +202,7 @@ func Defaults() Config {
 		},
 		MaxMemoryItems:  100000,
 		MaxMemorySizeMB: 500,
-		Memory:          Memory{MaxContentBytes: 32 << 10},
+		Memory:          Memory{MaxContentBytes: 32 << 10, GCPercent: 100, GCLimitMB: 95},
 		Backup: Backup{
 			Enabled:        true,
 			DailySchedule:  "0 3 * * *",

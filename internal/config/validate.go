@@ -45,6 +45,12 @@ func (c Config) Validate() error {
 	if c.Memory.MaxContentBytes < 256 || c.Memory.MaxContentBytes > 1<<20 {
 		return fmt.Errorf("key %q must be between 256 and 1048576 bytes, not %d", "memory.max_content_bytes", c.Memory.MaxContentBytes)
 	}
+	if c.Memory.GCPercent < 25 || c.Memory.GCPercent > 1000 {
+		return fmt.Errorf("key %q must be between 25 and 1000 percent, not %d", "memory.gc_percent", c.Memory.GCPercent)
+	}
+	if c.Memory.GCLimitMB != 0 && (c.Memory.GCLimitMB < 32 || c.Memory.GCLimitMB > 1<<20) {
+		return fmt.Errorf("key %q must be 0 (no limit) or between 32 and 1048576 MB, not %d", "memory.gc_limit_mb", c.Memory.GCLimitMB)
+	}
 	if err := validSchedule("backup.daily_schedule", c.Backup.DailySchedule); err != nil {
 		return err
 	}
