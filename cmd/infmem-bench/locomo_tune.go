@@ -115,8 +115,14 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.MeaningLeadGroups = v
 				case "mleadr":
 					o.MeaningLeadRatio = v
+				case "klead":
+					o.KindLead = v
+				case "kleadtop":
+					o.KindLeadTop = v
+				case "kleadw":
+					o.KindLeadWhere = v
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, owner, absent, focus, met, met1, kinds, sameq, sameqm, oper, cal, absentp, coord, coordunk, coordtop, mlead, mleadtop, mleadg, mleadr)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, owner, absent, focus, met, met1, kinds, sameq, sameqm, oper, cal, absentp, coord, coordunk, coordtop, mlead, mleadtop, mleadg, mleadr, klead, kleadtop, kleadw)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

@@ -165,6 +165,9 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 			}
 		}
 	}
+	if query != "" && e.opts.Rank.KindLead > 0 {
+		kindLead(query, res, &e.opts.Rank)
+	}
 	nothing := query != ""
 	for _, m := range res {
 		nothing = nothing && m.Weak
@@ -692,4 +695,31 @@ func (e *Engine) TimeSpread(ctx context.Context, req ListRequest) (TimeSpread, e
 		f.Sources = []string{src}
 	}
 	return e.index().Spread(f), nil
+}
+
+// kindLead applies recall.Options.KindLead to res, a search's results
+// after the rules that read their order: the result it names moves first,
+// the others keep their order, and each rank keeps its confidence and
+// verdict (they belong to the rank: whether anything relevant is stored
+// is read without the move).
+func kindLead(query string, res []Memory, ro *recall.Options) {
+	texts := make([]string, len(res))
+	ev := make([]*Evidence, len(res))
+	for i := range res {
+		texts[i], ev[i] = res[i].Text, res[i].Evidence
+	}
+	held := func(i int) bool {
+		m := &res[i]
+		return m.SupersededBy != nil || len(m.Supersedes) > 0 || len(m.Contradicts) > 0
+	}
+	j := recall.KindLeadOrder(query, texts, ev, held, ro)
+	if j <= 0 {
+		return
+	}
+	moved := slices.Clone(res[:j+1])
+	res[0] = moved[j]
+	copy(res[1:j+1], moved[:j])
+	for i := 0; i <= j; i++ {
+		res[i].Confidence, res[i].Weak = moved[i].Confidence, moved[i].Weak
+	}
 }

@@ -102,3 +102,64 @@ func gives(text string, k facts.Kind, digits bool) bool {
 	}
 	return len(vs) > 0
 }
+
+// leadKinds are the kinds of value that answer query for KindLeadOrder:
+// askedKinds', and with where a place for "where …".
+func leadKinds(query string, where bool) (kinds []facts.Kind, digits bool) {
+	kinds, digits = askedKinds(query)
+	if kinds != nil || !where {
+		return kinds, digits
+	}
+	toks := thingWord.FindAllString(strings.ToLower(query), -1)
+	if len(toks) >= 3 && (toks[0] == "where" || toks[0] == "where's") {
+		return []facts.Kind{facts.Place}, false
+	}
+	return nil, false
+}
+
+// givesAny reports whether text states a value of one of kinds.
+func givesAny(text string, kinds []facts.Kind, digits bool) bool {
+	return slices.ContainsFunc(kinds, func(k facts.Kind) bool { return gives(text, k, digits) })
+}
+
+// KindLeadOrder applies Options.KindLead to a search's results for query,
+// best first (texts, their evidence): when the query asks for a value of
+// one kind (askedKinds) and the first result, a note, gives none, the
+// first note after it among the first KindLeadTop that gives one leads,
+// if its ranking score is at least KindLead times the first's and not
+// above it (a note put first by another rule's reordering keeps its
+// place); the others keep their order. held(i) says the i-th result
+// takes part in an update or a contradiction: such pairs are left as
+// they are (the newer of an update stays first). It returns the place
+// of the result that leads, or 0 when none moves.
+//
+// The reading: two notes about the same thing ("the kitchen") whose
+// words and meaning score alike, one saying the value asked ("18,400
+// pounds") and one another detail ("can start on May 4"): the one that
+// answers goes first. The relevance verdicts are not the rule's: the
+// caller keeps each rank's confidence and verdict.
+func KindLeadOrder(query string, texts []string, ev []*Evidence, held func(int) bool, ro *Options) int {
+	if ro.KindLead <= 0 || len(texts) < 2 || len(ev) != len(texts) {
+		return 0
+	}
+	kinds, digits := leadKinds(query, ro.KindLeadWhere > 0)
+	if kinds == nil {
+		return 0
+	}
+	first := ev[0]
+	if first == nil || !first.Alone || first.Score <= 0 || held(0) || givesAny(texts[0], kinds, digits) {
+		return 0
+	}
+	top := min(len(texts), int(ro.KindLeadTop))
+	for j := 1; j < top; j++ {
+		e := ev[j]
+		if e == nil || !e.Alone || held(j) || !givesAny(texts[j], kinds, digits) {
+			continue
+		}
+		if e.Score >= ro.KindLead*first.Score && e.Score <= first.Score {
+			return j
+		}
+		return 0
+	}
+	return 0
+}
