@@ -305,3 +305,74 @@ func sameVerdicts(t *testing.T, label string, res, was SearchResult) {
 		t.Errorf("%s: weak %v, nothing relevant %v; want each rank's as without the reorder: %v, %v", label, got, res.NothingRelevant, want, was.NothingRelevant)
 	}
 }
+
+// TestKindLead: a note that gives the value of the kind asked ("how much
+// …": an amount) leads over a first note about the same thing that gives
+// none, when their scores are close (Options.KindLead); each rank keeps
+// its confidence and verdict. Off, and with the ratio above the pair's,
+// the order is the one without it.
+func TestKindLead(t *testing.T) {
+	e := recallEngine(t)
+	quote := "Kitchen quote from Hartley Builders came to 18,400 pounds including the worktops."
+	start := "The builder said the kitchen renovation can start on May 4 and should take six weeks."
+	salford := "Hannah has just started as a sound engineer at the BBC in Salford."
+	mustStoreTexts(t, e, quote, start, salford,
+		"Home insurance renews on 30 November with Aviva; last year it cost 312 pounds.",
+		"Monthly grocery budget is 450 pounds; we went over by 60 in October.",
+		"Sam's lentil ragu recipe: red lentils, tinned tomatoes, smoked paprika, a splash of red wine, simmer 40 minutes.",
+		"Hannah lent me 'The Overstory' and wants it back by Christmas.",
+		"Present idea for Hannah: Big Thief's new album on vinyl.",
+		"Book club is the last Thursday of the month at Hannah's; next pick is 'Demon Copperhead'.",
+		"Hannah phoned this morning; she sounds happy now.",
+		"Maya is flying in on the 20th and staying with us for a week.")
+	q := "how much was the kitchen going to cost?"
+	ask := func() SearchResult { return search(t, e, SearchRequest{Query: q, Limit: 5}) }
+	o := e.RankOptions()
+	o.KindLead = -1
+	e.SetRankOptions(o)
+	off := ask()
+	if len(off.Results) < 3 || off.Results[0].Text == quote || !slices.Contains(texts(off.Results[:3]), quote) {
+		t.Fatalf("off, %q: got %v %v, want %q second or third (else the test checks nothing)", q, texts(off.Results), confidences(off.Results), quote)
+	}
+	o.KindLead = 0.85
+	e.SetRankOptions(o)
+	res := ask()
+	if len(res.Results) == 0 || res.Results[0].Text != quote {
+		t.Errorf("%q: got %v %v, want %q first", q, texts(res.Results), confidences(res.Results), quote)
+	} else {
+		sameVerdicts(t, q+" (kind lead)", res, off)
+		// The others keep their order.
+		rest := slices.DeleteFunc(texts(off.Results), func(s string) bool { return s == quote })
+		if got := texts(res.Results[1:]); !slices.Equal(got, rest) {
+			t.Errorf("%q: the others %v; want their order without the lead %v", q, got, rest)
+		}
+	}
+	// A ratio no pair reaches moves nothing.
+	o.KindLead = 1.5
+	e.SetRankOptions(o)
+	if got, was := texts(ask().Results), texts(off.Results); !slices.Equal(got, was) {
+		t.Errorf("KindLead 1.5, %q: %v; want the order without the lead %v", q, got, was)
+	}
+	// "where …" asks for a place only with KindLeadWhere.
+	wq := "where does Hannah work now?"
+	o.KindLead, o.KindLeadWhere = -1, -1
+	e.SetRankOptions(o)
+	woff := search(t, e, SearchRequest{Query: wq, Limit: 5})
+	if len(woff.Results) < 2 || woff.Results[0].Text == salford {
+		t.Logf("off, %q: got %v (the salford note already first: the where part checks nothing)", wq, texts(woff.Results))
+		return
+	}
+	// (The notes' scores here: 1.89 first, 1.08 the Salford note.)
+	o.KindLead = 0.5
+	e.SetRankOptions(o)
+	if got, was := texts(search(t, e, SearchRequest{Query: wq, Limit: 5}).Results), texts(woff.Results); !slices.Equal(got, was) {
+		t.Errorf("without KindLeadWhere, %q: %v; want %v", wq, got, was)
+	}
+	o.KindLeadWhere = 1
+	e.SetRankOptions(o)
+	if res := search(t, e, SearchRequest{Query: wq, Limit: 5}); len(res.Results) == 0 || res.Results[0].Text != salford {
+		t.Errorf("KindLeadWhere, %q: got %v, want %q first", wq, texts(res.Results), salford)
+	} else {
+		sameVerdicts(t, wq+" (kind lead, where)", res, woff)
+	}
+}
