@@ -381,13 +381,15 @@ type Options struct {
 	// first's ("how much was the kitchen going to cost?": "Kitchen quote
 	// … came to 18,400 pounds", 1.23, over "… can start on May 4 and should
 	// take six weeks", 1.25). It reorders only (KindLeadOrder), after the
-	// rules that read the order. Default off (-1); 0.85 the studied value.
+	// rules that read the order. Default 0.85 (on since session
+	// 2026-11-29 fifth: held out +1 first place on three people, no loss);
+	// negative: off (--rank klead=-1).
 	KindLead float64
 	// KindLeadTop is how many of the first results KindLead reads
 	// (default 3).
 	KindLeadTop float64
 	// KindLeadWhere, above 0, lets KindLead read "where …" as asking for
-	// a place (default off).
+	// a place (default 1, on; negative: off).
 	KindLeadWhere float64
 }
 
@@ -437,9 +439,9 @@ func (o Options) WithDefaults() Options {
 	def(&o.MeaningTop, 3)
 	def(&o.MeaningLeadGroups, 1)
 	def(&o.MeaningLeadRatio, 0.75)
-	def(&o.KindLead, -1)
+	def(&o.KindLead, 0.85)
 	def(&o.KindLeadTop, 3)
-	def(&o.KindLeadWhere, -1)
+	def(&o.KindLeadWhere, 1)
 	if o.Candidates == 0 {
 		o.Candidates = 50
 	}
