@@ -176,3 +176,37 @@ func checkHeldoutUpdateSet(t *testing.T, file string) {
 		t.Errorf("%d pairs, %d look-alikes, %d background notes; want 40, at least 12, some", len(set.Pairs), len(set.Lookalikes), len(set.Background))
 	}
 }
+
+// The dev set of the meaning gate's look-alikes (updates10) parses strictly
+// in the fields of updates.json: at least 15 true updates said in other
+// words, 30 look-alikes, some background notes.
+func TestGatelooksUpdateSetParses(t *testing.T) {
+	raw, err := os.ReadFile("testdata/updates-gatelooks.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set struct {
+		About string `json:"about"`
+		updatePairs
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&set); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, p := range set.Pairs {
+		if p.ID == "" || p.Kind == "" || p.Old == "" || p.New == "" || p.Q == "" || p.Old == p.New || ids[p.ID] {
+			t.Errorf("pair %q: a field missing, old equal to new, or id repeated", p.ID)
+		}
+		ids[p.ID] = true
+	}
+	for _, l := range set.Lookalikes {
+		if l.First == "" || l.Second == "" || l.First == l.Second {
+			t.Errorf("look-alike %q / %q: a fact missing or both the same", l.First, l.Second)
+		}
+	}
+	if len(set.Pairs) < 15 || len(set.Lookalikes) < 30 || len(set.Background) == 0 {
+		t.Errorf("%d pairs, %d look-alikes, %d background notes; want at least 15, 30, some", len(set.Pairs), len(set.Lookalikes), len(set.Background))
+	}
+}
