@@ -115,6 +115,7 @@ func runUpdates(ctx context.Context, args []string) error {
 	fs.Float64Var(&recall.MeaningCos, "relate-meaning-cos", recall.MeaningCos, "engine only: the least cosine at which the closest earlier note is updated by a newer one saying in other words that its value changed (0: off)")
 	fs.BoolVar(&recall.MeaningOutright, "relate-meaning-outright", recall.MeaningOutright, "engine: mark an update found by meaning as such (the lower bar of --rank sameqm) only when the newer says the change outright (\"moved to\", \"instead\", \"now\"); false: every update by meaning")
 	fs.BoolVar(&recall.MeaningGate, "relate-meaning-gate", recall.MeaningGate, "engine: offer the reading of an update said in other words also to the note nearest by cosine, and at --relate-meaning-cos-outright (from under the candidate floor) where the newer says the change outright; false: the closest note at --relate-meaning-cos only")
+	fs.BoolVar(&recall.MeaningGateThing, "relate-meaning-gate-thing", recall.MeaningGateThing, "engine: with --relate-meaning-gate, a link only the gate finds needs the newer, where it names the thing that changed, to name one the older meets (the word, a synonym, the nearest kind); false: off")
 	fs.Float64Var(&recall.MeaningCosOutright, "relate-meaning-cos-outright", recall.MeaningCosOutright, "engine: the least cosine of --relate-meaning-gate's outright reading")
 	fs.BoolVar(&facts.SlotRules, "relate-slot-rules", facts.SlotRules, "engine: read an update said in other words also by who made the change (\"Finance cut the budget to…\"), \"from X to Y\", and a verb ending a thing the older names (\"Cancelled FitLife\", \"left Acme\"); false: off")
 	fs.StringVar(&rankSpec, "rank", "", "engine only: ranking options over the defaults, name=value as in recall --grid (e.g. sameq=0.3)")
@@ -231,6 +232,13 @@ func runUpdates(ctx context.Context, args []string) error {
 			falseUpdates++
 			if *verbose {
 				fmt.Printf("  look-alike called an update: %q → %q\n", l.First, l.Second)
+			}
+		}
+		if *verbose {
+			for _, u := range ups {
+				if u != firstIDs[i] {
+					fmt.Printf("  look-alike's second named another memory: %q → %q\n", texts[u], l.Second)
+				}
 			}
 		}
 	}

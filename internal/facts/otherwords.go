@@ -382,3 +382,136 @@ func SaysOtherSetting(older, newer *Statement) bool {
 }
 
 var settingPreps = setOf(`at in for on`)
+
+// SaysOtherThing reports whether a clause of newer that says a change
+// names the thing that changed and older never meets it: the words of the
+// clause's subject ("Our electrician is now Bryn Lewis", "Sky bill gone up
+// to £67"), or, where the subject names nothing ("Switched our power to
+// EDF", "We've cut what we'll spend on the Italy trip to €2,400"), those
+// after its word of change up to "to" or "from"; met when older holds one
+// of them (the word, its stem, a name), a synonym of one (lexicon), or a
+// word one is the nearest kind of, or that is the nearest kind of one
+// ("bookkeeper" / "accountant", "GP" / "doctor"). Two things of a kind
+// with values of a kind ("The plumber we use is Dai Evans" / "Our
+// electrician is now Bryn Lewis"; a bus's and a train's times) then read
+// as two facts, both true. A clause naming no thing ("Switched to a Pixel
+// 8", "Cancelled that and signed up for Disney+ instead") is not read so.
+// The meaning gate reads it for the links only it finds
+// (recall.MeaningGateThing).
+func SaysOtherThing(older, newer *Statement) bool {
+	for i := range newer.units {
+		b := &newer.units[i]
+		if b.cond || b.question || b.never || !(b.cue && b.changeNotDescribed() || b.changedTo()) {
+			continue
+		}
+		thing := b.changingThing()
+		if len(thing) > 0 && !slices.ContainsFunc(thing, func(w string) bool { return older.meets(w) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// changingThing lists the words naming what u says changed: those of its
+// subject, else those after its first word of change up to "to", "from"
+// or a conjunction; values, function words, pronouns and verbs aside.
+func (u *unit) changingThing() []string {
+	var out []string
+	add := func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			t := u.toks[k]
+			w := t.lower
+			if p, _, ok := strings.Cut(w, "'"); ok && pronouns[p] || pronouns[w] {
+				continue
+			}
+			if t.kind == Number || t.kind == Amount || t.kind == Date || t.kind == Time || stopWords[w] || determiners[w] ||
+				changeWord(u.toks, k) || auxiliaries[w] || stateVerbs[w] || verbs[w] {
+				continue
+			}
+			out = append(out, w)
+		}
+	}
+	end := min(u.verb, len(u.toks))
+	if end == len(u.toks) {
+		for i := range u.toks {
+			if changeWord(u.toks, i) {
+				end = i
+				break
+			}
+		}
+	}
+	object := func() {
+		for i := end; i < len(u.toks); i++ {
+			if !changeWord(u.toks, i) {
+				continue
+			}
+			j := i + 1
+			for j < len(u.toks) && !thingEnds[u.toks[j].lower] {
+				j++
+			}
+			add(i+1, j)
+			return
+		}
+	}
+	// "The agency … has raised my day rate to £390": who made the change,
+	// then what changed.
+	for i := end; i+1 < len(u.toks); i++ {
+		if changeWord(u.toks, i) {
+			if w := u.toks[i].lower; (outrightTo[w] || changedVerbs[w] || cueVerbs[w]) && (determiners[u.toks[i+1].lower] || u.toks[i+1].lower == "what") {
+				if object(); len(out) > 0 {
+					return out
+				}
+			}
+			break
+		}
+	}
+	if add(0, end); len(out) == 0 {
+		object()
+	}
+	return out
+}
+
+// changeWord reports whether toks[i] says a change: a cue ("now",
+// "moved", "switched"…, not one that may describe a thing: "new"), a verb
+// of change or of an end, or the first word of a phrase of change ("gone
+// up").
+func changeWord(toks []token, i int) bool {
+	w := toks[i].lower
+	if describes[w] {
+		return false
+	}
+	if cueWords[w] || outrightWords[w] || outrightTo[w] || changedVerbs[w] || stopVerbs[w] {
+		return true
+	}
+	return i+1 < len(toks) && (cuePhrases[w+"_"+toks[i+1].lower] || outrightPhrases[w+" "+toks[i+1].lower])
+}
+
+var thingEnds = setOf(`to from and but so then because after since instead`)
+
+// meets reports whether a clause of s holds w, a synonym of w, a word w
+// is the nearest kind of, or a word that is the nearest kind of w
+// (lexicon.Hypernyms, its first nearestKinds words).
+func (s *Statement) meets(w string) bool {
+	has := func(x string) bool { return slices.ContainsFunc(s.units, func(a unit) bool { return a.has(x) }) }
+	if has(w) || slices.ContainsFunc(lexicon.Synonyms(w), has) || slices.ContainsFunc(nearestKinds(w), has) {
+		return true
+	}
+	for _, a := range s.units {
+		for _, t := range a.toks {
+			if t.kind != "" || stopWords[t.lower] {
+				continue
+			}
+			if slices.Contains(lexicon.Synonyms(t.lower), w) || slices.Contains(nearestKinds(t.lower), w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nearestKinds: the first words of lexicon.Hypernyms ("gp": doctor, doc,
+// physician; "bookkeeper": accountant, comptroller, controller).
+func nearestKinds(w string) []string {
+	h := lexicon.Hypernyms(w)
+	return h[:min(len(h), 3)]
+}

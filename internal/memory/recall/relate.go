@@ -110,6 +110,17 @@ var MeaningOutright = true
 // MeaningCos only (infmem-bench --relate-meaning-gate turns it on).
 var MeaningGate = false
 
+// MeaningGateThing: a link only the meaning gate finds (not the closest
+// by keywords and cosine at MeaningCos, as without MeaningGate) is made
+// only when the new text, where it names the thing that changed, names
+// one the older meets (facts.SaysOtherThing: "Our electrician is now Bryn
+// Lewis" after "The plumber we use is Dai Evans" is another thing of the
+// kind; "The bookkeeper who does my tax return is Lowri Bell now" after
+// "My accountant is Gethin Rowlands" the same). The links found without
+// the gate are left as they are. infmem-bench
+// --relate-meaning-gate-thing=false turns it off.
+var MeaningGateThing = true
+
 // MeaningCosOutright is the least cosine of the gate's outright reading
 // (MeaningGate); infmem-bench --relate-meaning-cos-outright.
 var MeaningCosOutright = 0.35
@@ -261,6 +272,9 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 				if r.Kind == facts.Updates && m.Cos < MeaningCos && (!r.Outright || facts.SaysOtherSetting(other, mine)) {
 					r = facts.Relation{}
 				}
+				if r.Kind == facts.Updates && MeaningGateThing && !preGate(m) && facts.SaysOtherThing(other, mine) {
+					r = facts.Relation{}
+				}
 				meaning = r.Kind == facts.Updates && (r.Outright || !MeaningOutright)
 			}
 		} else {
@@ -319,9 +333,16 @@ func meaningGate(m Known) bool {
 		return false
 	}
 	if !MeaningGate {
-		return m.Closest && !m.UnderFloor && m.Cos >= MeaningCos
+		return preGate(m)
 	}
 	return (m.Closest || m.Nearest) && m.Cos >= min(MeaningCos, MeaningCosOutright)
+}
+
+// preGate reports whether m is offered the reading of an update said in
+// other words without MeaningGate: the closest to the new text, over the
+// floor, at MeaningCos.
+func preGate(m Known) bool {
+	return m.Closest && !m.UnderFloor && m.Cos >= MeaningCos
 }
 
 // closestUpdate reports whether, between the user's turns, an update
