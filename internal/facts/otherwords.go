@@ -387,17 +387,19 @@ var settingPreps = setOf(`at in for on`)
 // names the thing that changed and older never meets it: the words of the
 // clause's subject ("Our electrician is now Bryn Lewis", "Sky bill gone up
 // to £67"), or, where the subject names nothing ("Switched our power to
-// EDF", "We've cut what we'll spend on the Italy trip to €2,400"), those
-// after its word of change up to "to" or "from"; met when older holds one
-// of them (the word, its stem, a name), a synonym of one (lexicon), or a
-// word one is the nearest kind of, or that is the nearest kind of one
-// ("bookkeeper" / "accountant", "GP" / "doctor"). Two things of a kind
-// with values of a kind ("The plumber we use is Dai Evans" / "Our
-// electrician is now Bryn Lewis"; a bus's and a train's times) then read
-// as two facts, both true. A clause naming no thing ("Switched to a Pixel
-// 8", "Cancelled that and signed up for Disney+ instead") is not read so.
-// The meaning gate reads it for the links only it finds
-// (recall.MeaningGateThing).
+// EDF", "We've cut what we'll spend on the Italy trip to €2,400") or names
+// who made the change ("The agency … has raised my day rate to £390"),
+// those after its word of change up to "to" or "from"; met where older
+// holds one of them (its stem, a name), a synonym of one (lexicon), a word
+// one is the nearest kind of, or one that is the nearest kind of it
+// ("bookkeeper" / "accountant", "GP" / "doctor"), not as a word naming
+// which of another thing ("car" in "Car insurance is with Aviva" after
+// "The family car is a Kia Niro now"). Two things of a kind with values
+// of a kind ("The plumber we use is Dai Evans" / "Our electrician is now
+// Bryn Lewis"; a bus's and a train's times) then read as two facts, both
+// true. A clause naming no thing ("Switched to a Pixel 8", "Cancelled that
+// and signed up for Disney+ instead") is not read so. The meaning gate
+// reads it for the links only it finds (recall.MeaningGateThing).
 func SaysOtherThing(older, newer *Statement) bool {
 	for i := range newer.units {
 		b := &newer.units[i]
@@ -405,19 +407,21 @@ func SaysOtherThing(older, newer *Statement) bool {
 			continue
 		}
 		thing := b.changingThing()
-		if len(thing) > 0 && !slices.ContainsFunc(thing, func(w string) bool { return older.meets(w) }) {
+		if len(thing) > 0 && !slices.ContainsFunc(thing, func(k int) bool { return older.meets(b.toks[k].lower, modifier(b.toks, k)) }) {
 			return true
 		}
 	}
 	return false
 }
 
-// changingThing lists the words naming what u says changed: those of its
-// subject, else those after its first word of change up to "to", "from"
-// or a conjunction; values, function words, pronouns and verbs aside.
-func (u *unit) changingThing() []string {
-	var out []string
-	add := func(lo, hi int) {
+// changingThing lists the words naming what u says changed: those before
+// its first word of change or auxiliary, else (or when a verb of change
+// acts on "my", "the"…: who made the change came first) those after its
+// first word of change up to "to", "from" or a conjunction; values,
+// function words and pronouns aside.
+func (u *unit) changingThing() []int {
+	var out []int
+	add := func(lo, hi int, verbsToo bool) {
 		for k := lo; k < hi; k++ {
 			t := u.toks[k]
 			w := t.lower
@@ -425,19 +429,17 @@ func (u *unit) changingThing() []string {
 				continue
 			}
 			if t.kind == Number || t.kind == Amount || t.kind == Date || t.kind == Time || stopWords[w] || determiners[w] ||
-				changeWord(u.toks, k) || auxiliaries[w] || stateVerbs[w] || verbs[w] {
+				changeWord(u.toks, k) || auxiliaries[w] || verbsToo && (stateVerbs[w] || verbs[w]) {
 				continue
 			}
-			out = append(out, w)
+			out = append(out, k)
 		}
 	}
-	end := min(u.verb, len(u.toks))
-	if end == len(u.toks) {
-		for i := range u.toks {
-			if changeWord(u.toks, i) {
-				end = i
-				break
-			}
+	end := len(u.toks)
+	for i := range u.toks {
+		if changeWord(u.toks, i) || auxiliaries[u.toks[i].lower] {
+			end = i
+			break
 		}
 	}
 	object := func() {
@@ -449,7 +451,7 @@ func (u *unit) changingThing() []string {
 			for j < len(u.toks) && !thingEnds[u.toks[j].lower] {
 				j++
 			}
-			add(i+1, j)
+			add(i+1, j, true)
 			return
 		}
 	}
@@ -465,7 +467,7 @@ func (u *unit) changingThing() []string {
 			break
 		}
 	}
-	if add(0, end); len(out) == 0 {
+	if add(0, end, false); len(out) == 0 {
 		object()
 	}
 	return out
@@ -488,25 +490,43 @@ func changeWord(toks []token, i int) bool {
 
 var thingEnds = setOf(`to from and but so then because after since instead`)
 
-// meets reports whether a clause of s holds w, a synonym of w, a word w
-// is the nearest kind of, or a word that is the nearest kind of w
-// (lexicon.Hypernyms, its first nearestKinds words).
-func (s *Statement) meets(w string) bool {
-	has := func(x string) bool { return slices.ContainsFunc(s.units, func(a unit) bool { return a.has(x) }) }
-	if has(w) || slices.ContainsFunc(lexicon.Synonyms(w), has) || slices.ContainsFunc(nearestKinds(w), has) {
-		return true
-	}
+// meets reports whether a clause of s holds w (by stem), a synonym of w, a
+// word w is the nearest kind of, or a word that is the nearest kind of w
+// (lexicon.Hypernyms, its first words: nearestKinds); where w names the
+// thing itself (not mod: not a word saying which of another), not as a
+// word only saying which of the thing after it ("car" in "Car insurance"
+// / "The family car"; but "Spanish class" / "Spanish lessons").
+func (s *Statement) meets(w string, mod bool) bool {
+	sw := stem(w)
+	same := func(x string) bool { return stem(x) == sw }
+	mine := append(append([]string{w}, lexicon.Synonyms(w)...), nearestKinds(w)...)
 	for _, a := range s.units {
-		for _, t := range a.toks {
-			if t.kind != "" || stopWords[t.lower] {
+		for k, t := range a.toks {
+			x := t.lower
+			if t.kind == Number || t.kind == Amount || t.kind == Date || t.kind == Time || stopWords[x] || determiners[x] || !mod && modifier(a.toks, k) {
 				continue
 			}
-			if slices.Contains(lexicon.Synonyms(t.lower), w) || slices.Contains(nearestKinds(t.lower), w) {
+			sx := stem(x)
+			if slices.ContainsFunc(mine, func(m string) bool { return stem(m) == sx }) ||
+				slices.ContainsFunc(lexicon.Synonyms(x), same) || slices.ContainsFunc(nearestKinds(x), same) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// modifier reports whether toks[k] stands right before a word naming a
+// thing: it says which or whose thing that is ("car" in "Car insurance",
+// "council" in "Council tax", "Rhys's lessons").
+func modifier(toks []token, k int) bool {
+	if k+1 >= len(toks) {
+		return false
+	}
+	n := toks[k+1]
+	w := n.lower
+	return n.kind == "" && !stopWords[w] && !determiners[w] && !auxiliaries[w] && !stateVerbs[w] && !verbs[w] && !cueWords[w] &&
+		!pronouns[w]
 }
 
 // nearestKinds: the first words of lexicon.Hypernyms ("gp": doctor, doc,

@@ -160,3 +160,40 @@ func TestChangedInOtherWordsSlotRules(t *testing.T) {
 		}
 	}
 }
+
+// SaysOtherThing: a newer naming, where it says the change, a thing the
+// older never meets (the word, a synonym, the nearest kind) tells of
+// another thing of the kind; one naming the same thing in other words, or
+// naming no thing, does not.
+func TestSaysOtherThing(t *testing.T) {
+	for _, c := range []struct {
+		older, newer string
+		other        bool
+	}{
+		{"The plumber we use is Dai Evans.", "Our electrician is now Bryn Lewis.", true},
+		{"The school bus leaves at 7:50 every morning.", "The last train home is now at 23:10.", true},
+		{"House insurance renewed with Direct Line, £238 for the year.", "Sky bill gone up to £67 a month, need to ring and haggle.", true},
+		{"Car insurance is with AXA and renews on 2 November.", "Switched electricity to Flogas in September.", true},
+		{"The landline costs £22 a month.", "The phone plan has gone up to £21 a month.", true},
+		{"The call with the Bristol client is on Thursdays at 11.", "The work Christmas party has moved to The Old Brewery at 8 pm.", true},
+		// a word of the older only saying which of another thing
+		{"Car insurance is with Aviva, £412 a year.", "The family car is a Kia Niro now.", true},
+		// the same word, a name, a stem
+		{"Car insurance is with Aviva, £412 a year.", "The Aviva policy has gone up to £468 a year at renewal.", false},
+		{"Spanish class is on Tuesday evenings at 7.", "My Spanish lessons moved to Thursdays.", false},
+		{"Holiday budget for Italy is €3,000.", "We've cut what we'll spend on the Italy trip to €2,400.", false},
+		{"Rhys finishes school at 3:15.", "Rhys's lessons end at 3:40 now.", false},
+		{"Rent for my studio on Clive Street is £480 a month.", "The workspace on Clive Street has gone up to £520 a month.", false},
+		// the nearest kind, either way; a synonym
+		{"My accountant is Gethin Rowlands.", "The bookkeeper who does my tax return is Lowri Bell now.", false},
+		{"My GP is Dr. Rhiannon Hughes.", "The family doctor I'm registered with now is Dr. Owen Price.", false},
+		{"Our family doctor is Dr. Hughes.", "Our GP is now Dr. Owen Price.", false},
+		// no thing named
+		{"I use an iPhone 12.", "Switched to a Pixel 8 last week.", false},
+		{"We subscribe to Netflix.", "Cancelled that and signed up for Disney+ instead.", false},
+	} {
+		if got := SaysOtherThing(Parse(c.older), Parse(c.newer)); got != c.other {
+			t.Errorf("%q / %q: another thing %v, want %v", c.older, c.newer, got, c.other)
+		}
+	}
+}
