@@ -383,8 +383,8 @@ func TestStoreUpdateMeaningGate(t *testing.T) {
 	background := []string{"User's partner Sam works as a nurse on night shifts.", "The car's insurance renews on 2 February.",
 		"We are planning a two-week trip to Portugal in July.", "User prefers aisle seats on flights."}
 	for _, c := range []struct {
-		name, older, newer  string
-		off, thingOff, link bool
+		name, older, newer string
+		off, link          bool
 	}{
 		{name: "nearest by cosine", older: "Holiday budget for Portugal is €2,000.", newer: "We've cut what we'll spend on the Portugal trip to €1,600.", link: true},
 		{name: "nearest by cosine off", older: "Holiday budget for Portugal is €2,000.", newer: "We've cut what we'll spend on the Portugal trip to €1,600.", off: true},
@@ -399,17 +399,10 @@ func TestStoreUpdateMeaningGate(t *testing.T) {
 		{name: "look-alike elsewhere", older: "Our broadband provider is BT.", newer: "Signed up for Virgin Media at the office now."},
 		{name: "another thing switched", older: "Car insurance is with Aviva and renews on 4 March.", newer: "Switched electricity to Bord Gais in May; the bill comes monthly."},
 		{name: "look-alike another thing", older: "Holiday budget for Portugal is €2,000.", newer: "We've spent €1,600 on the new sofa."},
-		// The gate's outright reading of another thing of the kind, the
-		// newer's subject met nowhere in the older (facts.SaysOtherThing).
-		{name: "another thing of the kind", older: "The plumber we use is Dai Evans.", newer: "Our electrician is now Bryn Lewis."},
-		{name: "another thing of the kind unchecked", older: "The plumber we use is Dai Evans.", newer: "Our electrician is now Bryn Lewis.", thingOff: true, link: true},
-		// The nearest kind ("bookkeeper" is a kind of "accountant") meets.
-		{name: "the thing in other words", older: "My accountant is Gethin Rowlands.", newer: "The bookkeeper who does my tax return is Lowri Bell now.", link: true},
-		{name: "the thing in other words off", older: "My accountant is Gethin Rowlands.", newer: "The bookkeeper who does my tax return is Lowri Bell now.", off: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			defer func(v, w bool) { recall.MeaningGate, recall.MeaningGateThing = v, w }(recall.MeaningGate, recall.MeaningGateThing)
-			recall.MeaningGate, recall.MeaningGateThing = !c.off, !c.thingOff
+			defer func(v bool) { recall.MeaningGate = v }(recall.MeaningGate)
+			recall.MeaningGate = !c.off
 			e := semanticEngine(t, testenv.Store(t), useLite(t))
 			store := func(text string, days int) StoreResult {
 				return mustStore(t, e, StoreRequest{Content: text, Timestamp: daysAgo(days)})
