@@ -83,6 +83,8 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.ModifierAbsentBar = v
 				case "absent":
 					o.AnswerAbsentBar = v
+				case "absentlower":
+					o.AnswerAbsentLower = v
 				case "focus":
 					o.FocusAbsentBar = v
 				case "met":

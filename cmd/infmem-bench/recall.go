@@ -102,6 +102,8 @@ func runRecall(ctx context.Context, args []string) error {
 	fs.Float64Var(&recall.MeaningCosOutright, "relate-meaning-cos-outright", recall.MeaningCosOutright, "engine: the least cosine of --relate-meaning-gate's outright reading")
 	fs.BoolVar(&facts.SlotRules, "relate-slot-rules", facts.SlotRules, "engine: read an update said in other words also by who made the change (\"Finance cut the budget to…\"), \"from X to Y\", and a verb ending a thing the older names (\"Cancelled FitLife\", \"left Acme\"); false: off")
 	fs.StringVar(&rankSpec, "rank", "", "engine: ranking options of the modes' askers, over the defaults: semicolon-separated name=value as in --grid (e.g. other=-1: the other-thing bar off)")
+	lowerNotes := fs.Bool("lower-notes", false, "store every message lower-cased (questions as written): a writer who uses no capitals")
+	lowerContacts := fs.Bool("lower-contacts", false, "with the profile's contacts' names lower-cased too")
 	ranksOut := fs.String("ranks", "", "write every question's results (the set's message ids each stands for, or d:ID for a memory of --distractors) to this file, one JSON line per question, to compare two builds' rankings")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -135,6 +137,9 @@ func runRecall(ctx context.Context, args []string) error {
 	sets, err := loadSets(*setList, *sample)
 	if err != nil {
 		return err
+	}
+	for _, s := range sets {
+		lowerSet(s, *lowerNotes, *lowerContacts)
 	}
 	tmp, err := os.MkdirTemp("", "infmem-recall")
 	if err != nil {
@@ -808,4 +813,21 @@ func writeRanks(runs []*setRun, path string) error {
 		}
 	}
 	return f.Close()
+}
+
+// lowerSet lower-cases a set's messages (notes) and, with contacts, its
+// profile contacts' names: the same memories from a writer who uses no
+// capitals ("léa's best friend is chloé"), to measure whether a rule's
+// verdict rests on capitals (issue 23 item 5).
+func lowerSet(s *benchSet, notes, contacts bool) {
+	if notes {
+		for i := range s.Messages {
+			s.Messages[i].Content = strings.ToLower(s.Messages[i].Content)
+		}
+	}
+	if contacts {
+		for i := range s.Contacts {
+			s.Contacts[i].Name = strings.ToLower(s.Contacts[i].Name)
+		}
+	}
 }

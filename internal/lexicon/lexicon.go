@@ -144,3 +144,44 @@ func Hypernyms(word string) []string {
 	}
 	return lookup(tab.hyp, l)
 }
+
+var (
+	wordsOnce sync.Once
+	allWords  []string // every word of the table, sorted, unique
+)
+
+// Known reports whether a lowercase word, or its base form by WordNet's
+// exception lists and suffix rules, is any word of the table: a key or a
+// synonym or hypernym of one. Names WordNet holds ("kelly", "paris") are
+// known too; a word no English dictionary holds ("giffgaff") is not.
+func Known(word string) bool {
+	once.Do(load)
+	wordsOnce.Do(func() {
+		seen := map[string]bool{}
+		for _, f := range strings.FieldsFunc(tab.text, func(r rune) bool { return r == '\t' || r == ' ' || r == '\n' }) {
+			if !seen[f] && f[0] != '%' {
+				seen[f] = true
+				allWords = append(allWords, f)
+			}
+		}
+		sort.Strings(allWords)
+	})
+	has := func(w string) bool {
+		i := sort.SearchStrings(allWords, w)
+		return i < len(allWords) && allWords[i] == w
+	}
+	if has(word) {
+		return true
+	}
+	for _, b := range lookup(tab.exc, word) {
+		if has(b) {
+			return true
+		}
+	}
+	for _, r := range suffixes {
+		if base, ok := strings.CutSuffix(word, r[0]); ok && base != "" && has(base+r[1]) {
+			return true
+		}
+	}
+	return false
+}

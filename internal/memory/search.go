@@ -567,7 +567,7 @@ func (e *Engine) answerAbsent(query string, res []Memory) {
 		}
 		texts = append(texts, m.Text)
 	}
-	if !recall.AnswerAbsent(query, texts) {
+	if !recall.AnswerAbsent(query, texts, e.opts.Rank.AnswerAbsentLower > 0) {
 		return
 	}
 	for i := range res {

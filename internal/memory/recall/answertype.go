@@ -74,13 +74,16 @@ func askedKinds(query string) (kinds []facts.Kind, digits bool) {
 // AnswerAbsent reports whether query asks for a value of one kind (a date
 // or time, an amount or count, a person, a number) and none of texts (the
 // notes that clear the relevance bar) gives one.
-func AnswerAbsent(query string, texts []string) bool {
+//
+// lower reads the notes written without a capital letter by their words,
+// not their capitals (gives).
+func AnswerAbsent(query string, texts []string, lower bool) bool {
 	kinds, digits := askedKinds(query)
 	if kinds == nil || len(texts) == 0 {
 		return false
 	}
 	for _, t := range texts {
-		if slices.ContainsFunc(kinds, func(k facts.Kind) bool { return gives(t, k, digits) }) {
+		if slices.ContainsFunc(kinds, func(k facts.Kind) bool { return gives(t, k, digits, lower) }) {
 			return false
 		}
 	}
@@ -90,9 +93,30 @@ func AnswerAbsent(query string, texts []string) bool {
 // ordinalDay is a day of the month said alone: "by the 15th".
 var ordinalDay = regexp.MustCompile(`(?i)\b([1-9]|[12][0-9]|3[01])(st|nd|rd|th)\b`)
 
+// lowerDate is a month that is also a word ("may", "march"), written
+// without its capital, where it can only be the month: by a day's number
+// ("may 4", "14 march") or after a word that dates ("in may", "by march").
+var lowerDate = regexp.MustCompile(`\b(([1-9]|[12][0-9]|3[01])(st|nd|rd|th)?( of)? (may|march)|(may|march) ([1-9]|[12][0-9]|3[01])(st|nd|rd|th)?|(in|by|until|till|since|from|early|late|mid|end of|start of|beginning of) (may|march))\b`)
+
 // gives reports whether text states a value of kind k; with digits, a
-// number counts only written in digits.
-func gives(text string, k facts.Kind, digits bool) bool {
+// number counts only written in digits. With lower, a text written
+// without a capital letter (facts.Uncapitalised) gives a name when it
+// holds one by facts.LowerNames, and a date by a month written without
+// its capital (lowerDate): the same verdict as for the text capitalised
+// (issue 23 item 5: "léa's best friend is chloé" names her).
+func gives(text string, k facts.Kind, digits, lower bool) bool {
+	if lower && facts.Uncapitalised(text) {
+		switch k {
+		case facts.Name, facts.Place:
+			if len(facts.LowerNames(text)) > 0 {
+				return true
+			}
+		case facts.Date:
+			if lowerDate.MatchString(text) {
+				return true
+			}
+		}
+	}
 	vs := facts.Extract(text).Of(k)
 	if k == facts.Number && digits {
 		return slices.ContainsFunc(vs, func(v string) bool { return strings.Contains(text, v) })

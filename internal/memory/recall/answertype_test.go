@@ -2,6 +2,7 @@ package recall
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/infmem/infmem/internal/facts"
@@ -74,8 +75,45 @@ func TestAnswerAbsent(t *testing.T) {
 		{"what's the password for my work email?", []string{"Home wifi is called Seaview-Net."}, false}, // asks no kind
 		{"how much is the electricity bill?", nil, false},                                               // nothing clears the bar
 	} {
-		if got := AnswerAbsent(c.q, c.texts); got != c.want {
+		if got := AnswerAbsent(c.q, c.texts, true); got != c.want {
 			t.Errorf("AnswerAbsent(%q, %q) = %v, want %v", c.q, c.texts, got, c.want)
+		}
+	}
+}
+
+// TestAnswerAbsentLower: the same notes written without capitals get the
+// capitalised notes' verdicts (issue 23 item 5), names read by a title or
+// by being no dictionary word, months by a day's number or a dating word;
+// without the lower reading the lower-case notes lose them.
+func TestAnswerAbsentLower(t *testing.T) {
+	for _, c := range []struct {
+		q      string
+		text   string
+		want   bool
+		unread bool // the verdict without the lower reading differs
+	}{
+		{"who is Biscuit's vet", "Biscuit's vet is Dr. Alvarez at Greenway Animal Clinic; annual jabs are due in April.", false, true},
+		{"who is my boss", "My manager at Northwind is Clara Jensen; our one-to-ones are on Thursdays.", false, true},
+		{"who is the dog's vet?", "Pepper's vet is Dr Kelly at Marino Vets; her annual jabs are due in May.", false, true},
+		{"who is my son's teacher?", "Leo is in Primary 3 at Hillhead Primary; his teacher this year is Mrs Abernethy.", false, true},
+		{"who is Léa's best friend?", "Léa's best friend is Chloé.", false, true},
+		{"who is our accountant?", "Putting 400 euro a month into a credit union savings account.", true, false},
+		{"who is my dentist?", "The dentist said my teeth are fine and the next check-up is in six months.", true, false},
+		{"when is mum's birthday?", "Mum's birthday is on 14 March; she likes orchids and dark chocolate.", false, true},
+		{"when does the kitchen work start", "The builder said the kitchen renovation can start on May 4 and should take six weeks.", false, true},
+		{"when is my sister's baby due?", "Kate is expecting her first baby in May; she and Jonno are having a boy.", false, true},
+		{"when is the bin collection?", "We may move the bins to the side of the house.", true, false},
+		{"when is the parent-teacher meeting at St Brigid's?", "Aoife is in fifth class at St Brigid's; her teacher is Mr Doyle.", true, false},
+	} {
+		if got := AnswerAbsent(c.q, []string{c.text}, true); got != c.want {
+			t.Errorf("capitalised: AnswerAbsent(%q, %q) = %v, want %v", c.q, c.text, got, c.want)
+		}
+		low := strings.ToLower(c.text)
+		if got := AnswerAbsent(c.q, []string{low}, true); got != c.want {
+			t.Errorf("lower case: AnswerAbsent(%q, %q) = %v, want %v", c.q, low, got, c.want)
+		}
+		if got := AnswerAbsent(c.q, []string{low}, false); got != (c.want != c.unread) {
+			t.Errorf("lower case, lower reading off: AnswerAbsent(%q, %q) = %v, want %v", c.q, low, got, c.want != c.unread)
 		}
 	}
 }

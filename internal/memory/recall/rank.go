@@ -219,6 +219,12 @@ type Options struct {
 	// answerable question nothing_relevant (BENCHMARKS.md, "The value
 	// asked for, absent"). Negative: off.
 	AnswerAbsentBar float64
+	// AnswerAbsentLower: AnswerAbsent reads a note written without a
+	// capital letter by its words, not its capitals (names by
+	// facts.LowerNames, "may 4" a date), so that a writer who uses no
+	// capitals gets the verdicts of one who does (issue 23 item 5). Default
+	// 1 (on); negative: off (names and weak months by capitals only).
+	AnswerAbsentLower float64
 	// FocusAbsentBar is the relevance bar of a search whose question asks
 	// for a detail of a thing ("what was the atmosphere like at the
 	// dinner?") while the first result covers the question's words but
@@ -423,6 +429,7 @@ func (o Options) WithDefaults() Options {
 	def(&o.OtherOwnerBar, namesAbsentBar)
 	def(&o.ModifierAbsentBar, namesAbsentBar)
 	def(&o.AnswerAbsentBar, 1.01)
+	def(&o.AnswerAbsentLower, 1)
 	def(&o.FocusAbsentBar, namesAbsentBar)
 	def(&o.WordsMetBar, -1)
 	def(&o.WordsMetFirstBar, 0.01)
@@ -446,7 +453,7 @@ func (o Options) WithDefaults() Options {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.OtherOwnerBar, &o.ModifierAbsentBar, &o.AnswerAbsentBar, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight, &o.AskedAbsentWeight, &o.CoordWeight} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.OtherOwnerBar, &o.ModifierAbsentBar, &o.AnswerAbsentBar, &o.AnswerAbsentLower, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight, &o.AskedAbsentWeight, &o.CoordWeight} {
 		if *v < 0 {
 			*v = 0
 		}
