@@ -141,9 +141,11 @@ func leadKinds(query string, where bool) (kinds []facts.Kind, digits bool) {
 	return nil, false
 }
 
-// givesAny reports whether text states a value of one of kinds.
+// givesAny reports whether text states a value of one of kinds, by its
+// capitals (KindLead reads as it was measured; AnswerAbsentLower is
+// answerabsent's).
 func givesAny(text string, kinds []facts.Kind, digits bool) bool {
-	return slices.ContainsFunc(kinds, func(k facts.Kind) bool { return gives(text, k, digits) })
+	return slices.ContainsFunc(kinds, func(k facts.Kind) bool { return gives(text, k, digits, false) })
 }
 
 // KindLeadOrder applies Options.KindLead to a search's results for query,
