@@ -142,6 +142,17 @@ func TestHeldoutUpdateSetsParse(t *testing.T) {
 }
 
 func checkHeldoutUpdateSet(t *testing.T, file string) {
+	set := readUpdateFile(t, file)
+	if len(set.Pairs) != 40 || len(set.Lookalikes) < 12 || len(set.Background) == 0 {
+		t.Errorf("%d pairs, %d look-alikes, %d background notes; want 40, at least 12, some", len(set.Pairs), len(set.Lookalikes), len(set.Background))
+	}
+}
+
+// readUpdateFile decodes an update file strictly in the fields of
+// updates.json and reports every pair, look-alike or background note with
+// a field missing.
+func readUpdateFile(t *testing.T, file string) updatePairs {
+	t.Helper()
 	raw, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -172,40 +183,14 @@ func checkHeldoutUpdateSet(t *testing.T, file string) {
 			t.Errorf("background %q: empty or not in the past", b.Text)
 		}
 	}
-	if len(set.Pairs) != 40 || len(set.Lookalikes) < 12 || len(set.Background) == 0 {
-		t.Errorf("%d pairs, %d look-alikes, %d background notes; want 40, at least 12, some", len(set.Pairs), len(set.Lookalikes), len(set.Background))
-	}
+	return set.updatePairs
 }
 
 // The dev set of the meaning gate's look-alikes (updates10) parses strictly
 // in the fields of updates.json: at least 15 true updates said in other
 // words, 30 look-alikes, some background notes.
 func TestGatelooksUpdateSetParses(t *testing.T) {
-	raw, err := os.ReadFile("testdata/updates-gatelooks.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var set struct {
-		About string `json:"about"`
-		updatePairs
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&set); err != nil {
-		t.Fatal(err)
-	}
-	ids := map[string]bool{}
-	for _, p := range set.Pairs {
-		if p.ID == "" || p.Kind == "" || p.Old == "" || p.New == "" || p.Q == "" || p.Old == p.New || ids[p.ID] {
-			t.Errorf("pair %q: a field missing, old equal to new, or id repeated", p.ID)
-		}
-		ids[p.ID] = true
-	}
-	for _, l := range set.Lookalikes {
-		if l.First == "" || l.Second == "" || l.First == l.Second {
-			t.Errorf("look-alike %q / %q: a fact missing or both the same", l.First, l.Second)
-		}
-	}
+	set := readUpdateFile(t, "testdata/updates-gatelooks.json")
 	if len(set.Pairs) < 15 || len(set.Lookalikes) < 30 || len(set.Background) == 0 {
 		t.Errorf("%d pairs, %d look-alikes, %d background notes; want at least 15, 30, some", len(set.Pairs), len(set.Lookalikes), len(set.Background))
 	}
