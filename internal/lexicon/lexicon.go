@@ -18,6 +18,7 @@ import (
 	"compress/gzip"
 	_ "embed"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -147,8 +148,25 @@ func Hypernyms(word string) []string {
 
 var (
 	wordsOnce sync.Once
-	allWords  []string // every word of the table, sorted, unique
+	// allWords are the starts in tab.text of every word of the table,
+	// sorted by word, unique: offsets, not strings, so the collector has
+	// nothing to scan in them (as the table's line starts).
+	allWords []uint32
 )
+
+// isWordEnd reports whether c ends a word of the table's text.
+func isWordEnd(c byte) bool { return c == '\t' || c == ' ' || c == '\n' }
+
+// wordAt is the word of tab.text starting at at.
+func wordAt(at uint32) string {
+	s := tab.text[at:]
+	for i := 0; i < len(s); i++ {
+		if isWordEnd(s[i]) {
+			return s[:i]
+		}
+	}
+	return s
+}
 
 // Known reports whether a lowercase word, or its base form by WordNet's
 // exception lists and suffix rules, is any word of the table: a key or a
@@ -157,18 +175,23 @@ var (
 func Known(word string) bool {
 	once.Do(load)
 	wordsOnce.Do(func() {
-		seen := map[string]bool{}
-		for _, f := range strings.FieldsFunc(tab.text, func(r rune) bool { return r == '\t' || r == ' ' || r == '\n' }) {
-			if !seen[f] && f[0] != '%' {
-				seen[f] = true
-				allWords = append(allWords, f)
+		text := tab.text
+		for at := 0; at < len(text); {
+			end := at
+			for end < len(text) && !isWordEnd(text[end]) {
+				end++
 			}
+			if end > at && text[at] != '%' {
+				allWords = append(allWords, uint32(at))
+			}
+			at = end + 1
 		}
-		sort.Strings(allWords)
+		sort.Slice(allWords, func(i, j int) bool { return wordAt(allWords[i]) < wordAt(allWords[j]) })
+		allWords = slices.CompactFunc(allWords, func(a, b uint32) bool { return wordAt(a) == wordAt(b) })
 	})
 	has := func(w string) bool {
-		i := sort.SearchStrings(allWords, w)
-		return i < len(allWords) && allWords[i] == w
+		i := sort.Search(len(allWords), func(i int) bool { return wordAt(allWords[i]) >= w })
+		return i < len(allWords) && wordAt(allWords[i]) == w
 	}
 	if has(word) {
 		return true
