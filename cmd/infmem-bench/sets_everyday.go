@@ -22,6 +22,8 @@ func init() {
 	registerSet("everyday10", "", everydayLoader("everyday10", everyday10Set))
 	registerSet("everyday11", "", everydayLoader("everyday11", everyday11Set))
 	registerSet("everyday12", "", everydayLoader("everyday12", everyday12Set))
+	registerSet("everyday13", "", everydayLoader("everyday13", everyday13Set))
+	registerSet("everyday14", "", everydayLoader("everyday14", everyday14Set))
 }
 
 // everyday2Set is a second everyday set, another person's, written as a
@@ -144,6 +146,33 @@ var everyday11Set []byte
 //
 //go:embed testdata/everyday12.json
 var everyday12Set []byte
+
+// everyday13Set is a thirteenth everyday set, a thirteenth person's (a
+// retired widower of 71 in west County Clare, once a power-station fitter,
+// with a son, daughter-in-law and two grandchildren in Galway, a daughter in
+// Boston, an elderly sister in Limerick, a neighbour and a collie), written as
+// a held-out set before any run on it: long, rambling, correctly spelled
+// notes with several facts each and asides (euro amounts, dates, people by
+// name with relations in the profile), facts that change (the later note
+// answers), questions in other words (relations, categories, time words),
+// never-stored questions on the same topics. Not to be edited after the
+// first run.
+//
+//go:embed testdata/everyday13.json
+var everyday13Set []byte
+
+// everyday14Set is a fourteenth everyday set, a fourteenth person's (a
+// 19-year-old apprentice electrician in Manchester living with his mum and
+// younger sister, with a girlfriend, a best mate, a dad in Salford and a nan
+// in Stockport), written as a held-out set before any run on it: short slang
+// bursts with emoji, abbreviations and misspellings (pound amounts, dates,
+// people by name with relations in the profile), facts that change (the
+// later note answers), questions in his own register and other words,
+// never-stored questions on the same topics. Not to be edited after the
+// first run.
+//
+//go:embed testdata/everyday14.json
+var everyday14Set []byte
 
 // everydayLoader reads an everyday set named name (builtin, or path): its
 // profile's contacts given first, its memories stored in the default scope, each dated days_ago before now;
