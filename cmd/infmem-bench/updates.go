@@ -206,13 +206,22 @@ func runUpdates(ctx context.Context, args []string) error {
 		texts[firstIDs[i]] = l.First
 	}
 	newIDs := make([]string, len(set.Pairs))
-	named, falseUpdates := 0, 0
+	// wrongNamed counts the memories a store result names that are not
+	// the older of its pair: a link to another fact (it would demote
+	// that fact below this one).
+	named, falseUpdates, wrongNamed := 0, 0, 0
 	for i, p := range set.Pairs {
 		id, ups, err := store(p.New, updateNewDays)
 		if err != nil {
 			return err
 		}
 		newIDs[i] = id
+		texts[id] = p.New
+		for _, u := range ups {
+			if u != oldIDs[i] {
+				wrongNamed++
+			}
+		}
 		if slices.Contains(ups, oldIDs[i]) {
 			named++
 		} else if *verbose {
@@ -227,6 +236,11 @@ func runUpdates(ctx context.Context, args []string) error {
 		_, ups, err := store(l.Second, updateNewDays)
 		if err != nil {
 			return err
+		}
+		for _, u := range ups {
+			if u != firstIDs[i] {
+				wrongNamed++
+			}
 		}
 		if slices.Contains(ups, firstIDs[i]) {
 			falseUpdates++
@@ -271,6 +285,7 @@ func runUpdates(ctx context.Context, args []string) error {
 	fmt.Printf("  newer first %.1f%%, older above newer %.1f%%, newer in top 5 %.1f%%\n", 100*float64(newFirst)/n, 100*float64(oldAbove)/n, 100*float64(newIn5)/n)
 	fmt.Printf("  store result names the older %.1f%% (%d of %d); look-alikes called updates %.1f%% (%d of %d)\n",
 		100*float64(named)/n, named, len(set.Pairs), 100*float64(falseUpdates)/nl, falseUpdates, len(set.Lookalikes))
+	fmt.Printf("  other memories named as updated (not the pair's older): %d\n", wrongNamed)
 	return nil
 }
 
