@@ -36,63 +36,85 @@ import (
 // fixed target.
 const gcFloorPercent = 25
 
-// gcAttacher returns the Attach applying mem's collector settings once the
-// stack's index is loaded; during the load itself, which makes garbage
-// fast, Go's default applies. GOGC and GOMEMLIMIT, when set, win.
+// gcLoadExtra is what the soft limit leaves the Go runtime beyond
+// memory.gc_limit_mb while the index loads. Without a limit the load's
+// garbage (every document read, decoded and dropped: ~1.2 GB allocated at
+// 100k memories) let the heap grow to twice the live data at Go's default
+// target, and a first start without a snapshot peaked at 301-312 MB of RSS
+// against serving's ~245 (issue 24). At the serving limit itself the load
+// collected so often it took twice as long (5.3 -> 10-13 s, a 95 MiB limit
+// through GOMEMLIMIT); 25 MiB more kept the peak at ~235 MB and the load's
+// time within noise (BENCHMARKS.md, mem15). The floor (below) still lifts it
+// for a larger memory, so a load is never collected without end.
+const gcLoadExtra = 25 << 20
+
+// gcAttacher returns the Attach applying mem's collector settings: while
+// the stack's index loads, the soft limit at memory.gc_limit_mb plus
+// gcLoadExtra (Go's default target); once it is loaded, memory.gc_percent
+// and the limit itself. GOGC and GOMEMLIMIT, when set, win.
 func gcAttacher(mem config.Memory, log *slog.Logger) Attach {
 	return func(ctx context.Context, s *Stack) (func(context.Context) error, error) {
-		envPercent, envLimit := os.Getenv("GOGC") != "", os.Getenv("GOMEMLIMIT") != ""
-		if envPercent && (envLimit || mem.GCLimitMB == 0) {
-			return nil, nil
+		// Read before anything runs: a resume replaces s.Memory (after
+		// detaching this), possibly before the goroutine first runs.
+		return gcSettings(mem, s.Memory.Loaded(), log), nil
+	}
+}
+
+// gcSettings applies mem's collector settings for a stack whose index is
+// loaded when loaded is closed, and returns what undoes them (nil when the
+// environment's GOGC and GOMEMLIMIT leave it nothing to do).
+func gcSettings(mem config.Memory, loaded <-chan struct{}, log *slog.Logger) func(context.Context) error {
+	envPercent, envLimit := os.Getenv("GOGC") != "", os.Getenv("GOMEMLIMIT") != ""
+	if envPercent && (envLimit || mem.GCLimitMB == 0) {
+		return nil
+	}
+	stop := make(chan struct{})
+	var (
+		mu      sync.Mutex
+		floor   *gcFloor
+		stopped bool
+	)
+	base := int64(mem.GCLimitMB) << 20
+	if !envLimit && mem.GCLimitMB > 0 {
+		floor = startGCFloor(base + gcLoadExtra)
+	}
+	go func() {
+		select {
+		case <-loaded:
+		case <-stop:
+			return
 		}
-		stop := make(chan struct{})
-		// Read before the goroutine starts: a resume replaces s.Memory
-		// (after detaching this), possibly before the goroutine first runs.
-		loaded := s.Memory.Loaded()
-		var (
-			mu      sync.Mutex
-			floor   *gcFloor
-			stopped bool
-		)
-		go func() {
-			select {
-			case <-loaded:
-			case <-stop:
-				return
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if stopped {
-				return
-			}
-			if !envPercent {
-				debug.SetGCPercent(mem.GCPercent)
-			}
-			if !envLimit && mem.GCLimitMB > 0 {
-				floor = startGCFloor(int64(mem.GCLimitMB) << 20)
-			}
-			log.Debug("collector settings applied", "gc_percent", mem.GCPercent, "gc_limit_mb", mem.GCLimitMB,
-				"env_gogc", envPercent, "env_gomemlimit", envLimit)
-			// The load's garbage (every document read, decoded and
-			// dropped) goes back to the system now, not over minutes.
-			debug.FreeOSMemory()
-		}()
-		return func(context.Context) error {
-			mu.Lock()
-			defer mu.Unlock()
-			if !stopped {
-				stopped = true
-				close(stop)
-			}
-			if floor != nil {
-				// The next stack loads its index without a limit (a
-				// limit below its growing heap would collect without
-				// end) and sets its own once loaded.
-				floor.stop()
-				floor = nil
-			}
-			return nil
-		}, nil
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return
+		}
+		if !envPercent {
+			debug.SetGCPercent(mem.GCPercent)
+		}
+		if floor != nil {
+			floor.setBase(base)
+		}
+		log.Debug("collector settings applied", "gc_percent", mem.GCPercent, "gc_limit_mb", mem.GCLimitMB,
+			"env_gogc", envPercent, "env_gomemlimit", envLimit)
+		// The load's garbage (every document read, decoded and
+		// dropped) goes back to the system now, not over minutes.
+		debug.FreeOSMemory()
+	}()
+	return func(context.Context) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			stopped = true
+			close(stop)
+		}
+		if floor != nil {
+			// Lifted until the next stack sets its own (a restore's
+			// pause, shutdown).
+			floor.stop()
+			floor = nil
+		}
+		return nil
 	}
 }
 
@@ -169,6 +191,14 @@ func gcFloorLimit(live, overhead uint64) int64 {
 		return math.MaxInt64
 	}
 	return int64(n)
+}
+
+// setBase makes base the configured limit (bytes) from now on.
+func (f *gcFloor) setBase(base int64) {
+	f.mu.Lock()
+	f.base = base
+	f.mu.Unlock()
+	f.update()
 }
 
 // stop ends the floor's updates and lifts the limit.

@@ -1,12 +1,16 @@
 package daemon
 
 import (
+	"context"
+	"log/slog"
 	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"testing"
 	"time"
+
+	"github.com/infmem/infmem/internal/config"
 )
 
 // keepGC restores the collector's settings when the test ends.
@@ -105,5 +109,36 @@ func TestGCSettingsAfterLoad(t *testing.T) {
 	}
 	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
 		t.Errorf("stopped daemon: limit %d MiB, want none", l>>20)
+	}
+}
+
+// TestGCLimitWhileLoading: while the index loads, the soft limit is
+// memory.gc_limit_mb plus gcLoadExtra (the load's garbage no longer grows
+// the heap to twice the live data); once loaded, the configured limit and
+// percent; stopped, none.
+func TestGCLimitWhileLoading(t *testing.T) {
+	keepGC(t)
+	debug.SetMemoryLimit(math.MaxInt64)
+	loaded := make(chan struct{})
+	stop := gcSettings(config.Memory{GCPercent: 170, GCLimitMB: 300}, loaded, slog.New(slog.DiscardHandler))
+	if stop == nil {
+		t.Fatal("no settings applied")
+	}
+	if l := debug.SetMemoryLimit(-1); l != 300<<20+gcLoadExtra {
+		t.Errorf("loading: limit %d MiB, want %d", l>>20, (300<<20+gcLoadExtra)>>20)
+	}
+	if p := debug.SetGCPercent(100); p != 100 {
+		t.Errorf("loading: gc percent %d, want Go's default", p)
+	}
+	close(loaded)
+	waitLimit(t, "loaded", func(l int64) bool { return l == 300<<20 })
+	if p := debug.SetGCPercent(170); p != 170 {
+		t.Errorf("loaded: gc percent %d, want 170", p)
+	}
+	if err := stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		t.Errorf("stopped: limit %d MiB, want none", l>>20)
 	}
 }
