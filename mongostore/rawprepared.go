@@ -132,24 +132,34 @@ func (p *preparedReads) stmt(key preparedKey, q []byte) (uintptr, error) {
 	if len(p.stmts) >= maxPreparedStmts {
 		p.finalizeAll()
 	}
-	z := libc.Xmalloc(p.tls, libcSize(len(q)+1))
+	s, err := prepareStmt(p.tls, p.db, q)
+	if err != nil {
+		return 0, err
+	}
+	p.stmts[key] = s
+	return s, nil
+}
+
+// prepareStmt compiles q on the sqlite3 handle db; errNoPrepared if it
+// does not compile (no such table, dropped since; no catalog; anything
+// else: the pool's query reads it and says which).
+func prepareStmt(tls *libc.TLS, db uintptr, q []byte) (uintptr, error) {
+	z := libc.Xmalloc(tls, libcSize(len(q)+1))
 	if z == 0 {
 		return 0, errNoPrepared
 	}
-	defer libc.Xfree(p.tls, z)
+	defer libc.Xfree(tls, z)
 	copy(unsafe.Slice((*byte)(cmem(z)), len(q)), q)
 	*(*byte)(cmem(z + uintptr(len(q)))) = 0
-	pp := libc.Xmalloc(p.tls, libcSize(int(unsafe.Sizeof(uintptr(0)))))
+	pp := libc.Xmalloc(tls, libcSize(int(unsafe.Sizeof(uintptr(0)))))
 	if pp == 0 {
 		return 0, errNoPrepared
 	}
-	defer libc.Xfree(p.tls, pp)
+	defer libc.Xfree(tls, pp)
 	*(*uintptr)(cmem(pp)) = 0
-	if rc := sqlite3.Xsqlite3_prepare_v2(p.tls, p.db, z, -1, pp, 0); rc != sqlite3.SQLITE_OK {
-		// No such table (dropped since), no catalog, or anything else:
-		// the pool's query reads it and says which.
+	if rc := sqlite3.Xsqlite3_prepare_v2(tls, db, z, -1, pp, 0); rc != sqlite3.SQLITE_OK {
 		if s := *(*uintptr)(cmem(pp)); s != 0 {
-			sqlite3.Xsqlite3_finalize(p.tls, s)
+			sqlite3.Xsqlite3_finalize(tls, s)
 		}
 		return 0, errNoPrepared
 	}
@@ -157,8 +167,63 @@ func (p *preparedReads) stmt(key preparedKey, q []byte) (uintptr, error) {
 	if s == 0 {
 		return 0, errNoPrepared
 	}
-	p.stmts[key] = s
 	return s, nil
+}
+
+// iterateInPlace is iterate's query on a connection of the pool, run
+// through the driver's own sqlite3 handle (driverHandle), each row's text
+// read where SQLite holds it: the driver copies every row into a new
+// slice, 321 MB of the ~1.2 GB allocated to load 100k memories and their
+// vectors (BENCHMARKS.md, mem15). errNoPrepared, before any document was
+// handed over, if the handle cannot be reached or the statement does not
+// compile: the caller reads through the pool.
+func (f *sqliteFiles) iterateInPlace(ctx context.Context, db *sql.DB, collection string, q []byte, fn func(bson.Raw) error) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return errNoPrepared
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		h, tls, ok := driverHandle(dc)
+		if !ok {
+			return errNoPrepared
+		}
+		s, err := prepareStmt(tls, h, q)
+		if err != nil {
+			return err
+		}
+		defer sqlite3.Xsqlite3_finalize(tls, s)
+		var dec sjsonDecoder
+		var doc []byte
+		for n := 0; ; n++ {
+			if n%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			rc := sqlite3.Xsqlite3_step(tls, s)
+			if rc == sqlite3.SQLITE_DONE {
+				f.scansInPlace.Add(1)
+				return nil
+			}
+			if rc != sqlite3.SQLITE_ROW {
+				err := fmt.Errorf("%s: %s", collection, libc.GoString(sqlite3.Xsqlite3_errstr(tls, rc)))
+				if n == 0 {
+					return errNoPrepared
+				}
+				return err
+			}
+			if doc, err = dec.appendDoc(doc[:0], columnBytes(tls, s, 0)); err != nil {
+				return fmt.Errorf("%s: %w", collection, err)
+			}
+			if err := fn(doc); err != nil {
+				return err
+			}
+		}
+	})
 }
 
 func (p *preparedReads) drop(key preparedKey) {

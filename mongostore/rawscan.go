@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -51,6 +52,8 @@ type sqliteFiles struct {
 	// noPrepared turns it off (tests compare the two paths).
 	prep       preparedReads
 	noPrepared bool
+	// scansInPlace counts the iterates read in place (tests).
+	scansInPlace atomic.Int64
 }
 
 func newSQLiteFiles(dataDir, database string) *sqliteFiles {
@@ -145,7 +148,13 @@ func (f *sqliteFiles) iterate(ctx context.Context, collection string, fn func(bs
 		return err
 	}
 	db, _ := f.open()
-	rows, err := db.QueryContext(ctx, fmt.Sprintf(`SELECT `+sjsonColumn+` FROM %q`, t))
+	q := fmt.Sprintf(`SELECT `+sjsonColumn+` FROM %q`, t)
+	if !f.noPrepared {
+		if err := f.iterateInPlace(ctx, db, collection, []byte(q), fn); !errors.Is(err, errNoPrepared) {
+			return err
+		}
+	}
+	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return errNoRawTable
 	}

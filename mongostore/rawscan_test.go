@@ -103,13 +103,23 @@ func TestRawScanMatchesDriver(t *testing.T) {
 		}
 	}
 	for _, c := range []string{coll, ConversationHistory, MemoryIndex, Metadata} {
-		want, got := driverDocs(t, s, c), rawDocs(t, s, c)
-		if len(want) == 0 || len(got) != len(want) {
-			t.Fatalf("%s: raw read %d documents, the driver %d", c, len(got), len(want))
-		}
-		for id, w := range want {
-			if g := got[id]; !bytes.Equal(g, w) {
-				t.Errorf("%s %s:\nraw    %s\ndriver %s", c, id, g, w)
+		// Both raw reads: each row's text in place (iterateInPlace), and
+		// copied out by the pool's driver.
+		for _, pool := range []bool{false, true} {
+			s.raw.noPrepared = pool
+			before := s.raw.scansInPlace.Load()
+			want, got := driverDocs(t, s, c), rawDocs(t, s, c)
+			s.raw.noPrepared = false
+			if inPlace := s.raw.scansInPlace.Load() - before; inPlace != map[bool]int64{false: 1, true: 0}[pool] {
+				t.Fatalf("%s (pool %v): %d scans read in place", c, pool, inPlace)
+			}
+			if len(want) == 0 || len(got) != len(want) {
+				t.Fatalf("%s (pool %v): raw read %d documents, the driver %d", c, pool, len(got), len(want))
+			}
+			for id, w := range want {
+				if g := got[id]; !bytes.Equal(g, w) {
+					t.Errorf("%s %s (pool %v):\nraw    %s\ndriver %s", c, id, pool, g, w)
+				}
 			}
 		}
 	}
