@@ -228,14 +228,10 @@ func Export(ctx context.Context, store *mongostore.Store, opts ExportOptions) (*
 			s.CreatedAt = &t
 		}
 	}
-	var filter bson.D
-	if len(opts.Scopes) > 0 {
-		filter = bson.D{{Key: "scope", Value: bson.D{{Key: "$in", Value: opts.Scopes}}}}
-	}
 	res := &ExportResult{Notice: ExportNotice}
 
-	err = scan(ctx, store.Memories.Raw(), filter, func(m *mongostore.Memory) {
-		if m.ForgottenAt != nil {
+	err = each(ctx, store.Memories, func(m *mongostore.Memory) {
+		if m.ForgottenAt != nil || !want(m.Scope) {
 			return
 		}
 		s := scopeOf(m.Scope)
@@ -254,8 +250,8 @@ func Export(ctx context.Context, store *mongostore.Store, opts ExportOptions) (*
 		return nil, err
 	}
 	rep.update(true, func(p *Progress) { p.CollectionsDone++ })
-	err = scan(ctx, store.Summaries.Raw(), filter, func(m *mongostore.Summary) {
-		if m.ForgottenAt != nil {
+	err = each(ctx, store.Summaries, func(m *mongostore.Summary) {
+		if m.ForgottenAt != nil || !want(m.Scope) {
 			return
 		}
 		s := scopeOf(m.Scope)
@@ -471,6 +467,23 @@ func writeIndented[T any](w *bufio.Writer) func(T, string) error {
 		_, err = w.Write(b)
 		return err
 	}
+}
+
+// each calls fn with every document of c: on the embedded engine read
+// straight from SQLite (Collection.Iterate), where FerretDB's cursor took
+// most of an export's time at 100k memories and its garbage a share of the
+// daemon's memory (BENCHMARKS.md, mem15).
+func each[T any](ctx context.Context, c mongostore.Collection[T], fn func(*T)) error {
+	err := c.Iterate(ctx, 1000, func(batch []T) error {
+		for i := range batch {
+			fn(&batch[i])
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("cannot export: %w", err)
+	}
+	return nil
 }
 
 // scan decodes every document matching filter into a fresh T. This is a
