@@ -24,6 +24,7 @@ func init() {
 	registerSet("everyday12", "", everydayLoader("everyday12", everyday12Set))
 	registerSet("everyday13", "", everydayLoader("everyday13", everyday13Set))
 	registerSet("everyday14", "", everydayLoader("everyday14", everyday14Set))
+	registerSet("everyday-terse", "", everydayLoader("everyday-terse", everydayTerseSet))
 }
 
 // everyday2Set is a second everyday set, another person's, written as a
@@ -173,6 +174,18 @@ var everyday13Set []byte
 //
 //go:embed testdata/everyday14.json
 var everyday14Set []byte
+
+// everydayTerseSet is a dev set (not held out: run it freely), written by
+// abstain10 before any run on it and not edited after: a parcel-van driver
+// in Cardiff who writes terse lower-case notes ("cleaner (kasia) every other
+// fri, £15/hr"), a profile with relations; answerable questions asking a
+// person by relation, the asked kind of value of a thing the note names, or
+// a category where the note gives an instance; never-stored questions
+// asking another detail of a stored thing or a thing never stored (issue 23
+// item 5: right note first, told nothing_relevant by the bar).
+//
+//go:embed testdata/everyday-terse.json
+var everydayTerseSet []byte
 
 // everydayLoader reads an everyday set named name (builtin, or path): its
 // profile's contacts given first, its memories stored in the default scope, each dated days_ago before now;
