@@ -274,8 +274,14 @@ type Options struct {
 	// verbs in other words), default 251: on the everyday sets they answer
 	// six answerable questions told nothing_relevant, all with their
 	// right note first, and no never-stored one (BENCHMARKS.md,
-	// "Answerable everyday questions told nothing_relevant"). Negative:
-	// none.
+	// "Answerable everyday questions told nothing_relevant"). Since
+	// 2026-11-29 sixth also KindsTerse (256, 512, 1024, 2048: a note's
+	// shorthand "bday" / "dd", an inverted question's verb left unmet
+	// where the note gives the value asked, an occupation "as a …", both
+	// words of a relation "best friend"), default 4091: on the terse dev
+	// set they answer six answerable questions told nothing_relevant,
+	// all with their right note first, and no never-stored one on any set
+	// (BENCHMARKS.md, abstain10). Negative: none.
 	WordsMetKinds float64
 	// SameQuestion: a memory's successor is ranked with it (supersede)
 	// when the successor's own score for the question is at least this
@@ -433,7 +439,7 @@ func (o Options) WithDefaults() Options {
 	def(&o.FocusAbsentBar, namesAbsentBar)
 	def(&o.WordsMetBar, -1)
 	def(&o.WordsMetFirstBar, 0.01)
-	def(&o.WordsMetKinds, KindHypernym|KindValue|KindPerson|KindsSaid)
+	def(&o.WordsMetKinds, KindHypernym|KindValue|KindPerson|KindsSaid|KindsTerse)
 	def(&o.SameQuestion, sameQuestion)
 	def(&o.SameQuestionMeaning, sameQuestionMeaning)
 	if o.SameQuestionMeaning < 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/infmem/infmem/internal/facts"
 	"github.com/infmem/infmem/internal/lexicon"
 	"github.com/infmem/infmem/mongostore"
 )
@@ -51,15 +52,23 @@ func WordsMet(query string, texts []string) bool {
 
 // The readings WordsMetKinds adds, as bits of its kinds argument.
 const (
-	KindHypernym   = 1 << iota // a kind or an instance of the word (WordNet)
-	KindValue                  // a value of the kind the word asks for
-	KindWhoName                // in a who-question, the one word left met by a name
-	KindPerson                 // a word naming one of the profile's people by relation ("my brother") met by their name
-	KindFunction               // a function word or a word of the present state ("per", "new") not asked about, as "now" is not
-	KindOccupation             // "do for a living", "job", "work" met by an occupation the texts give someone ("is a solicitor")
-	KindWhoNear                // in a who-question, the one word left met by a name next to a met word ("Hairdresser is Jo")
-	KindVerb                   // the question's verbs left unmet when a noun of it is met ("which herb do I hate" / "can't stand coriander")
+	KindHypernym      = 1 << iota // a kind or an instance of the word (WordNet)
+	KindValue                     // a value of the kind the word asks for
+	KindWhoName                   // in a who-question, the one word left met by a name
+	KindPerson                    // a word naming one of the profile's people by relation ("my brother") met by their name
+	KindFunction                  // a function word or a word of the present state ("per", "new") not asked about, as "now" is not
+	KindOccupation                // "do for a living", "job", "work" met by an occupation the texts give someone ("is a solicitor")
+	KindWhoNear                   // in a who-question, the one word left met by a name next to a met word ("Hairdresser is Jo")
+	KindVerb                      // the question's verbs left unmet when a noun of it is met ("which herb do I hate" / "can't stand coriander")
+	KindAbbrev                    // a note's shorthand for a question word ("bday" / "birthday", "appt" / "appointment") or for two ("dd" / "direct debit")
+	KindVerbAsked                 // an inverted question's last word, its verb, left unmet when the note gives the value asked ("where does my best friend work?" / "deb's an estate agent at moginie james")
+	KindOccupationAs              // an occupation said "as a …" ("rhys doing nights as a porter") for "do for work"
+	KindRelationWords             // with KindPerson, every word of a relation of two ("best friend") met by the person's name, not only the one that names it
 )
+
+// The readings of abstain10 (issue 23 item 5, 2026-11-29 sixth): a
+// person's terse notes, right first and told nothing_relevant by the bar.
+const KindsTerse = KindAbbrev | KindVerbAsked | KindOccupationAs | KindRelationWords
 
 // The readings of answer5 (issue 23 item 5, 2026-11-29): KindFunction,
 // KindOccupation, KindWhoNear and KindVerb.
@@ -90,6 +99,14 @@ func wordsMet(query string, texts []string, kinds int, contacts []mongostore.Con
 	}
 	if kinds&KindWhoNear != 0 && len(unmet) == 1 && len(words) > 1 && asksWho(query) && nameNear(words, unmet, texts) {
 		return true
+	}
+	if kinds&KindVerbAsked != 0 && len(words) > 1 && askedGiven(query, texts) {
+		// "how often" asks a frequency: its "often" is no word of the
+		// thing.
+		left := slices.DeleteFunc(slices.Clone(unmet), func(w string) bool { return w == "often" && strings.HasPrefix(strings.ToLower(query), "how often") })
+		if len(left) == 1 && left[0] == invertedVerb(query) && len(words) > len(unmet) {
+			return true
+		}
 	}
 	if kinds&KindVerb != 0 && len(unmet) > 0 && verbsOnly(query, words, unmet) {
 		// The thing asked about is named as a head in the texts, not as
@@ -129,6 +146,16 @@ func unmetIn(query string, texts []string, kinds int, contacts []mongostore.Cont
 			for _, n := range r.names {
 				people[r.word] = append(people[r.word], lowerWords(n)...)
 			}
+			if kinds&KindRelationWords != 0 && len(r.relation) > 1 {
+				// "my best friend": "best" names Deb with "friend".
+				for _, w := range r.relation {
+					if w != r.word && slices.Contains(words, w) {
+						for _, n := range r.names {
+							people[w] = append(people[w], lowerWords(n)...)
+						}
+					}
+				}
+			}
 		}
 	}
 	// byValue[i]: texts give a value of the kind words[i] asks for
@@ -155,14 +182,57 @@ func unmetIn(query string, texts []string, kinds int, contacts []mongostore.Cont
 		if people[q] != nil && slices.ContainsFunc(people[q], func(n string) bool { return slices.Contains(in, n) }) {
 			continue
 		}
-		if kinds&KindOccupation != 0 && occupationWords[q] && asksOccupation(query) && occupationIn(texts) {
+		if kinds&KindOccupation != 0 && occupationWords[q] && asksOccupation(query) && occupationIn(texts, predicate) {
 			continue
+		}
+		if kinds&KindOccupationAs != 0 && occupationWords[q] && asksOccupation(query) && occupationIn(texts, predicateAs) {
+			continue
+		}
+		if kinds&KindAbbrev != 0 && abbrevHeld(q, words[i+1:], in) {
+			continue
+		}
+		if kinds&KindAbbrev != 0 && i > 0 && abbrevHeld(words[i-1], words[i:i+1], in) {
+			continue // the second word of two a note's initials stand for
 		}
 		if !wordHeld(q, in) && !(kinds&KindHypernym != 0 && kindHeld(q, in, &kindsOf)) && !byValue[i] {
 			unmet = append(unmet, q)
 		}
 	}
 	return words, unmet
+}
+
+// abbrevHeld reports whether a word of held is a shorthand for w that no
+// dictionary holds (lexicon.Known): three letters or more, w's first and
+// last letters, the others in w's order, shorter than w ("bday" /
+// "birthday", "appt" / "appointment", "acct" / "account", "mgr" /
+// "manager"); or the initials of w and the question word after it,
+// next (two or three letters: "dd" / "direct debit", "ou" / "open
+// university"), dictionary word or not.
+func abbrevHeld(w string, next []string, held []string) bool {
+	var initials string
+	if len(next) > 0 && next[0] != "" && w != "" {
+		initials = w[:1] + next[0][:1]
+	}
+	for _, h := range held {
+		if h == initials && !wordsMetStops[h] && !functionWords[h] {
+			return true
+		}
+		if len(h) >= 3 && len(h) < len(w) && h[0] == w[0] && h[len(h)-1] == w[len(w)-1] && subsequence(h, w) && !lexicon.Known(h) {
+			return true
+		}
+	}
+	return false
+}
+
+// subsequence reports whether the letters of a are in b, in order.
+func subsequence(a, b string) bool {
+	j := 0
+	for i := 0; i < len(b) && j < len(a); i++ {
+		if b[i] == a[j] {
+			j++
+		}
+	}
+	return j == len(a)
 }
 
 // kindHeld reports whether a word of held is a kind or an instance of w
@@ -309,13 +379,17 @@ func asksOccupation(query string) bool {
 // contract IT consultant", "works as a nurse".
 var predicate = regexp.MustCompile(`(?i)\b(?:is|am|are|was|'m|works as|working as|job as|trained as)\s+(?:an?|the)\s+((?:[\w-]+\s+){0,3}[\w-]+)`)
 
+// predicateAs finds a noun phrase said of someone by "as a": "doing
+// nights as a porter", "started as a sound engineer".
+var predicateAs = regexp.MustCompile(`(?i)\bas\s+(?:an?)\s+((?:[\w-]+\s+){0,3}[\w-]+)`)
+
 // occupationIn reports whether texts say of someone that they are a
 // person of some kind (a noun whose WordNet hypernyms, one or two levels
 // up, are an organism's: "solicitor" → professional → … organism) that
 // is no relation ("a friend", "a cousin"): an occupation.
-func occupationIn(texts []string) bool {
+func occupationIn(texts []string, pred *regexp.Regexp) bool {
 	for _, t := range texts {
-		for _, m := range predicate.FindAllStringSubmatch(t, -1) {
+		for _, m := range pred.FindAllStringSubmatch(t, -1) {
 			for _, w := range lowerWords(m[1]) {
 				if personNoun(w) && sameRelation(w) == nil {
 					return true
@@ -431,3 +505,90 @@ func questionVerbs(query string) map[string]bool {
 	}
 	return verbs
 }
+
+// auxiliaries invert a question: "where does my best friend work?".
+var auxiliaries = setOfWords(`do does did will would can could should`)
+
+// invertedVerb is the verb of an inverted question asking a value — a
+// question word, an auxiliary after it (or after "how often", "what
+// time"), its subject, and the verb last: "where does my best friend
+// work?" → "work", "how often does the cleaner come?" → "come"; "" for
+// any other question.
+func invertedVerb(query string) string {
+	toks := lowerWords(query)
+	i := 1
+	if len(toks) > 2 && (toks[0] == "how" && toks[1] == "often" || toks[0] == "what" && toks[1] == "time") {
+		i = 2
+	}
+	if len(toks) < i+3 || !auxiliaries[toks[i]] {
+		return ""
+	}
+	switch toks[0] {
+	case "where", "when", "who", "how", "what":
+	default:
+		return ""
+	}
+	for len(toks) > i+3 && (wordsMetStops[toks[len(toks)-1]] || functionWords[toks[len(toks)-1]]) {
+		toks = toks[:len(toks)-1] // "… work now?", "… these days?"
+	}
+	if thingDeterminers[toks[len(toks)-2]] || wordsMetStops[toks[len(toks)-2]] && !subjects[toks[len(toks)-2]] {
+		return "" // "how often should I water the plant?": a noun after its determiner
+	}
+	return strings.TrimSuffix(toks[len(toks)-1], "'s")
+}
+
+// frequency is a note's word for how often: "every other fri", "twice a
+// week", "3x a week", "£10 a month", "weekly".
+var frequency = regexp.MustCompile(`(?i)\b(?:every|each|daily|weekly|fortnightly|monthly|yearly|annually|once|twice|\d+\s?x)\b|\b(?:a|per) (?:day|week|fortnight|month|year)\b|/(?:day|wk|week|mo|month|yr|year)\b`)
+
+// askedGiven reports whether query asks for a value of one kind — a date
+// or time, an amount, a person (askedKinds), a place for "where", a
+// frequency for "how often" — and a text gives one (gives, notes
+// written without capitals read by their words).
+func askedGiven(query string, texts []string) bool {
+	toks := lowerWords(query)
+	if len(toks) > 1 && toks[0] == "how" && toks[1] == "often" {
+		return slices.ContainsFunc(texts, frequency.MatchString)
+	}
+	kinds, digits := leadKinds(query, true)
+	if kinds == nil && len(toks) > 2 && toks[0] == "when" {
+		kinds = []facts.Kind{facts.Date, facts.Time} // "when does … start?"
+	}
+	for _, t := range texts {
+		if slices.ContainsFunc(kinds, func(k facts.Kind) bool {
+			if k == facts.Place && facts.Uncapitalised(t) {
+				return lowerPlace(t)
+			}
+			return gives(t, k, digits, true)
+		}) {
+			return true
+		}
+	}
+	return false
+}
+
+// placeWord is a word after a preposition of place.
+var placeWord = regexp.MustCompile(`\b(?:at|in|near|from|to)\s+([\p{L}][\p{L}'-]*)`)
+
+// lowerPlace reports whether text, written without capitals, gives a
+// place: a name (facts.LowerNames) right after "at", "in", "near",
+// "from" or "to" ("an estate agent at moginie james"), or any word after
+// "at" that is no time ("a pharmacist at boots", not "at night", "at 9");
+// not any name ("ffion due in april" names the person asked about, no
+// place).
+func lowerPlace(text string) bool {
+	names := facts.LowerNames(text)
+	for _, m := range placeWord.FindAllStringSubmatch(strings.ToLower(text), -1) {
+		w := strings.TrimSuffix(m[1], "'s")
+		if slices.Contains(names, w) {
+			return true
+		}
+		if strings.HasPrefix(m[0], "at") && !wordsMetStops[w] && !notPlace[w] && !calendarName(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// notPlace are words after "at" that say when, not where.
+var notPlace = setOfWords(`night nights noon midnight lunch lunchtime dinner breakfast weekend weekends christmas easter dawn dusk least most first last once times`)

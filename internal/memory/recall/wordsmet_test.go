@@ -152,3 +152,48 @@ func TestWordsMetSaid(t *testing.T) {
 		}
 	}
 }
+
+// The readings of a person's terse notes (KindsTerse): each answers only
+// with its bit, and not where the note leaves the asked thing or value
+// unsaid.
+func TestWordsMetTerse(t *testing.T) {
+	contacts := []mongostore.Contact{{Name: "Nia", Relation: "best friend"}, {Name: "Tomos", Relation: "husband"}, {Name: "Elin", Relation: "sister"}}
+	base := KindHypernym | KindValue | KindPerson | KindsSaid
+	for _, c := range []struct {
+		q     string
+		texts []string
+		kinds int
+		want  bool
+	}{
+		// A note's shorthand for a question word, or for two.
+		{"when is my husband's birthday?", []string{"tomos bday 3 aug"}, base | KindAbbrev, true},
+		{"when is my husband's birthday?", []string{"tomos bday 3 aug"}, base, false},
+		{"when is my husband's birthday?", []string{"tomos bd 3 aug"}, base | KindAbbrev, false},    // two letters: no shorthand read
+		{"when is my husband's birthday?", []string{"tomos bandy 3 aug"}, base | KindAbbrev, false}, // a dictionary word
+		{"when is my husband's birthday?", []string{"tomos bdays 3 aug"}, base | KindAbbrev, false}, // the last letter not the word's
+		{"when is the dentist appointment?", []string{"dentist appt tues 4pm"}, base | KindAbbrev, true},
+		{"how much is the water direct debit?", []string{"water dd £31"}, base | KindAbbrev, true},
+		{"how much is the water direct debit?", []string{"water in £31"}, base | KindAbbrev, false}, // "in" is no shorthand
+		{"how much is the water direct debit?", []string{"water dd £31"}, base, false},
+		// An inverted question's verb left unmet where the note gives the value asked.
+		{"where does my best friend work?", []string{"nia's a pharmacist at boots now"}, base | KindVerbAsked | KindRelationWords, true},
+		{"where does my best friend work?", []string{"nia's a pharmacist at boots now"}, base | KindRelationWords, false},
+		{"where does my best friend work?", []string{"nia's a pharmacist at boots now"}, base | KindVerbAsked, false},            // "best" unmet
+		{"where does my sister work?", []string{"elin due in june, a boy"}, base | KindVerbAsked | KindRelationWords, false},     // no place: her own name is none
+		{"where does my sister work?", []string{"Elin is due in June, a boy."}, base | KindVerbAsked | KindRelationWords, false}, // capitals: no place either
+		{"where does my sister work?", []string{"Elin started at Aviva in Newport."}, base | KindVerbAsked | KindRelationWords, true},
+		{"how often does the window cleaner come?", []string{"window cleaner (pete) every 6 wks, £12"}, base | KindVerbAsked, true},
+		{"how often does the window cleaner come?", []string{"window cleaner (pete) paid £12 cash"}, base | KindVerbAsked, false}, // no frequency
+		{"how often should I feed the fish?", []string{"the fish get flakes twice a day"}, base | KindVerbAsked, false},           // "fish" a noun, not the verb
+		{"how often does the gardener come?", []string{"window cleaner every 6 wks"}, base | KindVerbAsked, false},                // the thing unmet
+		// An occupation said "as a …".
+		{"what does my husband do for work?", []string{"tomos on days as a paramedic"}, base | KindOccupationAs, true},
+		{"what does my husband do for work?", []string{"tomos on days as a paramedic"}, base, false},
+		{"what does my husband do for work?", []string{"tomos on days as a rule"}, base | KindOccupationAs, false}, // no person noun
+	} {
+		if got := WordsMetKinds(c.q, c.texts, c.kinds, contacts); got != c.want {
+			w, u := unmetWords(c.q, c.texts, c.kinds, contacts)
+			t.Errorf("WordsMetKinds(%q, %q, %d) = %v, want %v (words %q, unmet %q)", c.q, c.texts, c.kinds, got, c.want, w, u)
+		}
+	}
+}
