@@ -1,6 +1,12 @@
 package memory
 
-import "testing"
+import (
+	"context"
+	"testing"
+
+	"github.com/infmem/infmem/internal/memory/recall"
+	"github.com/infmem/infmem/mongostore"
+)
 
 // TestWordsMetBar: with Options.WordsMetBar, notes among the first three
 // that hold every content word of the question clear the lowered bar; a
@@ -54,5 +60,36 @@ func TestWordsMetFirstBar(t *testing.T) {
 	e.SetRankOptions(RankOptions{MinConfidence: 1.01, WordsMetBar: 0.01, WordsMetFirstBar: -1})
 	if res := search(t, e, wedding); res.NothingRelevant {
 		t.Errorf("%q, first three read together: nothing relevant, want answered (the test's notes must hold both words)", wedding.Query)
+	}
+}
+
+// TestWordsMetTerse: a terse note that answers by shorthand ("bday" for
+// "birthday", its person named for "my husband" by the profile) clears
+// the first-note bar with recall.KindsTerse (the default WordsMetKinds)
+// and not without it; a question whose thing the note leaves unsaid
+// stays nothing_relevant. The relevance bar is raised to 1.01 so that
+// only the words-met reading can answer.
+func TestWordsMetTerse(t *testing.T) {
+	e := recallEngine(t)
+	ctx := context.Background()
+	if _, _, err := e.UpdateProfile(ctx, ProfileUpdate{AddContacts: []mongostore.Contact{{Name: "Tomos", Relation: "husband"}}}); err != nil {
+		t.Fatal(err)
+	}
+	bday := "tomos bday 3 aug, wants a new drill"
+	mustStoreTexts(t, e, bday,
+		"bins: black bags tues, recycling weds",
+		"garage door code 5531")
+	when := SearchRequest{Query: "when is my husband's birthday?", Limit: 3}
+	shoe := SearchRequest{Query: "what is my husband's shoe size?", Limit: 3}
+	e.SetRankOptions(RankOptions{MinConfidence: 1.01, WordsMetKinds: recall.KindHypernym | recall.KindValue | recall.KindPerson | recall.KindsSaid})
+	if res := search(t, e, when); !res.NothingRelevant {
+		t.Fatalf("%q, without KindsTerse: answered (%v), want nothing relevant", when.Query, confidences(res.Results))
+	}
+	e.SetRankOptions(RankOptions{MinConfidence: 1.01}) // the default WordsMetKinds
+	if res := search(t, e, when); res.NothingRelevant || len(res.Results) == 0 || res.Results[0].Weak || res.Results[0].Text != bday {
+		t.Errorf("%q: nothing_relevant %v, results %v, want the note first, not weak", when.Query, res.NothingRelevant, confidences(res.Results))
+	}
+	if res := search(t, e, shoe); !res.NothingRelevant {
+		t.Errorf("%q: answered (%v), want nothing relevant (no note gives a shoe size)", shoe.Query, confidences(res.Results))
 	}
 }
