@@ -195,3 +195,13 @@ func TestGatelooksUpdateSetParses(t *testing.T) {
 		t.Errorf("%d pairs, %d look-alikes, %d background notes; want at least 15, 30, some", len(set.Pairs), len(set.Lookalikes), len(set.Background))
 	}
 }
+
+// The dev set of the plainest updates (updates11): the same frame said
+// again with one value changed, parsed strictly in the fields of
+// updates.json: at least 30 pairs, 12 look-alikes, some background notes.
+func TestFramesUpdateSetParses(t *testing.T) {
+	set := readUpdateFile(t, "testdata/updates-frames.json")
+	if len(set.Pairs) < 30 || len(set.Lookalikes) < 12 || len(set.Background) == 0 {
+		t.Errorf("%d pairs, %d look-alikes, %d background notes; want at least 30, 12, some", len(set.Pairs), len(set.Lookalikes), len(set.Background))
+	}
+}
