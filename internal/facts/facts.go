@@ -262,6 +262,19 @@ func scan(text string) []token {
 			i += n - 1
 			continue
 		}
+		if FrameRule {
+			if v, n, ok := foreignAmount(words, i); ok {
+				t.kind, t.value = Amount, v
+				out = append(out, t)
+				i += n - 1
+				continue
+			}
+			if numberWords[lower] != 0 && !w.sentenceStart && unicode.IsUpper([]rune(w.text)[0]) {
+				t.kind, t.value = Name, t.lower // "with Three", "One Call": a name
+				out = append(out, t)
+				continue
+			}
+		}
 		switch {
 		case isTime(lower, words, i):
 			t.kind, t.value = Time, clock(lower)
@@ -449,7 +462,8 @@ func split(text string) []word {
 	for i, r := range text {
 		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) ||
 			(from >= 0 && (r == '.' || r == ',' || r == ':') && nextIsDigit(text, i) && unicode.IsDigit(prev)) ||
-			(from >= 0 && (r == '\'' || r == '’') && nextIsLetter(text, i))
+			(from >= 0 && (r == '\'' || r == '’') && nextIsLetter(text, i)) ||
+			(FrameRule && from >= 0 && (r == '\'' || r == '’') && unicode.IsDigit(prev) && nextIsDigit(text, i))
 		if inWord {
 			if from < 0 {
 				from = i
@@ -515,7 +529,7 @@ func isNumber(w string) bool {
 	}
 	w = strings.TrimRight(w, "stndrhkm") // 2nd, 3rd, 5th, 10k, 5m
 	for _, r := range w {
-		if !unicode.IsDigit(r) && r != '.' && r != ',' {
+		if !unicode.IsDigit(r) && r != '.' && r != ',' && !(FrameRule && (r == '\'' || r == '’')) {
 			return false
 		}
 	}
@@ -526,6 +540,9 @@ func isNumber(w string) bool {
 // "18400" are one amount, "2nd" is 2.
 func normNumber(w string) string {
 	w = strings.TrimRight(w, "stndrh")
+	if FrameRule {
+		w = strings.NewReplacer("'", "", "’", "").Replace(w) // "1'850": Swiss thousands
+	}
 	return strings.ReplaceAll(w, ",", "")
 }
 
@@ -570,6 +587,10 @@ var currencyWords = map[string]bool{
 func amountNear(words []word, i int) bool {
 	switch words[i].before {
 	case '£', '$', '€', '¥':
+		return true
+	}
+	if FrameRule && (unicode.Is(unicode.Sc, words[i].before) || i+1 < len(words) && currencyCodes[strings.ToLower(words[i+1].text)] ||
+		i > 0 && currencyCodes[strings.ToLower(words[i-1].text)] && !words[i].glued) {
 		return true
 	}
 	if i+1 < len(words) && currencyWords[strings.ToLower(words[i+1].text)] {

@@ -34,6 +34,11 @@ type Relation struct {
 	// only by a word that as often tells of an event or a state
 	// ("finished", "passed", "since", "fixed").
 	Outright bool
+	// Frame: found by the reading of the plainest update (FrameRule), no
+	// other: the older's sentence said again with one value changed.
+	// Between conversation turns it is no evidence (an assistant's lists
+	// say one frame again and again: recall.Relate skips it).
+	Frame bool
 }
 
 // restatedCover is the least share of subject words (Relation.Shared)
@@ -145,6 +150,9 @@ func RelateParsed(older, newer *Statement) Relation {
 	for i := range newer.units {
 		for j := range older.units {
 			r := relateUnits(&older.units[j], &newer.units[i])
+			if r.Kind == Unrelated && FrameRule {
+				r = frameRelate(&older.units[j], &newer.units[i])
+			}
 			if r.Kind == Unrelated {
 				continue
 			}

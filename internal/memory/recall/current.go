@@ -311,7 +311,7 @@ func pairFirst(q *facts.Asked, res []Said, parsed []*facts.Statement) (from, to,
 // pair, which is not shown (on BEAM a third of those were two things).
 func shown(parsed []*facts.Statement, older, newer int) int {
 	r := facts.RelateParsed(parsed[older], parsed[newer])
-	if r.Kind != facts.Updates || r.Common < 2 || len(r.OneSided) > 0 {
+	if r.Kind != facts.Updates || r.Frame || r.Common < 2 || len(r.OneSided) > 0 {
 		return -1
 	}
 	if !r.Anchored && (r.Common < closestCommon || !r.Counted() || slices.ContainsFunc(r.DiffersIn, func(k facts.Kind) bool {

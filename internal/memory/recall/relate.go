@@ -282,7 +282,7 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 		}
 		if turn || theirs != "" || m.Source == content.SourceConversation {
 			switch {
-			case r.Kind == facts.Updates && (r.Common < 2 || !r.Anchored && !closestUpdate(m, speaker, r) || len(r.OneSided) > 0):
+			case r.Kind == facts.Updates && (r.Frame || r.Common < 2 || !r.Anchored && !closestUpdate(m, speaker, r) || len(r.OneSided) > 0):
 				continue
 			case r.Kind == facts.Contradicts && r.Shared < 0.5:
 				continue
