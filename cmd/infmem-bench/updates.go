@@ -225,6 +225,13 @@ func runUpdates(ctx context.Context, args []string) error {
 		}
 		if slices.Contains(ups, oldIDs[i]) {
 			named++
+			if *verbose {
+				for _, u := range ups {
+					if u != oldIDs[i] {
+						fmt.Printf("  %s named another memory besides its older: %q → %q\n", p.ID, texts[u], p.New)
+					}
+				}
+			}
 		} else if *verbose {
 			var others []string
 			for _, u := range ups {

@@ -269,11 +269,6 @@ func scan(text string) []token {
 				i += n - 1
 				continue
 			}
-			if numberWords[lower] != 0 && !w.sentenceStart && unicode.IsUpper([]rune(w.text)[0]) {
-				t.kind, t.value = Name, t.lower // "with Three", "One Call": a name
-				out = append(out, t)
-				continue
-			}
 		}
 		switch {
 		case isTime(lower, words, i):
@@ -555,12 +550,21 @@ func isYear(n string) bool {
 func isTime(w string, words []word, i int) bool {
 	if strings.Contains(w, ":") {
 		h, m, ok := strings.Cut(w, ":")
+		if FrameRule && len(m) > 2 && (strings.HasSuffix(m, "am") || strings.HasSuffix(m, "pm")) {
+			m = m[:len(m)-2] // "7:30am"
+		}
 		_, e1 := strconv.Atoi(h)
 		_, e2 := strconv.Atoi(m)
 		return ok && e1 == nil && e2 == nil
 	}
 	if strings.HasSuffix(w, "am") || strings.HasSuffix(w, "pm") {
-		_, err := strconv.Atoi(w[:len(w)-2])
+		h := w[:len(w)-2]
+		if hh, mm, ok := strings.Cut(h, ":"); ok && FrameRule {
+			_, e1 := strconv.Atoi(hh)
+			_, e2 := strconv.Atoi(mm)
+			return e1 == nil && e2 == nil // "7:30am"
+		}
+		_, err := strconv.Atoi(h)
 		return err == nil
 	}
 	if i+1 < len(words) && isNumber(w) {

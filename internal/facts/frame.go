@@ -97,6 +97,8 @@ var frameNow = setOf(`now currently`)
 // it holds a verb, and the first does not tell of an event ("I paid",
 // "we ran"). A note without a verb ("Dentist appointment on December 2
 // at 9:30") may be another appointment.
+//
+// The slot must then follow the verb directly or a preposition.
 func framePredicate(toks []token) bool {
 	for i := range toks {
 		w := toks[i].lower
@@ -107,8 +109,14 @@ func framePredicate(toks []token) bool {
 			return !eventVerb(w) || auxiliaries[w]
 		}
 	}
-	return false
+	// A verb the lists lack, in the present after a noun, right before
+	// the slot ("The shop seats 28 people inside").
+	n := len(toks)
+	return n >= 2 && toks[n-1].kind == "" && strings.HasSuffix(toks[n-1].lower, "s") && !stopWords[toks[n-1].lower] &&
+		toks[n-2].kind == "" && !stopWords[toks[n-2].lower] && !framePreps[toks[n-2].lower]
 }
+
+var framePreps = setOf(`at in on from with to by for of`)
 
 // frameSubject reports whether the shared words hold two content words
 // or a name, or one where the newer adds nothing after its slot ("My
@@ -204,7 +212,9 @@ func slotChange(aslot, bslot []token, before token) []Kind {
 	if len(changed) == 0 {
 		// A value of one kind for one of another ("with Telenor" / "with
 		// 3"): a name in either reads as the name changed.
-		all := func(m map[Kind][]string) int { return len(m[Number]) + len(m[Amount]) + len(m[Date]) + len(m[Time]) + len(m[Name]) }
+		all := func(m map[Kind][]string) int {
+			return len(m[Number]) + len(m[Amount]) + len(m[Date]) + len(m[Time]) + len(m[Name])
+		}
 		if all(a) > 0 && all(b) > 0 && (len(na) > 0 || len(nb) > 0) && !slices.Equal(sortedCopy(append(na, a[Number]...)), sortedCopy(append(nb, b[Number]...))) {
 			changed = append(changed, Name)
 		}
@@ -223,6 +233,9 @@ func slotValues(slot []token) (map[Kind][]string, bool, bool) {
 	common, seen := false, false
 	for i, t := range slot {
 		switch {
+		case t.kind == Number && numberWords[t.lower] != 0 && !t.sentenceStart && capitalised(t):
+			vals[Name] = append(vals[Name], t.lower) // "with Three", "One Call": a name
+			seen = true
 		case t.kind == Number || t.kind == Amount || t.kind == Date || t.kind == Time:
 			vals[t.kind] = append(vals[t.kind], t.value)
 			seen = true
