@@ -146,12 +146,17 @@ func (s *Statement) Claims(max int) []string {
 
 // RelateParsed is Relate on parsed texts.
 func RelateParsed(older, newer *Statement) Relation {
-	var best Relation
+	var best, frame Relation
 	for i := range newer.units {
 		for j := range older.units {
 			r := relateUnits(&older.units[j], &newer.units[i])
-			if r.Kind == Unrelated && FrameRule {
-				r = frameRelate(&older.units[j], &newer.units[i])
+			if r.Kind == Unrelated && FrameRule && frame.Kind == Unrelated {
+				// Read only where no pair of clauses relates otherwise (best
+				// stays as without FrameRule).
+				if f := frameRelate(&older.units[j], &newer.units[i]); f.Kind == Updates {
+					f.OneSided = append(oneSided(&older.units[j], &newer.units[i], newer), oneSided(&newer.units[i], &older.units[j], older)...)
+					frame = f
+				}
 			}
 			if r.Kind == Unrelated {
 				continue
@@ -165,6 +170,9 @@ func RelateParsed(older, newer *Statement) Relation {
 				best = r
 			}
 		}
+	}
+	if best.Kind == Unrelated {
+		return frame
 	}
 	return best
 }
