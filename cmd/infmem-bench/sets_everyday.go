@@ -25,6 +25,8 @@ func init() {
 	registerSet("everyday13", "", everydayLoader("everyday13", everyday13Set))
 	registerSet("everyday14", "", everydayLoader("everyday14", everyday14Set))
 	registerSet("everyday-terse", "", everydayLoader("everyday-terse", everydayTerseSet))
+	registerSet("everyday-mixed", "", everydayLoader("everyday-mixed", everydayMixedSet))
+	registerSet("everyday-mixed2", "", everydayLoader("everyday-mixed2", everydayMixed2Set))
 }
 
 // everyday2Set is a second everyday set, another person's, written as a
@@ -186,6 +188,21 @@ var everyday14Set []byte
 //
 //go:embed testdata/everyday-terse.json
 var everydayTerseSet []byte
+// everydayMixedSet is a dev set for notes written in English with everyday
+// words of another language (issue 23: everyday11's French words): a nurse
+// in Madrid who writes alquiler, casero, nómina, centro de salud, cerrado…
+// and asks in plain English (rent, landlord, payslip, GP, closed); 15
+// never-stored questions on the same topics. Written before any run on it.
+//
+//go:embed testdata/everyday-mixed.json
+var everydayMixedSet []byte
+
+// everydayMixed2Set is everydayMixedSet's German counterpart: an engineer
+// in Hamburg who writes Miete, Nebenkostenabrechnung, Hausarzt, Kindergeld,
+// geschlossen… (many compounds) and asks in plain English.
+//
+//go:embed testdata/everyday-mixed2.json
+var everydayMixed2Set []byte
 
 // everydayLoader reads an everyday set named name (builtin, or path): its
 // profile's contacts given first, its memories stored in the default scope, each dated days_ago before now;
