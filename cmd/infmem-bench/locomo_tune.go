@@ -35,6 +35,10 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 				switch name {
 				case "kw":
 					o.KeywordWeight = v
+				case "gloss":
+					o.GlossKeywords = v
+				case "glossvec":
+					o.GlossVectors = v
 				case "tkw":
 					o.TurnKeywordWeight = v
 				case "vw":

@@ -145,7 +145,7 @@ func (e *Engine) embedSome(ctx context.Context, batch map[bson.ObjectID]memindex
 			continue
 		}
 		todo = append(todo, change{op: opEmbed, id: id, kind: k, doc: memindex.Doc{Scope: m.Scope, TS: m.Timestamp, Tags: m.Tags}})
-		texts = append(texts, m.Text)
+		texts = append(texts, e.embedInput(m.Text))
 	}
 	if len(texts) == 0 {
 		return whole

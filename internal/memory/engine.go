@@ -201,7 +201,7 @@ func New(store *mongostore.Store, reg *scopes.Registry, opts Options) *Engine {
 	opts.Rank = opts.Rank.WithDefaults()
 	e := &Engine{store: store, scopes: reg, opts: opts, log: opts.Logger, ready: make(chan struct{}),
 		modelID: opts.ModelID, dim: opts.Dim, embeds: newEmbedQueue(), vecw: newVectorWriter(false)}
-	e.ixp.Store(memindex.New(opts.Dim, opts.Location))
+	e.ixp.Store(e.newIndex())
 	if opts.Follower != nil {
 		e.follower, e.device = opts.Follower, opts.Follower.Device()
 		e.follow.pos = map[string]int64{}
@@ -478,7 +478,7 @@ func (e *Engine) loadRetrying(ctx context.Context) bool {
 		}
 		wait = min(2*wait, time.Minute)
 		// Start again from an empty index.
-		e.ixp.Store(memindex.New(e.dim, e.opts.Location))
+		e.ixp.Store(e.newIndex())
 		e.bumpPaths()
 		e.loaded.Store(0)
 	}
@@ -740,7 +740,7 @@ func (e *Engine) placeEarlyVectors(ctx context.Context, early map[bson.ObjectID]
 func (e *Engine) Reload(ctx context.Context) error {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	fresh := memindex.New(e.dim, e.opts.Location)
+	fresh := e.newIndex()
 	old := e.ixp.Swap(fresh)
 	defer e.bumpPaths()
 	oldPos := e.FollowPosition()
@@ -770,7 +770,18 @@ func (e *Engine) now() time.Time { return e.opts.Now().UTC().Truncate(time.Milli
 
 // SetRankOptions changes ranking (benchmarks tune it on a loaded engine).
 // It must not run concurrently with searches.
-func (e *Engine) SetRankOptions(o RankOptions) { e.opts.Rank = o.WithDefaults() }
+func (e *Engine) SetRankOptions(o RankOptions) {
+	e.opts.Rank = o.WithDefaults()
+	e.index().SetGloss(e.opts.Rank.GlossKeywords > 0)
+}
+
+// newIndex returns an empty index for the engine's embeddings, glossing
+// as the ranking says (RankOptions.GlossKeywords).
+func (e *Engine) newIndex() *memindex.Index {
+	ix := memindex.New(e.dim, e.opts.Location)
+	ix.SetGloss(e.opts.Rank.GlossKeywords > 0)
+	return ix
+}
 
 // RankOptions returns the ranking in use.
 func (e *Engine) RankOptions() RankOptions { return e.opts.Rank }

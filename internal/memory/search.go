@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/gloss"
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/internal/memory/recall"
 	"github.com/infmem/infmem/internal/memory/usecount"
@@ -214,6 +215,11 @@ func (e *Engine) settle(ctx context.Context, query string, res []Memory) string 
 	}
 	currentFirst(query, res)
 	step("bar")
+	if e.opts.Rank.GlossKeywords > 0 {
+		// The rules read a note's words of another language in English,
+		// as its keyword terms do.
+		defer withGlosses(res)()
+	}
 	if e.opts.Rank.WordsMetBar > 0 {
 		wordsMet(query, res, 3, e.opts.Rank.WordsMetBar, 0, nil)
 	}
@@ -250,6 +256,26 @@ func (e *Engine) settle(ctx context.Context, query string, res []Memory) string 
 	}
 	step("focusabsent")
 	return by
+}
+
+// withGlosses adds to the text of each of res the English glosses of its
+// words of another language (gloss.Text), for the rules that read the
+// results' words, and returns what puts the texts back as stored.
+func withGlosses(res []Memory) func() {
+	stored := make(map[string]string, len(res))
+	for i := range res {
+		if g := gloss.Text(res[i].Text); g != "" {
+			stored[res[i].ID] = res[i].Text
+			res[i].Text += "\n" + g
+		}
+	}
+	return func() {
+		for i := range res {
+			if t, ok := stored[res[i].ID]; ok {
+				res[i].Text = t
+			}
+		}
+	}
 }
 
 // uncutOrder is a copy of res (in the order hits returned them) in the

@@ -58,7 +58,7 @@ func (e *Engine) StoreMany(ctx context.Context, reqs []StoreRequest) (res []Stor
 		default:
 			if _, dup := e.index().Duplicate(in.scope, p.key); !dup {
 				embedAt = append(embedAt, len(todo))
-				texts = append(texts, in.text)
+				texts = append(texts, e.embedInput(in.text))
 			}
 		}
 		todo = append(todo, p)

@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/internal/f16"
+	"github.com/infmem/infmem/internal/gloss"
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/mongostore"
 )
@@ -23,7 +24,7 @@ func (e *Engine) embedText(ctx context.Context, text string) []float32 {
 	if e.opts.Embedder == nil {
 		return nil
 	}
-	v, err := e.opts.Embedder.Embed(ctx, text)
+	v, err := e.opts.Embedder.Embed(ctx, e.embedInput(text))
 	if err != nil {
 		e.log.Warn("cannot embed a memory now; it will be embedded in the background", "err", err)
 		return nil
@@ -50,7 +51,7 @@ func (e *Engine) EmbedBatch(ctx context.Context, texts []string) [][]float32 {
 		if !ok {
 			j = len(unique)
 			seen[n] = j
-			unique = append(unique, n)
+			unique = append(unique, e.embedInput(n))
 		}
 		at[i] = j
 	}
@@ -74,6 +75,20 @@ func (e *Engine) EmbedBatch(ctx context.Context, texts []string) [][]float32 {
 		}
 	}
 	return out
+}
+
+// embedInput is what the model embeds for a memory's text: the text, and
+// with RankOptions.GlossVectors the English glosses of its words of
+// another language after it (package gloss), so that a note written with
+// "alquiler" lies near a question about the rent. The stored text is
+// left as written.
+func (e *Engine) embedInput(text string) string {
+	if e.opts.Rank.GlossVectors > 0 {
+		if g := gloss.Text(text); g != "" {
+			return text + "\n(" + g + ")"
+		}
+	}
+	return text
 }
 
 // queryVector embeds a search query, through the query cache.

@@ -7,10 +7,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/infmem/infmem/internal/gloss"
 	"github.com/infmem/infmem/internal/textindex"
 	"github.com/infmem/infmem/internal/timephrase"
 	"github.com/infmem/infmem/internal/vecindex"
@@ -123,6 +125,9 @@ type Index struct {
 	sources  interner
 	speakers interner
 	text     *textindex.Index
+	// gloss adds to a memory's keyword terms the English glosses of the
+	// words of another language its text holds (package gloss; SetGloss).
+	gloss atomic.Bool
 	// vecs holds the embeddings of live items, by slot; nil without an embedder.
 	vecs *vecindex.Index
 	// vecCount is how many slots have their embedding in vecs.
@@ -170,6 +175,12 @@ func New(dim int, loc *time.Location) *Index {
 	}
 	return ix
 }
+
+// SetGloss sets whether the memories Put from now on have the English
+// glosses of their words of another language (gloss.Text) among their
+// keyword terms: "pagué el alquiler" is found by "rent". The text and
+// the embedding are left as written.
+func (ix *Index) SetGloss(on bool) { ix.gloss.Store(on) }
 
 // Pack lays out an index built by Put (a load from the database) as a
 // start from the snapshot does: the keyword index's lists move into one
@@ -236,6 +247,12 @@ func (ix *Index) Put(d Doc) {
 		// (FlagRefNext).
 		refNext = d.Conv == "" && !next.From.IsZero() && next.From.Equal(r.From.AddDate(1, 0, 0))
 	}
+	keywords := d.Text
+	if ix.gloss.Load() && d.Kind == KindMemory {
+		if g := gloss.Text(d.Text); g != "" {
+			keywords += "\n" + g
+		}
+	}
 	speaker := d.Speaker
 	if speaker == "" && d.Kind == KindMemory {
 		speaker = speakerPrefix(d.Text)
@@ -291,7 +308,7 @@ func (ix *Index) Put(d Doc) {
 	ix.orderLocked(slot)
 	if it.live() {
 		ix.dedup[dedupKey{it.scope, it.key}] = slot
-		ix.addTextLocked(slot, d.Text)
+		ix.addTextLocked(slot, keywords)
 	} else {
 		ix.text.Remove(slot)
 	}

@@ -49,6 +49,15 @@ type Options struct {
 	// keyword weight (BM25 of an average memory holding every query word)
 	// a memory matches. VectorWeight weighs the cosine to the query.
 	KeywordWeight, VectorWeight float64
+	// GlossKeywords > 0 adds to each memory's keyword terms, when it is
+	// stored, the English glosses of its everyday words of another
+	// language (package gloss: "alquiler" → "rent", "Hausarzt" → "family
+	// doctor gp"): notes written in English with words of the writer's
+	// own language are found by plain English questions. Negative: off.
+	GlossKeywords float64
+	// GlossVectors > 0 embeds a memory's text with those glosses after
+	// it (the stored text is left as written). Negative: off.
+	GlossVectors float64
 	// TurnKeywordWeight replaces KeywordWeight for a turn of a
 	// conversation (a memory with neighbours); negative: KeywordWeight.
 	// 1.5 by default: turns share fewer words with the question than
@@ -414,6 +423,8 @@ func (o Options) WithDefaults() Options {
 		}
 	}
 	def(&o.KeywordWeight, 1)
+	def(&o.GlossKeywords, 1)
+	def(&o.GlossVectors, 1)
 	def(&o.TurnKeywordWeight, 1.5)
 	def(&o.VectorWeight, 1)
 	def(&o.NeighborShare, 0.8)
