@@ -27,6 +27,7 @@ func init() {
 	registerSet("everyday-terse", "", everydayLoader("everyday-terse", everydayTerseSet))
 	registerSet("everyday-mixed", "", everydayLoader("everyday-mixed", everydayMixedSet))
 	registerSet("everyday-mixed2", "", everydayLoader("everyday-mixed2", everydayMixed2Set))
+	registerSet("everyday-shorthand", "", everydayLoader("everyday-shorthand", everydayShorthandSet))
 }
 
 // everyday2Set is a second everyday set, another person's, written as a
@@ -203,6 +204,13 @@ var everydayMixedSet []byte
 //
 //go:embed testdata/everyday-mixed2.json
 var everydayMixed2Set []byte
+
+// everydayShorthandSet is a dev set of English shorthand (appt, mtg, mgr,
+// bday, tmrw, GP, ISA, MOT, PT, HR…) asked in full words: a project
+// manager in Manchester. Written before any run on it.
+//
+//go:embed testdata/everyday-shorthand.json
+var everydayShorthandSet []byte
 
 // everydayLoader reads an everyday set named name (builtin, or path): its
 // profile's contacts given first, its memories stored in the default scope, each dated days_ago before now;
