@@ -39,6 +39,8 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.GlossKeywords = v
 				case "glossvec":
 					o.GlossVectors = v
+				case "shorthand":
+					o.GlossShorthand = v
 				case "tkw":
 					o.TurnKeywordWeight = v
 				case "vw":

@@ -5,7 +5,9 @@
 // benefits"), from a small hand-written lexicon (words.txt) of the most
 // common everyday words of Spanish, German, French, Italian and
 // Portuguese — home, money, admin, health, work, family, school, shops,
-// transport, weekdays and months. A word that is also an English word
+// transport, weekdays and months; and the full words of everyday English
+// shorthand and acronyms ("appt", "mtg", "bday", "GP", "ISA": shorthand.txt)
+// asked in full words. A foreign word that is also an English word
 // (lexicon.Known: "gift", "rat", "art", "once", "pain") is never glossed.
 // Plural endings are read ("llaves", "Kinder", "bambini") and German
 // compounds split into words the lexicon holds ("Nebenkostenabrechnung":
@@ -25,9 +27,21 @@ import (
 //go:embed words.txt
 var words string
 
-var table = sync.OnceValue(func() map[string][]string {
+//go:embed shorthand.txt
+var shorthand string
+
+var (
+	table      = sync.OnceValue(func() map[string][]string { return parse(words, true) })
+	shortTable = sync.OnceValue(func() map[string][]string { return parse(shorthand, false) })
+)
+
+// parse reads a lexicon: "english words = [lang] words; [lang] words…"
+// a line (with tags, each part after "=" starts with its language's
+// code), "#" a comment; a word the analyser splits (a hyphen, an
+// apostrophe) is left out.
+func parse(text string, tags bool) map[string][]string {
 	t := map[string][]string{}
-	for _, line := range strings.Split(words, "\n") {
+	for _, line := range strings.Split(text, "\n") {
 		en, foreign, ok := strings.Cut(line, "=")
 		if !ok || strings.HasPrefix(line, "#") {
 			continue
@@ -35,7 +49,7 @@ var table = sync.OnceValue(func() map[string][]string {
 		gl := textindex.Words(en)
 		for _, part := range strings.Split(foreign, ";") {
 			f := strings.Fields(part)
-			if len(f) > 0 && len(f[0]) == 2 { // the language tag
+			if tags && len(f) > 0 { // the language's code
 				f = f[1:]
 			}
 			for _, w := range f {
@@ -53,7 +67,7 @@ var table = sync.OnceValue(func() map[string][]string {
 		}
 	}
 	return t
-})
+}
 
 // plural endings and what replaces them: Spanish and Portuguese (-s, -es,
 // -ões), German (-e, -en, -n, -er, -nen), French (-s, -x), Italian (-i for
@@ -72,9 +86,13 @@ const minWord = 3
 const minPlural, minCompound = 5, 7
 
 // Of returns the English glosses of word, a word as textindex.Words gives
-// it (lower case, accents folded), or nil when it is an English word or
-// one the lexicon does not hold.
-func Of(word string) []string {
+// it (lower case, accents folded): with short, the full words of English
+// shorthand (shorthand.txt: "appt", "mgr", "GP", "ISA"); else those of a word of
+// another language that is not an English word; nil when it has none.
+func Of(word string, short bool) []string {
+	if g := shortTable()[word]; short && g != nil {
+		return g
+	}
 	if len(word) < minWord {
 		return nil
 	}
@@ -151,7 +169,7 @@ func of(t map[string][]string, word string, depth int) []string {
 
 // Text returns the glosses of text's words (Of), each once, space
 // separated: what a note's keyword terms gain. "" when none.
-func Text(text string) string {
+func Text(text string, short bool) string {
 	var out []string
 	seen := map[string]bool{}
 	for _, w := range textindex.Words(text) {
@@ -159,7 +177,7 @@ func Text(text string) string {
 			continue
 		}
 		seen[w] = true
-		for _, g := range Of(w) {
+		for _, g := range Of(w, short) {
 			if !slices.Contains(out, g) {
 				out = append(out, g)
 			}

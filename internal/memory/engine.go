@@ -772,14 +772,14 @@ func (e *Engine) now() time.Time { return e.opts.Now().UTC().Truncate(time.Milli
 // It must not run concurrently with searches.
 func (e *Engine) SetRankOptions(o RankOptions) {
 	e.opts.Rank = o.WithDefaults()
-	e.index().SetGloss(e.opts.Rank.GlossKeywords > 0)
+	e.index().SetGloss(e.opts.Rank.GlossKeywords > 0, e.opts.Rank.GlossShorthand > 0)
 }
 
 // newIndex returns an empty index for the engine's embeddings, glossing
 // as the ranking says (RankOptions.GlossKeywords).
 func (e *Engine) newIndex() *memindex.Index {
 	ix := memindex.New(e.dim, e.opts.Location)
-	ix.SetGloss(e.opts.Rank.GlossKeywords > 0)
+	ix.SetGloss(e.opts.Rank.GlossKeywords > 0, e.opts.Rank.GlossShorthand > 0)
 	return ix
 }
 

@@ -218,7 +218,7 @@ func (e *Engine) settle(ctx context.Context, query string, res []Memory) string 
 	if e.opts.Rank.GlossKeywords > 0 {
 		// The rules read a note's words of another language in English,
 		// as its keyword terms do.
-		defer withGlosses(res)()
+		defer withGlosses(res, e.opts.Rank.GlossShorthand > 0)()
 	}
 	if e.opts.Rank.WordsMetBar > 0 {
 		wordsMet(query, res, 3, e.opts.Rank.WordsMetBar, 0, nil)
@@ -259,12 +259,13 @@ func (e *Engine) settle(ctx context.Context, query string, res []Memory) string 
 }
 
 // withGlosses adds to the text of each of res the English glosses of its
-// words of another language (gloss.Text), for the rules that read the
-// results' words, and returns what puts the texts back as stored.
-func withGlosses(res []Memory) func() {
+// words of another language (gloss.Text; with short, of its shorthand
+// too), for the rules that read the results' words, and returns what
+// puts the texts back as stored.
+func withGlosses(res []Memory, short bool) func() {
 	stored := make(map[string]string, len(res))
 	for i := range res {
-		if g := gloss.Text(res[i].Text); g != "" {
+		if g := gloss.Text(res[i].Text, short); g != "" {
 			stored[res[i].ID] = res[i].Text
 			res[i].Text += "\n" + g
 		}

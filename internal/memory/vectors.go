@@ -84,7 +84,7 @@ func (e *Engine) EmbedBatch(ctx context.Context, texts []string) [][]float32 {
 // left as written.
 func (e *Engine) embedInput(text string) string {
 	if e.opts.Rank.GlossVectors > 0 {
-		if g := gloss.Text(text); g != "" {
+		if g := gloss.Text(text, e.opts.Rank.GlossShorthand > 0); g != "" {
 			return text + "\n(" + g + ")"
 		}
 	}

@@ -127,7 +127,7 @@ type Index struct {
 	text     *textindex.Index
 	// gloss adds to a memory's keyword terms the English glosses of the
 	// words of another language its text holds (package gloss; SetGloss).
-	gloss atomic.Bool
+	gloss, glossShort atomic.Bool
 	// vecs holds the embeddings of live items, by slot; nil without an embedder.
 	vecs *vecindex.Index
 	// vecCount is how many slots have their embedding in vecs.
@@ -180,7 +180,8 @@ func New(dim int, loc *time.Location) *Index {
 // glosses of their words of another language (gloss.Text) among their
 // keyword terms: "pagué el alquiler" is found by "rent". The text and
 // the embedding are left as written.
-func (ix *Index) SetGloss(on bool) { ix.gloss.Store(on) }
+// short: English shorthand too ("appt", "GP": gloss.Of).
+func (ix *Index) SetGloss(on, short bool) { ix.gloss.Store(on); ix.glossShort.Store(short) }
 
 // Pack lays out an index built by Put (a load from the database) as a
 // start from the snapshot does: the keyword index's lists move into one
@@ -249,7 +250,7 @@ func (ix *Index) Put(d Doc) {
 	}
 	keywords := d.Text
 	if ix.gloss.Load() && d.Kind == KindMemory {
-		if g := gloss.Text(d.Text); g != "" {
+		if g := gloss.Text(d.Text, ix.glossShort.Load()); g != "" {
 			keywords += "\n" + g
 		}
 	}

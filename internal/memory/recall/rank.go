@@ -58,6 +58,12 @@ type Options struct {
 	// GlossVectors > 0 embeds a memory's text with those glosses after
 	// it (the stored text is left as written). Negative: off.
 	GlossVectors float64
+	// GlossShorthand > 0 glosses everyday English shorthand and acronyms
+	// too ("appt", "mtg", "bday", "GP", "ISA": gloss.Of), wherever
+	// GlossKeywords and GlossVectors gloss. Off by default (negative):
+	// on the everyday dev sets it turned a never-stored question of
+	// everyday3 into an answer (BENCHMARKS.md, lingo11).
+	GlossShorthand float64
 	// TurnKeywordWeight replaces KeywordWeight for a turn of a
 	// conversation (a memory with neighbours); negative: KeywordWeight.
 	// 1.5 by default: turns share fewer words with the question than
@@ -425,6 +431,7 @@ func (o Options) WithDefaults() Options {
 	def(&o.KeywordWeight, 1)
 	def(&o.GlossKeywords, 1)
 	def(&o.GlossVectors, 1)
+	def(&o.GlossShorthand, -1)
 	def(&o.TurnKeywordWeight, 1.5)
 	def(&o.VectorWeight, 1)
 	def(&o.NeighborShare, 0.8)
