@@ -25,11 +25,8 @@ import (
 // a slot (a free slot is a single 0 byte); the keyword index and the
 // vector index (none without embeddings), each as a length-prefixed
 // section; the links (links.go), a section present only when some memory
-// has one; a little-endian CRC-32C of everything before it. Version 4:
-// the keyword index holds the memories' glosses (Index.SetGloss), which a
-// snapshot of version 3 lacks: such a snapshot is not read, and the index
-// is built again from the database once.
-var snapFormat = binio.Format{Magic: "INFMEMSN", Version: 4}
+// has one; a little-endian CRC-32C of everything before it.
+var snapFormat = binio.Format{Magic: "INFMEMSN", Version: 3}
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
