@@ -189,6 +189,7 @@ var everyday14Set []byte
 //
 //go:embed testdata/everyday-terse.json
 var everydayTerseSet []byte
+
 // everydayMixedSet is a dev set for notes written in English with everyday
 // words of another language (issue 23: everyday11's French words): a nurse
 // in Madrid who writes alquiler, casero, nómina, centro de salud, cerrado…
