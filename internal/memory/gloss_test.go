@@ -6,7 +6,7 @@ import "testing"
 // another language ("alquiler", "casero", "Hausarzt") is found first, and
 // as relevant, by a plain English question ("how much is my rent?"), by
 // the English glosses among its keyword terms and in its embedding
-// (RankOptions.GlossKeywords, GlossVectors, on by default). With both off
+// (RankOptions.GlossKeywords, GlossVectors, set on). With both off
 // it is not (so the test checks the rule).
 func TestGlossedNoteFound(t *testing.T) {
 	rent := "alquiler del piso 1.150€ al mes, transferencia al casero antes del 5"
@@ -20,6 +20,9 @@ func TestGlossedNoteFound(t *testing.T) {
 		return search(t, e, SearchRequest{Query: q, Location: la, Limit: 5})
 	}
 	on := recallEngine(t)
+	o := on.RankOptions()
+	o.GlossKeywords, o.GlossVectors = 1, 1
+	on.SetRankOptions(o)
 	mustStoreTexts(t, on, notes...)
 	res := ask(on, "how much is my rent?")
 	if len(res.Results) == 0 || res.Results[0].Text != rent || res.NothingRelevant {
@@ -29,7 +32,7 @@ func TestGlossedNoteFound(t *testing.T) {
 		t.Errorf("glossed: got %v, want %q first", texts(res.Results), notes[1])
 	}
 	off := recallEngine(t)
-	o := off.RankOptions()
+	o = off.RankOptions()
 	o.GlossKeywords, o.GlossVectors = -1, -1
 	off.SetRankOptions(o)
 	mustStoreTexts(t, off, notes...)
