@@ -53,9 +53,9 @@ type Options struct {
 	// stored, the English glosses of its everyday words of another
 	// language (package gloss: "alquiler" → "rent", "Hausarzt" → "family
 	// doctor gp"): notes written in English with words of the writer's
-	// own language are found by plain English questions. Negative: off,
-	// the default until the held-out sets are read (on everyday-mixed2 a
-	// never-stored question found the note it was not about).
+	// own language are found by plain English questions. On by default
+	// (the coordinator's call on the held-out sets: everyday11 hit@1 51.9
+	// -> 64.9); negative: off.
 	GlossKeywords float64
 	// GlossVectors > 0 embeds a memory's text with those glosses after
 	// it (the stored text is left as written). Negative: off.
@@ -431,8 +431,8 @@ func (o Options) WithDefaults() Options {
 		}
 	}
 	def(&o.KeywordWeight, 1)
-	def(&o.GlossKeywords, -1)
-	def(&o.GlossVectors, -1)
+	def(&o.GlossKeywords, 1)
+	def(&o.GlossVectors, 1)
 	def(&o.GlossShorthand, -1)
 	def(&o.TurnKeywordWeight, 1.5)
 	def(&o.VectorWeight, 1)
