@@ -18,8 +18,11 @@ import (
 // the amounts people write outside the pound and the dollar ("R9,500",
 // "kr1.250", "4 500 kr", "CHF 1'850", "₹84,000", "NOK 120") read as
 // amounts, a provider named by a number word ("with Three") as a name.
-// infmem-bench --relate-frames turns it on.
-var FrameRule = false
+// On by default since the held-out check of 2026-11-29 (newer first up on
+// five of eight held-out update files, no look-alike linked; one held-out
+// everyday answer lost first place to the wider amount reading);
+// infmem-bench --relate-frames=false turns it off.
+var FrameRule = true
 
 // frameRelate reads b, a clause of the newer text, as a's frame said
 // again (FrameRule): the two agree word for word from their start through
