@@ -24,6 +24,8 @@ func init() {
 	registerSet("everyday12", "", everydayLoader("everyday12", everyday12Set))
 	registerSet("everyday13", "", everydayLoader("everyday13", everyday13Set))
 	registerSet("everyday14", "", everydayLoader("everyday14", everyday14Set))
+	registerSet("everyday15", "", everydayLoader("everyday15", everyday15Set))
+	registerSet("everyday16", "", everydayLoader("everyday16", everyday16Set))
 	registerSet("everyday-terse", "", everydayLoader("everyday-terse", everydayTerseSet))
 	registerSet("everyday-mixed", "", everydayLoader("everyday-mixed", everydayMixedSet))
 	registerSet("everyday-mixed2", "", everydayLoader("everyday-mixed2", everydayMixed2Set))
@@ -177,6 +179,34 @@ var everyday13Set []byte
 //
 //go:embed testdata/everyday14.json
 var everyday14Set []byte
+
+// everyday15Set is a fifteenth everyday set, a fifteenth person's (a
+// 45-year-old single father who drives buses out of a Glasgow garage, with a
+// son of 14 and a daughter of 10 living with him, their mum across the city,
+// his mother in sheltered housing in Paisley, a brother going offshore, a
+// best pal, a neighbour who minds the kids, a shift supervisor and a union
+// rep), written as a held-out set before any run on it: ordinary prose of
+// medium length (pound amounts, dates, times, distances; people by name with
+// relations in the profile), facts that change (the later note answers),
+// questions in other words (relations and roles, categories instead of
+// brands, time words, a value asked by its measure), never-stored questions
+// on the same topics. Not to be edited after the first run.
+//
+//go:embed testdata/everyday15.json
+var everyday15Set []byte
+
+// everyday16Set is a sixteenth everyday set, a sixteenth person's (a
+// 33-year-old Brazilian software tester in Lisbon living with his Portuguese
+// boyfriend and a cat, a mother in Belo Horizonte, a sister's family in Sao
+// Paulo, a best friend, a QA lead, a landlord), written as a held-out set
+// before any run on it: quick English notes with Portuguese words (renda,
+// senhorio, luz, canalizador...), abbreviations and typos (euro amounts,
+// dd/mm dates, 24-hour times), facts that change (the later note answers),
+// questions in plain English and other words, never-stored questions on
+// the same topics. Not to be edited after the first run.
+//
+//go:embed testdata/everyday16.json
+var everyday16Set []byte
 
 // everydayTerseSet is a dev set (not held out: run it freely), written by
 // abstain10 before any run on it and not edited after: a parcel-van driver
