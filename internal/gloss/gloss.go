@@ -16,6 +16,8 @@ package gloss
 
 import (
 	_ "embed"
+	"fmt"
+	"hash/crc32"
 	"slices"
 	"strings"
 	"sync"
@@ -34,6 +36,25 @@ var (
 	table      = sync.OnceValue(func() map[string][]string { return parse(words, true) })
 	shortTable = sync.OnceValue(func() map[string][]string { return parse(shorthand, false) })
 )
+
+// readVersion counts the changes to how words are read (plurals,
+// compounds, the English-word filter) that change what Of gives for the
+// same lexicon: raise it with any such change, so that an index snapshot
+// glossed the old way is not trusted (Signature).
+const readVersion = 1
+
+// Signature names the glosses Of gives (with short, shorthand's too):
+// the lexicons' checksum and readVersion. An index whose notes were
+// glossed under another signature must be glossed again (the memory
+// engine refuses its snapshot and reads the database).
+func Signature(short bool) string {
+	c := crc32.ChecksumIEEE([]byte(words))
+	s := fmt.Sprintf("gloss%d-%08x", readVersion, c)
+	if short {
+		s += fmt.Sprintf("+short-%08x", crc32.ChecksumIEEE([]byte(shorthand)))
+	}
+	return s
+}
 
 // parse reads a lexicon: "english words = [lang] words; [lang] words…"
 // a line (with tags, each part after "=" starts with its language's

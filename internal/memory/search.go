@@ -10,7 +10,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/infmem/infmem/internal/gloss"
 	"github.com/infmem/infmem/internal/memory/memindex"
 	"github.com/infmem/infmem/internal/memory/recall"
 	"github.com/infmem/infmem/internal/memory/usecount"
@@ -218,7 +217,7 @@ func (e *Engine) settle(ctx context.Context, query string, res []Memory) string 
 	if e.opts.Rank.GlossKeywords > 0 {
 		// The rules read a note's words of another language in English,
 		// as its keyword terms do.
-		defer withGlosses(res, e.opts.Rank.GlossShorthand > 0)()
+		defer e.withGlosses(res)()
 	}
 	if e.opts.Rank.WordsMetBar > 0 {
 		wordsMet(query, res, 3, e.opts.Rank.WordsMetBar, 0, nil)
@@ -259,13 +258,19 @@ func (e *Engine) settle(ctx context.Context, query string, res []Memory) string 
 }
 
 // withGlosses adds to the text of each of res the English glosses of its
-// words of another language (gloss.Text; with short, of its shorthand
-// too), for the rules that read the results' words, and returns what
-// puts the texts back as stored.
-func withGlosses(res []Memory, short bool) func() {
+// words of another language (gloss.Text; with RankOptions.GlossShorthand,
+// of its shorthand too), as the index kept them when it was stored
+// (memindex's Glosses), for the rules that read the results' words, and
+// returns what puts the texts back as stored.
+func (e *Engine) withGlosses(res []Memory) func() {
+	ids := make([]bson.ObjectID, len(res))
+	for i := range res {
+		ids[i], _ = bson.ObjectIDFromHex(res[i].ID)
+	}
+	glosses := e.index().Glosses(ids)
 	stored := make(map[string]string, len(res))
 	for i := range res {
-		if g := gloss.Text(res[i].Text, short); g != "" {
+		if g := glosses[i]; g != "" {
 			stored[res[i].ID] = res[i].Text
 			res[i].Text += "\n" + g
 		}

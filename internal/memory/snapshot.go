@@ -524,7 +524,8 @@ func (e *Engine) recordSnapshot(ctx context.Context, token string, feed map[stri
 
 // snapshotHeader is what a snapshot of this engine's index is made for.
 func (e *Engine) snapshotHeader(token string) memindex.Header {
-	return memindex.Header{Token: token, Model: e.modelID, Dim: e.dim}
+	return memindex.Header{Token: token, Model: e.modelID, Dim: e.dim,
+		Gloss: memindex.GlossSignature(e.opts.Rank.GlossKeywords > 0, e.opts.Rank.GlossShorthand > 0)}
 }
 
 // dropSnapshot withdraws the snapshot before the database changes other

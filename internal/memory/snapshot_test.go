@@ -25,6 +25,8 @@ type snapEnv struct {
 	emb  embed.Embedder
 	// limit is the change journal's limit (0: the default).
 	limit int
+	// rank is the engines' ranking (zero: the defaults).
+	rank RankOptions
 }
 
 // openStore opens the database and the scopes of env's root.
@@ -46,7 +48,7 @@ func (s snapEnv) open() (*mongostore.Store, *Engine) {
 	s.t.Helper()
 	ctx := testenv.Context(s.t)
 	store, reg := s.openStore()
-	e := New(store, reg, Options{Embedder: s.emb, Logger: testenv.Logger(s.t), SnapshotPath: s.root.Path(dataroot.MongoData, SnapshotFile), JournalLimit: s.limit})
+	e := New(store, reg, Options{Embedder: s.emb, Logger: testenv.Logger(s.t), SnapshotPath: s.root.Path(dataroot.MongoData, SnapshotFile), JournalLimit: s.limit, Rank: s.rank})
 	e.Start(ctx)
 	if err := e.wait(ctx); err != nil {
 		s.t.Fatal(err)

@@ -128,6 +128,11 @@ type Index struct {
 	// gloss adds to a memory's keyword terms the English glosses of the
 	// words of another language its text holds (package gloss; SetGloss).
 	gloss, glossShort atomic.Bool
+	// glosses holds, by slot, the glosses of each memory or summary whose
+	// text has any (gloss.Text, computed once when it is Put): what the
+	// rules after ranking read beside its text (Glosses), so that the
+	// retrieve path does not gloss its results again on every query.
+	glosses map[uint32]string
 	// vecs holds the embeddings of live items, by slot; nil without an embedder.
 	vecs *vecindex.Index
 	// vecCount is how many slots have their embedding in vecs.
@@ -168,7 +173,7 @@ func New(dim int, loc *time.Location) *Index {
 		byID: map[bson.ObjectID]uint32{}, dedup: map[dedupKey]uint32{},
 		scopes: newInterner(), tags: newInterner(), convs: newInterner(), sources: newInterner(), speakers: newInterner(),
 		text: textindex.New(textindex.DefaultOptions()), convOrder: map[uint32][]uint32{},
-		sessions: map[sessionKey][]uint32{}, loc: loc,
+		sessions: map[sessionKey][]uint32{}, loc: loc, glosses: map[uint32]string{},
 	}
 	if dim > 0 {
 		ix.vecs = vecindex.New(dim)
@@ -178,10 +183,40 @@ func New(dim int, loc *time.Location) *Index {
 
 // SetGloss sets whether the memories Put from now on have the English
 // glosses of their words of another language (gloss.Text) among their
-// keyword terms: "pagué el alquiler" is found by "rent". The text and
-// the embedding are left as written.
+// keyword terms: "pagué el alquiler" is found by "rent"; the glosses of
+// the memories and summaries Put are kept for Glosses. The text and the
+// embedding are left as written.
 // short: English shorthand too ("appt", "GP": gloss.Of).
 func (ix *Index) SetGloss(on, short bool) { ix.gloss.Store(on); ix.glossShort.Store(short) }
+
+// GlossSignature names what an index glossing as SetGloss(on, short)
+// holds ("" when it glosses nothing): a snapshot made under another is
+// refused (Header.Gloss), since its keyword terms and glosses are not
+// those the index would give its notes now.
+func GlossSignature(on, short bool) string {
+	if !on {
+		return ""
+	}
+	return gloss.Signature(short)
+}
+
+// Glosses returns the glosses of the memories ids (gloss.Text of each
+// one's text, as kept when it was Put), "" for one with none, one the
+// index does not hold, or any when it does not gloss (SetGloss).
+func (ix *Index) Glosses(ids []bson.ObjectID) []string {
+	out := make([]string, len(ids))
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if len(ix.glosses) == 0 {
+		return out
+	}
+	for i, id := range ids {
+		if slot, ok := ix.byID[id]; ok {
+			out[i] = ix.glosses[slot]
+		}
+	}
+	return out
+}
 
 // Pack lays out an index built by Put (a load from the database) as a
 // start from the snapshot does: the keyword index's lists move into one
@@ -248,10 +283,11 @@ func (ix *Index) Put(d Doc) {
 		// (FlagRefNext).
 		refNext = d.Conv == "" && !next.From.IsZero() && next.From.Equal(r.From.AddDate(1, 0, 0))
 	}
-	keywords := d.Text
-	if ix.gloss.Load() && d.Kind == KindMemory {
-		if g := gloss.Text(d.Text, ix.glossShort.Load()); g != "" {
-			keywords += "\n" + g
+	keywords, glossed := d.Text, ""
+	if ix.gloss.Load() {
+		glossed = gloss.Text(d.Text, ix.glossShort.Load())
+		if glossed != "" && d.Kind == KindMemory {
+			keywords += "\n" + glossed
 		}
 	}
 	speaker := d.Speaker
@@ -303,6 +339,11 @@ func (ix *Index) Put(d Doc) {
 	ix.items[slot] = it
 	ix.countLocked(slot, 1)
 	ix.byID[d.ID] = slot
+	if glossed != "" {
+		ix.glosses[slot] = glossed
+	} else {
+		delete(ix.glosses, slot)
+	}
 	if d.Links != nil {
 		ix.setLinksLocked(slot, *d.Links)
 	}
@@ -530,6 +571,7 @@ func (ix *Index) Remove(id bson.ObjectID) {
 	ix.dropLinksLocked(slot)
 	ix.countLocked(slot, -1)
 	delete(ix.byID, id)
+	delete(ix.glosses, slot)
 	ix.items[slot] = item{}
 	ix.free = append(ix.free, slot)
 	ix.reviseAllowedLocked(slot)
@@ -731,6 +773,9 @@ func (ix *Index) Dump() []string {
 			if l.ByMeaning {
 				line += " byMeaning"
 			}
+		}
+		if g, ok := ix.glosses[slot]; ok {
+			line += fmt.Sprintf(" gloss=%q", g)
 		}
 		out = append(out, line+fmt.Sprintf("%s kind=%d scope=%s conv=%s src=%s speaker=%s tags=%v ts=%d created=%d ref=%d-%d imp=%.3f use=%d key=%x flags=%d forgot=%d vec=%v text=%v",
 			id.Hex(), it.kind, ix.scopes.names[it.scope], ix.convs.names[it.conv], ix.sources.names[it.source], ix.speakers.names[it.speaker], tags,

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/infmem/infmem/internal/binio"
@@ -25,7 +26,12 @@ import (
 // a slot (a free slot is a single 0 byte); the keyword index and the
 // vector index (none without embeddings), each as a length-prefixed
 // section; the links (links.go), a section present only when some memory
-// has one; a little-endian CRC-32C of everything before it.
+// has one, and the kinds of links, one present only when some link was
+// found by meaning; the glosses (a section present only when the index
+// glosses, Header.Gloss: then the two links' sections are always
+// written, empty when there are none, so that it is the fifth); a
+// little-endian CRC-32C of everything before it. A snapshot without
+// glosses is written byte for byte as before them.
 var snapFormat = binio.Format{Magic: "INFMEMSN", Version: 3}
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
@@ -36,6 +42,10 @@ type Header struct {
 	Token string
 	Model string
 	Dim   int
+	// Gloss is the signature of the index's glosses (GlossSignature), ""
+	// when it glosses nothing: a file of another is refused, and one made
+	// before glosses (or without) is refused by an index that glosses.
+	Gloss string
 }
 
 // interners lists the string tables in the order the snapshot keeps them.
@@ -125,12 +135,54 @@ func (ix *Index) encodeLocked(w *binio.Writer, h Header) {
 	// The links (superseded, contradicted) follow when there are any: a
 	// snapshot without them reads as before, and a reader that predates
 	// them skips them.
-	if len(ix.links) > 0 {
+	if len(ix.links) > 0 || h.Gloss != "" {
 		w.Section(ix.writeLinks)
-		if len(ix.meaningSlotsLocked()) > 0 {
+		if len(ix.meaningSlotsLocked()) > 0 || h.Gloss != "" {
 			w.Section(ix.writeLinkKinds)
 		}
 	}
+	if h.Gloss != "" {
+		w.Section(func(out io.Writer) error { return ix.writeGlosses(out, h.Gloss) })
+	}
+}
+
+// writeGlosses encodes the glosses' signature and the slots that have
+// glosses with them, in slot order.
+func (ix *Index) writeGlosses(out io.Writer, sig string) error {
+	w := binio.NewWriter(out, 1<<16)
+	w.String(sig)
+	slots := make([]uint32, 0, len(ix.glosses))
+	for s := range ix.glosses {
+		slots = append(slots, s)
+	}
+	slices.Sort(slots)
+	w.Uvarint(uint64(len(slots)))
+	for _, s := range slots {
+		w.Uvarint(uint64(s))
+		w.String(ix.glosses[s])
+	}
+	return w.Flush()
+}
+
+// readGlosses decodes what writeGlosses wrote, refusing another
+// signature than want; every slot must hold a memory.
+func (ix *Index) readGlosses(in io.Reader, want string) error {
+	r := binio.NewReader(in, -1, 1<<16)
+	if got := r.String(1 << 12); r.Err() == nil && got != want {
+		return fmt.Errorf("snapshot glossed as %q, now %q", got, want)
+	}
+	n := r.Count(1 << 26)
+	for i := 0; i < n && r.Err() == nil; i++ {
+		slot := r.Uvarint()
+		g := r.String(1 << 20)
+		if r.Err() == nil && (slot >= uint64(len(ix.items)) || !ix.items[slot].used || g == "") {
+			r.Fail(errors.New("glosses of a slot that holds no memory"))
+		}
+		if r.Err() == nil {
+			ix.glosses[uint32(slot)] = g
+		}
+	}
+	return r.Err()
 }
 
 // ReadFile reads the snapshot file at path, which must have been made for
@@ -272,8 +324,17 @@ func decode(r *binio.Reader, h Header, loc *time.Location) (*Index, error) {
 	if r.Err() == nil && r.Remaining() > 0 {
 		r.Section(ix.readLinkKinds)
 	}
+	glossed := r.Err() == nil && r.Remaining() > 0
+	if glossed {
+		r.Section(func(in io.Reader) error { return ix.readGlosses(in, h.Gloss) })
+	}
 	if r.Err() != nil {
 		return nil, fmt.Errorf("damaged snapshot: %w", r.Err())
+	}
+	if !glossed && h.Gloss != "" {
+		// Made before glosses, or without: its notes' keyword terms lack
+		// them.
+		return nil, fmt.Errorf("snapshot not glossed, now %q", h.Gloss)
 	}
 	return ix, nil
 }
