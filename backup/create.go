@@ -155,7 +155,7 @@ func Create(ctx context.Context, store *mongostore.Store, opts Options) (*Result
 		return nil, err
 	}
 	estimated := expectDocuments(ctx, store, dumped, rep, opts.Logger)
-	dumpErr := dumpInto(ctx, store, w, rep)
+	dumpErr := dump(ctx, store, w, rep)
 	estimated()
 	if dumpErr == nil {
 		// A backup cancelled as it finished is not published either.

@@ -340,3 +340,33 @@ func handByID(dec *sjsonDecoder, doc, text []byte, collection string, fn func(bs
 	}
 	return doc, fn(doc)
 }
+
+// ScanDocuments calls fn with every document of the named collection as
+// BSON, in the order a find without a filter returns them, and reports
+// whether it read them from SQLite (the embedded engine) rather than
+// through the driver. doc is reused after fn returns. A backup writes
+// its archive from this (backup/dumparchive.go): on the embedded engine it
+// takes none of FerretDB's conversions, the driver's copies or
+// mongodump's buffers.
+func (s *Store) ScanDocuments(ctx context.Context, collection string, fn func(doc bson.Raw) error) (fromSQLite bool, err error) {
+	if s.raw != nil {
+		err := s.raw.iterate(ctx, collection, fn)
+		if !errors.Is(err, errNoRawTable) {
+			return true, err
+		}
+	}
+	cur, err := s.db.Collection(collection).Find(ctx, bson.D{})
+	if err != nil {
+		return false, fmt.Errorf("cannot read %s: %w", collection, err)
+	}
+	defer cur.Close(ctx)
+	for cur.Next(ctx) {
+		if err := fn(cur.Current); err != nil {
+			return false, err
+		}
+	}
+	if err := cur.Err(); err != nil {
+		return false, fmt.Errorf("cannot read %s: %w", collection, err)
+	}
+	return false, nil
+}
