@@ -154,7 +154,11 @@ func Create(ctx context.Context, store *mongostore.Store, opts Options) (*Result
 	if err != nil {
 		return nil, err
 	}
-	estimated := expectDocuments(ctx, store, dumped, rep, opts.Logger)
+	estimated := func() {}
+	if !writesOwnArchive(store) {
+		// writeArchive counts them itself, from SQLite, before it starts.
+		estimated = expectDocuments(ctx, store, dumped, rep, opts.Logger)
+	}
 	dumpErr := dump(ctx, store, w, rep)
 	estimated()
 	if dumpErr == nil {

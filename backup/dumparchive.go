@@ -27,10 +27,16 @@ var dumpWithTools = false
 // dump writes the store's database as a mongodump archive to out: on the
 // embedded engine with writeArchive, on MongoDB with mongo-tools' mongodump.
 func dump(ctx context.Context, store *mongostore.Store, out io.Writer, rep *reporter) error {
-	if store.Engine == mongostore.ModeEmbedded && !dumpWithTools {
+	if writesOwnArchive(store) {
 		return writeArchive(ctx, store, out, rep)
 	}
 	return dumpInto(ctx, store, out, rep)
+}
+
+// writesOwnArchive says whether a backup of store is written by
+// writeArchive rather than mongodump.
+func writesOwnArchive(store *mongostore.Store) bool {
+	return store.Engine == mongostore.ModeEmbedded && !dumpWithTools
 }
 
 // writeArchive writes the archive mongodump would write of the store's
@@ -87,6 +93,18 @@ func writeArchive(ctx context.Context, store *mongostore.Store, out io.Writer, r
 			return err
 		}
 		prelude.AddMetadata(&archive.CollectionMetadata{Database: db.Name(), Collection: ci.Name, Metadata: md, Type: ci.Type})
+	}
+
+	if rep.active() {
+		// A progress bar's total, known before the first document: SQLite
+		// counts a collection from its _id index in milliseconds.
+		var total int64
+		for _, ci := range colls {
+			if n, err := store.CountDocuments(ctx, ci.Name); err == nil {
+				total += n
+			}
+		}
+		rep.update(true, func(p *Progress) { p.TotalDocs = total })
 	}
 
 	w := bufio.NewWriterSize(ctxWriter{ctx: ctx, w: out}, dumpBufferSize)

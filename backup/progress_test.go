@@ -25,7 +25,7 @@ func (l *progressLog) all() []Progress {
 }
 
 // TestBackupProgressMovesFromTheStart: a backup's progress counts the
-// documents as mongodump reads them, against a total known from the start,
+// documents as they are read, against a total known from the start,
 // so a progress bar moves while the first (largest) collection is dumped
 // instead of waiting for whole collections; the counts never go back and
 // end consistent.
