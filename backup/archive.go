@@ -141,8 +141,8 @@ func readArchiveUnchecked(ctx context.Context, r io.Reader, sink archiveSink) (*
 		}
 	}
 	cons := &archiveConsumer{ctx: ctx, sum: sum, sink: sink}
-	parser := archive.Parser{In: r}
-	if err := parser.ReadAllBlocks(cons); err != nil {
+	parser := blockParser{in: r}
+	if err := parser.readAllBlocks(cons); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -281,4 +281,111 @@ func (c *archiveConsumer) End() error {
 func isString(v bson.RawValue, want string) bool {
 	s, ok := v.StringValueOK()
 	return ok && s == want
+}
+
+// blockParser reads an archive's blocks as mongo-tools' archive.Parser
+// (ReadAllBlocks) does, with the same consumer calls and the same errors,
+// but into a buffer that grows to the largest document read instead of
+// the parser's fixed 16 MB array: an archive.Parser is a 16 MB object,
+// live through a whole backup (the check of the archive as it is written),
+// restore or verify, 16 of the ~30 MB a backup's daemon held above
+// serving at 100k memories (BENCHMARKS.md, mem15).
+// TestBlockParserMatchesTools compares the two.
+type blockParser struct {
+	in  io.Reader
+	buf []byte
+	n   int // the document in buf[:n]
+}
+
+// maxBSONSize is the largest document an archive may hold (mongo-tools'
+// db.MaxBSONSize).
+const maxBSONSize = 16 * 1024 * 1024
+
+// blockParserError is mongo-tools' parserError, for the same text.
+type blockParserError struct {
+	err error
+	msg string
+}
+
+func (e *blockParserError) Error() string {
+	s := "corruption found in archive; " + e.msg
+	if e.err != nil {
+		s = fmt.Sprintf("%v ( %v )", s, e.err)
+	}
+	return s
+}
+
+// readBSONOrTerminator reads a terminator (true) or a document into buf.
+func (p *blockParser) readBSONOrTerminator() (bool, error) {
+	p.n = 0
+	if cap(p.buf) < 4 {
+		p.buf = make([]byte, 4, 1<<16)
+	}
+	p.buf = p.buf[:4]
+	_, err := io.ReadFull(p.in, p.buf)
+	if err == io.EOF {
+		return false, err
+	}
+	if err != nil {
+		return false, &blockParserError{err, "I/O error reading length or terminator"}
+	}
+	size := int32(uint32(p.buf[0]) | uint32(p.buf[1])<<8 | uint32(p.buf[2])<<16 | uint32(p.buf[3])<<24)
+	if size == -1 {
+		return true, nil
+	}
+	if size < 5 || size > maxBSONSize {
+		return false, &blockParserError{nil, fmt.Sprintf("%v is neither a valid bson length nor a archive terminator", size)}
+	}
+	if cap(p.buf) < int(size) {
+		p.buf = append(p.buf, make([]byte, int(size)-len(p.buf))...)
+	}
+	p.buf = p.buf[:size]
+	if _, err := io.ReadFull(p.in, p.buf[4:size]); err != nil {
+		return false, &blockParserError{err, "read bson"}
+	}
+	if p.buf[size-1] != 0 {
+		return false, &blockParserError{nil, fmt.Sprintf("bson (size: %v, byte: %d) doesn't end with a null byte", size, p.buf[size-1])}
+	}
+	p.n = int(size)
+	return false, nil
+}
+
+// readAllBlocks is archive.Parser's ReadAllBlocks.
+func (p *blockParser) readAllBlocks(c archive.ParserConsumer) error {
+	var err error
+	for err == nil {
+		err = p.readBlock(c)
+	}
+	endErr := c.End()
+	if err == io.EOF {
+		return endErr
+	}
+	return err
+}
+
+// readBlock is archive.Parser's ReadBlock: a header, its documents, a
+// terminator.
+func (p *blockParser) readBlock(c archive.ParserConsumer) error {
+	term, err := p.readBSONOrTerminator()
+	if err != nil {
+		return err
+	}
+	if term {
+		return &blockParserError{nil, "consecutive terminators / headerless blocks are not allowed"}
+	}
+	if err := c.HeaderBSON(p.buf[:p.n]); err != nil {
+		return &blockParserError{err, "ParserConsumer.HeaderBSON()"}
+	}
+	for {
+		term, err = p.readBSONOrTerminator()
+		if err != nil {
+			return &blockParserError{err, "ParserConsumer.BodyBSON()"}
+		}
+		if term {
+			return nil
+		}
+		if err := c.BodyBSON(p.buf[:p.n]); err != nil {
+			return &blockParserError{err, "ParserConsumer.BodyBSON()"}
+		}
+	}
 }
