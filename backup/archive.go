@@ -2,6 +2,7 @@ package backup
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mongodb/mongo-tools/common/archive"
+	bson1 "go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/infmem/infmem/mongostore"
@@ -94,8 +96,9 @@ func readArchive(ctx context.Context, r io.Reader, sink archiveSink) (sum *archi
 }
 
 func readArchiveUnchecked(ctx context.Context, r io.Reader, sink archiveSink) (*archiveSummary, error) {
+	parser := blockParser{in: r}
 	var prelude archive.Prelude
-	if err := prelude.Read(r); err != nil {
+	if err := parser.readPrelude(&prelude); err != nil {
 		return nil, fmt.Errorf("%w: cannot read the archive prelude: %v", errArchive, err)
 	}
 	sum := &archiveSummary{}
@@ -141,7 +144,6 @@ func readArchiveUnchecked(ctx context.Context, r io.Reader, sink archiveSink) (*
 		}
 	}
 	cons := &archiveConsumer{ctx: ctx, sum: sum, sink: sink}
-	parser := blockParser{in: r}
 	if err := parser.readAllBlocks(cons); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -349,6 +351,41 @@ func (p *blockParser) readBSONOrTerminator() (bool, error) {
 	p.n = int(size)
 	return false, nil
 }
+
+// readPrelude is archive.Prelude's Read (the magic number, then the
+// header and the collections' metadata as one block), with the same
+// errors, on p's buffer: Prelude.Read makes an archive.Parser of its own,
+// whose 16 MB array was the one spike of a backup's memory once the
+// blocks were read here (BENCHMARKS.md, mem16).
+func (p *blockParser) readPrelude(prelude *archive.Prelude) error {
+	var magic [4]byte
+	if _, err := io.ReadAtLeast(p.in, magic[:], 4); err != nil {
+		return fmt.Errorf("I/O failure reading beginning of archive: %v", err)
+	}
+	if binary.LittleEndian.Uint32(magic[:]) != archive.MagicNumber {
+		return fmt.Errorf("stream or file does not appear to be a mongodump archive")
+	}
+	return p.readBlock(preludeConsumer{prelude})
+}
+
+// preludeConsumer is archive's preludeParserConsumer.
+type preludeConsumer struct{ prelude *archive.Prelude }
+
+func (c preludeConsumer) HeaderBSON(data []byte) error {
+	c.prelude.Header = &archive.Header{}
+	return bson1.Unmarshal(data, c.prelude.Header)
+}
+
+func (c preludeConsumer) BodyBSON(data []byte) error {
+	cm := &archive.CollectionMetadata{}
+	if err := bson1.Unmarshal(data, cm); err != nil {
+		return err
+	}
+	c.prelude.AddMetadata(cm)
+	return nil
+}
+
+func (c preludeConsumer) End() error { return nil }
 
 // readAllBlocks is archive.Parser's ReadAllBlocks.
 func (p *blockParser) readAllBlocks(c archive.ParserConsumer) error {

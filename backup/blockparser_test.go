@@ -2,10 +2,12 @@ package backup
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/mongodb/mongo-tools/common/archive"
@@ -105,5 +107,61 @@ func TestBlockParserMatchesTools(t *testing.T) {
 			d[rng.IntN(len(d))] = byte(rng.IntN(256))
 		}
 		compare("damaged", d, 0)
+	}
+}
+
+// TestReadPreludeMatchesTools: blockParser.readPrelude reads what
+// mongo-tools' Prelude.Read reads, with the same error (or the same
+// panic: readArchive recovers from both), on a real archive's prelude, on
+// every truncation of it and on damaged bytes; and leaves the reader where
+// the blocks begin.
+func TestReadPreludeMatchesTools(t *testing.T) {
+	env := openTestStore(t)
+	populate(t, env.store, 20)
+	var buf bytes.Buffer
+	must(t, writeArchive(context.Background(), env.store, &buf, newReporter(nil, "backup")))
+	data := buf.Bytes()
+	read := func(in []byte, ours bool) (p archive.Prelude, rest int, res string) {
+		defer func() {
+			if r := recover(); r != nil {
+				res = fmt.Sprint("panic: ", r)
+			}
+		}()
+		r := bytes.NewReader(in)
+		var err error
+		if ours {
+			err = (&blockParser{in: r}).readPrelude(&p)
+		} else {
+			err = p.Read(r)
+		}
+		return p, r.Len(), fmt.Sprint(err)
+	}
+	compare := func(what string, in []byte) string {
+		t.Helper()
+		gp, gr, ge := read(in, true)
+		wp, wr, we := read(in, false)
+		if ge != we || gr != wr || !reflect.DeepEqual(gp, wp) {
+			t.Fatalf("%s: readPrelude %s, %d bytes left, %+v; Prelude.Read %s, %d left, %+v", what, ge, gr, gp, we, wr, wp)
+		}
+		return ge
+	}
+	if res := compare("whole", data); res != "<nil>" {
+		t.Fatal(res)
+	}
+	p, rest, _ := read(data, true)
+	if len(p.NamespaceMetadatas) != 5 || rest == 0 || rest == len(data) {
+		t.Fatalf("prelude of %d collections, %d of %d bytes left", len(p.NamespaceMetadatas), rest, len(data))
+	}
+	end := len(data) - rest
+	for n := range end + 8 {
+		compare(fmt.Sprintf("truncated to %d", n), data[:n])
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 200 {
+		d := bytes.Clone(data[:end+64])
+		for range 1 + rng.IntN(3) {
+			d[rng.IntN(end)] = byte(rng.IntN(256))
+		}
+		compare("damaged", d)
 	}
 }
