@@ -85,7 +85,8 @@ func (r *Result) Documents() int64 {
 }
 
 // Create writes a backup of the store's database into opts.Dir: a
-// mongodump archive made by mongo-tools' mongodump, gzip-compressed,
+// mongodump archive (written from SQLite on the embedded engine, see
+// writeArchive; by mongo-tools' mongodump on MongoDB), gzip-compressed,
 // encrypted with age as opts.Encryption says, written under a temporary
 // name (0600) and renamed into place only when complete and checked.
 // Plain text never reaches the disk when encryption is on.
