@@ -153,11 +153,15 @@ func TestReadPreludeMatchesTools(t *testing.T) {
 		t.Fatalf("prelude of %d collections, %d of %d bytes left", len(p.NamespaceMetadatas), rest, len(data))
 	}
 	end := len(data) - rest
+	// Each Prelude.Read zeroes a 16 MB parser: every length near the
+	// prelude's ends, every 23rd between.
 	for n := range end + 8 {
-		compare(fmt.Sprintf("truncated to %d", n), data[:n])
+		if n < 48 || n%23 == 0 || n > end-48 {
+			compare(fmt.Sprintf("truncated to %d", n), data[:n])
+		}
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
-	for range 200 {
+	for range 60 {
 		d := bytes.Clone(data[:end+64])
 		for range 1 + rng.IntN(3) {
 			d[rng.IntN(end)] = byte(rng.IntN(256))
