@@ -205,3 +205,14 @@ func TestFramesUpdateSetParses(t *testing.T) {
 		t.Errorf("%d pairs, %d look-alikes, %d background notes; want at least 30, 12, some", len(set.Pairs), len(set.Lookalikes), len(set.Background))
 	}
 }
+
+// The dev set of the updates still read as unrelated after FrameRule
+// (updates12): a frame reordered, a short subject, a role said another way,
+// a time or amount in another form; parsed strictly in the fields of
+// updates.json: at least 36 pairs, 14 look-alikes, some background notes.
+func TestHardUpdateSetParses(t *testing.T) {
+	set := readUpdateFile(t, "testdata/updates-hard.json")
+	if len(set.Pairs) < 36 || len(set.Lookalikes) < 14 || len(set.Background) == 0 {
+		t.Errorf("%d pairs, %d look-alikes, %d background notes; want at least 36, 14, some", len(set.Pairs), len(set.Lookalikes), len(set.Background))
+	}
+}
