@@ -262,6 +262,14 @@ func scan(text string) []token {
 			i += n - 1
 			continue
 		}
+		if ValueForms {
+			if k, v, n, ok := valueForm(words, i); ok {
+				t.kind, t.value = k, v
+				out = append(out, t)
+				i += n - 1
+				continue
+			}
+		}
 		if FrameRule {
 			if v, n, ok := foreignAmount(words, i); ok {
 				t.kind, t.value = Amount, v

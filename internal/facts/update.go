@@ -39,6 +39,10 @@ type Relation struct {
 	// Between conversation turns it is no evidence (an assistant's lists
 	// say one frame again and again: recall.Relate skips it).
 	Frame bool
+	// Subset: found by the reading of an update that says nothing but the
+	// older's thing and a new value (SubsetRule), no other (Frame is set
+	// with it: between conversation turns it is no evidence either).
+	Subset bool
 }
 
 // restatedCover is the least share of subject words (Relation.Shared)
@@ -168,6 +172,15 @@ func RelateParsed(older, newer *Statement) Relation {
 			if best.Kind == Unrelated || len(r.OneSided) < len(best.OneSided) ||
 				len(r.OneSided) == len(best.OneSided) && (r.Shared > best.Shared || r.Shared == best.Shared && r.Kind == Updates && best.Kind != Updates) {
 				best = r
+			}
+		}
+	}
+	if best.Kind == Unrelated && frame.Kind == Unrelated && SubsetRule {
+		for i := range newer.units {
+			for j := range older.units {
+				if r := subsetRelate(&older.units[j], &newer.units[i]); r.Kind == Updates && r.Shared > frame.Shared {
+					frame = r
+				}
 			}
 		}
 	}
