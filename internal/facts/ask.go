@@ -440,6 +440,11 @@ func init() {
 // about; the store, which has no question, links turns only on more.
 func (a *Asked) Updated(older, newer *Statement) bool {
 	r := RelateParsed(older, newer)
+	if r.Subset {
+		// Read at the store, where one link at most is kept (recall.Relate);
+		// among a question's results it would pair any two notes on one thing.
+		return false
+	}
 	if r.Kind != Updates || !slices.ContainsFunc(r.DiffersIn, func(k Kind) bool { return a.kinds[k] }) {
 		return false
 	}

@@ -28,9 +28,10 @@ func subsetRelate(a, b *unit) Relation {
 	if a.cond || b.cond || a.question || b.question || a.never || b.never || a.negated != b.negated {
 		return Relation{}
 	}
-	// The newer's core: without a trailing adjunct of time or reason.
+	// The newer's core: without a trailing adjunct of time or reason (the
+	// shortest: "for the car insurance from July" keeps its thing).
 	core := len(b.toks)
-	for j := 1; j < len(b.toks); j++ {
+	for j := len(b.toks) - 1; j >= 1; j-- {
 		if frameAdjunctStart(b.toks, j) && frameAdjunct(b.toks[j:]) && !slices.ContainsFunc(b.toks[j:], func(t token) bool {
 			return t.kind == Name || t.kind == Place || t.maybeName
 		}) {
@@ -38,19 +39,36 @@ func subsetRelate(a, b *unit) Relation {
 			break
 		}
 	}
+	// A verb: the unit's first, or one after an auxiliary or a pronoun
+	// ("is charging", "are handled", "I've handed"); not "books" in "the
+	// Gruffalo books".
+	verbish := func(u *unit, i int) bool {
+		w := u.toks[i].lower
+		if i == u.verb {
+			return true
+		}
+		if i == 0 {
+			return false
+		}
+		prev := u.toks[i-1].lower
+		return (auxiliaries[prev] || pronouns[prev]) && (isVerb(u.toks, i) || strings.HasSuffix(w, "ing") || strings.HasSuffix(w, "ed"))
+	}
 	shared, nouns := 0, 0
 	for w, i := range b.content {
 		if i >= core {
 			continue
 		}
-		if _, ok := a.content[w]; ok {
+		if j, ok := a.content[w]; ok {
+			if (eventVerb(b.toks[i].lower) || verbs[b.toks[i].lower]) && (eventVerb(a.toks[j].lower) || verbs[a.toks[j].lower]) {
+				return Relation{} // the same deed again ("Paid the water bill of…", "Ran 8 km…"): another time
+			}
 			shared++
-			if !isVerb(b.toks, i) && !strings.HasSuffix(b.toks[i].lower, "ing") {
+			if !verbish(b, i) {
 				nouns++
 			}
 			continue
 		}
-		if isVerb(b.toks, i) || strings.HasSuffix(b.toks[i].lower, "ing") || strings.HasSuffix(b.toks[i].lower, "ly") {
+		if verbish(b, i) || timelyWords[b.toks[i].lower] {
 			continue // "is charging", "handed … over", "monthly"
 		}
 		return Relation{} // a noun the older lacks: another thing
@@ -62,16 +80,50 @@ func subsetRelate(a, b *unit) Relation {
 			continue
 		}
 		if a.has(n) || a.was[n] {
+			if eventVerb(n) || verbs[n] {
+				return Relation{} // "Watered …" / "Watered …": a deed again, read as a name at the start
+			}
 			sharedNames++
 			continue
 		}
-		if i < b.verb && b.verb < len(b.toks) {
-			return Relation{} // a name opening the newer the older lacks: another one's
+		t := b.toks[i]
+		modifier := false // the name says which of a thing the newer names next ("The Guardian subscription")
+		if i+1 < len(b.toks) && i+1 != b.verb {
+			if at, ok := b.content[stem(b.toks[i+1].lower)]; ok && at == i+1 {
+				modifier = true
+			}
+		}
+		if i < b.verb && b.verb < len(b.toks) || t.maybeName || modifier || i > 0 && (b.toks[i-1].lower == "for" || b.toks[i-1].lower == "with") ||
+			strings.HasSuffix(strings.ToLower(t.text), "'s") || strings.HasSuffix(strings.ToLower(t.text), "’s") {
+			return Relation{} // whose or which one: a name opening the newer, owning, "for Nora", that the older lacks
 		}
 		newNames = append(newNames, n)
 	}
 	if nouns == 0 && sharedNames == 0 {
 		return Relation{}
+	}
+	// A state verb of the newer's the older lacks says another thing of it
+	// ("School starts at 7:45am" after "the school day … ends at 2:30pm").
+	if v := b.verb; v < core && stateVerbs[b.toks[v].lower] && !auxiliaries[b.toks[v].lower] {
+		if _, ok := a.content[stem(b.toks[v].lower)]; !ok && a.verb < len(a.toks) && stateVerbs[a.toks[a.verb].lower] && !auxiliaries[a.toks[a.verb].lower] {
+			return Relation{}
+		}
+	}
+	// The older's subject (the words before its verb, and a name owning
+	// it) is in the newer, unless the newer is a word or two ("Bins now
+	// Fridays"): "my new address is … Bristol" is not "My cousin Ana"'s.
+	if len(b.content)+len(b.names) > 2 {
+		for w, i := range a.content {
+			if _, ok := b.content[w]; !ok && i < a.verb {
+				return Relation{}
+			}
+		}
+		for n, i := range a.names {
+			t := strings.ToLower(a.toks[i].text)
+			if !b.has(n) && i < a.verb && (strings.HasSuffix(t, "'s") || strings.HasSuffix(t, "’s")) {
+				return Relation{}
+			}
+		}
 	}
 	for n := range a.names {
 		if !b.has(n) {
@@ -89,7 +141,7 @@ func subsetRelate(a, b *unit) Relation {
 			}
 		}
 		x := a.values[k]
-		if len(x) > 0 && len(y) > 0 && len(minus(sortedCopy(y), sortedCopy(x))) > 0 {
+		if len(x) > 0 && len(y) > 0 && len(minus(sortedCopy(y), sortedCopy(x))) > 0 && len(minus(sortedCopy(x), sortedCopy(y))) > 0 {
 			changed = append(changed, k)
 		}
 	}
@@ -100,7 +152,15 @@ func subsetRelate(a, b *unit) Relation {
 		}
 		changed = append(changed, k)
 	}
-	if len(changed) == 0 {
+	if len(changed) == 1 && (changed[0] == Name || changed[0] == Place) && !b.cue && core == len(b.toks) {
+		// A name for a name with no word of change nor a time it holds
+		// from ("We have two cats, Pepper and Miso" after "Ruth feeds the
+		// cats"): as often another of the kind.
+		return Relation{}
+	}
+	if len(changed) == 0 || len(changed) > 1 && (slices.Contains(changed, Name) || slices.Contains(changed, Place)) {
+		// A name and a value both changed: another one's ("Dentist
+		// appointment for Nora on March 3 at 10:00").
 		return Relation{}
 	}
 	common := shared + sharedNames
@@ -108,3 +168,6 @@ func subsetRelate(a, b *unit) Relation {
 	return Relation{Kind: Updates, DiffersIn: ordered(changed), Shared: min(1, float64(common)/float64(max(1, min(sizeA, sizeB)))),
 		Common: common, About: about(a, b), Anchored: true, Frame: true, Subset: true}
 }
+
+// timelyWords say how often, not which thing.
+var timelyWords = setOf(`monthly weekly yearly daily nightly annually fortnightly hourly`)

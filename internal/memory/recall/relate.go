@@ -267,7 +267,10 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 			if !m.UnderFloor {
 				r = facts.RelateParsed(other, mine)
 			}
-			if r.Kind == facts.Unrelated && meaningGate(m) && !turn && theirs == "" && m.Source != content.SourceConversation {
+			if (r.Kind == facts.Unrelated || r.Subset) && meaningGate(m) && !turn && theirs == "" && m.Source != content.SourceConversation {
+				// An update the subset reading found is read by meaning
+				// where that finds it too (its link ranks as before).
+				subset := r
 				r = facts.ChangedInOtherWords(other, mine)
 				if r.Kind == facts.Updates && m.Cos < MeaningCos && (!r.Outright || facts.SaysOtherSetting(other, mine)) {
 					r = facts.Relation{}
@@ -276,6 +279,9 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 					r = facts.Relation{}
 				}
 				meaning = r.Kind == facts.Updates && (r.Outright || !MeaningOutright)
+				if r.Kind != facts.Updates && subset.Subset {
+					r = subset
+				}
 			}
 		} else {
 			r = facts.RelateParsed(mine, other)
@@ -296,6 +302,23 @@ func Relate(ix *memindex.Index, d *memindex.Doc, mine *facts.Statement, ms []Kno
 		case r.Kind == facts.Contradicts:
 			contra = append(contra, found{i, r, false})
 		}
+	}
+	// An update read only by facts.SubsetRule (the newer says nothing but
+	// the older's thing and a new value) is one link at most, the closest,
+	// and none beside an update read otherwise: a terse "Gym up to R720"
+	// meets every note on the gym.
+	if slices.ContainsFunc(ups, func(f found) bool { return f.rel.Subset }) {
+		var kept []found
+		subset := false
+		other := slices.ContainsFunc(ups, func(f found) bool { return !f.rel.Subset })
+		for _, f := range ups {
+			if f.rel.Subset && (other || subset) {
+				continue
+			}
+			subset = subset || f.rel.Subset
+			kept = append(kept, f)
+		}
+		ups = kept
 	}
 	// A conversation turn says many things: a link between turns ranks
 	// only for questions about what the two share.
