@@ -171,3 +171,68 @@ func subsetRelate(a, b *unit) Relation {
 
 // timelyWords say how often, not which thing.
 var timelyWords = setOf(`monthly weekly yearly daily nightly annually fortnightly hourly`)
+
+// OtherSubjectRule cuts a false link of the reading by a word of change
+// (issue 23 (e): a store naming an unrelated older fact as replaced) where
+// the two share one word only, and that word says another thing on each
+// side: another word right before it on each ("Our gas bill went up to
+// £97" after "Paid the water bill of 48 pounds"), it is a street word of two
+// places ("… the Thai place on Mill Road" after "… 52 Harbour Road"), or
+// only a name changed, with no verb of change, and the newer's predicate
+// says what the older never does ("Alex is now reading Piranesi" after
+// "Alex's mother lives in York"). Off by default; infmem-bench
+// --relate-other-subject turns it on.
+var OtherSubjectRule = false
+
+// otherSubject reports whether u, a newer clause sharing one word with
+// other, speaks of another thing (OtherSubjectRule).
+func (u *unit) otherSubject(other *unit, changed []Kind) bool {
+	if u.verb < len(u.toks) && other.verb < len(other.toks) {
+		x, y := startEnd[u.toks[u.verb].lower], startEnd[other.toks[other.verb].lower]
+		if x != 0 && y != 0 && x != y {
+			return true // "School starts at 7:45am" / "The school's aftercare closes at 5:30pm"
+		}
+	}
+	for w, i := range u.content {
+		j, ok := other.content[w]
+		if !ok {
+			continue
+		}
+		if streetWords[u.toks[i].lower] {
+			return true // "Mill Road" / "Harbour Road"
+		}
+		if i > 0 && j > 0 {
+			p, q := u.toks[i-1], other.toks[j-1]
+			if p.kind == "" && q.kind == "" && !stopWords[p.lower] && !stopWords[q.lower] && !cueWords[p.lower] && !cueWords[q.lower] &&
+				!newWords[p.lower] && !newWords[q.lower] && stem(p.lower) != stem(q.lower) && !p.maybeName && !q.maybeName {
+				return true // "gas bill" / "water bill"
+			}
+		}
+	}
+	if len(changed) == 0 || slices.ContainsFunc(changed, func(k Kind) bool { return k != Name && k != Place }) {
+		return false
+	}
+	if slices.ContainsFunc(u.toks, func(t token) bool { return cueVerbs[t.lower] }) {
+		return false // "Hannah relocated to Edinburgh": the change said outright
+	}
+	end := len(u.toks)
+	for j := u.verb + 1; j < len(u.toks); j++ {
+		if adjunctOpeners[u.toks[j].lower] && u.toks[j].lower != "in" && u.toks[j].lower != "for" {
+			end = j // "since the studio reorganised"
+			break
+		}
+	}
+	for w, i := range u.content {
+		if _, ok := other.content[w]; ok || i <= u.verb || i >= end || timeNouns[u.toks[i].lower] || timelyWords[u.toks[i].lower] || titles[u.toks[i].lower] {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// startEnd tells the verbs of a start (1) from those of an end (2): a time
+// a thing starts is not the time it ends.
+var startEnd = map[string]int{"starts": 1, "start": 1, "begins": 1, "begin": 1, "opens": 1, "open": 1, "departs": 1, "depart": 1,
+	"leaves": 1, "leave": 1, "ends": 2, "end": 2, "closes": 2, "close": 2, "finishes": 2, "finish": 2, "arrives": 2, "arrive": 2,
+	"lands": 2, "land": 2}

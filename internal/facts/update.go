@@ -639,6 +639,9 @@ func relateUnits(a, b *unit) Relation {
 		// A changed state or negation, or a value dropped, with no new
 		// value beside it: only when the two share more than one word.
 		weak := common < 2
+		if OtherSubjectRule && weak && b.otherSubject(a, changed) {
+			return Relation{}
+		}
 		if (state || b.stateCue) && !weak && !slices.Contains(changed, Name) && !slices.Contains(changed, Place) {
 			changed = append(changed, State)
 		}
