@@ -58,7 +58,13 @@ func subsetRelate(a, b *unit) Relation {
 		if i >= core {
 			continue
 		}
+		if currencyWords[b.toks[i].lower] || currencyCodes[b.toks[i].lower] {
+			continue // "pounds" says the value's kind, not the thing
+		}
 		if j, ok := a.content[w]; ok {
+			if ownedOther(a, j, b) {
+				return Relation{}
+			}
 			if (eventVerb(b.toks[i].lower) || verbs[b.toks[i].lower]) && (eventVerb(a.toks[j].lower) || verbs[a.toks[j].lower]) {
 				return Relation{} // the same deed again ("Paid the water bill of…", "Ran 8 km…"): another time
 			}
@@ -79,7 +85,16 @@ func subsetRelate(a, b *unit) Relation {
 		if i >= core {
 			continue
 		}
-		if a.has(n) || a.was[n] {
+		// The same name, or a common word capitalised to open the newer
+		// ("Guitar now Wednesdays 4.30"); not "Designer" for "design".
+		j, ok := a.names[n]
+		if !ok && b.toks[i].maybeName {
+			j, ok = a.content[stem(n)]
+		}
+		if ok || a.was[n] {
+			if ok && ownedOther(a, j, b) {
+				return Relation{}
+			}
 			if eventVerb(n) || verbs[n] {
 				return Relation{} // "Watered …" / "Watered …": a deed again, read as a name at the start
 			}
@@ -236,3 +251,15 @@ func (u *unit) otherSubject(other *unit, changed []Kind) bool {
 var startEnd = map[string]int{"starts": 1, "start": 1, "begins": 1, "begin": 1, "opens": 1, "open": 1, "departs": 1, "depart": 1,
 	"leaves": 1, "leave": 1, "ends": 2, "end": 2, "closes": 2, "close": 2, "finishes": 2, "finish": 2, "arrives": 2, "arrive": 2,
 	"lands": 2, "land": 2}
+
+// ownedOther reports whether a's word at j is owned by a name the newer b
+// lacks ("Anna's Geburtstag 19. September" / "Papa's 75. Geburtstag am 2.
+// April"): another one's.
+func ownedOther(a *unit, j int, b *unit) bool {
+	if j == 0 {
+		return false
+	}
+	p := a.toks[j-1]
+	t := strings.ToLower(p.text)
+	return (p.kind == Name || p.maybeName) && (strings.HasSuffix(t, "'s") || strings.HasSuffix(t, "’s")) && !b.has(p.lower)
+}
