@@ -53,6 +53,28 @@ func subsetRelate(a, b *unit) Relation {
 		prev := u.toks[i-1].lower
 		return (auxiliaries[prev] || pronouns[prev]) && (isVerb(u.toks, i) || strings.HasSuffix(w, "ing") || strings.HasSuffix(w, "ed"))
 	}
+	// A qualifier that tells two of a kind apart differs ("my left hearing
+	// aid" / "my right hearing aid", "the first" / "the second").
+	quals := func(u *unit, end int) []string {
+		var out []string
+		for _, t := range u.toks[:end] {
+			if qualifiers[t.lower] && !slices.Contains(out, t.lower) {
+				out = append(out, t.lower)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	if !slices.Equal(quals(a, len(a.toks)), quals(b, core)) {
+		return Relation{}
+	}
+	// Another deed ("swam 40 lengths on Tuesday" after "walked 5 km on
+	// Monday"): the newer's first verb tells of an event the older lacks.
+	if v := b.verb; v < core && (eventVerb(b.toks[v].lower) || verbs[b.toks[v].lower]) && !cueWords[b.toks[v].lower] {
+		if _, ok := a.content[stem(b.toks[v].lower)]; !ok && a.verb < len(a.toks) && (eventVerb(a.toks[a.verb].lower) || verbs[a.toks[a.verb].lower]) {
+			return Relation{}
+		}
+	}
 	shared, nouns := 0, 0
 	for w, i := range b.content {
 		if i >= core {
@@ -108,7 +130,8 @@ func subsetRelate(a, b *unit) Relation {
 				modifier = true
 			}
 		}
-		if i < b.verb && b.verb < len(b.toks) || t.maybeName || modifier || i > 0 && (b.toks[i-1].lower == "for" || b.toks[i-1].lower == "with") ||
+		holder := roleShared(a, b) && !modifier // "Tom Reed is chair of the club now": the role's new holder
+		if (i < b.verb && b.verb < len(b.toks) || t.maybeName) && !holder || modifier || i > 0 && (b.toks[i-1].lower == "for" || b.toks[i-1].lower == "with") ||
 			strings.HasSuffix(strings.ToLower(t.text), "'s") || strings.HasSuffix(strings.ToLower(t.text), "’s") {
 			return Relation{} // whose or which one: a name opening the newer, owning, "for Nora", that the older lacks
 		}
@@ -173,7 +196,13 @@ func subsetRelate(a, b *unit) Relation {
 		// cats"): as often another of the kind.
 		return Relation{}
 	}
-	if len(changed) == 0 || len(changed) > 1 && (slices.Contains(changed, Name) || slices.Contains(changed, Place)) {
+	if len(changed) > 1 && !(len(changed) == 2 && changed[0] == Date && changed[1] == Time) {
+		// Two values changed, not a day and its time: another instance
+		// ("the March phone bill was £30" / "the April phone bill was
+		// £34"), or another one's ("… for Nora on March 3 at 10:00").
+		return Relation{}
+	}
+	if len(changed) == 0 {
 		// A name and a value both changed: another one's ("Dentist
 		// appointment for Nora on March 3 at 10:00").
 		return Relation{}
@@ -202,6 +231,17 @@ var OtherSubjectRule = false
 // otherSubject reports whether u, a newer clause sharing one word with
 // other, speaks of another thing (OtherSubjectRule).
 func (u *unit) otherSubject(other *unit, changed []Kind) bool {
+	sharedWords := 0
+	for w := range u.content {
+		if _, ok := other.content[w]; ok {
+			sharedWords++
+		}
+	}
+	if sharedWords == 0 && !slices.ContainsFunc(u.toks, func(t token) bool { return cueVerbs[t.lower] && !eventVerb(t.lower) }) {
+		// Only a name in common, most often the person the notes are
+		// about ("Ana raised her day rate…" / "Ana takes the bus…").
+		return true
+	}
 	if u.verb < len(u.toks) && other.verb < len(other.toks) {
 		x, y := startEnd[u.toks[u.verb].lower], startEnd[other.toks[other.verb].lower]
 		if x != 0 && y != 0 && x != y {
@@ -262,4 +302,30 @@ func ownedOther(a *unit, j int, b *unit) bool {
 	p := a.toks[j-1]
 	t := strings.ToLower(p.text)
 	return (p.kind == Name || p.maybeName) && (strings.HasSuffix(t, "'s") || strings.HasSuffix(t, "’s")) && !b.has(p.lower)
+}
+
+// qualifiers tell two things of a kind apart.
+var qualifiers = setOf(`left right upper lower front back rear top bottom first second third inner outer spare main`)
+
+// roleShared reports whether a and b share a role word (chair, manager,
+// coach…): a name opening the newer is then its holder.
+func roleShared(a, b *unit) bool {
+	for w := range b.content {
+		if _, ok := a.content[w]; ok && roles[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// qualifiersOf lists the qualifiers u holds, sorted.
+func qualifiersOf(u *unit) []string {
+	var out []string
+	for _, t := range u.toks {
+		if qualifiers[t.lower] && !slices.Contains(out, t.lower) {
+			out = append(out, t.lower)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -639,7 +639,7 @@ func relateUnits(a, b *unit) Relation {
 		// A changed state or negation, or a value dropped, with no new
 		// value beside it: only when the two share more than one word.
 		weak := common < 2
-		if OtherSubjectRule && weak && b.otherSubject(a, changed) {
+		if OtherSubjectRule && (weak && b.otherSubject(a, changed) || !slices.Equal(qualifiersOf(a), qualifiersOf(b))) {
 			return Relation{}
 		}
 		if (state || b.stateCue) && !weak && !slices.Contains(changed, Name) && !slices.Contains(changed, Place) {
