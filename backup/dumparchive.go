@@ -123,14 +123,20 @@ func writeArchive(ctx context.Context, store *mongostore.Store, out io.Writer, r
 			return err
 		}
 		crc := crc64.New(crcTable)
+		var inColl int64
 		if _, err := store.ScanDocuments(ctx, ci.Name, func(doc bson.Raw) error {
 			if _, err := w.Write(doc); err != nil {
 				return err
 			}
 			crc.Write(doc)
-			if docs++; docs%256 == 0 {
+			docs++
+			if inColl++; inColl%256 == 0 {
+				// The first count of each collection is always reported:
+				// a small collection is read in less than the reporter's
+				// 100 ms, and a bar would jump from one collection to the
+				// next.
 				n := docs
-				rep.update(false, func(p *Progress) { p.Docs = n })
+				rep.update(inColl == 256, func(p *Progress) { p.Docs = n })
 			}
 			return nil
 		}); err != nil {
