@@ -30,6 +30,7 @@ func init() {
 	registerSet("everyday-mixed", "", everydayLoader("everyday-mixed", everydayMixedSet))
 	registerSet("everyday-mixed2", "", everydayLoader("everyday-mixed2", everydayMixed2Set))
 	registerSet("everyday-shorthand", "", everydayLoader("everyday-shorthand", everydayShorthandSet))
+	registerSet("everyday-related", "", everydayLoader("everyday-related", everydayRelatedSet))
 }
 
 // everyday2Set is a second everyday set, another person's, written as a
@@ -242,6 +243,19 @@ var everydayMixed2Set []byte
 //
 //go:embed testdata/everyday-shorthand.json
 var everydayShorthandSet []byte
+
+// everydayRelatedSet is a dev set (not held out: run it freely), written by
+// answer11 before any run on it and not edited after: a teacher in Leeds
+// whose notes name a thing by a clipped word ("chiro", "rehab", "uni"), a
+// brand for its category ("Vodafone" for the phone contract, "Jet2" for the
+// flight), a value for its measure ("500 Mbps" for how fast), an everyday
+// associated word ("bins" for the rubbish, "gig" for the concert) or a
+// family word of another language ("babcia", "nani"); never-stored
+// questions close to the notes (issue 23 item 5: right note first, told
+// nothing_relevant by the bar).
+//
+//go:embed testdata/everyday-related.json
+var everydayRelatedSet []byte
 
 // everydayLoader reads an everyday set named name (builtin, or path): its
 // profile's contacts given first, its memories stored in the default scope, each dated days_ago before now;
