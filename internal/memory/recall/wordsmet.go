@@ -178,6 +178,7 @@ func unmetIn(query string, texts []string, kinds int, contacts []mongostore.Cont
 		in = headWords(texts)
 	}
 	var kindsOf map[string][]string // held word → its hypernyms, read once when a word is unmet
+	var rel *relatedReader          // the related readings (KindsRelated), read once when a word is unmet
 	for i, q := range words {
 		if people[q] != nil && slices.ContainsFunc(people[q], func(n string) bool { return slices.Contains(in, n) }) {
 			continue
@@ -195,6 +196,14 @@ func unmetIn(query string, texts []string, kinds int, contacts []mongostore.Cont
 			continue // the second word of two a note's initials stand for
 		}
 		if !wordHeld(q, in) && !(kinds&KindHypernym != 0 && kindHeld(q, in, &kindsOf)) && !byValue[i] {
+			if kinds&KindsRelated != 0 {
+				if rel == nil {
+					rel = &relatedReader{query: query, kinds: kinds, texts: texts, held: in}
+				}
+				if rel.met(q, i, words) {
+					continue
+				}
+			}
 			unmet = append(unmet, q)
 		}
 	}
