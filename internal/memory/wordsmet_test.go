@@ -93,3 +93,40 @@ func TestWordsMetTerse(t *testing.T) {
 		t.Errorf("%q: answered (%v), want nothing relevant (no note gives a shoe size)", shoe.Query, confidences(res.Results))
 	}
 }
+
+// TestWordsMetRelated: a note that names the thing asked by a brand of
+// its category ("Vodafone" for the phone contract) or gives its value in
+// a unit of the measure asked ("500 Mbps" for how fast) clears the
+// first-note bar with recall.KindsRelated and not without it; a question
+// whose other word the note leaves unsaid (water, savings) stays
+// nothing_relevant. The relevance bar is raised to 1.01 so that only the
+// words-met reading can answer.
+func TestWordsMetRelated(t *testing.T) {
+	e := recallEngine(t)
+	mobile := "moved my mobile to Vodafone, £18 a month SIM only"
+	broadband := "Virgin Media broadband, 500 Mbps, £52/mo"
+	mustStoreTexts(t, e, mobile, broadband, "garage door code 5531")
+	base := recall.KindHypernym | recall.KindValue | recall.KindPerson | recall.KindsSaid | recall.KindsTerse
+	contract := SearchRequest{Query: "how much is my phone contract?", Limit: 3}
+	fast := SearchRequest{Query: "how fast is our internet?", Limit: 3}
+	water := SearchRequest{Query: "how much is my water contract?", Limit: 3}
+	e.SetRankOptions(RankOptions{MinConfidence: 1.01, WordsMetKinds: float64(base)})
+	for _, q := range []SearchRequest{contract, fast} {
+		if res := search(t, e, q); !res.NothingRelevant {
+			t.Fatalf("%q, without KindsRelated: answered (%v), want nothing relevant", q.Query, confidences(res.Results))
+		}
+	}
+	e.SetRankOptions(RankOptions{MinConfidence: 1.01, WordsMetKinds: float64(base | recall.KindsRelated)})
+	for _, c := range []struct {
+		q    SearchRequest
+		want string
+	}{{contract, mobile}, {fast, broadband}} {
+		q, want := c.q, c.want
+		if res := search(t, e, q); res.NothingRelevant || len(res.Results) == 0 || res.Results[0].Weak || res.Results[0].Text != want {
+			t.Errorf("%q: nothing_relevant %v, results %v, want %q first, not weak", q.Query, res.NothingRelevant, confidences(res.Results), want)
+		}
+	}
+	if res := search(t, e, water); !res.NothingRelevant {
+		t.Errorf("%q: answered (%v), want nothing relevant (no note is about water)", water.Query, confidences(res.Results))
+	}
+}
