@@ -193,7 +193,7 @@ var assocGroups = groupsOf(`collect collected collecting collection pick pickup
 	bins bin collection collected
 	concert gig gigs
 	internet wifi wi-fi broadband router
-	teeth tooth dental dentist hygienist
+	teeth tooth hygienist
 	cleaning hygienist
 	lease leased leasing contract rental renting hire
 	optician opticians optometrist eye eyes glasses specs
