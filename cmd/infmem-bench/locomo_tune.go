@@ -91,6 +91,8 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.AnswerAbsentBar = v
 				case "absentlower":
 					o.AnswerAbsentLower = v
+				case "absentshort":
+					o.AnswerAbsentShort = v
 				case "focus":
 					o.FocusAbsentBar = v
 				case "met":

@@ -599,7 +599,7 @@ func (e *Engine) answerAbsent(query string, res []Memory) {
 		}
 		texts = append(texts, m.Text)
 	}
-	if !recall.AnswerAbsent(query, texts, e.opts.Rank.AnswerAbsentLower > 0) {
+	if !recall.AnswerAbsentIn(query, texts, e.opts.Rank.AnswerAbsentLower > 0, e.opts.Rank.AnswerAbsentShort > 0) {
 		return
 	}
 	for i := range res {

@@ -78,12 +78,18 @@ func askedKinds(query string) (kinds []facts.Kind, digits bool) {
 // lower reads the notes written without a capital letter by their words,
 // not their capitals (gives).
 func AnswerAbsent(query string, texts []string, lower bool) bool {
+	return AnswerAbsentIn(query, texts, lower, false)
+}
+
+// AnswerAbsentIn is AnswerAbsent; with short, a date or time also counts
+// given in a short form (givesShort: "17/01", "14h", "mer 18h45").
+func AnswerAbsentIn(query string, texts []string, lower, short bool) bool {
 	kinds, digits := askedKinds(query)
 	if kinds == nil || len(texts) == 0 {
 		return false
 	}
 	for _, t := range texts {
-		if slices.ContainsFunc(kinds, func(k facts.Kind) bool { return gives(t, k, digits, lower) }) {
+		if slices.ContainsFunc(kinds, func(k facts.Kind) bool { return gives(t, k, digits, lower) || short && givesShort(t, k) }) {
 			return false
 		}
 	}

@@ -242,6 +242,11 @@ type Options struct {
 	// capitals gets the verdicts of one who does (issue 23 item 5). Default
 	// 1 (on); negative: off (names and weak months by capitals only).
 	AnswerAbsentLower float64
+	// AnswerAbsentShort: AnswerAbsent also reads a date or a time given
+	// in a short form of another language's habits ("17/01", "03/2027",
+	// "14h", "9h30", "mer 18h45"; answer11, 2026-11-29 seventh). Off by
+	// default (the coordinator's held-out check decides); 1: on.
+	AnswerAbsentShort float64
 	// FocusAbsentBar is the relevance bar of a search whose question asks
 	// for a detail of a thing ("what was the atmosphere like at the
 	// dinner?") while the first result covers the question's words but
@@ -456,6 +461,7 @@ func (o Options) WithDefaults() Options {
 	def(&o.ModifierAbsentBar, namesAbsentBar)
 	def(&o.AnswerAbsentBar, 1.01)
 	def(&o.AnswerAbsentLower, 1)
+	def(&o.AnswerAbsentShort, -1)
 	def(&o.FocusAbsentBar, namesAbsentBar)
 	def(&o.WordsMetBar, -1)
 	def(&o.WordsMetFirstBar, 0.01)
@@ -479,7 +485,7 @@ func (o Options) WithDefaults() Options {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.OtherOwnerBar, &o.ModifierAbsentBar, &o.AnswerAbsentBar, &o.AnswerAbsentLower, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight, &o.AskedAbsentWeight, &o.CoordWeight} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.OtherOwnerBar, &o.ModifierAbsentBar, &o.AnswerAbsentBar, &o.AnswerAbsentLower, &o.AnswerAbsentShort, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight, &o.AskedAbsentWeight, &o.CoordWeight} {
 		if *v < 0 {
 			*v = 0
 		}

@@ -69,8 +69,8 @@ func (r *relatedReader) met(q string, i int, words []string) bool {
 			return true
 		}
 	}
-	if r.kinds&KindMeasure != 0 && measureHeld(q, r.query, r.texts) {
-		return true
+	if r.kinds&KindMeasure != 0 && (measureHeld(q, r.query, r.texts) || ageTurning[q] && measureHeld("old", r.query, r.texts)) {
+		return true // "how old is Ewa turning?" / "Ewa faz 60 anos"
 	}
 	if r.kinds&KindAssoc != 0 && groupHeld(q, r.held, assocGroups) {
 		return true
@@ -149,6 +149,7 @@ var (
 	unitMass     = `kg|kgs|kilos?|kilograms?|g|grams?|lbs?|stone|st|oz`
 	unitSpeed    = `mbps|mb/s|gbps|gb/s|kbps|mph|km/h|kph|kmh`
 	unitTemp     = `°c?|°f?|º|degrees?`
+	unitAge      = `years?|yrs?|yo|y/o|anos|años|anys|ans|jahre|anni|jaar|jaren|år|lat|let`
 	unitArea     = `m2|m²|sq\.?\s?ft|sq\.?\s?m|square\s(?:metres?|meters?|feet)|acres?|hectares?`
 	unitValue    = func(units string) *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\d(?:[\d.,]*\d)?\s?(?:` + units + `)(?:[^\p{L}\p{N}]|$)`)
@@ -158,7 +159,7 @@ var (
 		"long": unitValue(unitLength + `|` + unitDuration), "far": unitValue(unitLength),
 		"tall": unitValue(unitLength), "high": unitValue(unitLength), "wide": unitValue(unitLength),
 		"deep": unitValue(unitLength), "big": unitValue(unitLength + `|` + unitArea), "large": unitValue(unitLength + `|` + unitArea),
-		"heavy": unitValue(unitMass), "warm": unitValue(unitTemp), "hot": unitValue(unitTemp), "cold": unitValue(unitTemp),
+		"heavy": unitValue(unitMass), "old": unitValue(unitAge), "warm": unitValue(unitTemp), "hot": unitValue(unitTemp), "cold": unitValue(unitTemp),
 	}
 	measureNoun = map[string]*regexp.Regexp{
 		"speed": unitValue(unitSpeed), "length": unitValue(unitLength + `|` + unitDuration),
@@ -168,6 +169,9 @@ var (
 		"temperature": unitValue(unitTemp), "duration": unitValue(unitDuration),
 	}
 )
+
+// ageTurning are the verbs of "how old is X turning / will X be".
+var ageTurning = setOfWords(`turning turn turns`)
 
 // measureHeld reports whether q asks a measure (a noun of one, or an
 // adjective after "how") and a text gives a value in a unit of it.

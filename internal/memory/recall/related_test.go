@@ -43,3 +43,33 @@ func TestWordsMetRelated(t *testing.T) {
 		}
 	}
 }
+
+// A date or a time in a short form answers "when", with short only; a
+// weekday's abbreviation without a number beside it is no date.
+func TestAnswerAbsentShort(t *testing.T) {
+	for _, c := range []struct {
+		q, note string
+		absent  bool // with short
+	}{
+		{"when is Kai's dentist appointment?", "Kai's dentist booked 17/01 14h", false},
+		{"when is the swimming gala?", "swimming gala 8/12, bring a towel", false},
+		{"when is my yoga class?", "yoga class mer 18h45 with Inès", false},
+		{"when is the car service?", "car service seg 8", false},
+		{"when is the trip to Mar Menor?", "loved the beach bar at mar menor, wants to go back", true},
+		{"when is the swim?", "sex ed talk for the kids, so awkward", true},
+	} {
+		if got := AnswerAbsentIn(c.q, []string{c.note}, true, true); got != c.absent {
+			t.Errorf("%q / %q: absent %v, want %v", c.q, c.note, got, c.absent)
+		}
+		if !c.absent && !AnswerAbsentIn(c.q, []string{c.note}, true, false) {
+			t.Errorf("%q / %q: a date read without short (the test's note must need it)", c.q, c.note)
+		}
+	}
+	base := KindHypernym | KindValue | KindPerson | KindsSaid | KindsTerse
+	if !WordsMetKinds("how old is Ewa turning?", []string{"ciocia Ewa faz 60 anos in March"}, base|KindsRelated, nil) {
+		t.Errorf("an age in another language: not met")
+	}
+	if WordsMetKinds("how old is Ewa turning?", []string{"ciocia Ewa faz 60 anos in March"}, base, nil) {
+		t.Errorf("an age in another language: met without KindMeasure")
+	}
+}
