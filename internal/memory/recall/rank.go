@@ -244,8 +244,8 @@ type Options struct {
 	AnswerAbsentLower float64
 	// AnswerAbsentShort: AnswerAbsent also reads a date or a time given
 	// in a short form of another language's habits ("17/01", "03/2027",
-	// "14h", "9h30", "mer 18h45"; answer11, 2026-11-29 seventh). Off by
-	// default (the coordinator's held-out check decides); 1: on.
+	// "14h", "9h30", "mer 18h45"; answer11, 2026-11-29 seventh). On by
+	// default (1: the held-out check, see WordsMetKinds); negative: off.
 	AnswerAbsentShort float64
 	// FocusAbsentBar is the relevance bar of a search whose question asks
 	// for a detail of a thing ("what was the atmosphere like at the
@@ -303,7 +303,14 @@ type Options struct {
 	// words of a relation "best friend"), default 4091: on the terse dev
 	// set they answer six answerable questions told nothing_relevant,
 	// all with their right note first, and no never-stored one on any set
-	// (BENCHMARKS.md, abstain10). Negative: none.
+	// (BENCHMARKS.md, abstain10). 2026-11-29 seventh also KindsRelated
+	// (answer11: a clipped word, a brand for its category, a value asked
+	// by its measure, associated words, family words of other languages),
+	// default 131067: held out, with AnswerAbsentShort, answerable told
+	// nothing_relevant falls on nine of twelve sets (about 20 questions)
+	// for two never-stored ones answered (a role asked, an organ's
+	// operation noted; a date of another person's occasion).
+	// Negative: none.
 	WordsMetKinds float64
 	// SameQuestion: a memory's successor is ranked with it (supersede)
 	// when the successor's own score for the question is at least this
@@ -461,11 +468,11 @@ func (o Options) WithDefaults() Options {
 	def(&o.ModifierAbsentBar, namesAbsentBar)
 	def(&o.AnswerAbsentBar, 1.01)
 	def(&o.AnswerAbsentLower, 1)
-	def(&o.AnswerAbsentShort, -1)
+	def(&o.AnswerAbsentShort, 1)
 	def(&o.FocusAbsentBar, namesAbsentBar)
 	def(&o.WordsMetBar, -1)
 	def(&o.WordsMetFirstBar, 0.01)
-	def(&o.WordsMetKinds, KindHypernym|KindValue|KindPerson|KindsSaid|KindsTerse)
+	def(&o.WordsMetKinds, KindHypernym|KindValue|KindPerson|KindsSaid|KindsTerse|KindsRelated)
 	def(&o.SameQuestion, sameQuestion)
 	def(&o.SameQuestionMeaning, sameQuestionMeaning)
 	if o.SameQuestionMeaning < 0 {
