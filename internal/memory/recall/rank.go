@@ -242,6 +242,20 @@ type Options struct {
 	// capitals gets the verdicts of one who does (issue 23 item 5). Default
 	// 1 (on); negative: off (names and weak months by capitals only).
 	AnswerAbsentLower float64
+	// DetailAbsentBar is the relevance bar of a search whose question
+	// asks for a detail (an identifier, a person by role, a time of day,
+	// an amount of money, a count, a measure, a score, a past event)
+	// while none of the notes that clear the bar holds one of that kind:
+	// DetailAbsent, its readings DetailKinds's bits (issue 23 item 5, the
+	// note about the asked thing without the asked detail). Notes only.
+	// Default 1.01, above every confidence; negative: off.
+	DetailAbsentBar float64
+	// DetailKinds are the readings of DetailAbsentBar: the Detail bits of
+	// recall.DetailAbsent (default DetailsAll, 255).
+	DetailKinds float64
+	// DetailFirst, above 0, has DetailAbsentBar read the first note that
+	// clears the bar only, not every note that clears it.
+	DetailFirst float64
 	// FocusAbsentBar is the relevance bar of a search whose question asks
 	// for a detail of a thing ("what was the atmosphere like at the
 	// dinner?") while the first result covers the question's words but
@@ -456,6 +470,8 @@ func (o Options) WithDefaults() Options {
 	def(&o.ModifierAbsentBar, namesAbsentBar)
 	def(&o.AnswerAbsentBar, 1.01)
 	def(&o.AnswerAbsentLower, 1)
+	def(&o.DetailAbsentBar, 1.01)
+	def(&o.DetailKinds, DetailsAll)
 	def(&o.FocusAbsentBar, namesAbsentBar)
 	def(&o.WordsMetBar, -1)
 	def(&o.WordsMetFirstBar, 0.01)
@@ -479,7 +495,7 @@ func (o Options) WithDefaults() Options {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.OtherOwnerBar, &o.ModifierAbsentBar, &o.AnswerAbsentBar, &o.AnswerAbsentLower, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight, &o.AskedAbsentWeight, &o.CoordWeight} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.OtherOwnerBar, &o.ModifierAbsentBar, &o.AnswerAbsentBar, &o.AnswerAbsentLower, &o.DetailAbsentBar, &o.DetailKinds, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight, &o.AskedAbsentWeight, &o.CoordWeight} {
 		if *v < 0 {
 			*v = 0
 		}
