@@ -97,6 +97,8 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.DetailKinds = v
 				case "detailfirst":
 					o.DetailFirst = v
+				case "detailnear":
+					o.DetailNear = v
 				case "focus":
 					o.FocusAbsentBar = v
 				case "met":
@@ -136,7 +138,7 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 				case "kleadw":
 					o.KindLeadWhere = v
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, owner, absent, detail, detailkinds, detailfirst, focus, met, met1, kinds, sameq, sameqm, oper, cal, absentp, coord, coordunk, coordtop, mlead, mleadtop, mleadg, mleadr, klead, kleadtop, kleadw)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, owner, absent, detail, detailkinds, detailfirst, detailnear, focus, met, met1, kinds, sameq, sameqm, oper, cal, absentp, coord, coordunk, coordtop, mlead, mleadtop, mleadg, mleadr, klead, kleadtop, kleadw)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

@@ -618,17 +618,26 @@ func (e *Engine) answerAbsent(query string, res []Memory) {
 // (recall.DetailAbsent). Notes only, as answerAbsent.
 func (e *Engine) detailAbsent(query string, res []Memory) {
 	var texts []string
-	for _, m := range res {
+	top := -1.0
+	for i, m := range res {
 		if m.Weak {
+			// A note the bar hid, scoring nearly as the first: a
+			// candidate answer the reading keeps in view.
+			if near := e.opts.Rank.DetailNear; near > 0 && i > 0 && m.Evidence != nil && m.Evidence.Alone && m.Confidence >= near*res[0].Confidence {
+				texts = append(texts, m.Text)
+			}
 			continue
 		}
 		if m.Evidence == nil || !m.Evidence.Alone {
 			return // a turn of a conversation
 		}
-		texts = append(texts, m.Text)
-		if e.opts.Rank.DetailFirst > 0 {
-			break
+		if top < 0 {
+			top = m.Confidence
 		}
+		if e.opts.Rank.DetailFirst > 0 && m.Confidence < e.opts.Rank.DetailFirst*top {
+			continue
+		}
+		texts = append(texts, m.Text)
 	}
 	if !recall.DetailAbsent(query, texts, int(e.opts.Rank.DetailKinds)) {
 		return

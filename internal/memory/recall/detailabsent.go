@@ -105,7 +105,8 @@ func askedDetail(query string, kinds int) asked {
 	w0, w1 := raw[0], raw[1]
 	has := func(set map[string]bool) bool { return slices.ContainsFunc(raw[1:], func(w string) bool { return set[w] }) }
 	switch {
-	case w0 == "what" && w1 == "time":
+	case w0 == "what" && w1 == "time" && raw[2] != "of":
+		// Not "what time of day / year …".
 		a.kind = DetailClock
 	case w0 == "how" && w1 == "much":
 		switch {
@@ -124,7 +125,8 @@ func askedDetail(query string, kinds int) asked {
 	case (w0 == "what" || w0 == "where" || w0 == "who") && w1 == "did":
 		for _, w := range raw[2:] {
 			switch {
-			case w0 == "what" && sayVerbs[w]:
+			case w0 == "what" && sayVerbs[w] && raw[2] != "i" && raw[2] != "we":
+				// Not "what did I say about …": a note of mine answers.
 				a.kind, a.verb = DetailEvent, "say"
 			case w0 == "what" && getVerbs[w]:
 				a.kind, a.verb = DetailEvent, "get"
@@ -145,6 +147,9 @@ func askedDetail(query string, kinds int) asked {
 			i = 2
 		}
 		head, mod, next := nounPhrase(raw, i)
+		if next > 0 && next <= len(raw) && strings.HasSuffix(raw[next-1], "numbers") {
+			head = "" // "my cholesterol numbers": values, not an identifier
+		}
 		switch {
 		case head == "name" && next < len(raw) && raw[next] == "of":
 			role, _, _ := nounPhrase(raw, next+1)
@@ -246,7 +251,7 @@ var (
 	clockRe     = regexp.MustCompile(`(?i)\b(?:(?:half|quarter)\s+(?:past|to)?\s*(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})|\d{1,2}\s*o'?clock|\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d\d|noon|midday|midnight|morning|afternoon|evening|lunchtime|teatime|tonight|overnight|first thing)\b`)
 	atHourRe    = regexp.MustCompile(`(?i)\b(?:at|from|until|till|by)\s+(\d{1,2})(?:\.\d\d)?\b(\s+\w+)?`)
 	months      = setOfWords(`january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec`)
-	moneyRe     = regexp.MustCompile(`(?i)[£$€¥₹]\s?\d|\d\s?(?:p|k)\b|\b(?:pounds?|quid|pence|euros?|dollars?|grand|gbp|eur|usd|free|half price|no charge|nothing)\b|\b\d+(?:[.,]\d+)?\s*(?:a|an|per|each|/)\s*(?:month|week|year|hour|day|night|go|time|session|lesson|visit|head|person)\b|\b\d+\.\d\d\b|/(?:mo|month|hr|hour|wk|week|yr|year)\b|\b(?:pcm|pw|pa)\b`)
+	moneyRe     = regexp.MustCompile(`(?i)[£$€¥₹]\s?\d|\d\s?[£$€¥₹]|\d\s?(?:p|k)\b|\b(?:pounds?|quid|pence|euros?|dollars?|grand|gbp|eur|usd|free|half price|no charge|nothing)\b|\b\d+(?:[.,]\d+)?\s*(?:a|an|per|each|/)\s*(?:month|week|year|hour|day|night|go|time|session|lesson|visit|head|person)\b|\b\d+\.\d\d\b|/(?:mo|month|hr|hour|wk|week|yr|year)\b|\b(?:pcm|pw|pa)\b`)
 	countWords  = regexp.MustCompile(`(?i)\b(?:\d+k?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|dozen|couple|few|several|twins|triplets|both|once|twice|none|single|pair|lots|loads)\b`)
 	numWord     = `(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|half|a|an|quarter)`
 	doseRe      = regexp.MustCompile(`(?i)\b` + numWord + `[\s-]*(?:mg|mcg|µg|ml|milligrams?|millilitres?|g|grams?|units?|tablets?|pills?|puffs?|drops?|capsules?|spoons?|spoonfuls?|teaspoons?|tsp|sachets?|doses?|iu)\b`)
@@ -259,7 +264,7 @@ var (
 	orgWords    = setOfWords(`club academy school college university uni ltd limited plc inc co hall hospital surgery centre center vets vet practice choir theatre theater church cathedral chapel road street lane avenue close drive way square park bar pub inn cafe café restaurant hotel bank council group society trust association team fc united city county station airport`)
 	titleWords  = setOfWords(`mr mrs ms miss dr prof sir dame mx`)
 	dayWords    = setOfWords(`monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays saturdays sundays christmas easter`)
-	placePreps  = setOfWords(`at in on from to near into via`)
+	placePreps  = setOfWords(`at in near from`)
 )
 
 // heldBy reports whether text holds a detail of the asked kind.
@@ -272,7 +277,7 @@ func (a asked) heldBy(text string) bool {
 	case DetailClock:
 		return len(facts.Extract(text).Of(facts.Time)) > 0 || clockRe.MatchString(text) || atHour(text)
 	case DetailMoney:
-		return len(facts.Extract(text).Of(facts.Amount)) > 0 || moneyRe.MatchString(text)
+		return len(facts.Extract(text).Of(facts.Amount)) > 0 || moneyRe.MatchString(text) || bigNumber(text)
 	case DetailCount:
 		d := facts.Extract(text)
 		return len(d.Of(facts.Number)) > 0 || countIn(text)
@@ -298,6 +303,31 @@ func (a asked) heldBy(text string) bool {
 		}
 	}
 	return true
+}
+
+// bigNumberRe is a number of three digits or more, or with a thousands
+// separator ("1.480", "18,400"), and the word after it.
+var bigNumberRe = regexp.MustCompile(`\b(\d{1,3}(?:[.,]\d{3})+|\d{3,})\b(\s*[\p{L}]+)?`)
+
+// bigNumber: an amount written without its currency ("Miete is 1.480
+// warm"): a number of three digits or more that is no year, date or time
+// and has no unit of measure after it.
+func bigNumber(text string) bool {
+	dates := facts.Extract(text).Of(facts.Date)
+	for _, m := range bigNumberRe.FindAllStringSubmatchIndex(text, -1) {
+		n := text[m[2]:m[3]]
+		if slices.Contains(dates, n) || len(n) == 4 && (strings.HasPrefix(n, "19") || strings.HasPrefix(n, "20")) {
+			continue
+		}
+		if m[1] < len(text) && text[m[1]] == ':' || m[2] > 0 && text[m[2]-1] == ':' {
+			continue
+		}
+		if m[4] >= 0 && unitSuffix.MatchString("1"+strings.ToLower(strings.TrimSpace(text[m[4]:m[5]]))) {
+			continue
+		}
+		return true
+	}
+	return false
 }
 
 // atHour: "at 7", "from 10" — an hour without am/pm, not a day of a month

@@ -253,9 +253,16 @@ type Options struct {
 	// DetailKinds are the readings of DetailAbsentBar: the Detail bits of
 	// recall.DetailAbsent (default DetailsAll, 255).
 	DetailKinds float64
-	// DetailFirst, above 0, has DetailAbsentBar read the first note that
-	// clears the bar only, not every note that clears it.
+	// DetailFirst, above 0, has DetailAbsentBar read only the notes that
+	// clear the bar with at least DetailFirst times the confidence of the
+	// first that clears it (1: the first and its ties), not every note
+	// that clears it.
 	DetailFirst float64
+	// DetailNear, above 0, has DetailAbsentBar read too the notes under
+	// the bar with at least DetailNear times the first result's
+	// confidence (a note the bar hid that scores nearly as the first: a
+	// candidate answer). Default 0.8; negative: off.
+	DetailNear float64
 	// FocusAbsentBar is the relevance bar of a search whose question asks
 	// for a detail of a thing ("what was the atmosphere like at the
 	// dinner?") while the first result covers the question's words but
@@ -472,6 +479,7 @@ func (o Options) WithDefaults() Options {
 	def(&o.AnswerAbsentLower, 1)
 	def(&o.DetailAbsentBar, 1.01)
 	def(&o.DetailKinds, DetailsAll)
+	def(&o.DetailNear, 0.8)
 	def(&o.FocusAbsentBar, namesAbsentBar)
 	def(&o.WordsMetBar, -1)
 	def(&o.WordsMetFirstBar, 0.01)
@@ -495,7 +503,7 @@ func (o Options) WithDefaults() Options {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.OtherOwnerBar, &o.ModifierAbsentBar, &o.AnswerAbsentBar, &o.AnswerAbsentLower, &o.DetailAbsentBar, &o.DetailKinds, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight, &o.AskedAbsentWeight, &o.CoordWeight} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.OtherOwnerBar, &o.ModifierAbsentBar, &o.AnswerAbsentBar, &o.AnswerAbsentLower, &o.DetailAbsentBar, &o.DetailKinds, &o.DetailNear, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight, &o.AskedAbsentWeight, &o.CoordWeight} {
 		if *v < 0 {
 			*v = 0
 		}
