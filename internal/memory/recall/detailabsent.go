@@ -103,7 +103,9 @@ func askedDetail(query string, kinds int) asked {
 		return a
 	}
 	w0, w1 := raw[0], raw[1]
-	has := func(set map[string]bool) bool { return slices.ContainsFunc(raw[1:], func(w string) bool { return set[w] }) }
+	has := func(set map[string]bool) bool {
+		return slices.ContainsFunc(raw[1:], func(w string) bool { return set[w] })
+	}
 	switch {
 	case w0 == "what" && w1 == "time" && raw[2] != "of":
 		// Not "what time of day / year …".
@@ -140,7 +142,7 @@ func askedDetail(query string, kinds int) asked {
 			break
 		}
 	case w0 == "who's" || w0 == "who" || w0 == "whom":
-		a.person(raw)
+		a.person(raw, thingWord.FindAllString(strings.ReplaceAll(query, "’", "'"), -1))
 	case w0 == "what's" || w0 == "what" || w0 == "which":
 		i := 1
 		if w0 != "what's" && copulaWords[w1] {
@@ -205,12 +207,12 @@ func nounPhrase(raw []string, i int) (head, mod string, next int) {
 // person reads a "who …" question: a person or firm asked, a person
 // when the question names a role ("who is the head coach …"); none for
 // "who is Priya?" (a name asked about, not asked for).
-func (a *asked) person(raw []string) {
+func (a *asked) person(raw, written []string) {
 	i := 1
 	if raw[0] == "who" && len(raw) > 1 && copulaWords[raw[1]] {
 		i = 2
 	}
-	if i >= len(raw) {
+	if i >= len(raw) || len(written) == len(raw) && capitalised(written[i]) && !strings.HasSuffix(raw[i], "'s") {
 		return
 	}
 	head, _, _ := nounPhrase(raw, i)
@@ -246,7 +248,7 @@ var (
 	// digitRun is a run of digits in groups ("07723 410986", "981 098").
 	digitRun = regexp.MustCompile(`\d+(?:[ -]\d+)*`)
 	// unitAfter is a number's unit or suffix: not an identifier.
-	unitSuffix  = regexp.MustCompile(`(?i)^\d+(?:[.,]\d+)?(?:st|nd|rd|th|am|pm|k|m|mg|mcg|ml|kg|g|km|mi|lb|lbs|cm|mm|x|hr|hrs|h|min|mins|s|yo|p|ft|in|kw|gb|mb|tb|mph|%)$`)
+	unitSuffix  = regexp.MustCompile(`(?i)^\d+(?:[.,]\d+)?(?:st|nd|rd|th|am|pm|k|m|mg|mcg|ml|kg|g|km|mi|lb|lbs|cm|mm|x|hr|hrs|h|min|mins|s|yo|p|ft|kw|gb|mb|tb|mph|%)$`)
 	currencySym = "£$€¥₹"
 	clockRe     = regexp.MustCompile(`(?i)\b(?:(?:half|quarter)\s+(?:past|to)?\s*(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})|\d{1,2}\s*o'?clock|\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d\d|noon|midday|midnight|morning|afternoon|evening|lunchtime|teatime|tonight|overnight|first thing)\b`)
 	atHourRe    = regexp.MustCompile(`(?i)\b(?:at|from|until|till|by)\s+(\d{1,2})(?:\.\d\d)?\b(\s+\w+)?`)
@@ -264,7 +266,7 @@ var (
 	orgWords    = setOfWords(`club academy school college university uni ltd limited plc inc co hall hospital surgery centre center vets vet practice choir theatre theater church cathedral chapel road street lane avenue close drive way square park bar pub inn cafe café restaurant hotel bank council group society trust association team fc united city county station airport`)
 	titleWords  = setOfWords(`mr mrs ms miss dr prof sir dame mx`)
 	dayWords    = setOfWords(`monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays saturdays sundays christmas easter`)
-	placePreps  = setOfWords(`at in near from`)
+	placePreps  = setOfWords(`at in on near from`)
 )
 
 // heldBy reports whether text holds a detail of the asked kind.
