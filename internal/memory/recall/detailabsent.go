@@ -250,7 +250,7 @@ var (
 	// unitAfter is a number's unit or suffix: not an identifier.
 	unitSuffix  = regexp.MustCompile(`(?i)^\d+(?:[.,]\d+)?(?:st|nd|rd|th|am|pm|k|m|mg|mcg|ml|kg|g|km|mi|lb|lbs|cm|mm|x|hr|hrs|h|min|mins|s|yo|p|ft|kw|gb|mb|tb|mph|%)$`)
 	currencySym = "£$€¥₹"
-	clockRe     = regexp.MustCompile(`(?i)\b(?:(?:half|quarter)\s+(?:past|to)?\s*(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})|\d{1,2}\s*o'?clock|\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d\d|noon|midday|midnight|morning|afternoon|evening|lunchtime|teatime|tonight|overnight|first thing)\b`)
+	clockRe     = regexp.MustCompile(`(?i)\b(?:\d{1,2}h(?:\d\d)?|(?:half|quarter)\s+(?:past|to)?\s*(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})|\d{1,2}\s*o'?clock|\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d\d|noon|midday|midnight|morning|afternoon|evening|lunchtime|teatime|tonight|overnight|first thing)\b`)
 	atHourRe    = regexp.MustCompile(`(?i)\b(?:at|from|until|till|by)\s+(\d{1,2})(?:\.\d\d)?\b(\s+\w+)?`)
 	months      = setOfWords(`january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec`)
 	moneyRe     = regexp.MustCompile(`(?i)[£$€¥₹]\s?\d|\d\s?[£$€¥₹]|\d\s?(?:p|k)\b|\b(?:pounds?|quid|pence|euros?|dollars?|grand|gbp|eur|usd|free|half price|no charge|nothing)\b|\b\d+(?:[.,]\d+)?\s*(?:a|an|per|each|/)\s*(?:month|week|year|hour|day|night|go|time|session|lesson|visit|head|person)\b|\b\d+\.\d\d\b|/(?:mo|month|hr|hour|wk|week|yr|year)\b|\b(?:pcm|pw|pa)\b`)
@@ -530,7 +530,11 @@ func (a asked) personIn(text string) bool {
 		if i > 1 && prev == "the" {
 			prev = strings.ToLower(strings.Trim(words[i-2], ".,;:!?()[]\"“”"))
 		}
-		if a.namesSomeone(run, sentenceStart, prev) {
+		next := ""
+		if j < len(words) && !ends {
+			next = strings.ToLower(strings.Trim(words[j], ".,;:!?()[]\"“”"))
+		}
+		if a.namesSomeone(run, sentenceStart && !verbAfter(next), prev) {
 			return true
 		}
 		i = j
@@ -575,6 +579,15 @@ func (a asked) namesSomeone(run []string, sentenceStart bool, prev string) bool 
 	}
 	return true
 }
+
+// verbAfter: the word after a capitalised word at a sentence's start
+// makes it a name, the subject of a verb ("Tom borrowed our ladder", "Joy
+// from the salon does my hair"), though it is also a common word.
+func verbAfter(w string) bool {
+	return subjectNext[w] || len(w) > 3 && strings.HasSuffix(w, "ed")
+}
+
+var subjectNext = setOfWords(`from and has had is was does did said says will would can could lent took gave came comes cuts walks runs borrowed owes teaches coaches looks takes keeps`)
 
 // commonStart: a capitalised word at a sentence's start that is an
 // everyday word ("Booked", "Need", "The"), not a name.
