@@ -91,6 +91,14 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 					o.AnswerAbsentBar = v
 				case "absentlower":
 					o.AnswerAbsentLower = v
+				case "detail":
+					o.DetailAbsentBar = v
+				case "detailkinds":
+					o.DetailKinds = v
+				case "detailfirst":
+					o.DetailFirst = v
+				case "detailnear":
+					o.DetailNear = v
 				case "absentshort":
 					o.AnswerAbsentShort = v
 				case "focus":
@@ -132,7 +140,7 @@ func rankGrid(spec string, base memory.RankOptions) ([]memory.RankOptions, []str
 				case "kleadw":
 					o.KindLeadWhere = v
 				default:
-					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, owner, absent, focus, met, met1, kinds, sameq, sameqm, oper, cal, absentp, coord, coordunk, coordtop, mlead, mleadtop, mleadg, mleadr, klead, kleadtop, kleadw)", name)
+					return nil, nil, fmt.Errorf("grid: unknown weight %q (kw, tkw, vw, ns, spk, time, rtime, dated, nlen, typos, rec, imp, fold, ring, chain, cover, syn, kin, scos, slen, spkvec, other, owner, absent, detail, detailkinds, detailfirst, detailnear, focus, met, met1, kinds, sameq, sameqm, oper, cal, absentp, coord, coordunk, coordtop, mlead, mleadtop, mleadg, mleadr, klead, kleadtop, kleadw)", name)
 				}
 				next = append(next, o)
 				nextNames = append(nextNames, strings.TrimPrefix(names[i]+" "+name+"="+strconv.FormatFloat(v, 'g', -1, 64), " "))

@@ -17,7 +17,7 @@ func TestAnswerAbsentBar(t *testing.T) {
 	amount := SearchRequest{Query: "how much is the electricity bill", Limit: 3}
 	month := SearchRequest{Query: "when did I switch electricity to Flogas", Limit: 3}
 	supplier := SearchRequest{Query: "who is our electricity supplier", Limit: 3}
-	e.SetRankOptions(RankOptions{MinConfidence: 0.01, AnswerAbsentBar: -1})
+	e.SetRankOptions(RankOptions{MinConfidence: 0.01, AnswerAbsentBar: -1, DetailAbsentBar: -1})
 	for _, q := range []SearchRequest{amount, month, supplier} {
 		if res := search(t, e, q); res.NothingRelevant {
 			t.Fatalf("%q, rule off: nothing relevant (%v), want the note", q.Query, confidences(res.Results))

@@ -65,7 +65,7 @@ type SearchResult struct {
 	// NothingBy names the step that made NothingRelevant (a study's
 	// reading, not shown to clients): "bar" (no result cleared the
 	// relevance bar and no words-met reading lowered it), "otherthing",
-	// "otherowner", "modabs", "answerabsent", "focusabsent", "nomatch"
+	// "otherowner", "modabs", "answerabsent", "detailabsent", "focusabsent", "nomatch"
 	// (no result), "nosearchable".
 	NothingBy string
 }
@@ -197,7 +197,8 @@ func allWeak(res []Memory) bool {
 // settle runs the rules after ranking on res, a search's results for
 // query, best first: currentFirst's move, then the rules that lower or
 // raise the relevance bar (WordsMetBar, WordsMetFirstBar, OtherThingBar,
-// OtherOwnerBar, ModifierAbsentBar, AnswerAbsentBar, FocusAbsentBar).
+// OtherOwnerBar, ModifierAbsentBar, AnswerAbsentBar, DetailAbsentBar,
+// FocusAbsentBar).
 // Several read the first results (wordsMet, focusAbsent, currentFirst)
 // or a rank's confidence (modifierAbsent), so their verdict depends on
 // the order of res. It returns the step after which every result is
@@ -250,6 +251,10 @@ func (e *Engine) settle(ctx context.Context, query string, res []Memory) string 
 		e.answerAbsent(query, res)
 	}
 	step("answerabsent")
+	if e.opts.Rank.DetailAbsentBar > 0 {
+		e.detailAbsent(query, res)
+	}
+	step("detailabsent")
 	if e.opts.Rank.FocusAbsentBar > 0 {
 		e.focusAbsent(query, res)
 	}
@@ -604,6 +609,41 @@ func (e *Engine) answerAbsent(query string, res []Memory) {
 	}
 	for i := range res {
 		res[i].Weak = res[i].Weak || res[i].Confidence < e.opts.Rank.AnswerAbsentBar
+	}
+}
+
+// detailAbsent marks weak the results under Options.DetailAbsentBar when
+// the query asks for a detail of a kind (an identifier, a person by role,
+// a time of day, …) that none of the notes clearing the bar holds
+// (recall.DetailAbsent). Notes only, as answerAbsent.
+func (e *Engine) detailAbsent(query string, res []Memory) {
+	var texts []string
+	top := -1.0
+	for i, m := range res {
+		if m.Weak {
+			// A note the bar hid, scoring nearly as the first: a
+			// candidate answer the reading keeps in view.
+			if near := e.opts.Rank.DetailNear; near > 0 && i > 0 && m.Evidence != nil && m.Evidence.Alone && m.Confidence >= near*res[0].Confidence {
+				texts = append(texts, m.Text)
+			}
+			continue
+		}
+		if m.Evidence == nil || !m.Evidence.Alone {
+			return // a turn of a conversation
+		}
+		if top < 0 {
+			top = m.Confidence
+		}
+		if e.opts.Rank.DetailFirst > 0 && m.Confidence < e.opts.Rank.DetailFirst*top {
+			continue
+		}
+		texts = append(texts, m.Text)
+	}
+	if !recall.DetailAbsent(query, texts, int(e.opts.Rank.DetailKinds)) {
+		return
+	}
+	for i := range res {
+		res[i].Weak = res[i].Weak || res[i].Confidence < e.opts.Rank.DetailAbsentBar
 	}
 }
 

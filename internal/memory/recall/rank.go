@@ -242,6 +242,27 @@ type Options struct {
 	// capitals gets the verdicts of one who does (issue 23 item 5). Default
 	// 1 (on); negative: off (names and weak months by capitals only).
 	AnswerAbsentLower float64
+	// DetailAbsentBar is the relevance bar of a search whose question
+	// asks for a detail (an identifier, a person by role, a time of day,
+	// an amount of money, a count, a measure, a score, a past event)
+	// while none of the notes that clear the bar holds one of that kind:
+	// DetailAbsent, its readings DetailKinds's bits (issue 23 item 5, the
+	// note about the asked thing without the asked detail). Notes only.
+	// Default 1.01, above every confidence; negative: off.
+	DetailAbsentBar float64
+	// DetailKinds are the readings of DetailAbsentBar: the Detail bits of
+	// recall.DetailAbsent (default DetailsAll, 255).
+	DetailKinds float64
+	// DetailFirst, above 0, has DetailAbsentBar read only the notes that
+	// clear the bar with at least DetailFirst times the confidence of the
+	// first that clears it (1: the first and its ties), not every note
+	// that clears it.
+	DetailFirst float64
+	// DetailNear, above 0, has DetailAbsentBar read too the notes under
+	// the bar with at least DetailNear times the first result's
+	// confidence (a note the bar hid that scores nearly as the first: a
+	// candidate answer). Default 0.8; negative: off.
+	DetailNear float64
 	// AnswerAbsentShort: AnswerAbsent also reads a date or a time given
 	// in a short form of another language's habits ("17/01", "03/2027",
 	// "14h", "9h30", "mer 18h45"; answer11, 2026-11-29 seventh). On by
@@ -468,6 +489,9 @@ func (o Options) WithDefaults() Options {
 	def(&o.ModifierAbsentBar, namesAbsentBar)
 	def(&o.AnswerAbsentBar, 1.01)
 	def(&o.AnswerAbsentLower, 1)
+	def(&o.DetailAbsentBar, 1.01)
+	def(&o.DetailKinds, DetailsAll)
+	def(&o.DetailNear, 0.8)
 	def(&o.AnswerAbsentShort, 1)
 	def(&o.FocusAbsentBar, namesAbsentBar)
 	def(&o.WordsMetBar, -1)
@@ -492,7 +516,7 @@ func (o Options) WithDefaults() Options {
 		o.Candidates = 50
 	}
 	// Negative values switch a term off.
-	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.OtherOwnerBar, &o.ModifierAbsentBar, &o.AnswerAbsentBar, &o.AnswerAbsentLower, &o.AnswerAbsentShort, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight, &o.AskedAbsentWeight, &o.CoordWeight} {
+	for _, v := range []*float64{&o.KeywordWeight, &o.TurnKeywordWeight, &o.VectorWeight, &o.NeighborShare, &o.SpeakerWeight, &o.TimeWeight, &o.RecentTimeWeight, &o.DatedWeight, &o.RecencyWeight, &o.ImportanceWeight, &o.LessonWeight, &o.NeighborLength, &o.FoldShare, &o.RingCoverage, &o.ChainCoverage, &o.ConvCover, &o.OtherThingBar, &o.OtherOwnerBar, &o.ModifierAbsentBar, &o.AnswerAbsentBar, &o.AnswerAbsentLower, &o.AnswerAbsentShort, &o.DetailAbsentBar, &o.DetailKinds, &o.DetailNear, &o.FocusAbsentBar, &o.WordsMetBar, &o.WordsMetFirstBar, &o.WordsMetKinds, &o.SameQuestion, &o.OtherPersonWeight, &o.AskedAbsentWeight, &o.CoordWeight} {
 		if *v < 0 {
 			*v = 0
 		}
